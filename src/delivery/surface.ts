@@ -1,0 +1,33 @@
+/**
+ * A Surface is one place a reply can be written to: a Discord channel or interaction, a Slack thread,
+ * the terminal. Adapters implement it; `delivery/` drives it. A capability the platform lacks is an
+ * optional method, and delivery supplies the fallback.
+ */
+export interface Surface {
+  readonly limits: SurfaceLimits;
+  /** Posts a new message and returns its platform id. */
+  post(text: string): Promise<PostedMessage>;
+  /** Replaces the whole text of a message this surface posted. */
+  edit(message: PostedMessage, text: string): Promise<void>;
+  /** Attaches files (generated images, JSON, CSV) as a new message, with optional text. */
+  upload?(files: readonly OutgoingFile[], text?: string): Promise<PostedMessage>;
+  /** Shows a "typing…" / "thinking…" indicator; called only while nothing else needs the budget. */
+  showTyping?(): Promise<void>;
+}
+
+export interface SurfaceLimits {
+  /** The most characters one message may hold (Discord 2,000; Slack about 40,000; terminal: large). */
+  readonly maxMessageLength: number;
+  /** The least time between two edits of the same message, from the platform's edit budget. */
+  readonly minEditIntervalMs: number;
+}
+
+export interface PostedMessage {
+  readonly id: string;
+}
+
+export interface OutgoingFile {
+  readonly name: string;
+  readonly mimeType: string;
+  readonly bytes: Uint8Array;
+}
