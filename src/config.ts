@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+import { type ModelCatalog, modelCatalogSchema } from './gateway/model-catalog.ts';
+
+/**
+ * The only reader of the environment. Every setting is declared once here with its default; a missing
+ * or malformed value stops start-up with one message that names every wrong variable and how to fix it.
+ */
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const positiveInteger = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+const environmentSchema = z.object({
+  GATEWAY_BASE_URL: z
+    .url({
+      protocol: /^https?$/,
+      error: 'is required: an http(s) URL ending in the API version, e.g. https://gateway.example/api/v1',
+    })
+    .transform((value) => value.replace(/\/+$/, '')),
+  GATEWAY_API_KEY: z
+    .string({ error: 'is required: the API key from the gateway console' })
+    .trim()
+    .min(1, 'is empty'),
+  CHAT_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  VISION_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  IMAGE_MODEL: z.string().trim().min(1).default('gpt-image-1'),
+  STRUCTURED_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  MODEL_CAPABILITIES_FILE: z.string().trim().min(1).default('config/models.json'),
+  SYSTEM_PROMPT: z
+    .string()
+    .trim()
+    .min(1)
+    .default(
+      'You are parley, a helpful assistant in a group chat. Several people may talk to you; each user message starts with the name of its author. Answer concisely in Markdown.',
+    ),
+  STORE_URL: z.string().trim().min(1).default('sqlite://./data/parley.sqlite'),
+  LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
+  LOG_FILE: optionalText,
+  GATEWAY_TIMEOUT_MS: positiveInteger(60_000),
+  GATEWAY_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  HISTORY_MAX_TURNS: positiveInteger(200),
+  REPLY_MAX_TOKENS: positiveInteger(1_024),
+  IMAGE_MAX_BYTES: positiveInteger(10 * 1024 * 1024),
+  IMAGE_OUTPUT_DIR: z.string().trim().min(1).default('out'),
+});
+
+/** Settings of the whole process, resolved from the environment (and `.env`) once at start-up. */
+export interface Config {
+  readonly gateway: {
+    readonly baseUrl: string;
+    readonly apiKey: string;
+    readonly timeoutMs: number;
+    readonly maxRetries: number;
+  };
+  readonly models: {
+    readonly chat: string;
+    readonly vision: string;
+    readonly image: string;
+    readonly structured: string;
+    readonly catalog: ModelCatalog;
+  };
+  readonly systemPrompt: string;
+  readonly storeUrl: string;
+  readonly log: {
+    readonly level: (typeof logLevels)[number];
+    readonly format: 'json' | 'pretty' | undefined;
+    readonly file: string | undefined;
+  };
+  readonly history: {
+    readonly maxTurns: number;
+    readonly replyMaxTokens: number;
+  };
+  readonly images: {
+    readonly maxInputBytes: number;
+    readonly outputDirectory: string;
+  };
+  /** Every secret value, so the logger can scrub them from any line, wherever they hide. */
+  readonly secrets: readonly string[];
+}
+
+/** Thrown when the environment is wrong; its message lists every problem, one per line. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(
+      `parley cannot start, the configuration has problems:\n${problems.map((problem) => `  - ${problem}`).join('\n')}\nSet these in the environment or in .env (see .env.example).`,
+    );
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface LoadConfigOptions {
+  /** The process environment; values here win over the `.env` file. */
+  readonly environment: Readonly<Record<string, string | undefined>>;
+  /** Path of an optional dotenv file; a missing file is not an error. */
+  readonly envFilePath?: string;
+}
+
+export function loadConfig({
+  environment = process.env,
+  envFilePath = '.env',
+}: Partial<LoadConfigOptions> = {}): Config {
+  const merged = { ...readEnvFile(envFilePath), ...withoutEmptyValues(environment) };
+  const parsed = environmentSchema.safeParse(merged);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const values = parsed.data;
+  const catalog = readModelCatalog(values.MODEL_CAPABILITIES_FILE);
+  return {
+    gateway: {
+      baseUrl: values.GATEWAY_BASE_URL,
+      apiKey: values.GATEWAY_API_KEY,
+      timeoutMs: values.GATEWAY_TIMEOUT_MS,
+      maxRetries: values.GATEWAY_MAX_RETRIES,
+    },
+    models: {
+      chat: values.CHAT_MODEL,
+      vision: values.VISION_MODEL,
+      image: values.IMAGE_MODEL,
+      structured: values.STRUCTURED_MODEL,
+      catalog,
+    },
+    systemPrompt: values.SYSTEM_PROMPT,
+    storeUrl: values.STORE_URL,
+    log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT, file: values.LOG_FILE },
+    history: { maxTurns: values.HISTORY_MAX_TURNS, replyMaxTokens: values.REPLY_MAX_TOKENS },
+    images: { maxInputBytes: values.IMAGE_MAX_BYTES, outputDirectory: values.IMAGE_OUTPUT_DIR },
+    secrets: [values.GATEWAY_API_KEY],
+  };
+}
+
+function readEnvFile(path: string): Record<string, string> {
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (isFileMissing(error)) return {};
+    throw new ConfigError([`${path} cannot be read: ${(error as Error).message}`]);
+  }
+  return parseEnv(content) as Record<string, string>;
+}
+
+// An empty variable (`FOO=` in a shell) means "not set", so the default or the .env value applies.
+function withoutEmptyValues(
+  environment: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(environment)) {
+    if (value !== undefined && value !== '') result[name] = value;
+  }
+  return result;
+}
+
+function readModelCatalog(path: string): ModelCatalog {
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (isFileMissing(error)) {
+      throw new ConfigError([
+        `MODEL_CAPABILITIES_FILE ${path} does not exist: point it at a JSON file like config/models.json`,
+      ]);
+    }
+    throw new ConfigError([`MODEL_CAPABILITIES_FILE ${path} cannot be read: ${(error as Error).message}`]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch (error) {
+    throw new ConfigError([`MODEL_CAPABILITIES_FILE ${path} is not valid JSON: ${(error as Error).message}`]);
+  }
+  const catalog = modelCatalogSchema.safeParse(json);
+  if (!catalog.success) {
+    throw new ConfigError(
+      catalog.error.issues.map(
+        (issue) =>
+          `MODEL_CAPABILITIES_FILE ${path}: ${issue.path.join('.') || '(top level)'} ${issue.message}`,
+      ),
+    );
+  }
+  return catalog.data;
+}
+
+function isFileMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}

@@ -1,0 +1,213 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from 'openai/resources/shared';
+import type {
+  ChatMessage,
+  ChatReply,
+  ChatRequest,
+  ChatStreamEvent,
+  FinishReason,
+  TokenUsage,
+} from './chat-types.ts';
+import { GatewayError, toGatewayError } from './gateway-error.ts';
+import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
+
+export interface ChatCompletionsOptions {
+  readonly client: OpenAI;
+  readonly catalog: ModelCatalog;
+  /** Longest silence allowed between two chunks of a stream before it counts as stalled. */
+  readonly streamIdleTimeoutMs: number;
+}
+
+const imagesDroppedNotice = 'This model cannot see images, so I answered from the text only.';
+
+/** One whole reply. The SDK retries 429/5xx/connection errors (with `Retry-After`) before we see them. */
+export async function completeChat(
+  options: ChatCompletionsOptions,
+  request: ChatRequest,
+  wireExtras: { readonly responseFormat?: ResponseFormatJSONSchema | ResponseFormatJSONObject } = {},
+): Promise<ChatReply> {
+  const { messages, notices } = fitMessagesToModel(options.catalog, request);
+  try {
+    const completion = await options.client.chat.completions.create(
+      {
+        model: request.model,
+        messages: toWireMessages(messages),
+        ...(wireExtras.responseFormat ? { response_format: wireExtras.responseFormat } : {}),
+        ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      },
+      request.signal ? { signal: request.signal } : {},
+    );
+    const choice = completion.choices?.[0];
+    if (!choice || typeof choice.message?.content !== 'string') {
+      throw new GatewayError({
+        kind: 'invalid-reply',
+        message: 'gateway reply has no choices[0].message.content',
+      });
+    }
+    return {
+      text: choice.message.content,
+      finishReason: toFinishReason(choice.finish_reason),
+      usage: toUsage(completion.usage),
+      notices,
+    };
+  } catch (error) {
+    throw toGatewayError(error);
+  }
+}
+
+/**
+ * A streamed reply as typed events. Retries happen only inside the SDK, before the response starts,
+ * so text that was already yielded is never repeated. A stream that goes quiet for longer than
+ * `streamIdleTimeoutMs` is cancelled and reported as a timeout.
+ */
+export async function* streamChat(
+  options: ChatCompletionsOptions,
+  request: ChatRequest,
+): AsyncGenerator<ChatStreamEvent, void, undefined> {
+  const { messages, notices } = fitMessagesToModel(options.catalog, request);
+  for (const message of notices) yield { type: 'notice', message };
+
+  const idle = createIdleWatch({ timeoutMs: options.streamIdleTimeoutMs, parentSignal: request.signal });
+  let finishReason: FinishReason | undefined;
+  let usage: TokenUsage | undefined;
+  try {
+    const stream = await options.client.chat.completions.create(
+      {
+        model: request.model,
+        messages: toWireMessages(messages),
+        stream: true,
+        ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      },
+      { signal: idle.signal },
+    );
+    idle.touch();
+    for await (const chunk of stream) {
+      idle.touch();
+      const choice = chunk.choices?.[0];
+      const text = choice?.delta?.content;
+      if (typeof text === 'string' && text.length > 0) yield { type: 'text-delta', text };
+      if (choice?.finish_reason) finishReason = toFinishReason(choice.finish_reason);
+      if (chunk.usage) usage = toUsage(chunk.usage);
+    }
+  } catch (error) {
+    if (idle.hasTimedOut) {
+      throw new GatewayError({
+        kind: 'timeout',
+        message: `stream idle for ${options.streamIdleTimeoutMs} ms`,
+        cause: error,
+      });
+    }
+    throw toGatewayError(error);
+  } finally {
+    idle.stop();
+  }
+  if (finishReason === undefined) {
+    // The reference ends every stream with a finish chunk and [DONE]; without it the text is partial.
+    throw new GatewayError({ kind: 'stream-interrupted', message: 'stream ended without a finish_reason' });
+  }
+  yield { type: 'finish', finishReason, usage };
+}
+
+// A model without vision gets the text of every part instead of failing the whole request.
+function fitMessagesToModel(
+  catalog: ModelCatalog,
+  request: ChatRequest,
+): { messages: readonly ChatMessage[]; notices: string[] } {
+  const hasImages = request.messages.some(
+    (message) =>
+      typeof message.content !== 'string' && message.content.some((part) => part.type === 'image_url'),
+  );
+  if (!hasImages || capabilitiesOf(catalog, request.model).vision)
+    return { messages: request.messages, notices: [] };
+  const messages = request.messages.map((message) =>
+    typeof message.content === 'string'
+      ? message
+      : {
+          role: message.role,
+          content: message.content
+            .map((part) => (part.type === 'text' ? part.text : '[an image was attached]'))
+            .join('\n'),
+        },
+  );
+  return { messages, notices: [imagesDroppedNotice] };
+}
+
+function toWireMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((message) => {
+    if (message.role === 'user') {
+      return {
+        role: 'user',
+        content:
+          typeof message.content === 'string'
+            ? message.content
+            : message.content.map((part) => ({ ...part })),
+      };
+    }
+    const text =
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    return { role: message.role, content: text };
+  });
+}
+
+function toFinishReason(reason: string | null | undefined): FinishReason {
+  if (reason === 'stop' || reason === 'length') return reason;
+  return 'other';
+}
+
+function toUsage(
+  usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined,
+): TokenUsage | undefined {
+  if (!usage) return undefined;
+  const promptTokens = usage.prompt_tokens ?? 0;
+  const completionTokens = usage.completion_tokens ?? 0;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: usage.total_tokens ?? promptTokens + completionTokens,
+  };
+}
+
+interface IdleWatch {
+  readonly signal: AbortSignal;
+  readonly hasTimedOut: boolean;
+  touch(): void;
+  stop(): void;
+}
+
+function createIdleWatch({
+  timeoutMs,
+  parentSignal,
+}: {
+  timeoutMs: number;
+  parentSignal: AbortSignal | undefined;
+}): IdleWatch {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let hasTimedOut = false;
+  const forwardAbort = () => controller.abort(parentSignal?.reason);
+  if (parentSignal?.aborted) forwardAbort();
+  parentSignal?.addEventListener('abort', forwardAbort, { once: true });
+  const touch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      hasTimedOut = true;
+      controller.abort(new Error('stream idle timeout'));
+    }, timeoutMs);
+  };
+  return {
+    signal: controller.signal,
+    get hasTimedOut() {
+      return hasTimedOut;
+    },
+    touch,
+    stop() {
+      clearTimeout(timer);
+      parentSignal?.removeEventListener('abort', forwardAbort);
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+
+/** Every way a gateway call can fail, as one discriminant. */
+export type GatewayErrorKind =
+  | 'authentication'
+  | 'insufficient-balance'
+  | 'unknown-model'
+  | 'invalid-request'
+  | 'rate-limited'
+  | 'timeout'
+  | 'server-error'
+  | 'connection'
+  | 'stream-interrupted'
+  | 'cancelled'
+  | 'invalid-reply';
+
+const userMessages: Record<GatewayErrorKind, string> = {
+  authentication: 'The model service rejected our API key. An admin needs to check GATEWAY_API_KEY.',
+  'insufficient-balance': 'The model service balance is used up. An admin needs to top it up.',
+  'unknown-model': 'That model is not available on the model service.',
+  'invalid-request': 'The model service did not accept this request.',
+  'rate-limited': 'The model service is busy right now. Please try again in a moment.',
+  timeout: 'The model took too long to answer. Please try again.',
+  'server-error': 'The model service had an error. Please try again in a moment.',
+  connection: 'The model service cannot be reached right now. Please try again in a moment.',
+  'stream-interrupted': 'The connection to the model broke off mid-reply.',
+  cancelled: 'Stopped.',
+  'invalid-reply': 'The model gave an answer in the wrong shape, even after a second try.',
+};
+
+/**
+ * The one error type the gateway client throws. `userMessage` is short and safe to show a person;
+ * `message` and `detail` are for the log (scrubbed of secrets by the logger).
+ */
+export class GatewayError extends Error {
+  readonly kind: GatewayErrorKind;
+  readonly userMessage: string;
+  /** HTTP status of the gateway response, when there was one. */
+  readonly status: number | undefined;
+  /** How long the gateway asked us to wait before trying again (`Retry-After`), when it said. */
+  readonly retryAfterMs: number | undefined;
+  /** What the gateway said, for the log only: it may quote the request. */
+  readonly detail: string | undefined;
+
+  constructor(options: {
+    kind: GatewayErrorKind;
+    message: string;
+    userMessage?: string;
+    status?: number;
+    retryAfterMs?: number;
+    detail?: string;
+    cause?: unknown;
+  }) {
+    super(options.message, { cause: options.cause });
+    this.name = 'GatewayError';
+    this.kind = options.kind;
+    this.userMessage = options.userMessage ?? userMessages[options.kind];
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
+    this.detail = options.detail;
+  }
+}
+
+/** Turns anything the `openai` SDK (or fetch, or our own parsing) threw into a GatewayError. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return new GatewayError({ kind: 'timeout', message: 'gateway request timed out', cause: error });
+  }
+  if (error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError')) {
+    return new GatewayError({ kind: 'cancelled', message: 'request cancelled', cause: error });
+  }
+  if (error instanceof APIConnectionTimeoutError) {
+    return new GatewayError({ kind: 'timeout', message: 'gateway request timed out', cause: error });
+  }
+  if (error instanceof APIConnectionError) {
+    return new GatewayError({
+      kind: 'connection',
+      message: `gateway unreachable: ${error.message}`,
+      cause: error,
+    });
+  }
+  if (error instanceof APIError && error.status !== undefined) {
+    return fromStatus({
+      status: error.status,
+      body: error.error,
+      headers: error.headers,
+      sdkMessage: error.message,
+      cause: error,
+    });
+  }
+  if (error instanceof APIError) {
+    // The SDK raises a status-less APIError when a stream carries an error event or breaks off.
+    return new GatewayError({ kind: 'stream-interrupted', message: error.message, cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/terminated|socket|ECONNRESET|premature close|other side closed/i.test(message)) {
+    return new GatewayError({ kind: 'stream-interrupted', message, cause: error });
+  }
+  return new GatewayError({
+    kind: 'server-error',
+    message: `unexpected gateway failure: ${message}`,
+    cause: error,
+  });
+}
+
+function fromStatus(options: {
+  status: number;
+  body: unknown;
+  headers: Headers | undefined;
+  sdkMessage: string;
+  cause: unknown;
+}): GatewayError {
+  const { status, body, headers, cause } = options;
+  const bodyError = readErrorBody(body);
+  const detail = bodyError.message ?? options.sdkMessage;
+  const message = `gateway answered ${status}: ${detail}`;
+  const base = { message, status, detail, cause };
+  const hint = `${bodyError.code ?? ''} ${bodyError.type ?? ''} ${detail}`.toLowerCase();
+
+  if (status === 401 || status === 403) return new GatewayError({ kind: 'authentication', ...base });
+  if (status === 402 || /insufficient|balance|quota|credit/.test(hint)) {
+    return new GatewayError({ kind: 'insufficient-balance', ...base });
+  }
+  if (status === 404 || /model_not_found|unknown model|model .*not (found|exist)/.test(hint)) {
+    return new GatewayError({ kind: 'unknown-model', ...base });
+  }
+  if (status === 429) {
+    const retryAfterMs = readRetryAfterMs(headers);
+    return new GatewayError({
+      kind: 'rate-limited',
+      ...base,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      userMessage:
+        retryAfterMs === undefined
+          ? userMessages['rate-limited']
+          : `The model service is busy. Please try again in ${Math.ceil(retryAfterMs / 1000)} s.`,
+    });
+  }
+  if (status === 408 || status === 504) return new GatewayError({ kind: 'timeout', ...base });
+  if (status >= 500) return new GatewayError({ kind: 'server-error', ...base });
+  if (status === 400 || status === 422) return new GatewayError({ kind: 'invalid-request', ...base });
+  return new GatewayError({ kind: 'server-error', ...base });
+}
+
+interface ErrorBodyFields {
+  message: string | undefined;
+  code: string | undefined;
+  type: string | undefined;
+}
+
+// The reference does not specify error bodies: read the OpenAI shape when it is there, a bare
+// `{message}` or a string otherwise, and never trust any of it to be present.
+function readErrorBody(body: unknown): ErrorBodyFields {
+  const fields: ErrorBodyFields = { message: undefined, code: undefined, type: undefined };
+  if (typeof body === 'string') {
+    fields.message = body.slice(0, 500);
+    return fields;
+  }
+  if (typeof body !== 'object' || body === null) return fields;
+  const record = body as Record<string, unknown>;
+  const inner =
+    typeof record.error === 'object' && record.error !== null
+      ? (record.error as Record<string, unknown>)
+      : record;
+  if (typeof inner.message === 'string') fields.message = inner.message.slice(0, 500);
+  else if (typeof record.error === 'string') fields.message = record.error.slice(0, 500);
+  if (typeof inner.code === 'string' || typeof inner.code === 'number') fields.code = String(inner.code);
+  if (typeof inner.type === 'string') fields.type = inner.type;
+  return fields;
+}
+
+function readRetryAfterMs(headers: Headers | undefined): number | undefined {
+  const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const retryAfter = headers?.get('retry-after');
+  if (!retryAfter) return undefined;
+  const seconds = Number.parseFloat(retryAfter);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(retryAfter);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}

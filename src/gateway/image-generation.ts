@@ -1,0 +1,158 @@
+import type OpenAI from 'openai';
+import { detectImageType, type ImageMimeType } from '../images/image-type.ts';
+import { GatewayError, toGatewayError } from './gateway-error.ts';
+import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
+
+export interface ImageRequest {
+  readonly model: string;
+  readonly prompt: string;
+  /** How many images (`n`). */
+  readonly count: number;
+  /** e.g. `1:1`, `16:9`, `4:3`, `match_input_image`. */
+  readonly aspectRatio?: string;
+  readonly outputFormat?: 'png' | 'jpg';
+  /** Links (or `data:` URIs) of reference images, sent as `image_input`. */
+  readonly referenceImages?: readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+export interface GeneratedImage {
+  readonly bytes: Uint8Array;
+  readonly mimeType: ImageMimeType;
+}
+
+export interface ImageResult {
+  readonly images: readonly GeneratedImage[];
+  /** What was left out of the request because the model does not support it, in words for a person. */
+  readonly notices: readonly string[];
+}
+
+export interface ImageGenerationOptions {
+  readonly client: OpenAI;
+  readonly catalog: ModelCatalog;
+  readonly downloadTimeoutMs: number;
+  readonly maxDownloadBytes: number;
+}
+
+interface WireImageRequest {
+  model: string;
+  prompt: string;
+  n: number;
+  response_format?: 'url';
+  image_input?: string[];
+  aspect_ratio?: string;
+  output_format?: 'png' | 'jpg';
+}
+
+/**
+ * Generates images and returns their bytes, whether the gateway answered `b64_json` or `url`.
+ * Parameters the model cannot take are left out before the request, each with a notice.
+ */
+export async function generateImages(
+  options: ImageGenerationOptions,
+  request: ImageRequest,
+): Promise<ImageResult> {
+  const { body, notices } = toWireRequest(options.catalog, request);
+  let response: { data?: Array<{ b64_json?: string | null; url?: string | null }> | null };
+  try {
+    // The reference's image parameters (`image_input`, `aspect_ratio`, `output_format`) are not in the
+    // SDK's types, so the body goes through the SDK's generic POST, which keeps its retries and errors.
+    response = await options.client.post('/images/generations', {
+      body,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+  } catch (error) {
+    throw toGatewayError(error);
+  }
+  const items = Array.isArray(response?.data) ? response.data : [];
+  if (items.length === 0) {
+    throw new GatewayError({ kind: 'invalid-reply', message: 'image response has no data items' });
+  }
+  const images = await Promise.all(items.map((item) => readImage(options, item, request.signal)));
+  return { images, notices };
+}
+
+function toWireRequest(
+  catalog: ModelCatalog,
+  request: ImageRequest,
+): { body: WireImageRequest; notices: string[] } {
+  const capabilities = capabilitiesOf(catalog, request.model);
+  const notices: string[] = [];
+  const body: WireImageRequest = { model: request.model, prompt: request.prompt, n: request.count };
+  if (capabilities.imageUrlOutput) body.response_format = 'url';
+  if (request.outputFormat) body.output_format = request.outputFormat;
+  if (request.aspectRatio) {
+    if (capabilities.aspectRatio) body.aspect_ratio = request.aspectRatio;
+    else
+      notices.push(
+        `The image model ${request.model} has no aspect ratio setting, so I used its default shape.`,
+      );
+  }
+  if (request.referenceImages && request.referenceImages.length > 0) {
+    if (capabilities.imageInput) body.image_input = [...request.referenceImages];
+    else
+      notices.push(
+        `The image model ${request.model} cannot use a reference image, so I drew from the prompt only.`,
+      );
+  }
+  return { body, notices };
+}
+
+async function readImage(
+  options: ImageGenerationOptions,
+  item: { b64_json?: string | null; url?: string | null },
+  signal: AbortSignal | undefined,
+): Promise<GeneratedImage> {
+  let bytes: Uint8Array;
+  if (typeof item.b64_json === 'string' && item.b64_json.length > 0) {
+    bytes = Buffer.from(item.b64_json, 'base64');
+  } else if (typeof item.url === 'string' && item.url.length > 0) {
+    bytes = await download(options, item.url, signal);
+  } else {
+    throw new GatewayError({ kind: 'invalid-reply', message: 'image item has neither b64_json nor url' });
+  }
+  const mimeType = detectImageType(bytes);
+  if (!mimeType) {
+    throw new GatewayError({
+      kind: 'invalid-reply',
+      message: `generated image is not png/jpeg/gif/webp (${bytes.length} bytes)`,
+    });
+  }
+  return { bytes, mimeType };
+}
+
+async function download(
+  options: ImageGenerationOptions,
+  url: string,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array> {
+  const timeout = AbortSignal.timeout(options.downloadTimeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+  } catch (error) {
+    throw toGatewayError(error);
+  }
+  if (!response.ok) {
+    throw new GatewayError({
+      kind: 'server-error',
+      message: `image download answered ${response.status}`,
+      status: response.status,
+    });
+  }
+  const declaredLength = Number(response.headers.get('content-length') ?? 0);
+  if (declaredLength > options.maxDownloadBytes) {
+    throw new GatewayError({
+      kind: 'invalid-reply',
+      message: `generated image is ${declaredLength} bytes, over the limit`,
+    });
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (bytes.length > options.maxDownloadBytes) {
+    throw new GatewayError({
+      kind: 'invalid-reply',
+      message: `generated image is ${bytes.length} bytes, over the limit`,
+    });
+  }
+  return bytes;
+}

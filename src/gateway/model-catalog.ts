@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/**
+ * What each model can do. The gateway serves hundreds of models and does not tell which support
+ * vision, `json_schema`, image links or reference images, so parley reads that from a JSON file
+ * (MODEL_CAPABILITIES_FILE) and falls back to cautious defaults for models it does not list.
+ */
+export interface ModelCapabilities {
+  /** Accepts `image_url` content parts. */
+  readonly vision: boolean;
+  /** Accepts `response_format: { type: 'json_schema' }`; otherwise parley uses `json_object`. */
+  readonly jsonSchema: boolean;
+  /** Image model answers `response_format: 'url'`; otherwise images come back as base64. */
+  readonly imageUrlOutput: boolean;
+  /** Image model takes `image_input` reference images. */
+  readonly imageInput: boolean;
+  /** Image model takes `aspect_ratio`. */
+  readonly aspectRatio: boolean;
+  /** Tokens the model can read and write in one request. */
+  readonly contextTokens: number;
+}
+
+const capabilitiesSchema = z.strictObject({
+  vision: z.boolean(),
+  jsonSchema: z.boolean(),
+  imageUrlOutput: z.boolean(),
+  imageInput: z.boolean(),
+  aspectRatio: z.boolean(),
+  contextTokens: z.number().int().positive(),
+});
+
+/** The defaults are cautious: a feature is assumed absent unless the file says otherwise. */
+export const cautiousDefaults: ModelCapabilities = {
+  vision: false,
+  jsonSchema: false,
+  imageUrlOutput: false,
+  imageInput: false,
+  aspectRatio: true,
+  contextTokens: 8_192,
+};
+
+export const modelCatalogSchema = z.strictObject({
+  defaults: capabilitiesSchema.partial().default({}),
+  models: z.record(z.string().min(1), capabilitiesSchema.partial()).default({}),
+});
+
+export type ModelCatalog = z.infer<typeof modelCatalogSchema>;
+
+/** The capabilities of one model: its entry in the catalog over the catalog's defaults. */
+export function capabilitiesOf(catalog: ModelCatalog, model: string): ModelCapabilities {
+  return { ...cautiousDefaults, ...catalog.defaults, ...catalog.models[model] };
+}

@@ -1,0 +1,80 @@
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { type DestinationStream, type Logger, pino } from 'pino';
+import pinoPretty from 'pino-pretty';
+import type { Config } from './config.ts';
+
+export type { Logger } from 'pino';
+
+const redactedMarker = '[redacted]';
+
+// Paths name secrets by where they sit in a logged object; the scrubber below catches the same
+// secrets anywhere else (an error message, a URL, a response body echoed into an error).
+const redactedPaths = [
+  'apiKey',
+  '*.apiKey',
+  'token',
+  '*.token',
+  'signingSecret',
+  '*.signingSecret',
+  'headers.authorization',
+  'headers.Authorization',
+  '*.headers.authorization',
+  '*.headers.Authorization',
+  '*.*.headers.authorization',
+  '*.*.headers.Authorization',
+];
+
+// Credentials that look like credentials even when parley was not told their value.
+const credentialReplacements: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\b(Bearer|Bot)\s+[\w.~+/=-]{8,}/g, `$1 ${redactedMarker}`],
+  [/\bxox[abposr]-[\w-]{8,}/g, redactedMarker],
+  [/\bxapp-[\w-]{8,}/g, redactedMarker],
+  [/\b(sk|rk)-[\w-]{16,}/g, redactedMarker],
+  // user:password@ in connection URLs (redis://, postgres://)
+  [/(\/\/[^:/\s@]+:)[^@\s/]+@/g, `$1${redactedMarker}@`],
+];
+
+/** Replaces every known secret value and every credential-shaped string in `text`. */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let scrubbed = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4) scrubbed = scrubbed.replaceAll(secret, redactedMarker);
+  }
+  for (const [pattern, replacement] of credentialReplacements) {
+    scrubbed = scrubbed.replace(pattern, replacement);
+  }
+  return scrubbed;
+}
+
+export interface CreateLoggerOptions {
+  readonly log: Config['log'];
+  readonly secrets: readonly string[];
+  /** Where lines go when no LOG_FILE is set; tests pass their own stream. */
+  readonly destination?: DestinationStream;
+}
+
+/** pino, JSON by default and pretty on request, that never writes a secret. */
+export function createLogger({ log, secrets, destination }: CreateLoggerOptions): Logger {
+  const target = destination ?? openDestination(log.file);
+  const isPretty =
+    log.format === 'pretty' ||
+    (log.format === undefined && !log.file && process.stderr.isTTY === true && !destination);
+  const stream = isPretty ? pinoPretty({ destination: target, colorize: !log.file, sync: true }) : target;
+  return pino(
+    {
+      level: log.level,
+      base: { service: 'parley' },
+      redact: { paths: redactedPaths, censor: redactedMarker },
+      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+      hooks: { streamWrite: (line) => scrubSecrets(line, secrets) },
+    },
+    stream,
+  );
+}
+
+function openDestination(file: string | undefined): DestinationStream {
+  if (!file) return pino.destination({ fd: 2, sync: true });
+  mkdirSync(dirname(file), { recursive: true });
+  return createWriteStream(file, { flags: 'a' });
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const missingEnvFile = join(tmpdir(), 'parley-no-such-env-file');
+const required = { GATEWAY_BASE_URL: 'http://127.0.0.1:9/api/v1', GATEWAY_API_KEY: 'secret-key-123' };
+
+function problemsOf(environment: Record<string, string>): readonly string[] {
+  try {
+    loadConfig({ environment, envFilePath: missingEnvFile });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('needs only the two gateway variables and fills in every default', () => {
+    const config = loadConfig({ environment: required, envFilePath: missingEnvFile });
+    expect(config.gateway).toEqual({
+      baseUrl: 'http://127.0.0.1:9/api/v1',
+      apiKey: 'secret-key-123',
+      timeoutMs: 60_000,
+      maxRetries: 2,
+    });
+    expect(config.models.chat).toBe('gpt-4o-mini');
+    expect(config.storeUrl).toBe('sqlite://./data/parley.sqlite');
+    expect(config.models.catalog.models['gpt-4o-mini']?.vision).toBe(true);
+    expect(config.secrets).toContain('secret-key-123');
+  });
+
+  it('names every wrong variable at once, with how to fix it', () => {
+    const problems = problemsOf({
+      GATEWAY_BASE_URL: 'not a url',
+      LOG_LEVEL: 'loud',
+      GATEWAY_TIMEOUT_MS: '-5',
+    });
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/GATEWAY_BASE_URL: .*http\(s\) URL/);
+    expect(problems.join('\n')).toMatch(/GATEWAY_API_KEY: is required/);
+    expect(problems.join('\n')).toMatch(/LOG_LEVEL: must be one of/);
+    expect(problems.join('\n')).toMatch(/GATEWAY_TIMEOUT_MS/);
+  });
+
+  it('reads .env, lets the environment win, and treats empty values as unset', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'parley-config-'));
+    const envFile = join(directory, '.env');
+    writeFileSync(
+      envFile,
+      'GATEWAY_BASE_URL=http://from-file/api/v1\nGATEWAY_API_KEY=file-key\nCHAT_MODEL=file-model\n',
+    );
+    const config = loadConfig({
+      environment: { CHAT_MODEL: 'env-model', GATEWAY_API_KEY: '' },
+      envFilePath: envFile,
+    });
+    expect(config.gateway.baseUrl).toBe('http://from-file/api/v1');
+    expect(config.gateway.apiKey).toBe('file-key');
+    expect(config.models.chat).toBe('env-model');
+  });
+
+  it('rejects a capabilities file that is missing, not JSON, or of the wrong shape', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'parley-models-'));
+    const notJson = join(directory, 'bad.json');
+    writeFileSync(notJson, '{ nope');
+    const wrongShape = join(directory, 'shape.json');
+    writeFileSync(wrongShape, JSON.stringify({ models: { x: { vision: 'yes' } } }));
+    expect(problemsOf({ ...required, MODEL_CAPABILITIES_FILE: join(directory, 'absent.json') })[0]).toMatch(
+      /does not exist/,
+    );
+    expect(problemsOf({ ...required, MODEL_CAPABILITIES_FILE: notJson })[0]).toMatch(/not valid JSON/);
+    expect(problemsOf({ ...required, MODEL_CAPABILITIES_FILE: wrongShape })[0]).toMatch(/models\.x\.vision/);
+  });
+
+  it('strips a trailing slash from the base URL so paths join cleanly', () => {
+    const config = loadConfig({
+      environment: { ...required, GATEWAY_BASE_URL: 'https://gw.example/api/v1/' },
+      envFilePath: missingEnvFile,
+    });
+    expect(config.gateway.baseUrl).toBe('https://gw.example/api/v1');
+  });
+});

@@ -1,0 +1,62 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, scrubSecrets } from '../../src/log.ts';
+
+function captureLogger(secrets: readonly string[]) {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const logger = createLogger({
+    log: { level: 'debug', format: 'json', file: undefined },
+    secrets,
+    destination,
+  });
+  return { logger, output: () => lines.join('') };
+}
+
+describe('logging never writes a secret', () => {
+  const apiKey = 'gw-live-0123456789abcdef';
+
+  it('redacts the key by value wherever it appears, including inside errors and their causes', () => {
+    const { logger, output } = captureLogger([apiKey]);
+    const cause = new Error(`upstream said: invalid key ${apiKey}`);
+    logger.error(
+      { err: new Error(`request with ${apiKey} failed`, { cause }), url: `https://x/?key=${apiKey}` },
+      `oops ${apiKey}`,
+    );
+    expect(output()).not.toContain(apiKey);
+    expect(output()).toContain('[redacted]');
+  });
+
+  it('redacts Authorization headers, tokens and credential-shaped strings it was not told about', () => {
+    const { logger, output } = captureLogger([]);
+    logger.info(
+      {
+        request: { headers: { authorization: 'Bearer abcdefghijklmnop' } },
+        token: 'plain-token-value',
+        note: 'slack xoxb-1234567890-abcdefghij and Bot MTIzNDU2Nzg5.discord.token',
+        store: 'redis://user:hunter2@127.0.0.1:6379',
+      },
+      'call',
+    );
+    const text = output();
+    for (const secret of [
+      'abcdefghijklmnop',
+      'plain-token-value',
+      'xoxb-1234567890',
+      'MTIzNDU2Nzg5',
+      'hunter2',
+    ]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).toContain('127.0.0.1:6379');
+  });
+
+  it('leaves ordinary text alone', () => {
+    expect(scrubSecrets('a Bearer of good news', ['key-1234'])).toBe('a Bearer of good news');
+  });
+});
