@@ -1,0 +1,120 @@
+import type { ServerResponse } from 'node:http';
+import type { FakeBehaviour, Usage } from './behaviour.ts';
+import { sleep, write } from './http-io.ts';
+import { replyTextFor } from './reply-content.ts';
+import type { ChatRequest } from './request-schemas.ts';
+import { splitIntoChunks } from './text-chunks.ts';
+import { unixSeconds } from './unix-time.ts';
+import { usageFor } from './usage.ts';
+
+/** What a chunk adds: the role on the first chunk, text pieces after it, nothing on the final one. */
+export interface ChunkDelta {
+  role?: 'assistant';
+  content?: string;
+}
+
+/** One event of a streamed reply, as the reference lists it. */
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    delta: ChunkDelta;
+    finish_reason: 'stop' | 'length' | null;
+  }[];
+  /** Only on the final chunk. */
+  usage?: Usage;
+}
+
+// Long enough that the pieces of one event leave as separate TCP segments and reach the client in
+// separate reads on loopback; short enough not to slow the tests.
+const pauseBetweenPiecesMs = 8;
+
+/**
+ * Streams a chat reply as Server-Sent Events: the role chunk, the content chunks, the final chunk
+ * with `finish_reason` and `usage`, then `data: [DONE]`. `cutAfterChunks` ends it early by
+ * destroying the socket, as a dropped connection would (or cleanly, with `endCleanlyOnCut`).
+ */
+export async function streamChatCompletion(options: {
+  id: string;
+  request: ChatRequest;
+  behaviour: FakeBehaviour;
+  response: ServerResponse;
+  signal: AbortSignal;
+}): Promise<void> {
+  const { id, request, behaviour, response, signal } = options;
+  const text = replyTextFor(request, behaviour);
+  const pieces = splitIntoChunks(text, behaviour.chunkSize);
+  const created = unixSeconds();
+  const chunk = (
+    delta: ChunkDelta,
+    finishReason: ChatCompletionChunk['choices'][number]['finish_reason'],
+    usage?: Usage,
+  ): ChatCompletionChunk => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: request.model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+    ...(usage === undefined ? {} : { usage }),
+  });
+
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  // Without this, Nagle's algorithm may merge the small writes the fault switches rely on.
+  response.socket?.setNoDelay(true);
+
+  const send = async (payload: string) => {
+    const event = `data: ${payload}\n\n`;
+    if (behaviour.splitLinesAcrossWrites === true) {
+      await writeInPieces(response, event, signal);
+    } else {
+      await write(response, event, signal);
+    }
+  };
+  const pauseBetweenEvents = () => sleep(behaviour.delayBetweenChunksMs ?? 0, signal);
+
+  await send(JSON.stringify(chunk({ role: 'assistant', content: '' }, null)));
+
+  const cutAfterChunks = behaviour.cutAfterChunks;
+  for (const piece of cutAfterChunks === undefined ? pieces : pieces.slice(0, cutAfterChunks)) {
+    await pauseBetweenEvents();
+    await send(JSON.stringify(chunk({ content: piece }, null)));
+  }
+  if (cutAfterChunks !== undefined) {
+    if (behaviour.endCleanlyOnCut === true) {
+      response.end();
+    } else {
+      response.destroy();
+    }
+    return;
+  }
+
+  await pauseBetweenEvents();
+  const usage = usageFor({ request, replyTexts: [text], override: behaviour.usage });
+  await send(JSON.stringify(chunk({}, behaviour.finishReason ?? 'stop', usage)));
+  await send('[DONE]');
+  response.end();
+}
+
+/**
+ * Writes one event in three pieces: the first breaks the `data:` line in the middle (possibly inside
+ * a multi-byte character), the second ends the line, the third is the blank line ending the event.
+ */
+async function writeInPieces(response: ServerResponse, event: string, signal: AbortSignal): Promise<void> {
+  const bytes = Buffer.from(event, 'utf8');
+  const lineEnd = bytes.length - 1;
+  const middle = Math.floor(lineEnd / 2);
+  const pieces = [bytes.subarray(0, middle), bytes.subarray(middle, lineEnd), bytes.subarray(lineEnd)];
+  for (const [index, piece] of pieces.entries()) {
+    if (index > 0) {
+      await sleep(pauseBetweenPiecesMs, signal);
+    }
+    await write(response, piece, signal);
+  }
+}

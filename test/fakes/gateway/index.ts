@@ -1,0 +1,10 @@
+export type { FakeBehaviour, FakeErrorBehaviour, GatewayEndpoint, Usage } from './behaviour.ts';
+export type { ChatCompletion } from './chat-completion.ts';
+export type { ChatCompletionChunk } from './chat-stream.ts';
+export { type FakeGateway, type FakeGatewayOptions, startFakeGateway } from './fake-gateway.ts';
+export type { OpenAiErrorBody } from './gateway-error.ts';
+export type { ImageGenerationResponse } from './image-generation.ts';
+export type { ModelCapabilities } from './model-catalog.ts';
+export { invalidJsonReply } from './reply-content.ts';
+export type { RecordedRequest } from './request-handler.ts';
+export { createSolidPng, tinyJpeg } from './sample-images.ts';
