@@ -1,0 +1,105 @@
+import KeyvRedis, { defaultReconnectStrategy } from '@keyv/redis';
+import { Keyv, type KeyvStoreAdapter } from 'keyv';
+import type { Logger } from 'pino';
+import { SqliteStore } from './sqlite-store.ts';
+import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
+
+export { defaultStoreUrl, StoreUrlError } from './store-url.ts';
+
+/** A down Redis repeats the same error on every reconnect attempt; one line a minute is enough. */
+const repeatedErrorLogIntervalMs = 60_000;
+
+export interface CreateStoreOptions {
+  /** `memory://`, `sqlite://./data/parley.sqlite`, `sqlite:///abs/path`, `redis://…` or `rediss://…`. */
+  readonly storeUrl: string;
+  /**
+   * Keeps this store's keys apart from other stores on the same file or server (`history`,
+   * `settings`); `clear()` empties only this namespace. Must not contain ":".
+   */
+  readonly namespace: string;
+  readonly logger: Logger;
+  /** How long a Redis operation waits for a connection before it fails instead of hanging. */
+  readonly redisConnectTimeoutMs?: number;
+}
+
+/**
+ * Opens the keyv store a URL names.
+ *
+ * Every backend behaves the same way: operations reject when the backend fails (keyv's default would
+ * read a failure as "no value", and a history read that way and then written back loses the
+ * conversation), and backend errors are also logged, with the URL's password redacted, instead of
+ * crashing the process.
+ */
+export function createStore({
+  storeUrl,
+  namespace,
+  logger,
+  redisConnectTimeoutMs = 5_000,
+}: CreateStoreOptions): Keyv {
+  if (namespace === '' || namespace.includes(':')) {
+    throw new Error(`A store namespace must be non-empty and contain no ":"; got "${namespace}"`);
+  }
+  const location = parseStoreUrl({ storeUrl });
+  const keyv = new Keyv({
+    store: openAdapter({ location, redisConnectTimeoutMs }),
+    namespace,
+    // SqliteStore and @keyv/redis prefix keys with the namespace themselves (a memory Map belongs to one
+    // store alone). keyv's own prefixing would double that, and it leaves a key that already starts
+    // with "namespace:" unprefixed, so key "history:x" would collide with key "x".
+    useKeyPrefix: false,
+    throwOnErrors: true,
+  });
+  logStoreErrors({ keyv, logger, redactedStoreUrl: redactStoreUrl(storeUrl), namespace });
+  return keyv;
+}
+
+function openAdapter({
+  location,
+  redisConnectTimeoutMs,
+}: {
+  location: StoreLocation;
+  redisConnectTimeoutMs: number;
+}): KeyvStoreAdapter | Map<string, unknown> {
+  switch (location.kind) {
+    case 'memory':
+      return new Map<string, unknown>();
+    case 'sqlite':
+      return new SqliteStore({ filePath: location.filePath });
+    case 'redis':
+      return new KeyvRedis(
+        {
+          url: location.url,
+          // Without this, commands issued while the connection is down wait in a queue until Redis is
+          // back, and a user's turn hangs instead of failing with a message.
+          disableOfflineQueue: true,
+          socket: { reconnectStrategy: defaultReconnectStrategy },
+        },
+        // Without connectionTimeout the first operation against an unreachable Redis never settles.
+        { throwOnErrors: true, connectionTimeout: redisConnectTimeoutMs },
+      );
+  }
+}
+
+function logStoreErrors({
+  keyv,
+  logger,
+  redactedStoreUrl,
+  namespace,
+}: {
+  keyv: Keyv;
+  logger: Logger;
+  redactedStoreUrl: string;
+  namespace: string;
+}): void {
+  const lastLoggedAtMsByMessage = new Map<string, number>();
+  keyv.on('error', (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    const nowMs = Date.now();
+    const lastLoggedAtMs = lastLoggedAtMsByMessage.get(message);
+    if (lastLoggedAtMs !== undefined && nowMs - lastLoggedAtMs < repeatedErrorLogIntervalMs) return;
+    // Bounded: a handful of distinct messages in practice, and forgetting one only logs it again.
+    if (lastLoggedAtMsByMessage.size >= 100) lastLoggedAtMsByMessage.clear();
+    lastLoggedAtMsByMessage.set(message, nowMs);
+    logger.error({ err: error, storeUrl: redactedStoreUrl, namespace }, 'store error');
+  });
+}
