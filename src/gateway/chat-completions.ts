@@ -93,17 +93,13 @@ export async function* streamChat(
       if (chunk.usage) usage = toUsage(chunk.usage);
     }
   } catch (error) {
-    if (idle.hasTimedOut) {
-      throw new GatewayError({
-        kind: 'timeout',
-        message: `stream idle for ${options.streamIdleTimeoutMs} ms`,
-        cause: error,
-      });
-    }
-    throw toGatewayError(error);
+    throw idle.reasonForStop() ?? toGatewayError(error);
   } finally {
     idle.stop();
   }
+  // An aborted body can end the SDK's iteration quietly, so the reason is checked here too.
+  const stopReason = idle.reasonForStop();
+  if (stopReason) throw stopReason;
   if (finishReason === undefined) {
     // The reference ends every stream with a finish chunk and [DONE]; without it the text is partial.
     throw new GatewayError({ kind: 'stream-interrupted', message: 'stream ended without a finish_reason' });
@@ -174,9 +170,10 @@ function toUsage(
 
 interface IdleWatch {
   readonly signal: AbortSignal;
-  readonly hasTimedOut: boolean;
   touch(): void;
   stop(): void;
+  /** Why the stream was stopped from our side (caller's abort or idle timeout), if it was. */
+  reasonForStop(): GatewayError | undefined;
 }
 
 function createIdleWatch({
@@ -192,22 +189,25 @@ function createIdleWatch({
   const forwardAbort = () => controller.abort(parentSignal?.reason);
   if (parentSignal?.aborted) forwardAbort();
   parentSignal?.addEventListener('abort', forwardAbort, { once: true });
-  const touch = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      hasTimedOut = true;
-      controller.abort(new Error('stream idle timeout'));
-    }, timeoutMs);
-  };
   return {
     signal: controller.signal,
-    get hasTimedOut() {
-      return hasTimedOut;
+    touch() {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        hasTimedOut = true;
+        controller.abort(new Error('stream idle timeout'));
+      }, timeoutMs);
     },
-    touch,
     stop() {
       clearTimeout(timer);
       parentSignal?.removeEventListener('abort', forwardAbort);
+    },
+    reasonForStop() {
+      if (hasTimedOut)
+        return new GatewayError({ kind: 'timeout', message: `stream idle for ${timeoutMs} ms` });
+      if (parentSignal?.aborted)
+        return new GatewayError({ kind: 'cancelled', message: 'stream cancelled by the caller' });
+      return undefined;
     },
   };
 }

@@ -1,28 +1,12 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, scrubSecrets } from '../../src/log.ts';
-
-function captureLogger(secrets: readonly string[]) {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  const logger = createLogger({
-    log: { level: 'debug', format: 'json', file: undefined },
-    secrets,
-    destination,
-  });
-  return { logger, output: () => lines.join('') };
-}
+import { scrubSecrets } from '../../src/log.ts';
+import { createCapturedLogger } from '../support/capture-logger.ts';
 
 describe('logging never writes a secret', () => {
   const apiKey = 'gw-live-0123456789abcdef';
 
   it('redacts the key by value wherever it appears, including inside errors and their causes', () => {
-    const { logger, output } = captureLogger([apiKey]);
+    const { logger, output } = createCapturedLogger([apiKey]);
     const cause = new Error(`upstream said: invalid key ${apiKey}`);
     logger.error(
       { err: new Error(`request with ${apiKey} failed`, { cause }), url: `https://x/?key=${apiKey}` },
@@ -33,7 +17,7 @@ describe('logging never writes a secret', () => {
   });
 
   it('redacts Authorization headers, tokens and credential-shaped strings it was not told about', () => {
-    const { logger, output } = captureLogger([]);
+    const { logger, output } = createCapturedLogger([]);
     logger.info(
       {
         request: { headers: { authorization: 'Bearer abcdefghijklmnop' } },
