@@ -1,0 +1,259 @@
+import { type Clock, systemClock } from './clock.ts';
+import { type MessageSlot, openSlot, type PlannedCall, planNextCall } from './message-slots.ts';
+import { appendNotes, cutOffNote, lengthLimitNote, noReplyText } from './reply-notes.ts';
+import { minimumMaxLength, splitGrowingText, splitMessage } from './split-message.ts';
+import type { PostedMessage, Surface } from './surface.ts';
+
+/** What a finished or failed reply left on the platform. */
+export interface DeliveredReply {
+  /** The model text delivered: exactly what was appended, without fence additions or notes. */
+  readonly text: string;
+  /** The messages the reply occupies, in order. */
+  readonly messages: PostedMessage[];
+  /** How many edits the platform accepted; posts are not counted. */
+  readonly editCount: number;
+  /** True when the reply ended with `finish`, false when it broke off with `fail`. */
+  readonly isComplete: boolean;
+}
+
+export interface FinishOptions {
+  /** The gateway's finish reason; `length` adds a note that the reply hit the token limit. */
+  readonly finishReason?: string | null;
+  /** Notes for the person, e.g. "I dropped the 4 oldest messages to fit the context". */
+  readonly notes?: readonly string[];
+}
+
+export interface FailOptions {
+  /** Why the reply broke off, as a short user-facing message: no stack, no secrets. */
+  readonly reason: string;
+}
+
+export interface StreamingWriterOptions {
+  readonly surface: Surface;
+  /** Called with each failed platform call the writer recovers from; the writer logs nothing itself. */
+  readonly onError?: (error: unknown) => void;
+  readonly clock?: Clock;
+}
+
+/** Writes one streaming reply to a Surface, see {@link createStreamingWriter}. */
+export interface StreamingWriter {
+  /** Adds model text. Never waits for the platform and never throws because of it. */
+  append(text: string): void;
+  /**
+   * Delivers the exact final text, then any notes, and resolves once the platform has all of it.
+   * Rejects with the platform's error when one of these final calls fails. Calling `finish` or
+   * `fail` again returns the first call's promise; text appended after either is ignored.
+   */
+  finish(options?: FinishOptions): Promise<DeliveredReply>;
+  /** Keeps the text delivered so far and adds a visible cut-off note; resolves and rejects like `finish`. */
+  fail(options: FailOptions): Promise<DeliveredReply>;
+}
+
+interface Closing {
+  readonly promise: Promise<DeliveredReply>;
+  readonly resolve: (reply: DeliveredReply) => void;
+  readonly reject: (error: unknown) => void;
+  readonly isComplete: boolean;
+  isDone: boolean;
+}
+
+interface WriterState {
+  readonly surface: Surface;
+  readonly clock: Clock;
+  readonly onError: ((error: unknown) => void) | undefined;
+  readonly slots: MessageSlot[];
+  text: string;
+  /** Where the text still growing into the last message starts; the text before it is settled. */
+  growingStart: number;
+  isCallInFlight: boolean;
+  /** The pending timer's handle; while it waits, appended text simply accumulates. */
+  timer: unknown;
+  editCount: number;
+  closing: Closing | null;
+}
+
+/** After a failed call, wait at least this long before trying that message again, even on a terminal. */
+const minimumRetryDelayMs = 1_000;
+
+/**
+ * Creates a writer that streams one reply into messages of a Surface. The first visible text is
+ * posted the moment it arrives; later text reaches the platform in edits, one call at a time and
+ * each message edited at most once per `minEditIntervalMs`, so a burst of deltas becomes one edit.
+ * Before a message would pass `maxMessageLength` it gets its final piece and the reply continues in
+ * a new message, code blocks closed and reopened across the cut. `finish` leaves every message
+ * showing exactly its piece of the text.
+ */
+export function createStreamingWriter({
+  surface,
+  onError,
+  clock = systemClock,
+}: StreamingWriterOptions): StreamingWriter {
+  if (surface.limits.maxMessageLength < minimumMaxLength) {
+    throw new RangeError(`surface.limits.maxMessageLength must be at least ${minimumMaxLength}`);
+  }
+  const state: WriterState = {
+    surface,
+    clock,
+    onError,
+    slots: [],
+    text: '',
+    growingStart: 0,
+    isCallInFlight: false,
+    timer: null,
+    editCount: 0,
+    closing: null,
+  };
+  return {
+    append(delta) {
+      // Text after finish or fail can no longer be shown; dropping it keeps `append` safe to race.
+      if (state.closing !== null || delta === '') return;
+      state.text += delta;
+      // While a call is in flight or an edit waits for its turn, the text accumulates into that edit.
+      if (!state.isCallInFlight && state.timer === null) pump(state);
+    },
+    finish({ finishReason, notes = [] } = {}) {
+      const allNotes = finishReason === 'length' ? [lengthLimitNote, ...notes] : notes;
+      return close(state, allNotes, true);
+    },
+    fail({ reason }) {
+      return close(state, [cutOffNote(reason)], false);
+    },
+  };
+}
+
+/** Brings the slots up to date with the text and makes the next platform call, now or on a timer. */
+function pump(state: WriterState): void {
+  if (state.isCallInFlight || state.closing?.isDone) return;
+  if (state.closing === null) settleGrowingText(state);
+  const call = planNextCall(state.slots, state.clock.now());
+  if (call === null) {
+    if (state.closing !== null) endClosing(state, null);
+    return;
+  }
+  const delayMs = call.dueAtMs - state.clock.now();
+  if (delayMs > 0) {
+    state.timer = state.clock.setTimeout(() => {
+      state.timer = null;
+      pump(state);
+    }, delayMs);
+    return;
+  }
+  startCall(state, call);
+}
+
+/** Gives full messages their final piece and the open message the text that keeps growing. */
+function settleGrowingText(state: WriterState): void {
+  const { settledPieces, growingPiece } = splitGrowingText({
+    text: state.text,
+    maxLength: state.surface.limits.maxMessageLength,
+    startIndex: state.growingStart,
+  });
+  for (const piece of settledPieces) {
+    const slot = openSlot(state.slots);
+    slot.desiredText = piece.text;
+    slot.isSettled = true;
+    state.growingStart = piece.sourceEnd;
+  }
+  if (growingPiece !== null) openSlot(state.slots).desiredText = growingPiece.text;
+}
+
+/** Gives every remaining message its exact final text, notes included. */
+function settleFinalText(state: WriterState, notes: readonly string[]): void {
+  const maxLength = state.surface.limits.maxMessageLength;
+  const bodyTexts = /\S/.test(state.text)
+    ? splitMessage({ text: state.text, maxLength, startIndex: state.growingStart }).map((piece) => piece.text)
+    : [];
+  const finalTexts = appendNotes({ messageTexts: bodyTexts, notes, maxLength });
+  if (finalTexts.length === 0) finalTexts.push(noReplyText);
+  for (const finalText of finalTexts) {
+    const slot = openSlot(state.slots);
+    slot.desiredText = finalText;
+    slot.isSettled = true;
+  }
+}
+
+function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
+  const sentText = slot.desiredText;
+  // A call made after finish or fail is a final one: its failure is the caller's to handle.
+  const isFinalCall = state.closing !== null;
+  const { minEditIntervalMs } = state.surface.limits;
+  slot.nextCallAtMs = state.clock.now() + minEditIntervalMs;
+  state.isCallInFlight = true;
+  callSurface(state.surface, kind, slot, sentText)
+    .then(
+      (posted) => {
+        if (posted !== null) slot.message = posted;
+        else state.editCount += 1;
+        slot.deliveredText = sentText;
+      },
+      (error: unknown) => {
+        if (isFinalCall) {
+          endClosing(state, { error });
+          return;
+        }
+        reportError(state, error);
+        const retryDelayMs = Math.max(minEditIntervalMs, minimumRetryDelayMs);
+        slot.nextCallAtMs = Math.max(slot.nextCallAtMs, state.clock.now() + retryDelayMs);
+      },
+    )
+    .finally(() => {
+      state.isCallInFlight = false;
+      pump(state);
+    })
+    .catch((error: unknown) => {
+      // Only a bug of the writer itself lands here; settle the reply rather than crash the process.
+      if (state.closing !== null) endClosing(state, { error });
+      else reportError(state, error);
+    });
+}
+
+/** Makes one platform call; a post resolves to the new message, an edit to null. */
+async function callSurface(
+  surface: Surface,
+  kind: PlannedCall['kind'],
+  slot: MessageSlot,
+  text: string,
+): Promise<PostedMessage | null> {
+  if (kind === 'post') return surface.post(text);
+  if (slot.message === null) throw new Error('cannot edit a message that was never posted');
+  await surface.edit(slot.message, text);
+  return null;
+}
+
+function reportError(state: WriterState, error: unknown): void {
+  try {
+    state.onError?.(error);
+  } catch {
+    // A throwing logger must not take the reply down with it.
+  }
+}
+
+function close(state: WriterState, notes: readonly string[], isComplete: boolean): Promise<DeliveredReply> {
+  if (state.closing !== null) return state.closing.promise;
+  const { promise, resolve, reject } = Promise.withResolvers<DeliveredReply>();
+  state.closing = { promise, resolve, reject, isComplete, isDone: false };
+  settleFinalText(state, notes);
+  if (state.timer !== null) {
+    // The final text may need a post that is due now, sooner than the edit the timer waits for.
+    state.clock.clearTimeout(state.timer);
+    state.timer = null;
+  }
+  pump(state);
+  return promise;
+}
+
+function endClosing(state: WriterState, failure: { error: unknown } | null): void {
+  const { closing } = state;
+  if (closing === null) return;
+  closing.isDone = true;
+  if (failure !== null) {
+    closing.reject(failure.error);
+    return;
+  }
+  closing.resolve({
+    text: state.text,
+    messages: state.slots.flatMap((slot) => (slot.message === null ? [] : [slot.message])),
+    editCount: state.editCount,
+    isComplete: closing.isComplete,
+  });
+}

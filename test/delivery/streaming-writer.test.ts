@@ -1,0 +1,285 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { lengthLimitNote, noReplyText } from '../../src/delivery/reply-notes.ts';
+import { createStreamingWriter, type StreamingWriter } from '../../src/delivery/streaming-writer.ts';
+import { callsFor, createRecordingSurface, type RecordingSurface } from '../support/recording-surface.ts';
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 0 });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Appends `text` in pieces of `deltaLength`, letting `deltaIntervalMs` of fake time pass after each. */
+async function streamText(writer: StreamingWriter, text: string, deltaLength = 5, deltaIntervalMs = 20) {
+  for (let index = 0; index < text.length; index += deltaLength) {
+    writer.append(text.slice(index, index + deltaLength));
+    await vi.advanceTimersByTimeAsync(deltaIntervalMs);
+  }
+}
+
+async function settle<T>(promise: Promise<T>): Promise<T> {
+  await vi.runAllTimersAsync();
+  return promise;
+}
+
+function expectPacedCalls(surface: RecordingSurface, messageId: string, minEditIntervalMs: number): void {
+  const calls = callsFor(surface, messageId);
+  for (const [index, call] of calls.entries()) {
+    const previous = calls[index - 1];
+    if (previous === undefined) continue;
+    expect(call.startedAtMs - previous.startedAtMs).toBeGreaterThanOrEqual(minEditIntervalMs);
+    expect(call.startedAtMs).toBeGreaterThanOrEqual(previous.endedAtMs ?? Number.POSITIVE_INFINITY);
+  }
+}
+
+const words = (count: number): string =>
+  Array.from({ length: count }, (_, index) => `word${index}`).join(' ');
+
+describe('createStreamingWriter', () => {
+  it('posts the first visible text the moment it arrives, with no placeholder', () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hel');
+    expect(surface.calls).toEqual([expect.objectContaining({ kind: 'post', text: 'Hel', startedAtMs: 0 })]);
+  });
+
+  it('waits for visible text before posting', () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    writer.append('\n');
+    writer.append('  ');
+    expect(surface.calls).toEqual([]);
+    writer.append('Hi');
+    expect(surface.calls.map((call) => call.text)).toEqual(['\n  Hi']);
+  });
+
+  it('coalesces a burst of deltas into one edit', async () => {
+    const surface = createRecordingSurface({ minEditIntervalMs: 1000 });
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hello');
+    for (let index = 0; index < 50; index += 1) writer.append(` ${index}`);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(surface.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    const expected = `Hello${Array.from({ length: 50 }, (_, index) => ` ${index}`).join('')}`;
+    expect(surface.calls.map((call) => [call.kind, call.text, call.startedAtMs])).toEqual([
+      ['post', 'Hello', 0],
+      ['edit', expected, 1000],
+    ]);
+  });
+
+  it('edits at once when the text grows after a quiet spell', async () => {
+    const surface = createRecordingSurface({ minEditIntervalMs: 1000 });
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hello');
+    await vi.advanceTimersByTimeAsync(5000);
+    writer.append(' again');
+    expect(surface.calls.at(-1)).toMatchObject({ kind: 'edit', text: 'Hello again', startedAtMs: 5000 });
+  });
+
+  it.each([
+    { callDurationMs: 0, minEditIntervalMs: 1000 },
+    { callDurationMs: 300, minEditIntervalMs: 1000 },
+    { callDurationMs: 1700, minEditIntervalMs: 1000 },
+    { callDurationMs: 50, minEditIntervalMs: 250 },
+  ])(
+    'spaces edits and keeps one call in flight (call $callDurationMs ms, interval $minEditIntervalMs ms)',
+    async ({ callDurationMs, minEditIntervalMs }) => {
+      const surface = createRecordingSurface({ callDurationMs, minEditIntervalMs, maxMessageLength: 4000 });
+      const writer = createStreamingWriter({ surface });
+      const text = words(300);
+      await streamText(writer, text);
+      const reply = await settle(writer.finish({ finishReason: 'stop' }));
+      expect(surface.maxCallsInFlightPerMessage()).toBe(1);
+      expectPacedCalls(surface, 'message-1', minEditIntervalMs);
+      const streamingMs = (text.length / 5) * 20;
+      expect(reply.editCount).toBeLessThanOrEqual(Math.ceil(streamingMs / minEditIntervalMs) + 2);
+      expect(reply.editCount).toBeGreaterThan(1);
+      expect(surface.messageTexts.get('message-1')).toBe(text);
+      expect(surface.calls.at(-1)?.text).toBe(text);
+    },
+  );
+
+  it('ends with the exact text and reports what it delivered', async () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    const text = `Sure! Here you go:\n\n${words(40)}\n`;
+    await streamText(writer, text, 3, 7);
+    const reply = await settle(writer.finish({ finishReason: 'stop', notes: [] }));
+    expect(reply).toEqual({
+      text,
+      messages: [{ id: 'message-1' }],
+      editCount: callsFor(surface, 'message-1').filter((call) => call.kind === 'edit').length,
+      isComplete: true,
+    });
+    expect([...surface.messageTexts.values()]).toEqual([text]);
+  });
+
+  it('waits for the call in flight before the final edit', async () => {
+    const surface = createRecordingSurface({ callDurationMs: 3000, minEditIntervalMs: 1000 });
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hello');
+    writer.append(' world');
+    let isResolved = false;
+    const finished = writer.finish().then((reply) => {
+      isResolved = true;
+      return reply;
+    });
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(isResolved).toBe(false);
+    const reply = await settle(finished);
+    expect(surface.calls.map((call) => [call.kind, call.text, call.startedAtMs])).toEqual([
+      ['post', 'Hello', 0],
+      ['edit', 'Hello world', 3000],
+    ]);
+    expect(reply.text).toBe('Hello world');
+  });
+
+  it('shows an unfinished code block closed while it streams', () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    writer.append('```ts\nconst a');
+    expect(surface.calls[0]?.text).toBe('```ts\nconst a\n```');
+  });
+
+  it('adds a note when the reply hit the length limit', async () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    writer.append('The answer is');
+    const reply = await settle(writer.finish({ finishReason: 'length' }));
+    expect(surface.messageTexts.get('message-1')).toBe(`The answer is\n\n_${lengthLimitNote}_`);
+    expect(reply.text).toBe('The answer is');
+    expect(reply.isComplete).toBe(true);
+  });
+
+  it('shows the engine notes as italic lines below the text', async () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    writer.append('Done.\n');
+    await settle(
+      writer.finish({
+        finishReason: 'length',
+        notes: ['I dropped the 4 oldest messages to fit the context', 'two\nlines'],
+      }),
+    );
+    expect(surface.messageTexts.get('message-1')).toBe(
+      `Done.\n\n_${lengthLimitNote}_\n_I dropped the 4 oldest messages to fit the context_\n_two lines_`,
+    );
+  });
+
+  it('puts notes that would overflow the last message into a new one', async () => {
+    const surface = createRecordingSurface({ maxMessageLength: 100 });
+    const writer = createStreamingWriter({ surface });
+    const text = 'x '.repeat(45);
+    writer.append(text);
+    const reply = await settle(writer.finish({ notes: ['a note that does not fit'] }));
+    expect([...surface.messageTexts.values()]).toEqual([text, '_a note that does not fit_']);
+    expect(reply.messages).toEqual([{ id: 'message-1' }, { id: 'message-2' }]);
+  });
+
+  it('posts something when the model wrote nothing', async () => {
+    const surface = createRecordingSurface();
+    const reply = await settle(createStreamingWriter({ surface }).finish({ finishReason: 'stop' }));
+    expect([...surface.messageTexts.values()]).toEqual([noReplyText]);
+    expect(reply).toMatchObject({ text: '', messages: [{ id: 'message-1' }], isComplete: true });
+
+    const notedSurface = createRecordingSurface();
+    const notedWriter = createStreamingWriter({ surface: notedSurface });
+    notedWriter.append('  \n');
+    await settle(notedWriter.finish({ notes: ['the model returned no text'] }));
+    expect([...notedSurface.messageTexts.values()]).toEqual(['_the model returned no text_']);
+  });
+
+  it('keeps the partial text and adds a cut-off note on fail', async () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    await streamText(writer, 'Step one is to');
+    const reply = await settle(writer.fail({ reason: 'the model stopped answering' }));
+    expect([...surface.messageTexts.values()]).toEqual([
+      'Step one is to\n\n_⚠ reply cut off: the model stopped answering_',
+    ]);
+    expect(reply).toMatchObject({ text: 'Step one is to', isComplete: false });
+  });
+
+  it('posts the cut-off note when it fails before any text', async () => {
+    const surface = createRecordingSurface();
+    const reply = await settle(createStreamingWriter({ surface }).fail({ reason: 'the gateway is down' }));
+    expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([
+      ['post', '_⚠ reply cut off: the gateway is down_'],
+    ]);
+    expect(reply).toMatchObject({ text: '', messages: [{ id: 'message-1' }], isComplete: false });
+  });
+
+  it('ignores text appended after it closed, and closes only once', async () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hello');
+    const finished = writer.finish();
+    writer.append(' late');
+    expect(writer.fail({ reason: 'too late' })).toBe(finished);
+    const reply = await settle(finished);
+    expect(reply.text).toBe('Hello');
+    expect([...surface.messageTexts.values()]).toEqual(['Hello']);
+  });
+});
+
+describe('createStreamingWriter when the platform fails', () => {
+  it('reports a failed edit, keeps streaming and recovers with the next edit', async () => {
+    const errors: unknown[] = [];
+    const surface = createRecordingSurface({ shouldReject: (_call, callIndex) => callIndex === 1 });
+    const writer = createStreamingWriter({ surface, onError: (error) => errors.push(error) });
+    const text = words(200);
+    await streamText(writer, text);
+    const reply = await settle(writer.finish());
+    expect(errors).toEqual([new Error('platform unavailable')]);
+    expect(surface.calls[1]?.outcome).toBe('rejected');
+    expect(surface.messageTexts.get('message-1')).toBe(text);
+    expect(reply.text).toBe(text);
+    expectPacedCalls(surface, 'message-1', 1000);
+  });
+
+  it('retries a failed first post', async () => {
+    const errors: unknown[] = [];
+    const surface = createRecordingSurface({ shouldReject: (_call, callIndex) => callIndex === 0 });
+    const writer = createStreamingWriter({ surface, onError: (error) => errors.push(error) });
+    writer.append('Hello');
+    await vi.advanceTimersByTimeAsync(10);
+    expect(errors).toHaveLength(1);
+    writer.append(' world');
+    const reply = await settle(writer.finish());
+    expect(surface.calls.map((call) => [call.kind, call.text, call.outcome])).toEqual([
+      ['post', 'Hello', 'rejected'],
+      ['post', 'Hello world', 'accepted'],
+    ]);
+    expect(reply.messages).toEqual([{ id: 'message-2' }]);
+  });
+
+  it('does not break the stream when the error callback throws', async () => {
+    const surface = createRecordingSurface({ shouldReject: (_call, callIndex) => callIndex === 1 });
+    const writer = createStreamingWriter({
+      surface,
+      onError: () => {
+        throw new Error('logger broke');
+      },
+    });
+    await streamText(writer, words(100));
+    await expect(settle(writer.finish())).resolves.toMatchObject({ text: words(100) });
+  });
+
+  it('rejects finish when the final edit fails, without reporting it twice', async () => {
+    const errors: unknown[] = [];
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface, onError: (error) => errors.push(error) });
+    writer.append('Hello');
+    await vi.advanceTimersByTimeAsync(10);
+    writer.append(' world');
+    surface.shouldReject = () => true;
+    const finished = writer.finish();
+    const outcome = expect(finished).rejects.toThrow('platform unavailable');
+    await vi.runAllTimersAsync();
+    await outcome;
+    expect(errors).toEqual([]);
+  });
+});
