@@ -1,0 +1,89 @@
+import type { ChatMessage, ContentPart } from '../gateway/chat-types.ts';
+import type { StoredTurn } from './turn.ts';
+
+/**
+ * Rough token counts. The gateway fronts hundreds of models with different tokenizers, so parley
+ * estimates (about 4 characters a token, rounded up, plus a per-message overhead) and keeps a margin,
+ * instead of shipping one tokenizer that would be wrong for most models anyway.
+ */
+const charactersPerToken = 4;
+const tokensPerMessage = 4;
+/** What one attached image costs a vision model, at the high end of common models. */
+export const tokensPerImage = 1_000;
+/** Share of the context kept free because the estimate can be low. */
+const safetyMargin = 0.1;
+
+export function estimateTokens(message: ChatMessage): number {
+  if (typeof message.content === 'string')
+    return tokensPerMessage + Math.ceil(message.content.length / charactersPerToken);
+  return message.content.reduce(
+    (total, part: ContentPart) =>
+      total + (part.type === 'text' ? Math.ceil(part.text.length / charactersPerToken) : tokensPerImage),
+    tokensPerMessage,
+  );
+}
+
+export interface ContextFit {
+  readonly messages: ChatMessage[];
+  /** How many of the oldest stored turns did not fit and were left out. */
+  readonly droppedTurnCount: number;
+  /** The new turn alone does not fit: the caller must refuse it rather than send it. */
+  readonly isNewTurnTooLarge: boolean;
+  readonly estimatedPromptTokens: number;
+}
+
+/**
+ * System prompt + as much recent history as fits + the new turn, leaving `replyMaxTokens` for the
+ * answer. Turns are dropped oldest first, a user turn together with the reply that followed it.
+ */
+export function fitToContext(options: {
+  systemPrompt: string;
+  history: readonly StoredTurn[];
+  newTurn: ChatMessage;
+  contextTokens: number;
+  replyMaxTokens: number;
+}): ContextFit {
+  const system: ChatMessage = { role: 'system', content: options.systemPrompt };
+  const budget = Math.floor(options.contextTokens * (1 - safetyMargin)) - options.replyMaxTokens;
+  const fixedTokens = estimateTokens(system) + estimateTokens(options.newTurn);
+  if (fixedTokens > budget) {
+    return {
+      messages: [system, options.newTurn],
+      droppedTurnCount: options.history.length,
+      isNewTurnTooLarge: true,
+      estimatedPromptTokens: fixedTokens,
+    };
+  }
+  let usedTokens = fixedTokens;
+  const kept: ChatMessage[] = [];
+  let keptTurnCount = 0;
+  for (let index = options.history.length - 1; index >= 0; index -= 1) {
+    const turn = options.history[index];
+    if (!turn) continue;
+    const message = toChatMessage(turn);
+    const tokens = estimateTokens(message);
+    if (usedTokens + tokens > budget) break;
+    usedTokens += tokens;
+    kept.unshift(message);
+    keptTurnCount += 1;
+  }
+  // A history that starts with an orphaned assistant reply reads as if the bot spoke first; drop it.
+  if (kept[0]?.role === 'assistant') {
+    usedTokens -= estimateTokens(kept[0]);
+    kept.shift();
+    keptTurnCount -= 1;
+  }
+  return {
+    messages: [system, ...kept, options.newTurn],
+    droppedTurnCount: options.history.length - keptTurnCount,
+    isNewTurnTooLarge: false,
+    estimatedPromptTokens: usedTokens,
+  };
+}
+
+/** A stored turn as the model sees it: user turns carry their author's name, images a placeholder. */
+export function toChatMessage(turn: StoredTurn): ChatMessage {
+  if (turn.role === 'assistant') return { role: 'assistant', content: turn.text };
+  const imageNotes = turn.images.map((image) => `[image: ${image.name}]`);
+  return { role: 'user', content: [`${turn.authorName}: ${turn.text}`, ...imageNotes].join('\n') };
+}

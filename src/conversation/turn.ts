@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+/** A conversation is one Discord channel or thread, one Slack channel or thread, one terminal. */
+export type ConversationKey = string;
+
+/** Builds a key of the form `platform:workspace:channel[:thread]`. */
+export function conversationKeyOf(parts: {
+  platform: string;
+  workspace: string;
+  channel: string;
+  thread?: string | undefined;
+}): ConversationKey {
+  const segments = [parts.platform, parts.workspace, parts.channel, ...(parts.thread ? [parts.thread] : [])];
+  return segments.map((segment) => segment.replaceAll(':', '_')).join(':');
+}
+
+/** An image a person attached; the engine loads it only when it is that turn's time to be answered. */
+export interface ImageAttachment {
+  readonly name: string;
+  /** Loads the bytes (a download with the platform's credentials, or a file read). */
+  load(): Promise<Uint8Array>;
+}
+
+/** What an adapter hands the engine for one message a person wrote to the bot. */
+export interface IncomingTurn {
+  readonly conversationKey: ConversationKey;
+  readonly author: { readonly id: string; readonly name: string };
+  /** The text with platform mentions already resolved to names. */
+  readonly text: string;
+  readonly images: readonly ImageAttachment[];
+}
+
+const usageSchema = z.object({
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  totalTokens: z.number(),
+});
+
+const imageReferenceSchema = z.object({
+  name: z.string(),
+  mimeType: z.string(),
+  byteLength: z.number(),
+});
+
+export const storedTurnSchema = z.object({
+  role: z.enum(['user', 'assistant']),
+  authorId: z.string(),
+  authorName: z.string(),
+  text: z.string(),
+  images: z.array(imageReferenceSchema).default([]),
+  model: z.string().optional(),
+  usage: usageSchema.optional(),
+  /** The reply broke off (error or Stop); `text` is what the person saw. */
+  isInterrupted: z.boolean().optional(),
+  createdAt: z.iso.datetime(),
+});
+
+/** One turn as kept in history: images are kept as references, never as bytes. */
+export type StoredTurn = z.infer<typeof storedTurnSchema>;
+export type ImageReference = z.infer<typeof imageReferenceSchema>;

@@ -1,0 +1,207 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { IncomingTurn } from '../../src/conversation/turn.ts';
+import { createSolidPng } from '../fakes/gateway/index.ts';
+import { type EngineUnderTest, startEngineUnderTest } from '../support/engine-under-test.ts';
+import { createRecordingSurface, type RecordingSurface } from '../support/recording-surface.ts';
+
+let under: EngineUnderTest;
+beforeEach(async () => {
+  under = await startEngineUnderTest();
+});
+afterEach(() => under.close());
+
+function turnOf(text: string, overrides: Partial<IncomingTurn> = {}): IncomingTurn {
+  return {
+    conversationKey: 'test:workspace:channel-1',
+    author: { id: 'u1', name: 'Ada' },
+    text,
+    images: [],
+    ...overrides,
+  };
+}
+
+const fastSurface = (): RecordingSurface =>
+  createRecordingSurface({ maxMessageLength: 2000, minEditIntervalMs: 0 });
+const shownText = (surface: RecordingSurface) => [...surface.messageTexts.values()].join('\n');
+type SentMessages = { messages: Array<{ role: string; content: unknown }> };
+const sentMessages = (index: number) =>
+  (under.subject.fake.requests[index]?.body as SentMessages | undefined)?.messages ?? [];
+
+describe('conversation engine', () => {
+  it('streams the reply to the surface and remembers the exchange with usage', async () => {
+    under.subject.fake.enqueue({ text: 'Hi Ada! I am parley.', chunkSize: 3 });
+    const surface = fastSurface();
+    const outcome = await under.engine.reply({ turn: turnOf('hello'), surface });
+    expect(outcome.status).toBe('complete');
+    expect(shownText(surface)).toBe('Hi Ada! I am parley.');
+    expect(surface.calls[0]?.kind).toBe('post');
+    const stored = await under.history.load('test:workspace:channel-1');
+    expect(stored.map((turn) => [turn.role, turn.authorName, turn.text])).toEqual([
+      ['user', 'Ada', 'hello'],
+      ['assistant', 'parley', 'Hi Ada! I am parley.'],
+    ]);
+    expect(stored[1]?.usage?.totalTokens).toBeGreaterThan(0);
+    expect(sentMessages(0)).toEqual([
+      { role: 'system', content: 'You are parley.' },
+      { role: 'user', content: 'Ada: hello' },
+    ]);
+  });
+
+  it('sends the earlier exchange with the next turn', async () => {
+    under.subject.fake.enqueue({ text: 'first answer' });
+    await under.engine.reply({ turn: turnOf('first question'), surface: fastSurface() });
+    await under.engine.reply({
+      turn: turnOf('second question', { author: { id: 'u2', name: 'Grace' } }),
+      surface: fastSurface(),
+    });
+    expect(sentMessages(1).slice(1)).toEqual([
+      { role: 'user', content: 'Ada: first question' },
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: 'Grace: second question' },
+    ]);
+  });
+
+  it('answers one turn at a time per conversation, in arrival order, while other conversations run alongside', async () => {
+    under.subject.fake.setDefault({ delayBetweenChunksMs: 15, chunkSize: 6 });
+    const order: string[] = [];
+    const ask = (text: string, conversationKey: string) =>
+      under.engine
+        .reply({ turn: turnOf(text, { conversationKey }), surface: fastSurface() })
+        .then(() => order.push(text));
+    await Promise.all([ask('a1', 'test:w:a'), ask('a2', 'test:w:a'), ask('b1', 'test:w:b')]);
+    expect(order.indexOf('a1')).toBeLessThan(order.indexOf('a2'));
+    const texts = under.subject.fake.requests.map((request) =>
+      JSON.stringify((request.body as SentMessages).messages.at(-1)),
+    );
+    // b1 reached the gateway before a2: it did not wait for conversation a.
+    expect(texts.findIndex((text) => text.includes('b1'))).toBeLessThan(
+      texts.findIndex((text) => text.includes('a2')),
+    );
+    // a2 was sent with a1's exchange already in history.
+    const a2Request = under.subject.fake.requests.find((request) =>
+      JSON.stringify(request.body).includes('Ada: a2'),
+    );
+    expect(JSON.stringify(a2Request?.body)).toContain('Ada: a1');
+  });
+
+  it('keeps a reply cut mid-stream, says it was cut, and records what was delivered', async () => {
+    under.subject.fake.enqueue({ text: 'alpha beta gamma delta epsilon', chunkSize: 6, cutAfterChunks: 2 });
+    const surface = fastSurface();
+    const outcome = await under.engine.reply({ turn: turnOf('tell me'), surface });
+    expect(outcome.status).toBe('cut');
+    expect(shownText(surface)).toMatch(
+      /^alpha beta g\n\n_⚠ reply cut off: The connection to the model broke off mid-reply\._$/,
+    );
+    const stored = await under.history.load('test:workspace:channel-1');
+    expect(stored[1]).toMatchObject({ role: 'assistant', text: 'alpha beta g', isInterrupted: true });
+    expect(under.logOutput()).toContain('stream-interrupted');
+  });
+
+  it('shows a short message and leaves history alone when the gateway fails before any text', async () => {
+    under.subject.fake.enqueue({ error: { status: 402 } });
+    const surface = fastSurface();
+    const outcome = await under.engine.reply({ turn: turnOf('hello'), surface });
+    expect(outcome.status).toBe('failed');
+    expect(shownText(surface)).toBe(
+      '_⚠ reply cut off: The model service balance is used up. An admin needs to top it up._',
+    );
+    expect(await under.history.load('test:workspace:channel-1')).toEqual([]);
+  });
+
+  it('stops on abort, keeping the text so far', async () => {
+    under.subject.fake.enqueue({
+      text: 'one two three four five six seven eight nine ten',
+      chunkSize: 4,
+      delayBetweenChunksMs: 40,
+    });
+    const controller = new AbortController();
+    const surface = fastSurface();
+    const replying = under.engine.reply({ turn: turnOf('count'), surface, signal: controller.signal });
+    setTimeout(() => controller.abort(), 120);
+    const outcome = await replying;
+    expect(outcome.status).toBe('cut');
+    expect(outcome.error?.kind).toBe('cancelled');
+    expect(shownText(surface)).toMatch(/_⚠ reply cut off: Stopped\._$/);
+  });
+
+  it('sends an attached image as a data: URI to the vision model, and leaves out what is not an image', async () => {
+    const png = createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 255, green: 0, blue: 0 } });
+    const surface = fastSurface();
+    await under.engine.reply({
+      turn: turnOf('what colour?', {
+        images: [
+          { name: 'red.png', load: async () => png },
+          { name: 'notes.txt', load: async () => new TextEncoder().encode('just text') },
+        ],
+      }),
+      surface,
+    });
+    const body = under.subject.fake.requests[0]?.body as { model: string } & SentMessages;
+    expect(body.model).toBe('vision-model');
+    expect(body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Ada: what colour?' },
+        {
+          type: 'image_url',
+          image_url: { url: `data:image/png;base64,${Buffer.from(png).toString('base64')}` },
+        },
+      ],
+    });
+    expect(shownText(surface)).toContain(
+      '_notes.txt is not a PNG, JPEG, GIF or WebP image, so I left it out._',
+    );
+    const stored = await under.history.load('test:workspace:channel-1');
+    expect(stored[0]?.images).toEqual([{ name: 'red.png', mimeType: 'image/png', byteLength: png.length }]);
+  });
+
+  it('tells the person when the oldest turns no longer fit the context', async () => {
+    const long = 'word '.repeat(4_000);
+    for (let index = 0; index < 4; index += 1) {
+      await under.history.append('test:workspace:channel-1', [
+        {
+          role: 'user',
+          authorId: 'u1',
+          authorName: 'Ada',
+          text: long,
+          images: [],
+          createdAt: new Date().toISOString(),
+        },
+        {
+          role: 'assistant',
+          authorId: 'parley',
+          authorName: 'parley',
+          text: long,
+          images: [],
+          createdAt: new Date().toISOString(),
+        },
+      ]);
+    }
+    under.subject.fake.enqueue({ text: 'ok' });
+    const surface = fastSurface();
+    await under.engine.reply({ turn: turnOf('still there?'), surface });
+    expect(shownText(surface)).toMatch(
+      /^ok\n\n_The \d+ oldest messages of this conversation no longer fit in my context, so I left them out\._$/,
+    );
+    expect(sentMessages(0).length).toBeLessThan(10);
+  });
+
+  it('forgets the conversation on reset', async () => {
+    await under.engine.reply({ turn: turnOf('remember me'), surface: fastSurface() });
+    await under.settings.update('test:workspace:channel-1', { model: 'vision-model' });
+    await under.engine.reset('test:workspace:channel-1');
+    expect(await under.history.load('test:workspace:channel-1')).toEqual([]);
+    expect(await under.settings.get('test:workspace:channel-1')).toEqual({});
+  });
+
+  it('uses the conversation model and system prompt when they are set', async () => {
+    await under.settings.update('test:workspace:channel-1', {
+      model: 'vision-model',
+      systemPrompt: 'Talk like a pirate.',
+    });
+    await under.engine.reply({ turn: turnOf('hi'), surface: fastSurface() });
+    const body = under.subject.fake.requests[0]?.body as { model: string } & SentMessages;
+    expect(body.model).toBe('vision-model');
+    expect(body.messages[0]).toEqual({ role: 'system', content: 'Talk like a pirate.' });
+  });
+});
