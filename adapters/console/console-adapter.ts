@@ -46,7 +46,7 @@ export async function runConsoleAdapter({
     if (isInteractive) write('\n> ');
   };
 
-  write(`parley ${isInteractive ? '— type /help for commands\n' : ''}`);
+  if (isInteractive) write('parley — type /help for commands\n');
   prompt();
   for await (const line of lines) {
     const request = parseConsoleLine(line);
@@ -74,11 +74,12 @@ export async function runConsoleAdapter({
             text: request.kind === 'chat' ? request.text : request.question,
             images: request.kind === 'image' ? [fileAttachment(request.path)] : [],
           };
-          await app.engine.reply({
-            turn,
-            surface: createConsoleSurface({ write, outputDirectory: app.config.images.outputDirectory }),
-            signal: inFlight.signal,
-          });
+          const surface = createConsoleSurface({ write, outputDirectory: app.config.images.outputDirectory });
+          try {
+            await app.engine.reply({ turn, surface, signal: inFlight.signal });
+          } finally {
+            surface.flush();
+          }
           write('\n');
           break;
         }

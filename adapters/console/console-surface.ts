@@ -2,9 +2,19 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
 
+/** The terminal as a Surface, plus `flush()` to print what was held back once the reply is over. */
+export interface ConsoleSurface extends Surface {
+  flush(): void;
+}
+
+// While a reply streams, delivery closes an open code block at the end of each edit so it renders;
+// the next edit then carries the code on past that point. A terminal cannot take text back, so the
+// closing fence line at the very end of a text is held back until more text follows or the reply ends.
+const trailingFenceLine = /\n[ \t]*(```|~~~)[ \t]*$/;
+
 /**
- * The terminal as a Surface. A terminal cannot rewrite what it printed, but delivery only ever grows
- * a message, so an edit prints what is new; an edit that changes earlier text reprints the message.
+ * A terminal cannot rewrite what it printed, but delivery only ever grows a message, so an edit
+ * prints what is new. An edit that changes text already printed reprints the message below.
  */
 export function createConsoleSurface({
   write,
@@ -12,20 +22,18 @@ export function createConsoleSurface({
 }: {
   write: (text: string) => void;
   outputDirectory: string;
-}): Surface {
-  const printedTexts = new Map<string, string>();
+}): ConsoleSurface {
   let messageCount = 0;
-  let lastMessageId: string | undefined;
+  let current: { id: string; printed: string; latest: string } | undefined;
 
-  const print = (messageId: string, text: string) => {
-    const printed = printedTexts.get(messageId) ?? '';
-    if (messageId === lastMessageId && text.startsWith(printed)) {
-      write(text.slice(printed.length));
+  const print = (messageId: string, text: string, { isFinal }: { isFinal: boolean }) => {
+    const printable = isFinal ? text : text.replace(trailingFenceLine, '');
+    if (current?.id === messageId && printable.startsWith(current.printed)) {
+      write(printable.slice(current.printed.length));
     } else {
-      write(`${lastMessageId === undefined ? '' : '\n'}${text}`);
+      write(`${current === undefined ? '' : '\n'}${printable}`);
     }
-    printedTexts.set(messageId, text);
-    lastMessageId = messageId;
+    current = { id: messageId, printed: printable, latest: text };
   };
 
   return {
@@ -34,11 +42,11 @@ export function createConsoleSurface({
     async post(text) {
       messageCount += 1;
       const message: PostedMessage = { id: String(messageCount) };
-      print(message.id, text);
+      print(message.id, text, { isFinal: false });
       return message;
     },
     async edit(message, text) {
-      print(message.id, text);
+      print(message.id, text, { isFinal: false });
     },
     async upload(files: readonly OutgoingFile[], text?: string) {
       await mkdir(outputDirectory, { recursive: true });
@@ -50,8 +58,13 @@ export function createConsoleSurface({
       }
       messageCount += 1;
       const message: PostedMessage = { id: String(messageCount) };
-      print(message.id, [text, ...paths.map((path) => `saved ${path}`)].filter(Boolean).join('\n'));
+      print(message.id, [text, ...paths.map((path) => `saved ${path}`)].filter(Boolean).join('\n'), {
+        isFinal: true,
+      });
       return message;
+    },
+    flush() {
+      if (current && current.latest !== current.printed) print(current.id, current.latest, { isFinal: true });
     },
   };
 }
