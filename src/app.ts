@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
 import { createSettingsStore, type SettingsStore } from './conversation/settings-store.ts';
+import { createUsageLedger, type UsageLedger } from './conversation/usage-ledger.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import type { Logger } from './log.ts';
 import { createStore } from './state/create-store.ts';
@@ -15,6 +16,7 @@ export interface App {
   readonly engine: ConversationEngine;
   readonly history: HistoryStore;
   readonly settings: SettingsStore;
+  readonly usage: UsageLedger;
   /** Closes stores and connections; the process can then exit on its own. */
   close(): Promise<void>;
 }
@@ -34,6 +36,8 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   const settingsKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'settings', logger });
   const history = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
   const settings = createSettingsStore({ store: settingsKeyv });
+  const usageKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'usage', logger });
+  const usage = createUsageLedger({ store: usageKeyv, lock: createInProcessLock() });
   const engine = createConversationEngine({
     gateway,
     history,
@@ -47,6 +51,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       maxImageBytes: config.images.maxInputBytes,
     },
     logger,
+    usageLedger: usage,
   });
   return {
     config,
@@ -55,8 +60,9 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     engine,
     history,
     settings,
+    usage,
     async close() {
-      await Promise.allSettled([historyKeyv.disconnect(), settingsKeyv.disconnect()]);
+      await Promise.allSettled([historyKeyv.disconnect(), settingsKeyv.disconnect(), usageKeyv.disconnect()]);
     },
   };
 }

@@ -18,6 +18,17 @@ const optionalText = z
   .optional()
   .transform((value) => (value === '' ? undefined : value));
 
+// `a, b,c` → ['a', 'b', 'c']; unset or empty → [].
+const commaList = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  );
+
 const environmentSchema = z.object({
   GATEWAY_BASE_URL: z
     .url({
@@ -51,6 +62,10 @@ const environmentSchema = z.object({
   REPLY_MAX_TOKENS: positiveInteger(1_024),
   IMAGE_MAX_BYTES: positiveInteger(10 * 1024 * 1024),
   IMAGE_OUTPUT_DIR: z.string().trim().min(1).default('out'),
+  SELECTABLE_MODELS: commaList,
+  SETTINGS_EDITORS: z.enum(['everyone', 'admins'], { error: 'must be everyone or admins' }).default('admins'),
+  SETTINGS_EDITOR_USER_IDS: commaList,
+  SETTINGS_EDITOR_ROLE_IDS: commaList,
 });
 
 /** Settings of the whole process, resolved from the environment (and `.env`) once at start-up. */
@@ -67,6 +82,16 @@ export interface Config {
     readonly image: string;
     readonly structured: string;
     readonly catalog: ModelCatalog;
+    /** What /model may switch a conversation to. */
+    readonly selectable: readonly string[];
+  };
+  /** Who may change a conversation's model and system prompt. */
+  readonly settingsEditors: {
+    readonly policy: 'everyone' | 'admins';
+    /** Allowed besides admins, by platform user id. */
+    readonly userIds: readonly string[];
+    /** Allowed besides admins, by platform role id (Discord roles). */
+    readonly roleIds: readonly string[];
   };
   readonly systemPrompt: string;
   readonly storeUrl: string;
@@ -130,6 +155,12 @@ export function loadConfig({
       image: values.IMAGE_MODEL,
       structured: values.STRUCTURED_MODEL,
       catalog,
+      selectable: selectableModels({ values, catalog }),
+    },
+    settingsEditors: {
+      policy: values.SETTINGS_EDITORS,
+      userIds: values.SETTINGS_EDITOR_USER_IDS,
+      roleIds: values.SETTINGS_EDITOR_ROLE_IDS,
     },
     systemPrompt: values.SYSTEM_PROMPT,
     storeUrl: values.STORE_URL,
@@ -138,6 +169,27 @@ export function loadConfig({
     images: { maxInputBytes: values.IMAGE_MAX_BYTES, outputDirectory: values.IMAGE_OUTPUT_DIR },
     secrets: [values.GATEWAY_API_KEY],
   };
+}
+
+// Without a list, the chat-capable models parley knows: the configured ones and every catalog entry
+// that says nothing about image generation.
+function selectableModels({
+  values,
+  catalog,
+}: {
+  values: z.infer<typeof environmentSchema>;
+  catalog: ModelCatalog;
+}): string[] {
+  if (values.SELECTABLE_MODELS.length > 0) return values.SELECTABLE_MODELS;
+  const fromCatalog = Object.entries(catalog.models)
+    .filter(
+      ([model, capabilities]) =>
+        model !== values.IMAGE_MODEL &&
+        capabilities.imageInput === undefined &&
+        capabilities.imageUrlOutput === undefined,
+    )
+    .map(([model]) => model);
+  return [...new Set([values.CHAT_MODEL, values.VISION_MODEL, values.STRUCTURED_MODEL, ...fromCatalog])];
 }
 
 function readEnvFile(path: string): Record<string, string> {

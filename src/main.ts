@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { runConsoleAdapter } from '../adapters/console/console-adapter.ts';
+import { createCommandServices } from '../commands/command-services.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
@@ -37,13 +38,16 @@ async function main(): Promise<number> {
 
   const isInteractive = process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (isInteractive) process.stdout.write(`(logs: ${logFile})\n`);
+  const services = createCommandServices({ app });
   await runConsoleAdapter({
-    app,
+    services,
     input: process.stdin,
     output: process.stdout,
     userName: userInfo().username,
+    outputDirectory: config.images.outputDirectory,
     isInteractive,
   });
+  await services.close();
   await app.close();
   return 0;
 }

@@ -1,38 +1,43 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { App } from '../../src/app.ts';
-import { conversationKeyOf, type ImageAttachment, type IncomingTurn } from '../../src/conversation/turn.ts';
-import { toGatewayError } from '../../src/gateway/gateway-error.ts';
-import { fileExtensionOf } from '../../src/images/image-type.ts';
-import { createConsoleSurface } from './console-surface.ts';
+import { type allCommands, findCommand } from '../../commands/all-commands.ts';
+import { replyWithActions } from '../../commands/chat-reply.ts';
+import type { RawOptionValue } from '../../commands/command-options.ts';
+import type { ChannelMessage, CommandServices, CommandUser } from '../../commands/define-command.ts';
+import { parseCommandText } from '../../commands/parse-command-text.ts';
+import { runAction } from '../../commands/run-action.ts';
+import { runCommand } from '../../commands/run-command.ts';
+import { conversationKeyOf, type ImageAttachment } from '../../src/conversation/turn.ts';
+import type { Action } from '../../src/delivery/card.ts';
+import { createConsoleResponder } from './console-responder.ts';
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
 
 export interface ConsoleAdapterOptions {
-  readonly app: App;
+  readonly services: CommandServices;
   readonly input: NodeJS.ReadableStream;
   readonly output: NodeJS.WritableStream;
   /** The name the model sees as the author of every line. */
   readonly userName: string;
+  /** Folder generated images and attached data files are saved to. */
+  readonly outputDirectory: string;
   /** Show a prompt and handle Ctrl+C: true for a person at a terminal, false for piped input. */
   readonly isInteractive: boolean;
 }
 
 /**
- * A terminal chat through the same engine and delivery as every platform. Lines are answered one at a
- * time in order, so piped input works like typed input; it returns when input ends or on /exit.
+ * A terminal chat through the same engine, delivery and commands as every platform. Lines are
+ * answered one at a time in order, so piped input works like typed input; it returns when input ends
+ * or on /exit. The person at the terminal owns the bot, so they count as an admin.
  */
-export async function runConsoleAdapter({
-  app,
-  input,
-  output,
-  userName,
-  isInteractive,
-}: ConsoleAdapterOptions): Promise<void> {
+export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise<void> {
+  const { services, input, output, userName, outputDirectory, isInteractive } = options;
   const conversationKey = conversationKeyOf({ platform: 'console', workspace: 'local', channel: userName });
+  const user: CommandUser = { id: userName, name: userName, isAdmin: true, roleIds: [] };
   const lines = createInterface({ input, terminal: isInteractive, crlfDelay: Number.POSITIVE_INFINITY });
-  const logger = app.logger.child({ adapter: 'console' });
+  const logger = services.logger.child({ adapter: 'console' });
   let inFlight: AbortController | undefined;
+  let shownActions: readonly Action[] = [];
 
   // Ctrl+C stops the reply being written (its text stays); with nothing running, it leaves.
   lines.on('SIGINT', () => {
@@ -42,97 +47,107 @@ export async function runConsoleAdapter({
   const write = (text: string) => {
     output.write(text);
   };
-  const prompt = () => {
-    if (isInteractive) write('\n> ');
+  const showActions = (actions: readonly Action[]) => {
+    shownActions = actions;
+    if (actions.length > 0 && isInteractive) {
+      write(
+        `\n${actions.map((action, index) => `[${index + 1}] ${action.label}`).join('  ')}   (/press <number>)`,
+      );
+    }
   };
+  const readRecentMessages = async (limit: number): Promise<ChannelMessage[]> =>
+    (await services.history.load(conversationKey)).slice(-limit).map((turn) => ({
+      authorName: turn.authorName,
+      text: turn.text,
+      createdAt: turn.createdAt,
+      isBot: turn.role === 'assistant',
+    }));
 
-  if (isInteractive) write('parley — type /help for commands\n');
-  prompt();
+  if (isInteractive) write('parley — chat, or type /help for commands\n> ');
   for await (const line of lines) {
     const request = parseConsoleLine(line);
     if (request.kind === 'exit') break;
     inFlight = new AbortController();
+    const responder = createConsoleResponder({
+      write,
+      outputDirectory,
+      isInteractive,
+      onActions: showActions,
+    });
     try {
       switch (request.kind) {
         case 'empty':
           break;
-        case 'help':
-          write(`${consoleHelp}\n`);
-          break;
         case 'invalid':
           write(`${request.message}\n`);
           break;
-        case 'reset':
-          await app.engine.reset(conversationKey);
-          write('I forgot this conversation.\n');
-          break;
         case 'chat':
-        case 'image': {
-          const turn: IncomingTurn = {
-            conversationKey,
-            author: { id: userName, name: userName },
-            text: request.kind === 'chat' ? request.text : request.question,
-            images: request.kind === 'image' ? [fileAttachment(request.path)] : [],
-          };
-          const surface = createConsoleSurface({ write, outputDirectory: app.config.images.outputDirectory });
-          try {
-            await app.engine.reply({ turn, surface, signal: inFlight.signal });
-          } finally {
-            surface.flush();
-          }
+        case 'image':
+          await replyWithActions({
+            services,
+            surface: responder.surface,
+            turn: {
+              conversationKey,
+              author: { id: user.id, name: user.name },
+              text: request.kind === 'chat' ? request.text : request.question,
+              images: request.kind === 'image' ? [fileAttachment(request.path)] : [],
+            },
+          }).finally(() => responder.surface.flush());
+          write('\n');
+          break;
+        case 'press': {
+          const action = shownActions[request.actionNumber - 1];
+          if (!action) write(`There is no button ${request.actionNumber} under the last answer.\n`);
+          else await runAction({ actionId: action.id, user, responder, services, signal: inFlight.signal });
+          responder.surface.flush();
           write('\n');
           break;
         }
-        case 'imagine':
-          await drawImages({ app, prompt: request.prompt, write, signal: inFlight.signal });
+        case 'command': {
+          const command = findCommand(request.name);
+          if (!command) {
+            write(`Unknown command /${request.name}. Type /help for the list.\n`);
+            break;
+          }
+          if (command.name === 'help') write(`${consoleHelp}\n\n`);
+          await runCommand({
+            command,
+            rawOptions: toRawOptions(command.options, request.text),
+            conversationKey,
+            user,
+            responder,
+            services,
+            readRecentMessages,
+            signal: inFlight.signal,
+          });
+          responder.surface.flush();
           break;
+        }
       }
     } catch (error) {
       logger.error({ err: error, input: request.kind }, 'console request failed');
-      write(`\nSomething went wrong: ${toGatewayError(error).userMessage}\n`);
+      write('\nSomething went wrong on my side. It has been logged.\n');
     } finally {
       inFlight = undefined;
     }
-    prompt();
+    if (isInteractive) write('\n> ');
   }
   lines.close();
 }
 
-function fileAttachment(path: string): ImageAttachment {
-  return { name: basename(path), load: async () => new Uint8Array(await readFile(path)) };
+// Image options are file paths in the terminal.
+function toRawOptions(
+  commandOptions: (typeof allCommands)[number]['options'],
+  text: string,
+): Record<string, RawOptionValue> {
+  const raw: Record<string, RawOptionValue> = parseCommandText(commandOptions, text);
+  for (const [name, option] of Object.entries(commandOptions)) {
+    const value = raw[name];
+    if (option.kind === 'image' && typeof value === 'string') raw[name] = fileAttachment(value);
+  }
+  return raw;
 }
 
-async function drawImages({
-  app,
-  prompt,
-  write,
-  signal,
-}: {
-  app: App;
-  prompt: string;
-  write: (text: string) => void;
-  signal: AbortSignal;
-}): Promise<void> {
-  write('drawing 1 image…\n');
-  const startedAt = Date.now();
-  let result: Awaited<ReturnType<App['gateway']['generateImages']>>;
-  try {
-    result = await app.gateway.generateImages({ model: app.config.models.image, prompt, count: 1, signal });
-  } catch (error) {
-    const failure = toGatewayError(error);
-    app.logger.warn({ err: failure, kind: failure.kind }, 'image generation failed');
-    write(`${failure.userMessage}\n`);
-    return;
-  }
-  const surface = createConsoleSurface({ write, outputDirectory: app.config.images.outputDirectory });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  await surface.upload?.(
-    result.images.map((image, index) => ({
-      name: `imagine-${stamp}-${index + 1}.${fileExtensionOf(image.mimeType)}`,
-      mimeType: image.mimeType,
-      bytes: image.bytes,
-    })),
-    [...result.notices, `done in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`].join('\n'),
-  );
-  write('\n');
+function fileAttachment(path: string): ImageAttachment {
+  return { name: basename(path), load: async () => new Uint8Array(await readFile(path)) };
 }

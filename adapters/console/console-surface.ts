@@ -1,9 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Action } from '../../src/delivery/card.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
 
 /** The terminal as a Surface, plus `flush()` to print what was held back once the reply is over. */
 export interface ConsoleSurface extends Surface {
+  upload(files: readonly OutgoingFile[], text?: string): Promise<PostedMessage>;
   flush(): void;
 }
 
@@ -19,9 +21,12 @@ const trailingFenceLine = /\n[ \t]*(```|~~~)[ \t]*$/;
 export function createConsoleSurface({
   write,
   outputDirectory,
+  onActions,
 }: {
   write: (text: string) => void;
   outputDirectory: string;
+  /** Buttons a terminal cannot draw: the adapter lists them after the answer for /press. */
+  onActions?: (actions: readonly Action[]) => void;
 }): ConsoleSurface {
   let messageCount = 0;
   let current: { id: string; printed: string; latest: string } | undefined;
@@ -63,6 +68,13 @@ export function createConsoleSurface({
       });
       return message;
     },
+    ...(onActions
+      ? {
+          async setActions(_message: PostedMessage, actions: readonly Action[]) {
+            onActions(actions);
+          },
+        }
+      : {}),
     flush() {
       if (current && current.latest !== current.printed) print(current.id, current.latest, { isFinal: true });
     },

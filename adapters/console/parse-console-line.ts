@@ -3,43 +3,40 @@ export type ConsoleInput =
   | { readonly kind: 'empty' }
   | { readonly kind: 'chat'; readonly text: string }
   | { readonly kind: 'image'; readonly path: string; readonly question: string }
-  | { readonly kind: 'imagine'; readonly prompt: string }
-  | { readonly kind: 'reset' }
-  | { readonly kind: 'help' }
+  | { readonly kind: 'press'; readonly actionNumber: number }
+  | { readonly kind: 'command'; readonly name: string; readonly text: string }
   | { readonly kind: 'exit' }
   | { readonly kind: 'invalid'; readonly message: string };
 
+/** The terminal's own commands; /help adds the shared commands after these. */
 export const consoleHelp = [
-  'Type a message to chat. Commands:',
+  'Terminal only:',
   '  /image <path> <question>   ask about a local image file (quote a path with spaces)',
-  '  /imagine <prompt>          draw an image; files are saved under the output folder',
-  '  /reset                     forget this conversation',
-  '  /help                      this list',
+  '  /press <number>            press a button shown under the last answer, e.g. /press 1',
   '  /exit                      leave (Ctrl+D works too; Ctrl+C stops a reply in progress)',
+  'Image options of commands take a file path, e.g. /imagine a fox --ref ./fox.png',
 ].join('\n');
 
 export function parseConsoleLine(line: string): ConsoleInput {
   const trimmed = line.trim();
   if (trimmed === '') return { kind: 'empty' };
   if (!trimmed.startsWith('/')) return { kind: 'chat', text: trimmed };
-  const command = trimmed.split(/\s+/, 1)[0] ?? '';
-  const rest = trimmed.slice(command.length).trim();
-  switch (command.toLowerCase()) {
-    case '/exit':
-    case '/quit':
+  const name = (trimmed.split(/\s+/, 1)[0] ?? '').slice(1).toLowerCase();
+  const rest = trimmed.slice(name.length + 1).trim();
+  switch (name) {
+    case 'exit':
+    case 'quit':
       return { kind: 'exit' };
-    case '/help':
-      return { kind: 'help' };
-    case '/reset':
-      return { kind: 'reset' };
-    case '/imagine':
-      return rest === ''
-        ? { kind: 'invalid', message: 'Usage: /imagine <prompt>' }
-        : { kind: 'imagine', prompt: rest };
-    case '/image':
+    case 'image':
       return parseImageCommand(rest);
+    case 'press': {
+      const actionNumber = Number.parseInt(rest, 10);
+      return Number.isInteger(actionNumber) && actionNumber > 0
+        ? { kind: 'press', actionNumber }
+        : { kind: 'invalid', message: 'Usage: /press <number>, e.g. /press 1' };
+    }
     default:
-      return { kind: 'invalid', message: `Unknown command ${command}. Type /help for the list.` };
+      return { kind: 'command', name, text: rest };
   }
 }
 

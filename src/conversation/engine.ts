@@ -14,6 +14,7 @@ import type { HistoryStore } from './history-store.ts';
 import { type LoadedImages, loadImages } from './image-intake.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { ConversationKey, IncomingTurn, StoredTurn } from './turn.ts';
+import type { UsageLedger } from './usage-ledger.ts';
 
 /** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
 export type ReplyStatus = 'complete' | 'cut' | 'failed';
@@ -26,6 +27,10 @@ export interface ReplyOutcome {
   readonly usage: TokenUsage | undefined;
   /** The gateway error behind a `cut` or `failed` reply. */
   readonly error: GatewayError | undefined;
+  /** `createdAt` of the assistant turn recorded in history, when one was. */
+  readonly recordedAt?: string | undefined;
+  /** The turn's images as the model got them (`data:` URIs), so Regenerate can send them again. */
+  readonly imageDataUris?: readonly string[];
 }
 
 export interface ReplyRequest {
@@ -33,6 +38,12 @@ export interface ReplyRequest {
   readonly surface: Surface;
   /** Aborting stops the reply (the Stop action); the text so far stays and is recorded. */
   readonly signal?: AbortSignal;
+  /**
+   * Regenerate: the `createdAt` of the assistant turn this reply replaces. When that turn is still
+   * the last one, it and the user turn before it leave the context and are replaced in history;
+   * otherwise the new reply is simply added at the end.
+   */
+  readonly replacesReplyCreatedAt?: string;
 }
 
 export interface ConversationEngine {
@@ -40,6 +51,11 @@ export interface ConversationEngine {
   reply(request: ReplyRequest): Promise<ReplyOutcome>;
   /** Forgets the conversation's history and settings (queued behind a reply in progress). */
   reset(key: ConversationKey): Promise<void>;
+  /**
+   * Runs `task` in the conversation's order: after the replies before it, before the ones after it.
+   * The task must not call `reply` or `reset` of the same conversation, which would wait for it.
+   */
+  runInOrder<Result>(key: ConversationKey, task: () => Promise<Result>): Promise<Result>;
 }
 
 export interface EngineDefaults {
@@ -57,6 +73,8 @@ export interface EngineDependencies {
   readonly lock: KeyedLock;
   readonly defaults: EngineDefaults;
   readonly logger: Logger;
+  /** Where spending is counted for /usage; optional so the engine works without it in tests. */
+  readonly usageLedger?: UsageLedger;
   readonly now?: () => Date;
 }
 
@@ -69,6 +87,8 @@ interface PreparedTurn {
   readonly fit: ContextFit;
   readonly images: LoadedImages;
   readonly notices: string[];
+  /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
+  readonly replacedTurnCount: number;
 }
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
@@ -80,13 +100,12 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
         await history.reset(key);
         await settings.reset(key);
       }),
+    runInOrder: (key, task) => lock.run(key, task),
   };
 }
 
-async function answer(
-  dependencies: EngineDependencies,
-  { turn, surface, signal }: ReplyRequest,
-): Promise<ReplyOutcome> {
+async function answer(dependencies: EngineDependencies, request: ReplyRequest): Promise<ReplyOutcome> {
+  const { turn, surface, signal } = request;
   const logger = dependencies.logger.child({
     conversationKey: turn.conversationKey,
     authorId: turn.author.id,
@@ -97,7 +116,7 @@ async function answer(
   });
   let prepared: PreparedTurn;
   try {
-    prepared = await prepareTurn(dependencies, turn, logger);
+    prepared = await prepareTurn(dependencies, request, logger);
   } catch (error) {
     logger.error({ err: error }, 'conversation store unavailable');
     const delivered = await writer.fail({ reason: storeUnavailableMessage });
@@ -131,9 +150,11 @@ async function answer(
   const status: ReplyStatus = failure ? (delivered.text.length > 0 ? 'cut' : 'failed') : 'complete';
   // A reply that never produced text leaves history as it was, so the person can simply ask again;
   // a cut reply is kept as the person saw it, marked, so the model knows it broke off.
-  if (delivered.text.length > 0) {
-    await recordExchange({ dependencies, turn, prepared, streamed, startedAt, logger });
-  }
+  const recordedAt =
+    delivered.text.length > 0
+      ? await recordExchange({ dependencies, turn, prepared, streamed, startedAt, logger })
+      : undefined;
+  await recordUsage({ dependencies, turn, streamed, logger });
   logger.info(
     {
       status,
@@ -154,20 +175,34 @@ async function answer(
     finishReason: streamed.finishReason,
     usage: streamed.usage,
     error: failure,
+    recordedAt,
+    imageDataUris: prepared.images.parts.flatMap((part) =>
+      part.type === 'image_url' ? [part.image_url.url] : [],
+    ),
   };
 }
 
 async function prepareTurn(
   dependencies: EngineDependencies,
-  turn: IncomingTurn,
+  request: ReplyRequest,
   logger: Logger,
 ): Promise<PreparedTurn> {
+  const { turn } = request;
   const { gateway, defaults } = dependencies;
-  const [conversationSettings, storedTurns, images] = await Promise.all([
+  const [conversationSettings, allStoredTurns, images] = await Promise.all([
     dependencies.settings.get(turn.conversationKey),
     dependencies.history.load(turn.conversationKey),
     loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
   ]);
+  const lastTurn = allStoredTurns.at(-1);
+  const replacedTurnCount =
+    request.replacesReplyCreatedAt !== undefined &&
+    lastTurn?.role === 'assistant' &&
+    lastTurn.createdAt === request.replacesReplyCreatedAt &&
+    allStoredTurns.at(-2)?.role === 'user'
+      ? 2
+      : 0;
+  const storedTurns = allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount);
   let model = conversationSettings.model ?? defaults.chatModel;
   if (images.parts.length > 0 && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
 
@@ -189,7 +224,7 @@ async function prepareTurn(
       `The ${fit.droppedTurnCount} oldest messages of this conversation no longer fit in my context, so I left them out.`,
     );
   }
-  return { model, fit, images, notices };
+  return { model, fit, images, notices, replacedTurnCount };
 }
 
 interface StreamedReply {
@@ -256,7 +291,7 @@ async function recordExchange({
   streamed: StreamedReply;
   startedAt: Date;
   logger: Logger;
-}): Promise<void> {
+}): Promise<string | undefined> {
   const now = dependencies.now ?? (() => new Date());
   const userTurn: StoredTurn = {
     role: 'user',
@@ -278,9 +313,37 @@ async function recordExchange({
     createdAt: now().toISOString(),
   };
   try {
-    await dependencies.history.append(turn.conversationKey, [userTurn, assistantTurn]);
+    await dependencies.history.append(turn.conversationKey, [userTurn, assistantTurn], {
+      replacingLast: prepared.replacedTurnCount,
+    });
+    return assistantTurn.createdAt;
   } catch (error) {
     // The person already has the reply; losing it from memory is worth an error line, not a crash.
     logger.error({ err: error }, 'reply delivered but not recorded in history');
+    return undefined;
+  }
+}
+
+async function recordUsage({
+  dependencies,
+  turn,
+  streamed,
+  logger,
+}: {
+  dependencies: EngineDependencies;
+  turn: IncomingTurn;
+  streamed: StreamedReply;
+  logger: Logger;
+}): Promise<void> {
+  if (!dependencies.usageLedger || (!streamed.usage && streamed.delivered.text.length === 0)) return;
+  try {
+    await dependencies.usageLedger.record({
+      userId: turn.author.id,
+      conversationKey: turn.conversationKey,
+      usage: streamed.usage,
+      at: (dependencies.now ?? (() => new Date()))(),
+    });
+  } catch (error) {
+    logger.warn({ err: error }, 'usage not recorded');
   }
 }

@@ -8,8 +8,15 @@ const storedHistorySchema = z.array(storedTurnSchema);
 /** The turns of every conversation, newest last, in a keyv store that outlives the process. */
 export interface HistoryStore {
   load(key: ConversationKey): Promise<StoredTurn[]>;
-  /** Adds turns at the end, keeping at most the newest `maxTurns`. */
-  append(key: ConversationKey, turns: readonly StoredTurn[]): Promise<void>;
+  /**
+   * Adds turns at the end, keeping at most the newest `maxTurns`. With `replacingLast`, that many
+   * turns are removed from the end first (a regenerated reply takes the place of the old one).
+   */
+  append(
+    key: ConversationKey,
+    turns: readonly StoredTurn[],
+    options?: { replacingLast?: number },
+  ): Promise<void>;
   reset(key: ConversationKey): Promise<void>;
 }
 
@@ -43,8 +50,9 @@ export function createHistoryStore({
   };
   return {
     load,
-    async append(key, turns) {
+    async append(key, turns, { replacingLast = 0 } = {}) {
       const history = await load(key);
+      history.splice(history.length - Math.min(replacingLast, history.length));
       history.push(...turns);
       await store.set(key, history.slice(-maxTurns));
     },

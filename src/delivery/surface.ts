@@ -1,3 +1,5 @@
+import type { Action } from './card.ts';
+
 /**
  * A Surface is one place a reply can be written to: a Discord channel or interaction, a Slack thread,
  * the terminal. Adapters implement it; `delivery/` drives it. A capability the platform lacks is an
@@ -5,14 +7,20 @@
  */
 export interface Surface {
   readonly limits: SurfaceLimits;
-  /** Posts a new message and returns its platform id. */
-  post(text: string): Promise<PostedMessage>;
+  /** Posts a new message and returns its platform id; `actions` become buttons under it. */
+  post(text: string, options?: PostOptions): Promise<PostedMessage>;
   /** Replaces the whole text of a message this surface posted. */
   edit(message: PostedMessage, text: string): Promise<void>;
   /** Attaches files (generated images, JSON, CSV) as a new message, with optional text. */
   upload?(files: readonly OutgoingFile[], text?: string): Promise<PostedMessage>;
   /** Shows a "typing…" / "thinking…" indicator; called only while nothing else needs the budget. */
   showTyping?(): Promise<void>;
+  /** Replaces the buttons under a message this surface posted; an empty list removes them. */
+  setActions?(message: PostedMessage, actions: readonly Action[]): Promise<void>;
+}
+
+export interface PostOptions {
+  readonly actions?: readonly Action[];
 }
 
 export interface SurfaceLimits {

@@ -96,7 +96,7 @@ describe('the terminal chat (npm start)', () => {
     fake.enqueue({ text: 'three' });
     const run = await runParley('first\nsecond\n/reset\nthird\n');
     expect(run.stdout.indexOf('one')).toBeLessThan(run.stdout.indexOf('two'));
-    expect(run.stdout).toContain('I forgot this conversation.');
+    expect(run.stdout).toContain('cleared this conversation');
     const third = chatRequests()[2]?.body as { messages: unknown[] };
     expect(third.messages).toHaveLength(2);
   });
@@ -115,7 +115,7 @@ describe('the terminal chat (npm start)', () => {
     expect(JSON.stringify(visionRequest.messages.at(-1)?.content)).toContain('data:image/png;base64,');
     const files = readdirSync(join(workDirectory, 'out'));
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(/^imagine-.*\.png$/);
+    expect(files[0]).toBe('parley-a-blue-square-1.png');
     expect(run.stdout).toContain(`saved ${join(workDirectory, 'out', files[0] ?? '')}`);
   });
 

@@ -6,9 +6,10 @@ describe('parseConsoleLine', () => {
     ['', { kind: 'empty' }],
     ['   ', { kind: 'empty' }],
     ['hello there', { kind: 'chat', text: 'hello there' }],
-    ['/reset', { kind: 'reset' }],
+    ['/reset', { kind: 'command', name: 'reset', text: '' }],
+    ['/Imagine a fox --n 2', { kind: 'command', name: 'imagine', text: 'a fox --n 2' }],
+    ['/press 2', { kind: 'press', actionNumber: 2 }],
     ['/EXIT', { kind: 'exit' }],
-    ['/imagine a red fox', { kind: 'imagine', prompt: 'a red fox' }],
     ['/image shot.png what does it say?', { kind: 'image', path: 'shot.png', question: 'what does it say?' }],
     ['/image "my shot.png" read it', { kind: 'image', path: 'my shot.png', question: 'read it' }],
     ['/image shot.png', { kind: 'image', path: 'shot.png', question: 'What is in this image?' }],
@@ -16,15 +17,14 @@ describe('parseConsoleLine', () => {
     expect(parseConsoleLine(line)).toEqual(expected);
   });
 
-  it('explains usage and unknown commands in one line', () => {
-    expect(parseConsoleLine('/imagine')).toEqual({ kind: 'invalid', message: 'Usage: /imagine <prompt>' });
+  it('explains usage in one line', () => {
     expect(parseConsoleLine('/image')).toEqual({
       kind: 'invalid',
       message: 'Usage: /image <path> <question>',
     });
-    expect(parseConsoleLine('/dance')).toEqual({
+    expect(parseConsoleLine('/press first')).toEqual({
       kind: 'invalid',
-      message: 'Unknown command /dance. Type /help for the list.',
+      message: 'Usage: /press <number>, e.g. /press 1',
     });
   });
 });

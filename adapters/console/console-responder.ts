@@ -1,0 +1,46 @@
+import type { CommandResponder, CommandResult } from '../../commands/define-command.ts';
+import type { Action } from '../../src/delivery/card.ts';
+import { renderCardAsText } from '../../src/delivery/card.ts';
+import { type ConsoleSurface, createConsoleSurface } from './console-surface.ts';
+
+/**
+ * A command's answers in the terminal: progress on one line that rewrites itself (a person is
+ * watching) or is printed once (piped), cards as text, files saved under the output folder, and
+ * buttons listed for /press.
+ */
+export function createConsoleResponder({
+  write,
+  outputDirectory,
+  isInteractive,
+  onActions,
+}: {
+  write: (text: string) => void;
+  outputDirectory: string;
+  isInteractive: boolean;
+  onActions: (actions: readonly Action[]) => void;
+}): CommandResponder & { surface: ConsoleSurface } {
+  const surface = createConsoleSurface({ write, outputDirectory, onActions });
+  let isProgressShown = false;
+  const endProgress = () => {
+    if (isProgressShown) write(isInteractive ? '\r\x1b[K' : '');
+    isProgressShown = false;
+  };
+  return {
+    surface,
+    async progress(text) {
+      if (isInteractive) write(`\r\x1b[K${text}`);
+      else if (!isProgressShown) write(`${text}\n`);
+      isProgressShown = true;
+    },
+    async send(result: CommandResult) {
+      endProgress();
+      const text = [result.text, result.card ? renderCardAsText(result.card) : undefined]
+        .filter(Boolean)
+        .join('\n\n');
+      if (result.files && result.files.length > 0) await surface.upload(result.files, text);
+      else if (text !== '') write(text);
+      write('\n');
+      onActions(result.actions ?? []);
+    },
+  };
+}

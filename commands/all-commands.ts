@@ -1,0 +1,49 @@
+import type { Command } from './define-command.ts';
+import { defineCommand } from './define-command.ts';
+import { chatCommand } from './definitions/chat.ts';
+import { extractCommand } from './definitions/extract.ts';
+import { imagineCommand } from './definitions/imagine.ts';
+import { modelCommand } from './definitions/model.ts';
+import { resetCommand } from './definitions/reset.ts';
+import { summarizeCommand } from './definitions/summarize.ts';
+import { systemCommand } from './definitions/system.ts';
+import { usageCommand } from './definitions/usage.ts';
+import { describeUsage } from './parse-command-text.ts';
+
+// /help lists the others, so it lives beside the list it reads.
+const helpCommand: Command = defineCommand({
+  name: 'help',
+  description: 'What parley does and its commands',
+  options: {},
+  runsInConversationOrder: false,
+  async run({ responder, services }) {
+    const lines = [
+      'I am parley, an AI assistant. Mention me (or DM me) to chat; I keep the conversation of each channel and thread, read images you attach, and answer with the model the conversation is set to.',
+      '',
+      ...allCommands.map(
+        (command) => `\`${describeUsage(command.name, command.options)}\` — ${command.description}`,
+      ),
+      '',
+      `Default model: ${services.models.chat}; images: ${services.models.image}.`,
+    ];
+    await responder.send({ text: lines.join('\n'), isPrivate: true });
+  },
+});
+
+/** Every command, declared once; each platform registers this list. */
+export const allCommands: readonly Command[] = [
+  chatCommand,
+  imagineCommand,
+  summarizeCommand,
+  extractCommand,
+  modelCommand,
+  systemCommand,
+  resetCommand,
+  usageCommand,
+  helpCommand,
+] as readonly Command[];
+
+export function findCommand(name: string): Command | undefined {
+  const wanted = name.toLowerCase().replace(/^\//, '');
+  return allCommands.find((command) => command.name === wanted);
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import type { ReplyOutcome } from '../src/conversation/engine.ts';
+import type { ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
+import type { Action } from '../src/delivery/card.ts';
+import type { PostedMessage, Surface } from '../src/delivery/surface.ts';
+import { encodeActionId } from './action-store.ts';
+import type { CommandServices } from './define-command.ts';
+
+/**
+ * A chat reply with its buttons: Stop under the first message while it streams, then Regenerate
+ * (and Continue when the token limit cut the reply) under the last one. Mentions, /chat, Regenerate
+ * and Continue all reply through here, so every chat reply behaves the same on every platform.
+ */
+export async function replyWithActions({
+  services,
+  turn,
+  surface,
+  replacesReplyCreatedAt,
+}: {
+  services: CommandServices;
+  turn: IncomingTurn;
+  surface: Surface;
+  replacesReplyCreatedAt?: string;
+}): Promise<ReplyOutcome> {
+  const replyId = randomBytes(9).toString('base64url');
+  const signal = services.activeReplies.start(replyId);
+  const stopAction: Action = {
+    id: encodeActionId({ verb: 'chat.stop', token: replyId }),
+    label: 'Stop',
+    style: 'danger',
+  };
+  const tracked = trackFirstMessage(surface, surface.setActions ? [stopAction] : []);
+  let outcome: ReplyOutcome;
+  try {
+    outcome = await services.engine.reply({
+      turn,
+      surface: tracked.surface,
+      signal,
+      ...(replacesReplyCreatedAt ? { replacesReplyCreatedAt } : {}),
+    });
+  } finally {
+    services.activeReplies.finish(replyId);
+  }
+  if (surface.setActions) {
+    await showFollowUpActions({ services, turn, surface, outcome, firstMessage: tracked.firstMessage() });
+  }
+  return outcome;
+}
+
+async function showFollowUpActions({
+  services,
+  turn,
+  surface,
+  outcome,
+  firstMessage,
+}: {
+  services: CommandServices;
+  turn: IncomingTurn;
+  surface: Surface;
+  outcome: ReplyOutcome;
+  firstMessage: PostedMessage | undefined;
+}): Promise<void> {
+  const lastMessage = outcome.delivered.messages.at(-1);
+  // Regenerate is offered after every reply, a failed one included: there it is "try again".
+  const token = await services.actionStore.save({
+    kind: 'chat',
+    conversationKey: turn.conversationKey,
+    author: { id: turn.author.id, name: turn.author.name },
+    text: turn.text,
+    imageDataUris: [...(outcome.imageDataUris ?? [])],
+    ...(outcome.recordedAt ? { replyCreatedAt: outcome.recordedAt } : {}),
+  });
+  const actions: Action[] = [
+    { id: encodeActionId({ verb: 'chat.regenerate', token }), label: 'Regenerate', style: 'secondary' },
+  ];
+  if (outcome.finishReason === 'length') {
+    actions.push({
+      id: encodeActionId({ verb: 'chat.continue', token }),
+      label: 'Continue',
+      style: 'primary',
+    });
+  }
+  try {
+    if (firstMessage && firstMessage.id !== lastMessage?.id) await surface.setActions?.(firstMessage, []);
+    if (lastMessage) await surface.setActions?.(lastMessage, actions);
+  } catch (error) {
+    services.logger.warn({ err: error }, 'could not update the buttons of a reply');
+  }
+}
+
+// The Stop button goes out with the first post itself, so showing it costs no extra platform call.
+function trackFirstMessage(
+  surface: Surface,
+  firstActions: readonly Action[],
+): { surface: Surface; firstMessage: () => PostedMessage | undefined } {
+  let firstMessage: PostedMessage | undefined;
+  const wrapped: Surface = {
+    limits: surface.limits,
+    post: async (text, options) => {
+      if (firstMessage) return surface.post(text, options);
+      firstMessage = await surface.post(text, {
+        ...options,
+        actions: [...(options?.actions ?? []), ...firstActions],
+      });
+      return firstMessage;
+    },
+    edit: (message, text) => surface.edit(message, text),
+    ...(surface.upload ? { upload: surface.upload.bind(surface) } : {}),
+    ...(surface.showTyping ? { showTyping: surface.showTyping.bind(surface) } : {}),
+    ...(surface.setActions ? { setActions: surface.setActions.bind(surface) } : {}),
+  };
+  return { surface: wrapped, firstMessage: () => firstMessage };
+}
+
+/** Turns stored `data:` URIs back into attachments, for a regenerated turn. */
+export function attachmentsFromDataUris(dataUris: readonly string[]): ImageAttachment[] {
+  return dataUris.map((uri, index) => ({
+    name: `image-${index + 1}`,
+    load: async () => new Uint8Array(Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64')),
+  }));
+}

@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import type { ImageAttachment } from '../src/conversation/turn.ts';
+
+/**
+ * A command option, declared once: the zod schema that validates it, and what each platform needs to
+ * show it (Discord option type, choices, limits, autocomplete; Slack `--flag` names).
+ */
+export interface CommandOption<Value = unknown> {
+  readonly kind: 'text' | 'integer' | 'boolean' | 'choice' | 'image';
+  readonly description: string;
+  readonly isRequired: boolean;
+  /** Validates and converts the raw platform value (a string from Slack text, a typed value from Discord). */
+  readonly schema: z.ZodType<Value>;
+  readonly choices?: readonly string[];
+  readonly minValue?: number;
+  readonly maxValue?: number;
+  readonly maxLength?: number;
+  /** Short aliases for `--flag` syntax on Slack and the terminal, e.g. `ar` for `aspect_ratio`. */
+  readonly aliases?: readonly string[];
+  /** The option that takes the free text of `/command free text --flag value`. */
+  readonly isFreeText?: boolean;
+  /** Suggestions as the person types (Discord autocomplete). */
+  readonly suggest?: (context: { typed: string; models: readonly string[] }) => readonly string[];
+}
+
+/** A raw value as a platform hands it over, before validation. */
+export type RawOptionValue = string | number | boolean | ImageAttachment;
+
+const imageAttachmentSchema = z.custom<ImageAttachment>(
+  (value) =>
+    typeof value === 'object' && value !== null && typeof (value as ImageAttachment).load === 'function',
+  { error: 'must be an image attachment' },
+);
+
+export function textOption<IsRequired extends boolean = false>(options: {
+  description: string;
+  isRequired?: IsRequired;
+  maxLength?: number;
+  isFreeText?: boolean;
+  aliases?: readonly string[];
+  suggest?: CommandOption['suggest'];
+}): CommandOption<IsRequired extends true ? string : string | undefined> {
+  const maxLength = options.maxLength ?? 4_000;
+  const schema = z
+    .string({ error: 'must be text' })
+    .trim()
+    .min(1, 'cannot be empty')
+    .max(maxLength, `must be at most ${maxLength} characters`);
+  return {
+    kind: 'text',
+    description: options.description,
+    isRequired: options.isRequired ?? false,
+    schema: (options.isRequired ? schema : schema.optional()) as unknown as z.ZodType<
+      IsRequired extends true ? string : string | undefined
+    >,
+    maxLength,
+    ...(options.isFreeText ? { isFreeText: true } : {}),
+    ...(options.aliases ? { aliases: options.aliases } : {}),
+    ...(options.suggest ? { suggest: options.suggest } : {}),
+  };
+}
+
+export function integerOption<Default extends number | undefined = undefined>(options: {
+  description: string;
+  minValue: number;
+  maxValue: number;
+  defaultValue?: Default;
+  aliases?: readonly string[];
+}): CommandOption<Default extends number ? number : number | undefined> {
+  const { minValue, maxValue } = options;
+  const range = `a whole number from ${minValue} to ${maxValue}`;
+  const base = z.coerce
+    .number({ error: `must be ${range}` })
+    .int(`must be ${range}`)
+    .min(minValue, `must be ${range}`)
+    .max(maxValue, `must be ${range}`);
+  return {
+    kind: 'integer',
+    description: options.description,
+    isRequired: false,
+    schema: (options.defaultValue === undefined
+      ? base.optional()
+      : base.default(options.defaultValue)) as unknown as z.ZodType<
+      Default extends number ? number : number | undefined
+    >,
+    minValue,
+    maxValue,
+    ...(options.aliases ? { aliases: options.aliases } : {}),
+  };
+}
+
+export function choiceOption<Choice extends string, Default extends Choice | undefined = undefined>(options: {
+  description: string;
+  choices: readonly [Choice, ...Choice[]];
+  defaultValue?: Default;
+  aliases?: readonly string[];
+}): CommandOption<Default extends Choice ? Choice : Choice | undefined> {
+  const base = z.enum(options.choices as unknown as [Choice, ...Choice[]], {
+    error: `must be one of ${options.choices.join(', ')}`,
+  });
+  return {
+    kind: 'choice',
+    description: options.description,
+    isRequired: false,
+    schema: (options.defaultValue === undefined
+      ? base.optional()
+      : base.default(options.defaultValue as never)) as unknown as z.ZodType<
+      Default extends Choice ? Choice : Choice | undefined
+    >,
+    choices: options.choices,
+    ...(options.aliases ? { aliases: options.aliases } : {}),
+  };
+}
+
+export function booleanOption(options: {
+  description: string;
+  aliases?: readonly string[];
+}): CommandOption<boolean> {
+  // Slack and the terminal pass `--flag` (true) or `--flag no`; Discord passes a real boolean.
+  const schema = z.preprocess(
+    (value) => (typeof value === 'string' ? !/^(false|no|off|0)$/i.test(value.trim()) : value),
+    z.boolean({ error: 'must be yes or no' }),
+  );
+  return {
+    kind: 'boolean',
+    description: options.description,
+    isRequired: false,
+    schema: schema.optional().transform((value) => value ?? false) as unknown as z.ZodType<boolean>,
+    ...(options.aliases ? { aliases: options.aliases } : {}),
+  };
+}
+
+export function imageOption(options: {
+  description: string;
+  aliases?: readonly string[];
+}): CommandOption<ImageAttachment | undefined> {
+  return {
+    kind: 'image',
+    description: options.description,
+    isRequired: false,
+    schema: imageAttachmentSchema.optional(),
+    ...(options.aliases ? { aliases: options.aliases } : {}),
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: each option keeps its own value type; the record only names them.
+export type CommandOptions = Record<string, CommandOption<any>>;
+
+/** The validated input a command's `run` receives, typed from its options. */
+export type CommandInput<Options extends CommandOptions> = {
+  [Name in keyof Options]: Options[Name] extends CommandOption<infer Value> ? Value : never;
+};
+
+/** Validates raw platform values against the options; every problem is one short line for the person. */
+export function parseCommandInput<Options extends CommandOptions>(
+  options: Options,
+  raw: Readonly<Record<string, RawOptionValue | undefined>>,
+): { isValid: true; input: CommandInput<Options> } | { isValid: false; problems: string[] } {
+  const shape = Object.fromEntries(Object.entries(options).map(([name, option]) => [name, option.schema]));
+  const unknownNames = Object.keys(raw).filter((name) => !(name in options));
+  const result = z.object(shape).safeParse(raw);
+  const problems = unknownNames.map(
+    (name) => `there is no option "${name}" (options: ${Object.keys(options).join(', ') || 'none'})`,
+  );
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const name = String(issue.path[0] ?? 'input');
+      const message =
+        issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+      problems.push(`${name} ${message}`);
+    }
+  }
+  if (problems.length > 0 || !result.success) return { isValid: false, problems };
+  return { isValid: true, input: result.data as CommandInput<Options> };
+}

@@ -1,0 +1,38 @@
+import type { App } from '../src/app.ts';
+import { createActiveReplies } from '../src/conversation/active-replies.ts';
+import { createStore } from '../src/state/create-store.ts';
+import { createActionStore } from './action-store.ts';
+import type { CommandServices, CommandUser } from './define-command.ts';
+
+/** Builds what commands need from the core app; called once by the process entry (and tests). */
+export function createCommandServices({ app }: { app: App }): CommandServices & { close(): Promise<void> } {
+  const { config } = app;
+  const actionKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'actions', logger: app.logger });
+  const editors = config.settingsEditors;
+  return {
+    engine: app.engine,
+    gateway: app.gateway,
+    history: app.history,
+    settings: app.settings,
+    usage: app.usage,
+    actionStore: createActionStore({ store: actionKeyv }),
+    activeReplies: createActiveReplies(),
+    models: {
+      chat: config.models.chat,
+      vision: config.models.vision,
+      image: config.models.image,
+      structured: config.models.structured,
+      selectable: config.models.selectable,
+    },
+    systemPrompt: config.systemPrompt,
+    maxImageBytes: config.images.maxInputBytes,
+    mayChangeSettings: (user: CommandUser) =>
+      editors.policy === 'everyone' ||
+      user.isAdmin ||
+      editors.userIds.includes(user.id) ||
+      user.roleIds.some((roleId) => editors.roleIds.includes(roleId)),
+    logger: app.logger,
+    now: () => new Date(),
+    close: () => actionKeyv.disconnect(),
+  };
+}

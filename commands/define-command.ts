@@ -1,0 +1,104 @@
+import type { ActiveReplies } from '../src/conversation/active-replies.ts';
+import type { ConversationEngine } from '../src/conversation/engine.ts';
+import type { HistoryStore } from '../src/conversation/history-store.ts';
+import type { SettingsStore } from '../src/conversation/settings-store.ts';
+import type { ConversationKey } from '../src/conversation/turn.ts';
+import type { UsageLedger } from '../src/conversation/usage-ledger.ts';
+import type { Action, Card } from '../src/delivery/card.ts';
+import type { OutgoingFile, Surface } from '../src/delivery/surface.ts';
+import type { Gateway } from '../src/gateway/gateway-client.ts';
+import type { Logger } from '../src/log.ts';
+import type { ActionStore } from './action-store.ts';
+import type { CommandInput, CommandOptions } from './command-options.ts';
+
+/** The person who ran a command or clicked an action, as the platform knows them. */
+export interface CommandUser {
+  readonly id: string;
+  readonly name: string;
+  /** A server or workspace admin (Discord Manage Server / Administrator; Slack admin or owner). */
+  readonly isAdmin: boolean;
+  readonly roleIds: readonly string[];
+}
+
+/** One message of the channel or thread, as `/summarize` reads it from the platform. */
+export interface ChannelMessage {
+  readonly authorName: string;
+  readonly text: string;
+  readonly createdAt: string;
+  readonly isBot: boolean;
+}
+
+/** What a command sends back; each platform renders it natively. */
+export interface CommandResult {
+  readonly text?: string;
+  readonly card?: Card;
+  readonly files?: readonly OutgoingFile[];
+  readonly actions?: readonly Action[];
+  /** Only the person who ran the command sees it (Discord ephemeral, Slack ephemeral). */
+  readonly isPrivate?: boolean;
+}
+
+/** Where a command answers: implemented by each adapter for the place the command was run. */
+export interface CommandResponder {
+  /** The surface streamed text goes to (/chat, Regenerate, Continue). */
+  readonly surface: Surface;
+  /** Shows or replaces a short progress line; the next `send` replaces it where the platform can. */
+  progress(text: string): Promise<void>;
+  send(result: CommandResult): Promise<void>;
+}
+
+/** The core services every command may use; built once in the composition root. */
+export interface CommandServices {
+  readonly engine: ConversationEngine;
+  readonly gateway: Gateway;
+  readonly history: HistoryStore;
+  readonly settings: SettingsStore;
+  readonly usage: UsageLedger;
+  readonly actionStore: ActionStore;
+  readonly activeReplies: ActiveReplies;
+  readonly models: {
+    readonly chat: string;
+    readonly vision: string;
+    readonly image: string;
+    readonly structured: string;
+    /** Every model a conversation may switch to with /model. */
+    readonly selectable: readonly string[];
+  };
+  readonly systemPrompt: string;
+  /** Largest image a person may attach, in bytes. */
+  readonly maxImageBytes: number;
+  /** Whether this person may change /model and /system. */
+  mayChangeSettings(user: CommandUser): boolean;
+  readonly logger: Logger;
+  readonly now: () => Date;
+}
+
+export interface CommandContext<Input> {
+  readonly input: Input;
+  readonly conversationKey: ConversationKey;
+  readonly user: CommandUser;
+  readonly responder: CommandResponder;
+  readonly services: CommandServices;
+  /** The newest messages of the channel or thread, oldest first, read from the platform. */
+  readRecentMessages(limit: number): Promise<ChannelMessage[]>;
+  readonly signal: AbortSignal;
+}
+
+export interface Command<Options extends CommandOptions = CommandOptions> {
+  /** Lowercase, as typed after the slash. */
+  readonly name: string;
+  /** One line for the platform's command list and /help. */
+  readonly description: string;
+  readonly options: Options;
+  /**
+   * Whether the command waits for the conversation's earlier replies. Commands that reply through the
+   * engine (/chat) are ordered by the engine itself and say false here.
+   */
+  readonly runsInConversationOrder: boolean;
+  run(context: CommandContext<CommandInput<Options>>): Promise<void>;
+}
+
+/** Declares a command once; adapters register and render it on every platform. */
+export function defineCommand<Options extends CommandOptions>(command: Command<Options>): Command<Options> {
+  return command;
+}

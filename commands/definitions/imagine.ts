@@ -1,0 +1,58 @@
+import { choiceOption, imageOption, integerOption, textOption } from '../command-options.ts';
+import { defineCommand } from '../define-command.ts';
+import { drawImages, referenceImageUri } from '../draw-images.ts';
+
+export const aspectRatios = ['1:1', '16:9', '9:16', '4:3', '3:4', '3:2', '2:3', '21:9'] as const;
+
+export const imagineCommand = defineCommand({
+  name: 'imagine',
+  description: 'Draw images from a description',
+  options: {
+    prompt: textOption({ description: 'What to draw', isRequired: true, isFreeText: true, maxLength: 2_000 }),
+    count: integerOption({
+      description: 'How many images (1–4)',
+      minValue: 1,
+      maxValue: 4,
+      defaultValue: 1,
+      aliases: ['n'],
+    }),
+    aspect_ratio: choiceOption({ description: 'Shape of the image', choices: aspectRatios, aliases: ['ar'] }),
+    format: choiceOption({
+      description: 'File format',
+      choices: ['png', 'jpg'],
+      defaultValue: 'png',
+      aliases: ['f'],
+    }),
+    reference: imageOption({ description: 'An image to start from', aliases: ['ref'] }),
+  },
+  runsInConversationOrder: true,
+  async run({ input, conversationKey, user, responder, services, signal }) {
+    const referenceImages: string[] = [];
+    if (input.reference) {
+      const reference = await referenceImageUri({
+        attachment: input.reference,
+        maxBytes: services.maxImageBytes,
+        services,
+      });
+      if ('problem' in reference) {
+        await responder.send({ text: `⚠ ${reference.problem}`, isPrivate: true });
+        return;
+      }
+      referenceImages.push(reference.dataUri);
+    }
+    await drawImages({
+      services,
+      user,
+      responder,
+      signal,
+      request: {
+        conversationKey,
+        prompt: input.prompt,
+        count: input.count,
+        aspectRatio: input.aspect_ratio,
+        outputFormat: input.format,
+        referenceImages,
+      },
+    });
+  },
+});

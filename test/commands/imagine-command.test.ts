@@ -1,0 +1,93 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { detectImageType } from '../../src/images/image-type.ts';
+import { createSolidPng } from '../fakes/gateway/index.ts';
+import { type ConsoleUnderTest, startConsoleUnderTest } from '../support/console-under-test.ts';
+
+let under: ConsoleUnderTest;
+beforeEach(async () => {
+  under = await startConsoleUnderTest();
+});
+afterEach(() => under.close());
+
+type ImageBody = {
+  model: string;
+  prompt: string;
+  n: number;
+  aspect_ratio?: string;
+  output_format?: string;
+  image_input?: string[];
+};
+const imageBodies = () =>
+  under.fake.requests
+    .filter((request) => request.path.endsWith('/images/generations'))
+    .map((request) => request.body as ImageBody);
+
+describe('/imagine in the terminal', () => {
+  it('sends count, aspect ratio and format, shows progress, and saves every image', async () => {
+    const printed = await under.type('/imagine a red fox in snow --n 2 --ar 16:9 --f jpg');
+    expect(imageBodies()).toEqual([
+      { model: 'image-model', prompt: 'a red fox in snow', n: 2, aspect_ratio: '16:9', output_format: 'jpg' },
+    ]);
+    expect(printed).toContain('🎨 drawing 2 images…');
+    expect(printed).toMatch(/\*\*a red fox in snow\*\*\n_ada · 2 images in \d+\.\d s_/);
+    const files = readdirSync(under.outputDirectory).sort();
+    expect(files).toEqual(['parley-a-red-fox-in-snow-1.jpg', 'parley-a-red-fox-in-snow-2.jpg']);
+    for (const file of files) {
+      expect(detectImageType(readFileSync(join(under.outputDirectory, file)))).toBe('image/jpeg');
+      expect(printed).toContain(`saved ${join(under.outputDirectory, file)}`);
+    }
+    const report = await under.app.usage.report({
+      userId: 'ada',
+      conversationKey: 'console:local:ada',
+      at: new Date(),
+    });
+    expect(report.user.today.images).toBe(2);
+  });
+
+  it('sends a reference image as image_input', async () => {
+    const referencePath = join(under.workDirectory, 'sketch.png');
+    const png = createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 9, green: 9, blue: 9 } });
+    writeFileSync(referencePath, png);
+    await under.type(`/imagine make it blue --ref ${referencePath}`);
+    expect(imageBodies()[0]?.image_input).toEqual([`data:image/png;base64,${png.toString('base64')}`]);
+  });
+
+  it('rejects a bad option in one line that says what is allowed, without calling the gateway', async () => {
+    const printed = await under.type('/imagine a fox --n 9 --ar 5:1');
+    expect(printed).toContain(
+      '⚠ count must be a whole number from 1 to 4; aspect_ratio must be one of 1:1, 16:9',
+    );
+    expect(printed).toContain('Usage: `/imagine <prompt> [--n 1–4]');
+    expect(imageBodies()).toEqual([]);
+    expect(await under.type('/imagine')).toContain('prompt is required');
+  });
+
+  it('Regenerate draws the same request again; Vary sends the generated image as the reference', async () => {
+    await under.type('/imagine a lighthouse --ar 4:3', '/press 1', '/press 2');
+    const [first, regenerated, varied] = imageBodies();
+    expect(regenerated).toEqual(first);
+    expect(varied?.n).toBe(1);
+    expect(varied?.aspect_ratio).toBe('match_input_image');
+    expect(varied?.image_input?.[0]).toMatch(/^data:image\/png;base64,/);
+  });
+
+  it('says so when the image model cannot take an option, and still draws', async () => {
+    const plain = await startConsoleUnderTest({ IMAGE_MODEL: 'plain-image-model' });
+    try {
+      const printed = await plain.type('/imagine a cat --ar 16:9');
+      expect(printed).toContain('has no aspect ratio setting');
+      expect(plain.fake.requests[0]?.body).not.toHaveProperty('aspect_ratio');
+      expect(readdirSync(plain.outputDirectory)).toHaveLength(1);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('turns a gateway failure into one short line', async () => {
+    under.fake.enqueue({ endpoint: 'images', error: { status: 402 } });
+    const printed = await under.type('/imagine a cat');
+    expect(printed).toContain('⚠ The model service balance is used up. An admin needs to top it up.');
+  });
+});
