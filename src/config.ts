@@ -66,6 +66,21 @@ const environmentSchema = z.object({
   SETTINGS_EDITORS: z.enum(['everyone', 'admins'], { error: 'must be everyone or admins' }).default('admins'),
   SETTINGS_EDITOR_USER_IDS: commaList,
   SETTINGS_EDITOR_ROLE_IDS: commaList,
+  DISCORD_TOKEN: optionalText,
+  DISCORD_APPLICATION_ID: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{17,20}$/, 'must be the numeric application id')
+      .optional(),
+  ),
+  DISCORD_GUILD_IDS: commaList.pipe(
+    z.array(z.string().regex(/^\d{17,20}$/, 'must be numeric guild ids, comma-separated')),
+  ),
+  DISCORD_REPLY_ALL_CHANNEL_IDS: commaList,
+  DISCORD_API_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://discord.com/api' })
+    .default('https://discord.com/api')
+    .transform((value) => value.replace(/\/+$/, '')),
 });
 
 /** Settings of the whole process, resolved from the environment (and `.env`) once at start-up. */
@@ -108,6 +123,20 @@ export interface Config {
     readonly maxInputBytes: number;
     readonly outputDirectory: string;
   };
+  /** Set when DISCORD_TOKEN is: the bot then runs on Discord. */
+  readonly discord:
+    | {
+        readonly token: string;
+        /** Taken from READY when not configured. */
+        readonly applicationId: string | undefined;
+        /** Register commands in these guilds (instant) instead of globally (up to an hour). */
+        readonly guildIds: readonly string[];
+        /** Channels where the bot answers every message, not only mentions. */
+        readonly replyAllChannelIds: readonly string[];
+        /** REST base; the gateway address is asked from it. */
+        readonly apiUrl: string;
+      }
+    | undefined;
   /** Every secret value, so the logger can scrub them from any line, wherever they hide. */
   readonly secrets: readonly string[];
 }
@@ -167,7 +196,16 @@ export function loadConfig({
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT, file: values.LOG_FILE },
     history: { maxTurns: values.HISTORY_MAX_TURNS, replyMaxTokens: values.REPLY_MAX_TOKENS },
     images: { maxInputBytes: values.IMAGE_MAX_BYTES, outputDirectory: values.IMAGE_OUTPUT_DIR },
-    secrets: [values.GATEWAY_API_KEY],
+    discord: values.DISCORD_TOKEN
+      ? {
+          token: values.DISCORD_TOKEN,
+          applicationId: values.DISCORD_APPLICATION_ID,
+          guildIds: values.DISCORD_GUILD_IDS,
+          replyAllChannelIds: values.DISCORD_REPLY_ALL_CHANNEL_IDS,
+          apiUrl: values.DISCORD_API_URL,
+        }
+      : undefined,
+    secrets: [values.GATEWAY_API_KEY, ...(values.DISCORD_TOKEN ? [values.DISCORD_TOKEN] : [])],
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ContentPart } from '../gateway/chat-types.ts';
+import { fitImage } from '../images/fit-image.ts';
 import { detectImageType, toDataUri } from '../images/image-type.ts';
 import type { Logger } from '../log.ts';
 import type { ImageAttachment, ImageReference } from './turn.ts';
@@ -29,14 +30,19 @@ export interface LoadedImages {
 export async function loadImages({
   attachments,
   maxBytes,
+  maxDimensionPx = 2_048,
   logger,
 }: {
   attachments: readonly ImageAttachment[];
   maxBytes: number;
+  /** Longest side an image is scaled down to before it is sent. */
+  maxDimensionPx?: number;
   logger: Logger;
 }): Promise<LoadedImages> {
   const loaded: LoadedImages = { parts: [], references: [], notices: [] };
-  const results = await Promise.allSettled(attachments.map((attachment) => attachment.load()));
+  const results = await Promise.allSettled(
+    attachments.map((attachment) => checkImage({ attachment, maxBytes, maxDimensionPx })),
+  );
   results.forEach((result, index) => {
     const attachment = attachments[index];
     if (!attachment) return;
@@ -52,24 +58,51 @@ export async function loadImages({
       );
       return;
     }
-    const bytes = result.value;
-    const mimeType = detectImageType(bytes);
-    if (!mimeType) {
+    const image = result.value;
+    if (!image) {
       loaded.notices.push(`${attachment.name} is not a PNG, JPEG, GIF or WebP image, so I left it out.`);
       return;
     }
-    if (bytes.length > maxBytes) {
-      loaded.notices.push(
-        `${attachment.name} is ${formatMegabytes(bytes.length)}, over the ${formatMegabytes(maxBytes)} limit, so I left it out.`,
-      );
-      return;
-    }
-    loaded.parts.push({ type: 'image_url', image_url: { url: toDataUri({ bytes, mimeType }) } });
-    loaded.references.push({ name: attachment.name, mimeType, byteLength: bytes.length });
+    loaded.parts.push({ type: 'image_url', image_url: { url: toDataUri(image) } });
+    loaded.references.push({
+      name: attachment.name,
+      mimeType: image.mimeType,
+      byteLength: image.bytes.length,
+    });
   });
   return loaded;
 }
 
-function formatMegabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+async function checkImage({
+  attachment,
+  maxBytes,
+  maxDimensionPx,
+}: {
+  attachment: ImageAttachment;
+  maxBytes: number;
+  maxDimensionPx: number;
+}) {
+  const bytes = await attachment.load();
+  if (bytes.length > maxBytes) {
+    throw new ImageLoadError({
+      message: `attachment is ${bytes.length} bytes`,
+      userMessage: `${attachment.name} is ${formatSize(bytes.length)}, over the ${formatSize(maxBytes)} limit, so I left it out.`,
+    });
+  }
+  const mimeType = detectImageType(bytes);
+  if (!mimeType) return undefined;
+  try {
+    return await fitImage({ bytes, mimeType, maxDimensionPx });
+  } catch (error) {
+    throw new ImageLoadError({
+      message: 'image could not be decoded',
+      userMessage: `${attachment.name} looks like an image but could not be decoded, so I left it out.`,
+      cause: error,
+    });
+  }
+}
+
+export function formatSize(bytes: number): string {
+  const megabytes = bytes / (1024 * 1024);
+  return megabytes >= 1 ? `${megabytes.toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
