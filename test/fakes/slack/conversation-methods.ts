@@ -1,0 +1,108 @@
+import { type ApiArguments, booleanArgument, numberArgument, stringArgument } from './api-arguments.ts';
+import { requireChannel } from './chat-methods.ts';
+import type { ApiMethod, FakeSlackState } from './fake-slack-state.ts';
+import { compareTs, type StoredMessage, toSlackMessage } from './message-store.ts';
+import { SlackApiError } from './slack-api-error.ts';
+
+/** One page of `messages` with Slack's cursor fields. */
+function page(messages: StoredMessage[], args: ApiArguments, state: FakeSlackState) {
+  const limit = Math.min(Math.max(numberArgument(args, 'limit') ?? 100, 1), 999);
+  const cursor = stringArgument(args, 'cursor');
+  const offset =
+    cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64').toString('utf8').split(':')[1]);
+  const slice = messages.slice(offset, offset + limit);
+  const hasMore = offset + limit < messages.length;
+  return {
+    messages: slice.map((message) =>
+      toSlackMessage(message, {
+        teamId: state.workspace.teamId,
+        appId: state.workspace.appId,
+        replies:
+          message.threadTs === undefined || message.threadTs === message.ts
+            ? state.messages.replies(message.channel, message.ts)
+            : [],
+      }),
+    ),
+    has_more: hasMore,
+    response_metadata: {
+      next_cursor: hasMore ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '',
+    },
+  };
+}
+
+/** Keeps messages within `oldest`/`latest` (exclusive unless `inclusive`), as Slack does. */
+function withinRange(messages: StoredMessage[], args: ApiArguments): StoredMessage[] {
+  const oldest = stringArgument(args, 'oldest');
+  const latest = stringArgument(args, 'latest');
+  const isInclusive = booleanArgument(args, 'inclusive');
+  return messages.filter((message) => {
+    const afterOldest = oldest === undefined || compareTs(message.ts, oldest) > (isInclusive ? -1 : 0);
+    const beforeLatest = latest === undefined || compareTs(message.ts, latest) < (isInclusive ? 1 : 0);
+    return afterOldest && beforeLatest;
+  });
+}
+
+const history: ApiMethod = (state, args) => {
+  const channel = requireChannel(args);
+  // History shows top-level messages and thread parents, newest first; replies live in `replies`.
+  const topLevel = state.messages
+    .inChannel(channel)
+    .filter((message) => message.threadTs === undefined || message.threadTs === message.ts)
+    .reverse();
+  return { ...page(withinRange(topLevel, args), args, state), pin_count: 0 };
+};
+
+const replies: ApiMethod = (state, args) => {
+  const channel = requireChannel(args);
+  const ts = stringArgument(args, 'ts');
+  const parent = ts === undefined ? undefined : state.messages.find(channel, ts);
+  if (ts === undefined || parent === undefined) {
+    throw new SlackApiError('thread_not_found');
+  }
+  // A ts inside a thread names the whole thread, as in Slack.
+  const threadTs = parent.threadTs ?? parent.ts;
+  const root = state.messages.find(channel, threadTs);
+  const thread = [...(root === undefined ? [] : [root]), ...state.messages.replies(channel, threadTs)];
+  return page(withinRange(thread, args), args, state);
+};
+
+const info: ApiMethod = (state, args) => {
+  const channel = state.directory.channel(requireChannel(args));
+  const createdSec = Math.floor(Date.now() / 1000) - 86_400;
+  const base = {
+    id: channel.id,
+    created: createdSec,
+    is_archived: false,
+    is_org_shared: false,
+    context_team_id: state.workspace.teamId,
+  };
+  if (channel.isIm) {
+    return { channel: { ...base, is_im: true, user: channel.user, is_user_deleted: false, priority: 0 } };
+  }
+  return {
+    channel: {
+      ...base,
+      name: channel.name,
+      name_normalized: channel.name,
+      is_channel: !channel.isPrivate,
+      is_group: channel.isPrivate,
+      is_im: false,
+      is_mpim: false,
+      is_private: channel.isPrivate,
+      is_general: false,
+      is_shared: false,
+      is_ext_shared: false,
+      is_member: true,
+      creator: state.workspace.botUserId,
+      topic: { value: '', creator: '', last_set: 0 },
+      purpose: { value: '', creator: '', last_set: 0 },
+    },
+  };
+};
+
+/** `conversations.history`, `conversations.replies`, `conversations.info`. */
+export const conversationMethods: Record<string, ApiMethod> = {
+  'conversations.history': history,
+  'conversations.replies': replies,
+  'conversations.info': info,
+};

@@ -1,0 +1,142 @@
+import type { SlackFile } from './file-store.ts';
+import { nextMessageTs, randomEnvelopeId, randomSlackId, unixSeconds } from './slack-ids.ts';
+import { defaultWorkspace, type Workspace } from './workspace.ts';
+
+/** An Events API event: the inner `event` of an envelope. */
+export type SlackEvent = Record<string, unknown> & { type: string };
+
+/** What every message-like event needs; the rest has realistic defaults. */
+export interface MessageEventOptions {
+  channel: string;
+  /** The author. Default `U0PERSON01`. */
+  user?: string;
+  text: string;
+  /** Default: a new, increasing timestamp. */
+  ts?: string;
+  /** The parent's ts for a message in a thread. */
+  threadTs?: string;
+  /** Files shared with the message, e.g. from `fake.addFile(...)`. */
+  files?: SlackFile[];
+  /** Default the fake's default team. */
+  teamId?: string;
+}
+
+/** The person payload helpers use when a test names none. */
+export const defaultPersonId = 'U0PERSON01';
+
+function messageFields(options: MessageEventOptions): SlackEvent {
+  const ts = options.ts ?? nextMessageTs();
+  const event: SlackEvent = {
+    type: 'message',
+    user: options.user ?? defaultPersonId,
+    text: options.text,
+    ts,
+    event_ts: ts,
+    channel: options.channel,
+    team: options.teamId ?? defaultWorkspace.teamId,
+    client_msg_id: randomEnvelopeId(),
+    blocks: [
+      {
+        type: 'rich_text',
+        block_id: randomSlackId('', 5).toLowerCase(),
+        elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: options.text }] }],
+      },
+    ],
+  };
+  if (options.threadTs !== undefined) {
+    event.thread_ts = options.threadTs;
+  }
+  if (options.files !== undefined && options.files.length > 0) {
+    event.files = options.files;
+    event.upload = false;
+    event.display_as_bot = false;
+  }
+  return event;
+}
+
+/**
+ * An `app_mention`: someone wrote `<@bot> …` in a channel. The mention is put in front of `text`
+ * unless `text` already has it.
+ */
+export function appMention(options: MessageEventOptions & { botUserId?: string }): SlackEvent {
+  const mention = `<@${options.botUserId ?? defaultWorkspace.botUserId}>`;
+  const text = options.text.includes(mention) ? options.text : `${mention} ${options.text}`;
+  return { ...messageFields({ ...options, text }), type: 'app_mention' };
+}
+
+/** A `message` in a DM with the bot (`channel_type: 'im'`; DM channel ids start with `D`). */
+export function directMessage(options: MessageEventOptions): SlackEvent {
+  return withFileShare({ ...messageFields(options), channel_type: 'im' });
+}
+
+/** A `message` in a thread of a channel, without a mention. */
+export function threadReply(
+  options: MessageEventOptions & { threadTs: string; parentUserId?: string },
+): SlackEvent {
+  const event: SlackEvent = { ...messageFields(options), channel_type: 'channel' };
+  if (options.parentUserId !== undefined) {
+    event.parent_user_id = options.parentUserId;
+  }
+  return withFileShare(event);
+}
+
+/** A top-level `message` in a channel, without a mention. */
+export function channelMessage(options: MessageEventOptions): SlackEvent {
+  return withFileShare({ ...messageFields(options), channel_type: 'channel' });
+}
+
+/**
+ * A `message` another app posted (`bot_id` set, `subtype: 'bot_message'`). Use the fake's own
+ * `botId`/`botUserId` for the echo Slack sends of the bot's own messages.
+ */
+export function botMessage(
+  options: Omit<MessageEventOptions, 'user' | 'files'> & { botId: string; user?: string },
+): SlackEvent {
+  const { user: _person, ...fields } = messageFields(options);
+  return {
+    ...fields,
+    ...(options.user === undefined ? {} : { user: options.user }),
+    subtype: 'bot_message',
+    bot_id: options.botId,
+    channel_type: options.channel.startsWith('D') ? 'im' : 'channel',
+  };
+}
+
+// A message with files has the subtype `file_share`; an app_mention never has a subtype.
+function withFileShare(event: SlackEvent): SlackEvent {
+  return event.files === undefined ? event : { ...event, subtype: 'file_share' };
+}
+
+/** The legacy verification token Slack still puts in payloads; Bolt ignores it. */
+export const verificationToken = 'fake-verification-token';
+
+/** Wraps an event in the Events API envelope (`type: 'event_callback'`). */
+export function eventEnvelope(options: {
+  event: SlackEvent;
+  eventId?: string;
+  workspace?: Workspace;
+}): Record<string, unknown> {
+  const workspace = options.workspace ?? defaultWorkspace;
+  return {
+    token: verificationToken,
+    team_id: workspace.teamId,
+    context_team_id: workspace.teamId,
+    context_enterprise_id: null,
+    api_app_id: workspace.appId,
+    event: options.event,
+    type: 'event_callback',
+    event_id: options.eventId ?? randomSlackId('Ev'),
+    event_time: unixSeconds(),
+    authorizations: [
+      {
+        enterprise_id: null,
+        team_id: workspace.teamId,
+        user_id: workspace.botUserId,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
+    is_ext_shared_channel: false,
+    event_context: `4-${Buffer.from(randomEnvelopeId()).toString('base64url')}`,
+  };
+}

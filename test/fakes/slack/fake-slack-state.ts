@@ -1,0 +1,75 @@
+import type { ApiArguments } from './api-arguments.ts';
+import type { FileStore } from './file-store.ts';
+import type { MessageStore } from './message-store.ts';
+import type { NativeStream } from './native-streams.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import type { ResponseUrlStore } from './response-urls.ts';
+import type { Directory, Workspace } from './workspace.ts';
+
+/**
+ * How the fake answers the native streaming methods: `enabled` like an app with the Agents & AI Apps
+ * feature; the others like an app without it.
+ */
+export type NativeStreamingMode = 'enabled' | 'not_allowed' | 'unknown_method';
+
+/** One Web API call as the fake received and answered it. */
+export interface ApiCall {
+  /** E.g. `chat.postMessage`. */
+  method: string;
+  /** The arguments with JSON-valued fields decoded and the token left out. */
+  arguments: ApiArguments;
+  /** The token the call was made with (header or argument). */
+  token: string | undefined;
+  /** 200, or 429 when rate limited. */
+  status: number;
+  /** The response body. */
+  result: Record<string, unknown>;
+  /** `Date.now()` when the request arrived. */
+  receivedAtMs: number;
+}
+
+/** A message only one person sees: from `chat.postEphemeral` or an ephemeral `response_url` post. */
+export interface EphemeralMessage {
+  channel: string;
+  user: string | undefined;
+  text: string;
+  blocks: unknown[] | undefined;
+  threadTs: string | undefined;
+  source: 'chat.postEphemeral' | 'response_url';
+  atMs: number;
+}
+
+/** A forced `{ ok: false, error }` for the next calls of a method. */
+export interface ForcedFailure {
+  error: string;
+  remaining: number;
+}
+
+/** Everything the parts of the fake share. */
+export interface FakeSlackState {
+  readonly workspace: Workspace;
+  readonly directory: Directory;
+  readonly botToken: string;
+  readonly appToken: string;
+  /** `http://127.0.0.1:PORT`, set once the server listens. */
+  origin: string;
+  readonly messages: MessageStore;
+  readonly files: FileStore;
+  readonly streams: NativeStream[];
+  readonly ephemeralMessages: EphemeralMessage[];
+  readonly calls: ApiCall[];
+  readonly rateLimiter: RateLimiter;
+  readonly responseUrls: ResponseUrlStore;
+  readonly forcedFailures: Map<string, ForcedFailure>;
+  nativeStreaming: NativeStreamingMode;
+  /** Longest `text` `chat.update` accepts; longer gets `msg_too_long`. */
+  maxUpdateTextCharacters: number;
+  /** A fresh Socket Mode URL for `apps.connections.open`. */
+  openSocketUrl(): string;
+  /** Wakes `waitFor` after anything a test could observe has changed. */
+  notifyChange(): void;
+  onCall: ((call: ApiCall) => void) | undefined;
+}
+
+/** A Web API method: gets the call's arguments, returns the fields of an `ok: true` answer or throws. */
+export type ApiMethod = (state: FakeSlackState, args: ApiArguments) => Record<string, unknown>;

@@ -1,0 +1,31 @@
+export type { AppDelivery, Deliver, DeliveryTarget } from './app-delivery.ts';
+export {
+  appMention,
+  botMessage,
+  channelMessage,
+  defaultPersonId,
+  directMessage,
+  eventEnvelope,
+  type MessageEventOptions,
+  type SlackEvent,
+  threadReply,
+} from './event-payloads.ts';
+export { type FakeSlack, type FakeSlackOptions, startFakeSlack } from './fake-slack.ts';
+export type { ApiCall, EphemeralMessage, NativeStreamingMode } from './fake-slack-state.ts';
+export type { FileDownload, SlackFile, UploadedFile } from './file-store.ts';
+export type { HttpDelivery, HttpTarget } from './http-delivery.ts';
+export {
+  buttonClick,
+  type InteractionPayload,
+  messageShortcut,
+  type SlashCommandPayload,
+  slashCommand,
+} from './interaction-payloads.ts';
+export { messageLimits } from './message-limits.ts';
+export type { StoredMessage } from './message-store.ts';
+export type { NativeStream, StreamWrite } from './native-streams.ts';
+export { defaultRateLimits, type RateLimit, rateLimitTiers } from './rate-limiter.ts';
+export { signSlackRequest } from './request-signing.ts';
+export type { ResponseUrlPost } from './response-urls.ts';
+export type { SocketAck, SocketConnection, SocketDelivery, SocketTarget } from './socket-mode-server.ts';
+export { defaultWorkspace, type Workspace } from './workspace.ts';

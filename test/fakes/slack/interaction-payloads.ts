@@ -1,0 +1,134 @@
+import { defaultPersonId, verificationToken } from './event-payloads.ts';
+import { nextMessageTs, randomTriggerId } from './slack-ids.ts';
+import { defaultWorkspace } from './workspace.ts';
+
+/** A slash command as Slack sends it (all fields are strings, as in the form body). */
+export type SlashCommandPayload = Record<string, string> & { command: string; text: string };
+
+/** An interactivity payload: `block_actions`, `message_action`, … */
+export type InteractionPayload = Record<string, unknown> & { type: string };
+
+/**
+ * A slash command. `response_url` is left empty: the fake fills in one of its own when it delivers
+ * the command, so that what the app posts there is recorded.
+ */
+export function slashCommand(options: {
+  command: string;
+  text?: string;
+  user?: string;
+  userName?: string;
+  channel?: string;
+  channelName?: string;
+  teamId?: string;
+  triggerId?: string;
+  responseUrl?: string;
+}): SlashCommandPayload {
+  const command = options.command.startsWith('/') ? options.command : `/${options.command}`;
+  const user = options.user ?? defaultPersonId;
+  const channel = options.channel ?? 'C0GENERAL1';
+  return {
+    token: verificationToken,
+    team_id: options.teamId ?? defaultWorkspace.teamId,
+    team_domain: defaultWorkspace.domain,
+    channel_id: channel,
+    channel_name: options.channelName ?? (channel.startsWith('D') ? 'directmessage' : 'general'),
+    user_id: user,
+    user_name: options.userName ?? `user-${user.toLowerCase()}`,
+    command,
+    text: options.text ?? '',
+    api_app_id: defaultWorkspace.appId,
+    is_enterprise_install: 'false',
+    response_url: options.responseUrl ?? '',
+    trigger_id: options.triggerId ?? randomTriggerId(),
+  };
+}
+
+function userOf(user: string) {
+  return {
+    id: user,
+    username: `user-${user.toLowerCase()}`,
+    name: `user-${user.toLowerCase()}`,
+    team_id: defaultWorkspace.teamId,
+  };
+}
+
+/**
+ * A click on a button of a message (`block_actions`). The fake replaces `message` with the stored
+ * message when it has one, and fills in `response_url`.
+ */
+export function buttonClick(options: {
+  actionId: string;
+  value?: string;
+  messageTs: string;
+  channel: string;
+  user?: string;
+  blockId?: string;
+  buttonText?: string;
+  threadTs?: string;
+}): InteractionPayload {
+  const user = options.user ?? defaultPersonId;
+  const actionTs = nextMessageTs();
+  return {
+    type: 'block_actions',
+    user: userOf(user),
+    api_app_id: defaultWorkspace.appId,
+    token: verificationToken,
+    container: {
+      type: 'message',
+      message_ts: options.messageTs,
+      channel_id: options.channel,
+      is_ephemeral: false,
+      ...(options.threadTs === undefined ? {} : { thread_ts: options.threadTs }),
+    },
+    trigger_id: randomTriggerId(),
+    team: { id: defaultWorkspace.teamId, domain: defaultWorkspace.domain },
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: options.channel, name: options.channel.startsWith('D') ? 'directmessage' : 'general' },
+    message: {
+      type: 'message',
+      ts: options.messageTs,
+      text: '',
+      ...(options.threadTs === undefined ? {} : { thread_ts: options.threadTs }),
+    },
+    state: { values: {} },
+    response_url: '',
+    actions: [
+      {
+        action_id: options.actionId,
+        block_id: options.blockId ?? 'actions',
+        text: { type: 'plain_text', text: options.buttonText ?? options.actionId, emoji: true },
+        value: options.value ?? '',
+        type: 'button',
+        action_ts: actionTs,
+      },
+    ],
+  };
+}
+
+/** A message shortcut (`message_action`): someone picked the app's action from a message's menu. */
+export function messageShortcut(options: {
+  callbackId: string;
+  messageTs: string;
+  channel: string;
+  user?: string;
+  /** The message the shortcut was used on; the fake uses the stored one when it has it. */
+  message?: Record<string, unknown>;
+}): InteractionPayload {
+  const user = options.user ?? defaultPersonId;
+  return {
+    type: 'message_action',
+    token: verificationToken,
+    action_ts: nextMessageTs(),
+    team: { id: defaultWorkspace.teamId, domain: defaultWorkspace.domain },
+    user: userOf(user),
+    channel: { id: options.channel, name: options.channel.startsWith('D') ? 'directmessage' : 'general' },
+    is_enterprise_install: false,
+    enterprise: null,
+    callback_id: options.callbackId,
+    trigger_id: randomTriggerId(),
+    response_url: '',
+    message_ts: options.messageTs,
+    message: options.message ?? { type: 'message', ts: options.messageTs, text: '' },
+  };
+}

@@ -1,0 +1,178 @@
+import { type ApiArguments, arrayArgument, stringArgument } from './api-arguments.ts';
+import { requireChannel, requireMessage, slackMessageOf } from './chat-methods.ts';
+import type { ApiMethod, FakeSlackState } from './fake-slack-state.ts';
+import { assertValidBlocks, messageLimits } from './message-limits.ts';
+import { SlackApiError } from './slack-api-error.ts';
+import { nextMessageTs } from './slack-ids.ts';
+
+/** The streaming methods, each of which can carry text. */
+export type StreamMethod = 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream';
+
+/** One call that wrote to a native stream. */
+export interface StreamWrite {
+  method: StreamMethod;
+  /** The markdown this call added: its `markdown_text` plus its `markdown_text` chunks. */
+  markdownText: string;
+  /** The raw `chunks` argument (markdown, task and plan updates). */
+  chunks: unknown[];
+  atMs: number;
+}
+
+/** A message written with Slack's native streaming, from `chat.startStream` to `chat.stopStream`. */
+export interface NativeStream {
+  channel: string;
+  /** The streamed message's `ts`. */
+  ts: string;
+  threadTs: string;
+  recipientTeamId: string | undefined;
+  recipientUserId: string | undefined;
+  state: 'streaming' | 'stopped';
+  /** Every call that wrote to it, in order. */
+  writes: StreamWrite[];
+  /** All markdown so far: what a person sees. */
+  text: string;
+  /** Blocks `chat.stopStream` put under the message. */
+  blocks: unknown[] | undefined;
+  startedAtMs: number;
+  stoppedAtMs: number | undefined;
+}
+
+function assertStreamingAvailable(state: FakeSlackState): void {
+  if (state.nativeStreaming !== 'enabled') {
+    throw new SlackApiError(state.nativeStreaming);
+  }
+}
+
+/** The markdown a call adds, checking Slack's 12,000-character limit on `markdown_text`. */
+function writtenMarkdown(args: ApiArguments): { markdownText: string; chunks: unknown[] } {
+  const markdownText = stringArgument(args, 'markdown_text') ?? '';
+  if (markdownText.length > messageLimits.maxStreamMarkdownCharacters) {
+    throw new SlackApiError('msg_too_long');
+  }
+  const chunks = arrayArgument(args, 'chunks') ?? [];
+  let chunkText = '';
+  for (const chunk of chunks) {
+    if (
+      typeof chunk !== 'object' ||
+      chunk === null ||
+      typeof (chunk as { type?: unknown }).type !== 'string'
+    ) {
+      throw new SlackApiError('invalid_chunks');
+    }
+    const { type, text } = chunk as { type: string; text?: unknown };
+    if (type === 'markdown_text' && typeof text === 'string') {
+      chunkText += text;
+    }
+  }
+  if (chunkText.length > messageLimits.maxStreamMarkdownCharacters) {
+    throw new SlackApiError('msg_too_long');
+  }
+  return { markdownText: markdownText + chunkText, chunks };
+}
+
+function streamOf(state: FakeSlackState, args: ApiArguments): NativeStream {
+  const message = requireMessage(state, args);
+  const stream = state.streams.find((entry) => entry.channel === message.channel && entry.ts === message.ts);
+  if (stream === undefined || stream.state !== 'streaming') {
+    throw new SlackApiError('message_not_in_streaming_state');
+  }
+  return stream;
+}
+
+function write(state: FakeSlackState, stream: NativeStream, method: StreamMethod, args: ApiArguments): void {
+  const { markdownText, chunks } = writtenMarkdown(args);
+  stream.writes.push({ method, markdownText, chunks, atMs: Date.now() });
+  stream.text += markdownText;
+  const message = state.messages.find(stream.channel, stream.ts);
+  if (message !== undefined) {
+    message.text = stream.text;
+    message.updatedAtMs = Date.now();
+  }
+}
+
+const startStream: ApiMethod = (state, args) => {
+  assertStreamingAvailable(state);
+  const channel = requireChannel(args);
+  const threadTs = stringArgument(args, 'thread_ts');
+  if (threadTs === undefined) {
+    throw new SlackApiError('invalid_arguments', {
+      response_metadata: { messages: ['[ERROR] missing required field: thread_ts'] },
+    });
+  }
+  const recipientTeamId = stringArgument(args, 'recipient_team_id');
+  const recipientUserId = stringArgument(args, 'recipient_user_id');
+  // Outside a DM Slack must know whom the stream is for.
+  if (!state.directory.channel(channel).isIm) {
+    if (recipientTeamId === undefined) {
+      throw new SlackApiError('missing_recipient_team_id');
+    }
+    if (recipientUserId === undefined) {
+      throw new SlackApiError('missing_recipient_user_id');
+    }
+  }
+  // Checked before anything is stored, so a refused start leaves no half-made stream behind.
+  writtenMarkdown(args);
+  const ts = nextMessageTs();
+  state.messages.add({
+    channel,
+    ts,
+    threadTs,
+    user: state.workspace.botUserId,
+    botId: state.workspace.botId,
+    text: '',
+    streamingState: 'in_progress',
+  });
+  const stream: NativeStream = {
+    channel,
+    ts,
+    threadTs,
+    recipientTeamId,
+    recipientUserId,
+    state: 'streaming',
+    writes: [],
+    text: '',
+    blocks: undefined,
+    startedAtMs: Date.now(),
+    stoppedAtMs: undefined,
+  };
+  state.streams.push(stream);
+  write(state, stream, 'chat.startStream', args);
+  return { channel, ts };
+};
+
+const appendStream: ApiMethod = (state, args) => {
+  assertStreamingAvailable(state);
+  const stream = streamOf(state, args);
+  if (args.markdown_text === undefined && args.chunks === undefined) {
+    throw new SlackApiError('no_text');
+  }
+  write(state, stream, 'chat.appendStream', args);
+  return { channel: stream.channel, ts: stream.ts };
+};
+
+const stopStream: ApiMethod = (state, args) => {
+  assertStreamingAvailable(state);
+  const stream = streamOf(state, args);
+  const blocks = arrayArgument(args, 'blocks');
+  if (blocks !== undefined) {
+    assertValidBlocks(blocks);
+  }
+  write(state, stream, 'chat.stopStream', args);
+  stream.state = 'stopped';
+  stream.stoppedAtMs = Date.now();
+  stream.blocks = blocks;
+  const message = requireMessage(state, args);
+  message.streamingState = 'completed';
+  message.blocks = blocks;
+  if (args.metadata !== undefined) {
+    message.metadata = args.metadata;
+  }
+  return { channel: stream.channel, ts: stream.ts, message: slackMessageOf(state, message) };
+};
+
+/** `chat.startStream`, `chat.appendStream`, `chat.stopStream`. */
+export const streamMethods: Record<StreamMethod, ApiMethod> = {
+  'chat.startStream': startStream,
+  'chat.appendStream': appendStream,
+  'chat.stopStream': stopStream,
+};

@@ -1,0 +1,97 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ApiArguments, parseApiRequest, stringArgument } from './api-arguments.ts';
+import { chatMethods } from './chat-methods.ts';
+import { conversationMethods } from './conversation-methods.ts';
+import type { ApiCall, ApiMethod, FakeSlackState } from './fake-slack-state.ts';
+import { fileMethods } from './file-methods.ts';
+import { readBodyBytes, sendJson } from './http-io.ts';
+import { streamMethods } from './native-streams.ts';
+import { SlackApiError } from './slack-api-error.ts';
+import { workspaceMethods } from './workspace-methods.ts';
+
+const methods: Record<string, ApiMethod> = {
+  ...chatMethods,
+  ...streamMethods,
+  ...conversationMethods,
+  ...fileMethods,
+  ...workspaceMethods,
+};
+
+// Socket Mode's URL is the one thing an app-level token (xapp-…) may ask for.
+const appTokenMethods = new Set(['apps.connections.open']);
+
+/**
+ * `POST /api/<method>`: parses, checks the token, applies forced failures and rate limits, runs the
+ * method and records the call. Answers HTTP 200 with `ok: true|false`, or 429 with `Retry-After`.
+ */
+export async function handleWebApiCall(
+  state: FakeSlackState,
+  request: IncomingMessage,
+  response: ServerResponse,
+  method: string,
+): Promise<void> {
+  const receivedAtMs = Date.now();
+  const body = await readBodyBytes(request);
+  let args: ApiArguments = {};
+  let token: string | undefined;
+  let status = 200;
+  let result: Record<string, unknown>;
+  const headers: Record<string, string> = {};
+  try {
+    const parsed = await parseApiRequest({ url: request.url ?? '', headers: request.headers, body });
+    args = parsed.arguments;
+    token = parsed.token;
+    assertTokenAllowed(state, method, token);
+    const run = methods[method];
+    if (run === undefined) {
+      throw new SlackApiError('unknown_method', { req_method: method });
+    }
+    takeForcedFailure(state, method);
+    const limited = state.rateLimiter.admit(
+      method,
+      stringArgument(args, 'channel') ?? stringArgument(args, 'channel_id'),
+    );
+    if (limited !== undefined) {
+      status = 429;
+      headers['retry-after'] = String(limited.retryAfterSec);
+      result = { ok: false, error: 'ratelimited' };
+    } else {
+      result = { ok: true, ...run(state, args) };
+    }
+  } catch (error) {
+    if (!(error instanceof SlackApiError)) {
+      throw error;
+    }
+    result = error.toBody();
+  }
+  const call: ApiCall = { method, arguments: args, token, status, result, receivedAtMs };
+  state.calls.push(call);
+  sendJson(response, status, result, headers);
+  state.onCall?.(call);
+  state.notifyChange();
+}
+
+function assertTokenAllowed(state: FakeSlackState, method: string, token: string | undefined): void {
+  if (token === undefined) {
+    throw new SlackApiError('not_authed');
+  }
+  const isAppToken = token === state.appToken;
+  if (!isAppToken && token !== state.botToken) {
+    throw new SlackApiError('invalid_auth');
+  }
+  if (isAppToken !== appTokenMethods.has(method)) {
+    throw new SlackApiError('not_allowed_token_type');
+  }
+}
+
+function takeForcedFailure(state: FakeSlackState, method: string): void {
+  const failure = state.forcedFailures.get(method);
+  if (failure === undefined) {
+    return;
+  }
+  failure.remaining -= 1;
+  if (failure.remaining <= 0) {
+    state.forcedFailures.delete(method);
+  }
+  throw new SlackApiError(failure.error);
+}

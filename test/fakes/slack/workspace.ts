@@ -1,0 +1,99 @@
+/** Who the fake is: the one workspace, the app and its bot user. */
+export interface Workspace {
+  teamId: string;
+  teamName: string;
+  /** The workspace's subdomain, as in `<domain>.slack.com`. */
+  domain: string;
+  /** The app's id, `api_app_id` in payloads. */
+  appId: string;
+  /** The bot user's id: `user_id` in `auth.test`, what a mention of the bot looks like (`<@U…>`). */
+  botUserId: string;
+  /** The bot's id: `bot_id` in `auth.test` and on every message the bot posts. */
+  botId: string;
+  botName: string;
+}
+
+/** The workspace a fake uses unless told otherwise; payload helpers default to it too. */
+export const defaultWorkspace: Workspace = {
+  teamId: 'T0FAKETEAM',
+  teamName: 'Fake Workspace',
+  domain: 'fake-workspace',
+  appId: 'A0FAKEAPP1',
+  botUserId: 'U0FAKEBOT1',
+  botId: 'B0FAKEBOT1',
+  botName: 'parley',
+};
+
+/** A person (or another bot) in the workspace, as `users.info` describes them. */
+export interface WorkspaceUser {
+  id: string;
+  name: string;
+  realName: string;
+  displayName: string;
+  isBot: boolean;
+  timeZone: string;
+}
+
+/** A conversation, as `conversations.info` describes it. */
+export interface WorkspaceChannel {
+  id: string;
+  name: string;
+  isPrivate: boolean;
+  /** A direct message between the bot and `user`. */
+  isIm: boolean;
+  /** For a DM: the person on the other side. */
+  user?: string;
+}
+
+/**
+ * The people and conversations the fake knows. Unknown ids are made up on demand, so a test can use
+ * any `U…` or `C…` id without registering it first; `add*` only sets names and kinds.
+ */
+export interface Directory {
+  user(id: string): WorkspaceUser;
+  channel(id: string): WorkspaceChannel;
+  addUser(user: Partial<WorkspaceUser> & { id: string }): WorkspaceUser;
+  addChannel(channel: Partial<WorkspaceChannel> & { id: string }): WorkspaceChannel;
+}
+
+/** Creates the directory of one workspace; the bot user is known from the start. */
+export function createDirectory(workspace: Workspace): Directory {
+  const users = new Map<string, WorkspaceUser>();
+  const channels = new Map<string, WorkspaceChannel>();
+
+  function addUser(user: Partial<WorkspaceUser> & { id: string }): WorkspaceUser {
+    const name = user.name ?? `user-${user.id.toLowerCase()}`;
+    const complete: WorkspaceUser = {
+      ...user,
+      name,
+      realName: user.realName ?? name,
+      displayName: user.displayName ?? name,
+      isBot: user.isBot ?? false,
+      timeZone: user.timeZone ?? 'Europe/Berlin',
+    };
+    users.set(user.id, complete);
+    return complete;
+  }
+
+  function addChannel(channel: Partial<WorkspaceChannel> & { id: string }): WorkspaceChannel {
+    // Slack's id prefixes say the kind: D for a DM, G for an old private channel, C for the rest.
+    const isIm = channel.isIm ?? channel.id.startsWith('D');
+    const complete: WorkspaceChannel = {
+      ...channel,
+      name: channel.name ?? (isIm ? channel.id : `channel-${channel.id.toLowerCase()}`),
+      isPrivate: channel.isPrivate ?? (isIm || channel.id.startsWith('G')),
+      isIm,
+    };
+    channels.set(channel.id, complete);
+    return complete;
+  }
+
+  addUser({ id: workspace.botUserId, name: workspace.botName, isBot: true });
+
+  return {
+    user: (id) => users.get(id) ?? addUser({ id }),
+    channel: (id) => channels.get(id) ?? addChannel({ id }),
+    addUser,
+    addChannel,
+  };
+}
