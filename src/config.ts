@@ -81,6 +81,23 @@ const environmentSchema = z.object({
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://discord.com/api' })
     .default('https://discord.com/api')
     .transform((value) => value.replace(/\/+$/, '')),
+  SLACK_BOT_TOKEN: optionalText.pipe(z.string().startsWith('xoxb-', 'must be a bot token starting with xoxb-').optional()),
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_APP_TOKEN: optionalText.pipe(z.string().startsWith('xapp-', 'must be an app-level token starting with xapp-').optional()),
+  SLACK_COMMAND_PREFIX: z.string().trim().regex(/^[a-z0-9_-]*$/, 'may hold only a-z, 0-9, - and _').default(''),
+  SLACK_API_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://slack.com/api/' })
+    .default('https://slack.com/api/')
+    .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
+  SLACK_REPLY_TO_BOTS: z.stringbool({ error: 'must be true or false' }).default(false),
+  PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65_535).default(3000),
+}).superRefine((values, context) => {
+  if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {
+    context.addIssue({ code: 'custom', path: ['SLACK_SIGNING_SECRET'], message: 'is required with SLACK_BOT_TOKEN (Basic Information → Signing Secret)' });
+  }
+  if (values.SLACK_APP_TOKEN && !values.SLACK_BOT_TOKEN) {
+    context.addIssue({ code: 'custom', path: ['SLACK_BOT_TOKEN'], message: 'is required with SLACK_APP_TOKEN (OAuth & Permissions → Bot User OAuth Token)' });
+  }
 });
 
 /** Settings of the whole process, resolved from the environment (and `.env`) once at start-up. */
@@ -135,6 +152,21 @@ export interface Config {
         readonly replyAllChannelIds: readonly string[];
         /** REST base; the gateway address is asked from it. */
         readonly apiUrl: string;
+      }
+    | undefined;
+  /** Set when SLACK_BOT_TOKEN is: the bot then runs on Slack, over Socket Mode when an app token is set. */
+  readonly slack:
+    | {
+        readonly botToken: string;
+        readonly signingSecret: string;
+        /** Socket Mode when set; otherwise HTTP at POST /slack/events on `port`. */
+        readonly appToken: string | undefined;
+        /** Put before every command name (`/parley-imagine`) to avoid clashes with other apps. */
+        readonly commandPrefix: string;
+        readonly apiUrl: string;
+        readonly port: number;
+        /** Answer messages from other bots too (never its own). */
+        readonly isReplyingToBots: boolean;
       }
     | undefined;
   /** Every secret value, so the logger can scrub them from any line, wherever they hide. */
@@ -205,7 +237,24 @@ export function loadConfig({
           apiUrl: values.DISCORD_API_URL,
         }
       : undefined,
-    secrets: [values.GATEWAY_API_KEY, ...(values.DISCORD_TOKEN ? [values.DISCORD_TOKEN] : [])],
+    slack:
+      values.SLACK_BOT_TOKEN && values.SLACK_SIGNING_SECRET
+        ? {
+            botToken: values.SLACK_BOT_TOKEN,
+            signingSecret: values.SLACK_SIGNING_SECRET,
+            appToken: values.SLACK_APP_TOKEN,
+            commandPrefix: values.SLACK_COMMAND_PREFIX,
+            apiUrl: values.SLACK_API_URL,
+            port: values.PORT,
+            isReplyingToBots: values.SLACK_REPLY_TO_BOTS,
+          }
+        : undefined,
+    secrets: [
+      values.GATEWAY_API_KEY,
+      ...[values.DISCORD_TOKEN, values.SLACK_BOT_TOKEN, values.SLACK_SIGNING_SECRET, values.SLACK_APP_TOKEN].filter(
+        (secret): secret is string => secret !== undefined,
+      ),
+    ],
   };
 }
 
