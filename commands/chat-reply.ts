@@ -16,14 +16,18 @@ export async function replyWithActions({
   turn,
   surface,
   replacesReplyCreatedAt,
+  signal: callerSignal,
 }: {
   services: CommandServices;
   turn: IncomingTurn;
   surface: Surface;
   replacesReplyCreatedAt?: string;
+  /** Stops the reply too (Ctrl+C in the terminal, shutdown), besides its own Stop button. */
+  signal?: AbortSignal;
 }): Promise<ReplyOutcome> {
   const replyId = randomBytes(9).toString('base64url');
-  const signal = services.activeReplies.start(replyId);
+  const stopSignal = services.activeReplies.start(replyId);
+  const signal = callerSignal ? AbortSignal.any([stopSignal, callerSignal]) : stopSignal;
   const stopAction: Action = {
     id: encodeActionId({ verb: 'chat.stop', token: replyId }),
     label: 'Stop',
@@ -42,7 +46,16 @@ export async function replyWithActions({
     services.activeReplies.finish(replyId);
   }
   if (surface.setActions) {
-    await showFollowUpActions({ services, turn, surface, outcome, firstMessage: tracked.firstMessage() });
+    // The reply is delivered and recorded; its buttons are a convenience that must not fail it.
+    await showFollowUpActions({
+      services,
+      turn,
+      surface,
+      outcome,
+      firstMessage: tracked.firstMessage(),
+    }).catch((error: unknown) =>
+      services.logger.warn({ err: error }, 'could not show the buttons of a reply'),
+    );
   }
   return outcome;
 }
@@ -80,12 +93,8 @@ async function showFollowUpActions({
       style: 'primary',
     });
   }
-  try {
-    if (firstMessage && firstMessage.id !== lastMessage?.id) await surface.setActions?.(firstMessage, []);
-    if (lastMessage) await surface.setActions?.(lastMessage, actions);
-  } catch (error) {
-    services.logger.warn({ err: error }, 'could not update the buttons of a reply');
-  }
+  if (firstMessage && firstMessage.id !== lastMessage?.id) await surface.setActions?.(firstMessage, []);
+  if (lastMessage) await surface.setActions?.(lastMessage, actions);
 }
 
 // The Stop button goes out with the first post itself, so showing it costs no extra platform call.

@@ -118,7 +118,13 @@ export function booleanOption(options: {
 }): CommandOption<boolean> {
   // Slack and the terminal pass `--flag` (true) or `--flag no`; Discord passes a real boolean.
   const schema = z.preprocess(
-    (value) => (typeof value === 'string' ? !/^(false|no|off|0)$/i.test(value.trim()) : value),
+    (value) => {
+      if (typeof value !== 'string') return value;
+      const word = value.trim().toLowerCase();
+      if (['true', 'yes', 'on', '1'].includes(word)) return true;
+      if (['false', 'no', 'off', '0'].includes(word)) return false;
+      return value;
+    },
     z.boolean({ error: 'must be yes or no' }),
   );
   return {

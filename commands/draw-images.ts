@@ -111,14 +111,12 @@ export async function drawImages({
     ...result.notices.map((notice) => `_${notice}_`),
   ];
   await responder.send({ text: lines.join('\n'), files, actions });
-  await services.usage
-    .record({
-      userId: user.id,
-      conversationKey: request.conversationKey,
-      images: result.images.length,
-      at: services.now(),
-    })
-    .catch((error: unknown) => services.logger.warn({ err: error }, 'usage not recorded'));
+  await services.usage.record({
+    userId: user.id,
+    conversationKey: request.conversationKey,
+    images: result.images.length,
+    at: services.now(),
+  });
 }
 
 /** A person's reference image as a `data:` URI, or a short reason it cannot be used. */

@@ -2,8 +2,9 @@ import type { CommandOptions } from './command-options.ts';
 
 /**
  * Reads `/command free text --flag value --other=value --switch` (Slack and the terminal) into raw
- * option values by name. Free text keeps its line breaks; flag values may be quoted; `—flag` counts
- * as `--flag`, because phones and macOS turn `--` into an em dash.
+ * option values by name. Only the command's own option names and aliases are flags, so a prompt may
+ * say `--verbose` or `--no-text`. Free text keeps its line breaks; flag values may be quoted; `—flag`
+ * counts as `--flag`, because phones and macOS turn `--` into an em dash.
  */
 export function parseCommandText(options: CommandOptions, text: string): Record<string, string> {
   const namesByFlag = new Map<string, string>();
@@ -17,7 +18,8 @@ export function parseCommandText(options: CommandOptions, text: string): Record<
   const flagPattern = /(?<=^|\s)(?:--|—)([a-zA-Z][\w-]*)(?:=("[^"]*"|'[^']*'|\S*))?/g;
   for (let match = flagPattern.exec(text); match !== null; match = flagPattern.exec(text)) {
     const flag = (match[1] ?? '').toLowerCase();
-    const name = namesByFlag.get(flag) ?? flag;
+    const name = namesByFlag.get(flag);
+    if (name === undefined) continue;
     let end = match.index + match[0].length;
     let value = match[2] === undefined ? undefined : unquote(match[2]);
     if (value === undefined && options[name]?.kind !== 'boolean') {

@@ -45,6 +45,7 @@ export async function runAction({
     await replyWithActions({
       services,
       surface: responder.surface,
+      signal,
       turn: {
         conversationKey: payload.conversationKey,
         author: isContinue ? { id: user.id, name: user.name } : payload.author,

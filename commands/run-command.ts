@@ -1,4 +1,4 @@
-import { GatewayError } from '../src/gateway/gateway-error.ts';
+import { userMessageOf } from '../src/user-facing-error.ts';
 import { parseCommandInput, type RawOptionValue } from './command-options.ts';
 import type {
   ChannelMessage,
@@ -59,12 +59,10 @@ export async function runCommand({
       : execute());
   } catch (error) {
     logger.error({ err: error }, 'command failed');
-    const text =
-      error instanceof GatewayError
-        ? error.userMessage
-        : 'Something went wrong on my side. It has been logged.';
-    await responder.send({ text: `⚠ ${text}`, isPrivate: true }).catch((sendError: unknown) => {
-      logger.error({ err: sendError }, 'could not tell the person the command failed');
-    });
+    await responder
+      .send({ text: `⚠ ${userMessageOf(error)}`, isPrivate: true })
+      .catch((sendError: unknown) => {
+        logger.error({ err: sendError }, 'could not tell the person the command failed');
+      });
   }
 }

@@ -30,9 +30,7 @@ export async function askForStructuredAnswer<Schema extends z.ZodType>({
 }): Promise<z.output<Schema> | undefined> {
   try {
     const reply = await services.gateway.generateStructured({ model, messages, schema, schemaName, signal });
-    await services.usage
-      .record({ userId: user.id, conversationKey, usage: reply.usage, at: services.now() })
-      .catch((error: unknown) => services.logger.warn({ err: error }, 'usage not recorded'));
+    await services.usage.record({ userId: user.id, conversationKey, usage: reply.usage, at: services.now() });
     services.logger.info(
       { schemaName, model, mode: reply.mode, attempts: reply.attempts },
       'structured answer',

@@ -31,13 +31,14 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     catalog: config.models.catalog,
     logger,
     maxImageBytes: config.images.maxInputBytes * 4,
+    imageTimeoutMs: config.gateway.imageTimeoutMs,
   });
   const historyKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'history', logger });
   const settingsKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'settings', logger });
   const history = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
   const settings = createSettingsStore({ store: settingsKeyv });
   const usageKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'usage', logger });
-  const usage = createUsageLedger({ store: usageKeyv, lock: createInProcessLock() });
+  const usage = createUsageLedger({ store: usageKeyv, lock: createInProcessLock(), logger });
   const engine = createConversationEngine({
     gateway,
     history,

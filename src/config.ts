@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { type ModelCatalog, modelCatalogSchema } from './gateway/model-catalog.ts';
+import { parseStoreUrl, StoreUrlError } from './state/store-url.ts';
 
 /**
  * The only reader of the environment. Every setting is declared once here with its default; a missing
@@ -29,76 +30,97 @@ const commaList = z
       .filter((item) => item !== ''),
   );
 
-const environmentSchema = z.object({
-  GATEWAY_BASE_URL: z
-    .url({
-      protocol: /^https?$/,
-      error: 'is required: an http(s) URL ending in the API version, e.g. https://gateway.example/api/v1',
-    })
-    .transform((value) => value.replace(/\/+$/, '')),
-  GATEWAY_API_KEY: z
-    .string({ error: 'is required: the API key from the gateway console' })
-    .trim()
-    .min(1, 'is empty'),
-  CHAT_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
-  VISION_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
-  IMAGE_MODEL: z.string().trim().min(1).default('gpt-image-1'),
-  STRUCTURED_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
-  MODEL_CAPABILITIES_FILE: z.string().trim().min(1).default('config/models.json'),
-  SYSTEM_PROMPT: z
-    .string()
-    .trim()
-    .min(1)
-    .default(
-      'You are parley, a helpful assistant in a group chat. Several people may talk to you; each user message starts with the name of its author. Answer concisely in Markdown.',
-    ),
-  STORE_URL: z.string().trim().min(1).default('sqlite://./data/parley.sqlite'),
-  LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
-  LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
-  LOG_FILE: optionalText,
-  GATEWAY_TIMEOUT_MS: positiveInteger(60_000),
-  GATEWAY_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
-  HISTORY_MAX_TURNS: positiveInteger(200),
-  REPLY_MAX_TOKENS: positiveInteger(1_024),
-  IMAGE_MAX_BYTES: positiveInteger(10 * 1024 * 1024),
-  IMAGE_OUTPUT_DIR: z.string().trim().min(1).default('out'),
-  SELECTABLE_MODELS: commaList,
-  SETTINGS_EDITORS: z.enum(['everyone', 'admins'], { error: 'must be everyone or admins' }).default('admins'),
-  SETTINGS_EDITOR_USER_IDS: commaList,
-  SETTINGS_EDITOR_ROLE_IDS: commaList,
-  DISCORD_TOKEN: optionalText,
-  DISCORD_APPLICATION_ID: optionalText.pipe(
-    z
+const environmentSchema = z
+  .object({
+    GATEWAY_BASE_URL: z
+      .url({
+        protocol: /^https?$/,
+        error: 'is required: an http(s) URL ending in the API version, e.g. https://gateway.example/api/v1',
+      })
+      .transform((value) => value.replace(/\/+$/, '')),
+    GATEWAY_API_KEY: z
+      .string({ error: 'is required: the API key from the gateway console' })
+      .trim()
+      .min(1, 'is empty'),
+    CHAT_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+    VISION_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+    IMAGE_MODEL: z.string().trim().min(1).default('gpt-image-1'),
+    STRUCTURED_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+    MODEL_CAPABILITIES_FILE: z.string().trim().min(1).default('config/models.json'),
+    SYSTEM_PROMPT: z
       .string()
-      .regex(/^\d{17,20}$/, 'must be the numeric application id')
-      .optional(),
-  ),
-  DISCORD_GUILD_IDS: commaList.pipe(
-    z.array(z.string().regex(/^\d{17,20}$/, 'must be numeric guild ids, comma-separated')),
-  ),
-  DISCORD_REPLY_ALL_CHANNEL_IDS: commaList,
-  DISCORD_API_URL: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://discord.com/api' })
-    .default('https://discord.com/api')
-    .transform((value) => value.replace(/\/+$/, '')),
-  SLACK_BOT_TOKEN: optionalText.pipe(z.string().startsWith('xoxb-', 'must be a bot token starting with xoxb-').optional()),
-  SLACK_SIGNING_SECRET: optionalText,
-  SLACK_APP_TOKEN: optionalText.pipe(z.string().startsWith('xapp-', 'must be an app-level token starting with xapp-').optional()),
-  SLACK_COMMAND_PREFIX: z.string().trim().regex(/^[a-z0-9_-]*$/, 'may hold only a-z, 0-9, - and _').default(''),
-  SLACK_API_URL: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://slack.com/api/' })
-    .default('https://slack.com/api/')
-    .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
-  SLACK_REPLY_TO_BOTS: z.stringbool({ error: 'must be true or false' }).default(false),
-  PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65_535).default(3000),
-}).superRefine((values, context) => {
-  if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {
-    context.addIssue({ code: 'custom', path: ['SLACK_SIGNING_SECRET'], message: 'is required with SLACK_BOT_TOKEN (Basic Information → Signing Secret)' });
-  }
-  if (values.SLACK_APP_TOKEN && !values.SLACK_BOT_TOKEN) {
-    context.addIssue({ code: 'custom', path: ['SLACK_BOT_TOKEN'], message: 'is required with SLACK_APP_TOKEN (OAuth & Permissions → Bot User OAuth Token)' });
-  }
-});
+      .trim()
+      .min(1)
+      .default(
+        'You are parley, a helpful assistant in a group chat. Several people may talk to you; each user message starts with the name of its author. Answer concisely in Markdown.',
+      ),
+    STORE_URL: z.string().trim().min(1).default('sqlite://./data/parley.sqlite'),
+    LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
+    LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
+    LOG_FILE: optionalText,
+    GATEWAY_TIMEOUT_MS: positiveInteger(60_000),
+    GATEWAY_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    IMAGE_TIMEOUT_MS: positiveInteger(180_000),
+    HISTORY_MAX_TURNS: positiveInteger(200),
+    REPLY_MAX_TOKENS: positiveInteger(1_024),
+    IMAGE_MAX_BYTES: positiveInteger(10 * 1024 * 1024),
+    IMAGE_OUTPUT_DIR: z.string().trim().min(1).default('out'),
+    SELECTABLE_MODELS: commaList,
+    SETTINGS_EDITORS: z
+      .enum(['everyone', 'admins'], { error: 'must be everyone or admins' })
+      .default('admins'),
+    SETTINGS_EDITOR_USER_IDS: commaList,
+    SETTINGS_EDITOR_ROLE_IDS: commaList,
+    DISCORD_TOKEN: optionalText,
+    DISCORD_APPLICATION_ID: optionalText.pipe(
+      z
+        .string()
+        .regex(/^\d{17,20}$/, 'must be the numeric application id')
+        .optional(),
+    ),
+    DISCORD_GUILD_IDS: commaList.pipe(
+      z.array(z.string().regex(/^\d{17,20}$/, 'must be numeric guild ids, comma-separated')),
+    ),
+    DISCORD_REPLY_ALL_CHANNEL_IDS: commaList,
+    DISCORD_API_URL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://discord.com/api' })
+      .default('https://discord.com/api')
+      .transform((value) => value.replace(/\/+$/, '')),
+    SLACK_BOT_TOKEN: optionalText.pipe(
+      z.string().startsWith('xoxb-', 'must be a bot token starting with xoxb-').optional(),
+    ),
+    SLACK_SIGNING_SECRET: optionalText,
+    SLACK_APP_TOKEN: optionalText.pipe(
+      z.string().startsWith('xapp-', 'must be an app-level token starting with xapp-').optional(),
+    ),
+    SLACK_COMMAND_PREFIX: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9_-]*$/, 'may hold only a-z, 0-9, - and _')
+      .default(''),
+    SLACK_API_URL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://slack.com/api/' })
+      .default('https://slack.com/api/')
+      .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
+    SLACK_REPLY_TO_BOTS: z.stringbool({ error: 'must be true or false' }).default(false),
+    PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65_535).default(3000),
+  })
+  .superRefine((values, context) => {
+    if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {
+      context.addIssue({
+        code: 'custom',
+        path: ['SLACK_SIGNING_SECRET'],
+        message: 'is required with SLACK_BOT_TOKEN (Basic Information → Signing Secret)',
+      });
+    }
+    if (values.SLACK_APP_TOKEN && !values.SLACK_BOT_TOKEN) {
+      context.addIssue({
+        code: 'custom',
+        path: ['SLACK_BOT_TOKEN'],
+        message: 'is required with SLACK_APP_TOKEN (OAuth & Permissions → Bot User OAuth Token)',
+      });
+    }
+  });
 
 /** Settings of the whole process, resolved from the environment (and `.env`) once at start-up. */
 export interface Config {
@@ -107,6 +129,8 @@ export interface Config {
     readonly apiKey: string;
     readonly timeoutMs: number;
     readonly maxRetries: number;
+    /** Image generation is slow; it gets its own, longer timeout and no automatic retries. */
+    readonly imageTimeoutMs: number;
   };
   readonly models: {
     readonly chat: string;
@@ -198,17 +222,34 @@ export function loadConfig({
 }: Partial<LoadConfigOptions> = {}): Config {
   const merged = { ...readEnvFile(envFilePath), ...withoutEmptyValues(environment) };
   const parsed = environmentSchema.safeParse(merged);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
-  }
+  // Every problem goes into one message, so the files named by variables are checked even when
+  // other variables are wrong.
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  const catalogResult = collectProblems(() =>
+    readModelCatalog(merged.MODEL_CAPABILITIES_FILE?.trim() || 'config/models.json'),
+  );
+  const storeResult = collectProblems(() => {
+    try {
+      return parseStoreUrl({ storeUrl: merged.STORE_URL?.trim() || 'sqlite://./data/parley.sqlite' });
+    } catch (error) {
+      if (error instanceof StoreUrlError) throw new ConfigError([`STORE_URL: ${error.message}`]);
+      throw error;
+    }
+  });
+  problems.push(...catalogResult.problems, ...storeResult.problems);
+  if (!parsed.success || catalogResult.value === undefined || problems.length > 0)
+    throw new ConfigError(problems);
   const values = parsed.data;
-  const catalog = readModelCatalog(values.MODEL_CAPABILITIES_FILE);
+  const catalog = catalogResult.value;
   return {
     gateway: {
       baseUrl: values.GATEWAY_BASE_URL,
       apiKey: values.GATEWAY_API_KEY,
       timeoutMs: values.GATEWAY_TIMEOUT_MS,
       maxRetries: values.GATEWAY_MAX_RETRIES,
+      imageTimeoutMs: values.IMAGE_TIMEOUT_MS,
     },
     models: {
       chat: values.CHAT_MODEL,
@@ -251,9 +292,13 @@ export function loadConfig({
         : undefined,
     secrets: [
       values.GATEWAY_API_KEY,
-      ...[values.DISCORD_TOKEN, values.SLACK_BOT_TOKEN, values.SLACK_SIGNING_SECRET, values.SLACK_APP_TOKEN].filter(
-        (secret): secret is string => secret !== undefined,
-      ),
+      ...passwordOf(values.STORE_URL),
+      ...[
+        values.DISCORD_TOKEN,
+        values.SLACK_BOT_TOKEN,
+        values.SLACK_SIGNING_SECRET,
+        values.SLACK_APP_TOKEN,
+      ].filter((secret): secret is string => secret !== undefined),
     ],
   };
 }
@@ -299,6 +344,28 @@ function withoutEmptyValues(
     if (value !== undefined && value !== '') result[name] = value;
   }
   return result;
+}
+
+function collectProblems<Value>(read: () => Value): {
+  value: Value | undefined;
+  problems: readonly string[];
+} {
+  try {
+    return { value: read(), problems: [] };
+  } catch (error) {
+    if (error instanceof ConfigError) return { value: undefined, problems: error.problems };
+    throw error;
+  }
+}
+
+// A store password is a secret like any token: the logger scrubs it wherever it shows up.
+function passwordOf(storeUrl: string): string[] {
+  try {
+    const password = decodeURIComponent(new URL(storeUrl).password);
+    return password ? [password] : [];
+  } catch {
+    return [];
+  }
 }
 
 function readModelCatalog(path: string): ModelCatalog {

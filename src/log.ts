@@ -32,7 +32,7 @@ const credentialReplacements: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bxapp-[\w-]{8,}/g, redactedMarker],
   [/\b(sk|rk)-[\w-]{16,}/g, redactedMarker],
   // user:password@ in connection URLs (redis://, postgres://)
-  [/(\/\/[^:/\s@]+:)[^@\s/]+@/g, `$1${redactedMarker}@`],
+  [/(\/\/[^:/\s@]*:)[^@\s/]+@/g, `$1${redactedMarker}@`],
 ];
 
 /** Replaces every known secret value and every credential-shaped string in `text`. */

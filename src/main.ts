@@ -3,7 +3,7 @@ import { runConsoleAdapter } from '../adapters/console/console-adapter.ts';
 import { createCommandServices } from '../commands/command-services.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { createLogger } from './log.ts';
+import { createLogger, scrubSecrets } from './log.ts';
 
 /**
  * Process entry and the one place that picks adapters (the composition root may import them; the rest
@@ -57,7 +57,9 @@ main().then(
     process.exitCode = exitCode;
   },
   (error: unknown) => {
-    process.stderr.write(`parley stopped: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `parley stopped: ${scrubSecrets(error instanceof Error ? error.message : String(error), [])}\n`,
+    );
     process.exitCode = 1;
   },
 );

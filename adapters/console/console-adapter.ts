@@ -86,6 +86,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
           await replyWithActions({
             services,
             surface: responder.surface,
+            signal: inFlight.signal,
             turn: {
               conversationKey,
               author: { id: user.id, name: user.name },

@@ -56,11 +56,7 @@ export function createConsoleSurface({
     async upload(files: readonly OutgoingFile[], text?: string) {
       await mkdir(outputDirectory, { recursive: true });
       const paths: string[] = [];
-      for (const file of files) {
-        const path = join(outputDirectory, file.name);
-        await writeFile(path, file.bytes);
-        paths.push(resolve(path));
-      }
+      for (const file of files) paths.push(resolve(await writeNewFile(outputDirectory, file)));
       messageCount += 1;
       const message: PostedMessage = { id: String(messageCount) };
       print(message.id, [text, ...paths.map((path) => `saved ${path}`)].filter(Boolean).join('\n'), {
@@ -79,4 +75,20 @@ export function createConsoleSurface({
       if (current && current.latest !== current.printed) print(current.id, current.latest, { isFinal: true });
     },
   };
+}
+
+// Regenerate and a second /extract reuse names; a terminal keeps every result, so a taken name gets
+// a counter rather than overwriting the earlier file.
+async function writeNewFile(directory: string, file: OutgoingFile): Promise<string> {
+  const dot = file.name.lastIndexOf('.');
+  const [stem, extension] = dot > 0 ? [file.name.slice(0, dot), file.name.slice(dot)] : [file.name, ''];
+  for (let attempt = 1; ; attempt += 1) {
+    const path = join(directory, attempt === 1 ? file.name : `${stem}-${attempt}${extension}`);
+    try {
+      await writeFile(path, file.bytes, { flag: 'wx' });
+      return path;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
 }

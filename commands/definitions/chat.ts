@@ -11,10 +11,11 @@ export const chatCommand = defineCommand({
     image: imageOption({ description: 'An image to ask about', aliases: ['i'] }),
   },
   runsInConversationOrder: false,
-  async run({ input, conversationKey, user, responder, services }) {
+  async run({ input, conversationKey, user, responder, services, signal }) {
     await replyWithActions({
       services,
       surface: responder.surface,
+      signal,
       turn: {
         conversationKey,
         author: { id: user.id, name: user.name },

@@ -7,10 +7,15 @@ export const resetCommand = defineCommand({
   // engine.reset waits for the reply in progress by itself.
   runsInConversationOrder: false,
   async run({ conversationKey, user, responder, services }) {
-    await services.engine.reset(conversationKey);
-    services.logger.info({ conversationKey, userId: user.id }, 'conversation reset');
+    // Anyone may clear the history; the model and system prompt are settings, so only those who may
+    // change settings clear them too.
+    const isKeepingSettings = !services.mayChangeSettings(user);
+    await services.engine.reset(conversationKey, { isKeepingSettings });
+    services.logger.info({ conversationKey, userId: user.id, isKeepingSettings }, 'conversation reset');
     await responder.send({
-      text: `${user.name} cleared this conversation. I've forgotten everything said here before.`,
+      text: isKeepingSettings
+        ? `${user.name} cleared this conversation's history. Its model and system prompt stay as an admin set them.`
+        : `${user.name} cleared this conversation. I've forgotten everything said here before.`,
     });
   },
 });

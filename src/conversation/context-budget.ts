@@ -83,7 +83,12 @@ export function fitToContext(options: {
 
 /** A stored turn as the model sees it: user turns carry their author's name, images a placeholder. */
 export function toChatMessage(turn: StoredTurn): ChatMessage {
-  if (turn.role === 'assistant') return { role: 'assistant', content: turn.text };
+  // A reply that broke off says so, so the model does not take it for a finished answer.
+  if (turn.role === 'assistant')
+    return {
+      role: 'assistant',
+      content: turn.isInterrupted ? `${turn.text}\n[reply cut off here]` : turn.text,
+    };
   const imageNotes = turn.images.map((image) => `[image: ${image.name}]`);
   return { role: 'user', content: [`${turn.authorName}: ${turn.text}`, ...imageNotes].join('\n') };
 }

@@ -6,7 +6,7 @@ import {
 import type { Surface } from '../delivery/surface.ts';
 import type { ChatMessage, FinishReason, TokenUsage } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
-import { type GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
+import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import { type ContextFit, fitToContext } from './context-budget.ts';
@@ -49,8 +49,11 @@ export interface ReplyRequest {
 export interface ConversationEngine {
   /** Answers one turn on `surface`, after every earlier turn of the same conversation is answered. */
   reply(request: ReplyRequest): Promise<ReplyOutcome>;
-  /** Forgets the conversation's history and settings (queued behind a reply in progress). */
-  reset(key: ConversationKey): Promise<void>;
+  /**
+   * Forgets the conversation's history, and its settings unless `isKeepingSettings` (queued behind a
+   * reply in progress).
+   */
+  reset(key: ConversationKey, options?: { isKeepingSettings?: boolean }): Promise<void>;
   /**
    * Runs `task` in the conversation's order: after the replies before it, before the ones after it.
    * The task must not call `reply` or `reset` of the same conversation, which would wait for it.
@@ -95,10 +98,10 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
   const { history, settings, lock } = dependencies;
   return {
     reply: (request) => lock.run(request.turn.conversationKey, () => answer(dependencies, request)),
-    reset: (key) =>
+    reset: (key, { isKeepingSettings = false } = {}) =>
       lock.run(key, async () => {
         await history.reset(key);
-        await settings.reset(key);
+        if (!isKeepingSettings) await settings.reset(key);
       }),
     runInOrder: (key, task) => lock.run(key, task),
   };
@@ -154,7 +157,7 @@ async function answer(dependencies: EngineDependencies, request: ReplyRequest): 
     delivered.text.length > 0
       ? await recordExchange({ dependencies, turn, prepared, streamed, startedAt, logger })
       : undefined;
-  await recordUsage({ dependencies, turn, streamed, logger });
+  await recordUsage({ dependencies, turn, streamed });
   logger.info(
     {
       status,
@@ -218,7 +221,7 @@ async function prepareTurn(
     contextTokens: gateway.capabilitiesOf(model).contextTokens,
     replyMaxTokens: defaults.replyMaxTokens,
   });
-  const notices = [...images.notices];
+  const notices = [...(turn.notices ?? []), ...images.notices];
   if (fit.droppedTurnCount > 0) {
     notices.push(
       `The ${fit.droppedTurnCount} oldest messages of this conversation no longer fit in my context, so I left them out.`,
@@ -249,6 +252,8 @@ async function streamReply({
 }): Promise<StreamedReply> {
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
+  let appendedText = '';
+  let failure: GatewayError | undefined;
   try {
     const events = dependencies.gateway.chatStream({
       model: prepared.model,
@@ -257,24 +262,40 @@ async function streamReply({
       ...(signal ? { signal } : {}),
     });
     for await (const event of events) {
-      if (event.type === 'text-delta') writer.append(event.text);
-      else if (event.type === 'notice') prepared.notices.push(event.message);
+      if (event.type === 'text-delta') {
+        appendedText += event.text;
+        writer.append(event.text);
+      } else if (event.type === 'notice') prepared.notices.push(event.message);
       else {
         finishReason = event.finishReason;
         usage = event.usage;
       }
     }
   } catch (error) {
-    const failure = toGatewayError(error);
+    failure = toGatewayError(error);
     logger[failure.kind === 'cancelled' ? 'info' : 'warn'](
       { err: failure, kind: failure.kind, model: prepared.model },
       'reply did not complete',
     );
-    const delivered = await writer.fail({ reason: failure.userMessage });
-    return { delivered, finishReason, usage, failure };
   }
-  const delivered = await writer.finish({ finishReason: finishReason ?? 'other', notes: prepared.notices });
-  return { delivered, finishReason, usage, failure: undefined };
+  try {
+    const delivered = failure
+      ? await writer.fail({ reason: failure.userMessage })
+      : await writer.finish({ finishReason: finishReason ?? 'other', notes: prepared.notices });
+    return { delivered, finishReason, usage, failure };
+  } catch (error) {
+    // The platform refused the final post or edit: the person may not see the whole reply, but the
+    // model wrote it and history must stay consistent, so it is recorded as interrupted.
+    logger.error({ err: error }, 'final platform call failed; the reply may be incomplete on screen');
+    return {
+      delivered: { text: appendedText, messages: [], editCount: 0, isComplete: false },
+      finishReason,
+      usage,
+      failure:
+        failure ??
+        new GatewayError({ kind: 'stream-interrupted', message: 'final platform call failed', cause: error }),
+    };
+  }
 }
 
 async function recordExchange({
@@ -328,22 +349,16 @@ async function recordUsage({
   dependencies,
   turn,
   streamed,
-  logger,
 }: {
   dependencies: EngineDependencies;
   turn: IncomingTurn;
   streamed: StreamedReply;
-  logger: Logger;
 }): Promise<void> {
   if (!dependencies.usageLedger || (!streamed.usage && streamed.delivered.text.length === 0)) return;
-  try {
-    await dependencies.usageLedger.record({
-      userId: turn.author.id,
-      conversationKey: turn.conversationKey,
-      usage: streamed.usage,
-      at: (dependencies.now ?? (() => new Date()))(),
-    });
-  } catch (error) {
-    logger.warn({ err: error }, 'usage not recorded');
-  }
+  await dependencies.usageLedger.record({
+    userId: turn.author.id,
+    conversationKey: turn.conversationKey,
+    usage: streamed.usage,
+    at: (dependencies.now ?? (() => new Date()))(),
+  });
 }

@@ -2,16 +2,12 @@ import type { ContentPart } from '../gateway/chat-types.ts';
 import { fitImage } from '../images/fit-image.ts';
 import { detectImageType, toDataUri } from '../images/image-type.ts';
 import type { Logger } from '../log.ts';
+import { UserFacingError } from '../user-facing-error.ts';
 import type { ImageAttachment, ImageReference } from './turn.ts';
 
 /** Thrown by an attachment's `load()` when the platform explains why; `userMessage` is shown as is. */
-export class ImageLoadError extends Error {
-  readonly userMessage: string;
-  constructor({ message, userMessage, cause }: { message: string; userMessage: string; cause?: unknown }) {
-    super(message, { cause });
-    this.name = 'ImageLoadError';
-    this.userMessage = userMessage;
-  }
+export class ImageLoadError extends UserFacingError {
+  override readonly name = 'ImageLoadError';
 }
 
 export interface LoadedImages {

@@ -28,6 +28,8 @@ export interface IncomingTurn {
   /** The text with platform mentions already resolved to names. */
   readonly text: string;
   readonly images: readonly ImageAttachment[];
+  /** What the adapter could not pass on (an unreadable attachment, say), for the person to see. */
+  readonly notices?: readonly string[];
 }
 
 const usageSchema = z.object({

@@ -1,6 +1,7 @@
 import type { Keyv } from 'keyv';
 import { z } from 'zod';
 import type { TokenUsage } from '../gateway/chat-types.ts';
+import type { Logger } from '../log.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import type { ConversationKey } from './turn.ts';
 
@@ -30,6 +31,10 @@ export interface UsageEntry {
 
 /** Spending per person and per conversation, by UTC day and month, as the gateway reported it. */
 export interface UsageLedger {
+  /**
+   * Counts one gateway request. Never rejects: a store failure is logged, because the reply it
+   * counts was already delivered and must not fail for its bookkeeping.
+   */
   record(entry: UsageEntry): Promise<void>;
   report(query: { userId: string; conversationKey: ConversationKey; at: Date }): Promise<UsageReport>;
 }
@@ -49,7 +54,15 @@ function periodKeys({ scope, at }: { scope: string; at: Date }): { day: string; 
   return { day: `${scope}:day:${day}`, month: `${scope}:month:${day.slice(0, 7)}` };
 }
 
-export function createUsageLedger({ store, lock }: { store: Keyv; lock: KeyedLock }): UsageLedger {
+export function createUsageLedger({
+  store,
+  lock,
+  logger,
+}: {
+  store: Keyv;
+  lock: KeyedLock;
+  logger: Logger;
+}): UsageLedger {
   const read = async (key: string): Promise<UsageTotals> => {
     const parsed = usageTotalsSchema.safeParse(await store.get(key));
     return parsed.success ? parsed.data : { ...emptyTotals };
@@ -78,7 +91,7 @@ export function createUsageLedger({ store, lock }: { store: Keyv; lock: KeyedLoc
           const keys = periodKeys({ scope, at: entry.at });
           return [add(keys.day, dayTtlMs, entry), add(keys.month, monthTtlMs, entry)];
         }),
-      );
+      ).catch((error: unknown) => logger.warn({ err: error, userId: entry.userId }, 'usage not recorded'));
     },
     async report({ userId, conversationKey, at }) {
       const userKeys = periodKeys({ scope: `user:${userId}`, at });

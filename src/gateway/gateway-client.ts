@@ -29,6 +29,8 @@ export interface CreateGatewayOptions {
   readonly logger: Logger;
   /** Largest generated image parley will download when the gateway answers with a link. */
   readonly maxImageBytes: number;
+  /** Longest an image generation may take. */
+  readonly imageTimeoutMs: number;
 }
 
 export function createGateway(options: CreateGatewayOptions): Gateway {
@@ -50,6 +52,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
   const imageOptions = {
     client,
     catalog: options.catalog,
+    requestTimeoutMs: options.imageTimeoutMs,
     downloadTimeoutMs: options.timeoutMs,
     maxDownloadBytes: options.maxImageBytes,
   };

@@ -30,6 +30,8 @@ export interface ImageResult {
 export interface ImageGenerationOptions {
   readonly client: OpenAI;
   readonly catalog: ModelCatalog;
+  /** Image models can take minutes; this is the whole request, generation included. */
+  readonly requestTimeoutMs: number;
   readonly downloadTimeoutMs: number;
   readonly maxDownloadBytes: number;
 }
@@ -57,8 +59,12 @@ export async function generateImages(
   try {
     // The reference's image parameters (`image_input`, `aspect_ratio`, `output_format`) are not in the
     // SDK's types, so the body goes through the SDK's generic POST, which keeps its retries and errors.
+    // No automatic retries: a generation that timed out or failed upstream may still be billed, and
+    // drawing it again behind the person's back would bill it twice.
     response = await options.client.post('/images/generations', {
       body,
+      maxRetries: 0,
+      timeout: options.requestTimeoutMs,
       ...(request.signal ? { signal: request.signal } : {}),
     });
   } catch (error) {
@@ -68,7 +74,10 @@ export async function generateImages(
   if (items.length === 0) {
     throw new GatewayError({ kind: 'invalid-reply', message: 'image response has no data items' });
   }
-  const images = await Promise.all(items.map((item) => readImage(options, item, request.signal)));
+  // A gateway that answers more images than asked for must not push a message past its file limit.
+  const images = await Promise.all(
+    items.slice(0, request.count).map((item) => readImage(options, item, request.signal)),
+  );
   return { images, notices };
 }
 
@@ -126,6 +135,9 @@ async function download(
   url: string,
   signal: AbortSignal | undefined,
 ): Promise<Uint8Array> {
+  if (!/^https?:\/\//i.test(url)) {
+    throw new GatewayError({ kind: 'invalid-reply', message: 'generated image link is not http(s)' });
+  }
   const timeout = AbortSignal.timeout(options.downloadTimeoutMs);
   let response: Response;
   try {
@@ -140,19 +152,19 @@ async function download(
       status: response.status,
     });
   }
-  const declaredLength = Number(response.headers.get('content-length') ?? 0);
-  if (declaredLength > options.maxDownloadBytes) {
-    throw new GatewayError({
-      kind: 'invalid-reply',
-      message: `generated image is ${declaredLength} bytes, over the limit`,
-    });
+  const tooBig = () =>
+    new GatewayError({ kind: 'invalid-reply', message: 'generated image is over the download limit' });
+  if (Number(response.headers.get('content-length') ?? 0) > options.maxDownloadBytes) {
+    await response.body?.cancel();
+    throw tooBig();
   }
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes.length > options.maxDownloadBytes) {
-    throw new GatewayError({
-      kind: 'invalid-reply',
-      message: `generated image is ${bytes.length} bytes, over the limit`,
-    });
+  // Read in chunks so a link without a length header cannot make us buffer an unbounded body.
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of response.body ?? []) {
+    total += chunk.length;
+    if (total > options.maxDownloadBytes) throw tooBig();
+    chunks.push(chunk);
   }
-  return bytes;
+  return new Uint8Array(Buffer.concat(chunks));
 }

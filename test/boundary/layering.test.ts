@@ -64,6 +64,26 @@ describe('layering', () => {
     expect(violations).toEqual([]);
   });
 
+  it('keeps the platform libraries inside their adapters', () => {
+    const platformLibraries: Record<string, RegExp> = {
+      'adapters/discord': /^(discord\.js|@discordjs\/)/,
+      'adapters/slack': /^@slack\//,
+    };
+    const violations: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(root, file), 'utf8');
+      const packages = [...text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'".][^'"]*)['"]/g)].map(
+        (match) => match[1] ?? '',
+      );
+      for (const [home, pattern] of Object.entries(platformLibraries)) {
+        for (const name of packages.filter((specifier) => pattern.test(specifier))) {
+          if (!file.startsWith(`${home}/`)) violations.push(`${file} imports ${name}`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
   it('reads process.env only in src/config.ts', () => {
     const readers = files.filter(
       (file) => file !== 'src/config.ts' && readFileSync(join(root, file), 'utf8').includes('process.env'),

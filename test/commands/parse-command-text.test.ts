@@ -34,10 +34,10 @@ describe('parseCommandText', () => {
     });
   });
 
-  it('passes unknown flags through so validation can name them', () => {
-    expect(parseCommandText(imagineCommand.options, 'a dog --colour red')).toEqual({
-      prompt: 'a dog',
-      colour: 'red',
+  it('leaves dashes that name no option in the free text', () => {
+    expect(parseCommandText(imagineCommand.options, 'a logo --no-text --count 2')).toEqual({
+      prompt: 'a logo --no-text',
+      count: '2',
     });
   });
 });

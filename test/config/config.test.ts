@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       apiKey: 'secret-key-123',
       timeoutMs: 60_000,
       maxRetries: 2,
+      imageTimeoutMs: 180_000,
     });
     expect(config.models.chat).toBe('gpt-4o-mini');
     expect(config.storeUrl).toBe('sqlite://./data/parley.sqlite');
@@ -72,6 +73,25 @@ describe('loadConfig', () => {
     );
     expect(problemsOf({ ...required, MODEL_CAPABILITIES_FILE: notJson })[0]).toMatch(/not valid JSON/);
     expect(problemsOf({ ...required, MODEL_CAPABILITIES_FILE: wrongShape })[0]).toMatch(/models\.x\.vision/);
+  });
+
+  it('checks the store URL and the capabilities file in the same message as the variables', () => {
+    const problems = problemsOf({
+      GATEWAY_API_KEY: 'k',
+      STORE_URL: 'mongodb://x',
+      MODEL_CAPABILITIES_FILE: '/nope/models.json',
+    });
+    expect(problems.join('\n')).toMatch(/GATEWAY_BASE_URL: is required/);
+    expect(problems.join('\n')).toMatch(/STORE_URL: .*Accepted forms/);
+    expect(problems.join('\n')).toMatch(/MODEL_CAPABILITIES_FILE \/nope\/models.json does not exist/);
+  });
+
+  it('treats a store password as a secret', () => {
+    const config = loadConfig({
+      environment: { ...required, STORE_URL: 'redis://:p%40ss@127.0.0.1:6379' },
+      envFilePath: missingEnvFile,
+    });
+    expect(config.secrets).toContain('p@ss');
   });
 
   it('strips a trailing slash from the base URL so paths join cleanly', () => {

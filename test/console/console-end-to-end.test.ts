@@ -126,6 +126,9 @@ describe('the terminal chat (npm start)', () => {
       'The model service rejected our API key. An admin needs to check GATEWAY_API_KEY.',
     );
     expect(run.stdout).not.toContain('wrong-key-0123456789');
+    const log = readFileSync(join(workDirectory, 'parley.log'), 'utf8');
+    expect(log).toContain('"kind":"authentication"');
+    expect(log).not.toContain('wrong-key-0123456789');
   });
 
   it('refuses to start with a clear list of every wrong variable, exit code 1', async () => {

@@ -97,6 +97,23 @@ describe('conversation engine', () => {
     expect(under.logOutput()).toContain('stream-interrupted');
   });
 
+  it('still records the reply when the platform refuses the final edit', async () => {
+    under.subject.fake.enqueue({ text: 'alpha beta gamma delta', chunkSize: 6, delayBetweenChunksMs: 5 });
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 0,
+      shouldReject: (call) => call.kind === 'edit',
+    });
+    const outcome = await under.engine.reply({ turn: turnOf('go'), surface });
+    expect(outcome.status).toBe('cut');
+    const stored = await under.history.load('test:workspace:channel-1');
+    expect(stored[1]).toMatchObject({
+      role: 'assistant',
+      text: 'alpha beta gamma delta',
+      isInterrupted: true,
+    });
+    expect(under.logOutput()).toContain('final platform call failed');
+  });
+
   it('shows a short message and leaves history alone when the gateway fails before any text', async () => {
     under.subject.fake.enqueue({ error: { status: 402 } });
     const surface = fastSurface();

@@ -24,6 +24,7 @@ describe('logging never writes a secret', () => {
         token: 'plain-token-value',
         note: 'slack xoxb-1234567890-abcdefghij and Bot MTIzNDU2Nzg5.discord.token',
         store: 'redis://user:hunter2@127.0.0.1:6379',
+        other: 'redis://:swordfish@10.0.0.1:6379',
       },
       'call',
     );

@@ -48,6 +48,7 @@ export async function startGatewayUnderTest(
     catalog: testCatalog,
     logger,
     maxImageBytes: 5 * 1024 * 1024,
+    imageTimeoutMs: 10_000,
   });
   return { fake, gateway, logOutput: output, close: () => fake.close() };
 }
