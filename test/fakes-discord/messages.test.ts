@@ -1,0 +1,201 @@
+import {
+  AttachmentBuilder,
+  type Client,
+  DiscordAPIError,
+  Events,
+  type Message,
+  type TextChannel,
+} from 'discord.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
+import { createSolidPng } from '../fakes/gateway/index.ts';
+import { connectClient } from './discord-client.ts';
+
+describe('fake discord: messages with the real client', () => {
+  let fake: FakeDiscord;
+  let client: Client<true>;
+  let generalId: string;
+
+  beforeAll(async () => {
+    fake = await startFakeDiscord();
+    client = await connectClient(fake);
+    generalId = fake.textChannelIds[0] ?? '';
+  });
+  afterAll(async () => {
+    await client.destroy();
+    await fake.close();
+  });
+  beforeEach(() => fake.reset());
+
+  function nextMessage(filter: (message: Message) => boolean = () => true): Promise<Message> {
+    return new Promise((resolve) => {
+      const listener = (message: Message) => {
+        if (filter(message)) {
+          client.off(Events.MessageCreate, listener);
+          resolve(message);
+        }
+      };
+      client.on(Events.MessageCreate, listener);
+    });
+  }
+
+  function textChannel(channelId: string): TextChannel {
+    return client.channels.cache.get(channelId) as TextChannel;
+  }
+
+  it('delivers a person’s message with its mention and an attachment the bot can download', async () => {
+    const png = createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 255, green: 0, blue: 0 } });
+    const received = nextMessage((message) => message.author.id === fake.user.id);
+
+    const messageId = fake.sendUserMessage({
+      channelId: generalId,
+      content: 'what is in this picture?',
+      mentionsBot: true,
+      attachments: [{ filename: 'screenshot.png', contentType: 'image/png', bytes: png }],
+    });
+
+    const message = await received;
+    expect(message.id).toBe(messageId);
+    expect(message.content).toBe(`<@${fake.bot.id}> what is in this picture?`);
+    expect(message.mentions.users.has(fake.bot.id)).toBe(true);
+    expect(message.inGuild()).toBe(true);
+    const attachment = message.attachments.first();
+    expect(attachment?.contentType).toBe('image/png');
+    expect(attachment?.size).toBe(png.length);
+    const download = await fetch(attachment?.url ?? '');
+    expect(download.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(png);
+  });
+
+  it('delivers a reply with its reference and a DM through the Channel partial', async () => {
+    const original = fake.sendUserMessage({ channelId: generalId, content: 'first' });
+    const reply = nextMessage((message) => message.content === 'second');
+    fake.sendUserMessage({ channelId: generalId, content: 'second', replyToMessageId: original });
+    expect((await reply).reference?.messageId).toBe(original);
+
+    const directMessage = nextMessage((message) => message.content === 'hello in private');
+    fake.sendUserMessage({ channelId: fake.directMessageChannel(), content: 'hello in private' });
+    const message = await directMessage;
+    expect(message.channel.isDMBased()).toBe(true);
+    expect(message.author.id).toBe(fake.user.id);
+  });
+
+  it('stores a sent message and its edits, and dispatches both on the gateway', async () => {
+    const created = nextMessage((message) => message.author.id === fake.bot.id);
+    const sent = await textChannel(generalId).send('Thinking');
+    expect((await created).id).toBe(sent.id);
+
+    const updates: string[] = [];
+    const onUpdate = (_old: unknown, message: { content: string | null }) =>
+      updates.push(message.content ?? '');
+    client.on(Events.MessageUpdate, onUpdate);
+    await sent.edit('Thinking about it');
+    await sent.edit('The answer is 42.');
+    await fake.waitFor(() => updates.length === 2);
+    client.off(Events.MessageUpdate, onUpdate);
+    expect(updates).toEqual(['Thinking about it', 'The answer is 42.']);
+
+    const stored = fake.message(sent.id);
+    expect(stored?.content).toBe('The answer is 42.');
+    expect(stored?.editCount).toBe(2);
+    expect(stored?.revisions.map((revision) => revision.content)).toEqual([
+      'Thinking',
+      'Thinking about it',
+      'The answer is 42.',
+    ]);
+    expect(fake.requests.filter((call) => call.route === 'message-edit')).toHaveLength(2);
+  });
+
+  it('receives an upload with its bytes and serves it back', async () => {
+    const png = createSolidPng({ widthPx: 4, heightPx: 4, colour: { red: 0, green: 0, blue: 255 } });
+    const sent = await textChannel(generalId).send({
+      content: 'Here it is',
+      files: [new AttachmentBuilder(png, { name: 'drawing.png', description: 'a blue square' })],
+    });
+
+    const [file] = fake.uploadedFiles(sent.id);
+    expect(file?.filename).toBe('drawing.png');
+    expect(file?.contentType).toBe('image/png');
+    expect(file?.description).toBe('a blue square');
+    expect(Buffer.from(file?.bytes ?? [])).toEqual(png);
+    const served = await fetch(sent.attachments.first()?.url ?? '');
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(png);
+  });
+
+  it('refuses 2,001 characters with 50035 and accepts 2,000 (emoji count as one)', async () => {
+    const error = await textChannel(generalId)
+      .send('x'.repeat(2001))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DiscordAPIError);
+    expect((error as DiscordAPIError).code).toBe(50035);
+    expect((error as DiscordAPIError).status).toBe(400);
+    expect((error as DiscordAPIError).rawError).toMatchObject({
+      errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] } },
+    });
+
+    await textChannel(generalId).send('😀'.repeat(2000));
+    expect(fake.messages(generalId)).toHaveLength(1);
+  });
+
+  it('refuses an embed over its description limit and embeds over 6,000 characters in total', async () => {
+    const tooLong = await textChannel(generalId)
+      .send({ embeds: [{ description: 'd'.repeat(4097) }] })
+      .catch((caught: unknown) => caught);
+    expect((tooLong as DiscordAPIError).code).toBe(50035);
+    expect((tooLong as DiscordAPIError).rawError).toMatchObject({
+      errors: { embeds: { 0: { description: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] } } } },
+    });
+
+    const tooMuch = await textChannel(generalId)
+      .send({ embeds: [{ description: 'd'.repeat(4000) }, { description: 'd'.repeat(2001) }] })
+      .catch((caught: unknown) => caught);
+    expect((tooMuch as DiscordAPIError).code).toBe(50035);
+    expect(fake.messages(generalId)).toHaveLength(0);
+  });
+
+  it('pages history with limit and before, newest first', async () => {
+    const channel = textChannel(generalId);
+    for (const content of ['one', 'two', 'three', 'four']) {
+      fake.sendUserMessage({ channelId: generalId, content });
+    }
+    const ids = fake.messages(generalId).map((message) => message.id);
+
+    const newest = await channel.messages.fetch({ limit: 2, cache: false });
+    expect([...newest.values()].map((message) => message.content)).toEqual(['four', 'three']);
+    const older = await channel.messages.fetch({ limit: 10, before: ids[2], cache: false });
+    expect([...older.values()].map((message) => message.content)).toEqual(['two', 'one']);
+    const one = await channel.messages.fetch({ message: ids[1] ?? '', cache: false });
+    expect(one.content).toBe('two');
+  });
+
+  it('deletes a message and sends typing', async () => {
+    const channel = textChannel(generalId);
+    const sent = await channel.send('temporary');
+    await channel.sendTyping();
+    await sent.delete();
+    expect(fake.message(sent.id)).toBeUndefined();
+    expect(fake.requests.map((call) => `${call.route} ${call.status}`)).toEqual([
+      'message-create 200',
+      'typing 204',
+      'message-delete 204',
+    ]);
+  });
+
+  it('refuses to send where the bot lacks Send Messages, and the client sees the overwrite', async () => {
+    const channelId = fake.createTextChannel({ name: 'read-only' });
+    await fake.waitFor(() => client.channels.cache.get(channelId));
+    fake.denyBotPermissions(channelId, ['send-messages']);
+    await fake.waitFor(
+      () => textChannel(channelId).permissionsFor(fake.bot.id)?.has('SendMessages') === false,
+      {
+        description: 'the CHANNEL_UPDATE to reach the client',
+      },
+    );
+
+    const error = await textChannel(channelId)
+      .send('hello?')
+      .catch((caught: unknown) => caught);
+    expect((error as DiscordAPIError).status).toBe(403);
+    expect((error as DiscordAPIError).code).toBe(50013);
+  });
+});

@@ -1,0 +1,248 @@
+import type {
+  APIAttachment,
+  APIChannel,
+  APIGuildMember,
+  APIMessage,
+  APIOverwrite,
+  APIRole,
+  APIUser,
+  GuildMemberFlags,
+  RoleFlags,
+} from 'discord.js';
+import type { FakeAttachment } from './attachment-hosting.ts';
+import type { FakeMessage } from './message-store.ts';
+import { bitsOf } from './permissions.ts';
+import { discordTimestamp } from './precise-time.ts';
+import type { FakeChannel, FakeGuild, FakeRole, FakeUser, World } from './world.ts';
+
+// The types come from discord-api-types through discord.js (erased at runtime): the compiler then
+// checks that every payload carries the fields the real API sends.
+
+// Flag enums have no member for "none"; the API sends 0.
+const noFlags = 0;
+
+/** A user as the API sends it. */
+export function apiUser(user: FakeUser): APIUser {
+  return {
+    id: user.id,
+    username: user.username,
+    discriminator: '0',
+    global_name: user.globalName,
+    avatar: null,
+    bot: user.isBot,
+    system: false,
+  };
+}
+
+/** A guild member with its user. */
+export function apiMember(guild: FakeGuild, user: FakeUser): APIGuildMember {
+  return {
+    user: apiUser(user),
+    nick: null,
+    avatar: null,
+    banner: null,
+    roles: [],
+    joined_at: discordTimestamp(guild.joinedAtMs),
+    premium_since: null,
+    deaf: false,
+    mute: false,
+    pending: false,
+    communication_disabled_until: null,
+    flags: noFlags as GuildMemberFlags,
+  };
+}
+
+/** A role. */
+export function apiRole(role: FakeRole): APIRole {
+  return {
+    id: role.id,
+    name: role.name,
+    color: 0,
+    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position: role.position,
+    permissions: role.permissions.toString(),
+    managed: false,
+    mentionable: false,
+    flags: noFlags as RoleFlags,
+  };
+}
+
+const channelTypeNumbers: Record<FakeChannel['kind'], number> = { text: 0, 'direct-message': 1, thread: 11 };
+
+/** Discord's number for a channel kind (0 text, 1 DM, 11 public thread). */
+export function channelTypeNumber(kind: FakeChannel['kind']): number {
+  return channelTypeNumbers[kind];
+}
+
+/** A channel; guild channels carry the bot's member overwrite when permissions were taken away. */
+export function apiChannel(channel: FakeChannel, world: World): APIChannel {
+  switch (channel.kind) {
+    case 'direct-message':
+      return {
+        id: channel.id,
+        type: 1,
+        name: null,
+        last_message_id: null,
+        recipients: channel.recipientId === null ? [] : [apiUser(world.requireUser(channel.recipientId))],
+      };
+    case 'thread':
+      return {
+        id: channel.id,
+        type: 11,
+        guild_id: channel.guildId ?? undefined,
+        name: channel.name,
+        parent_id: channel.parentId ?? undefined,
+        owner_id: world.bot.id,
+        last_message_id: null,
+        rate_limit_per_user: 0,
+        message_count: 0,
+        member_count: 1,
+        total_message_sent: 0,
+        thread_metadata: {
+          archived: false,
+          auto_archive_duration: 1440,
+          archive_timestamp: discordTimestamp(Date.now()),
+          locked: false,
+        },
+      };
+    default:
+      return {
+        id: channel.id,
+        type: 0,
+        guild_id: channel.guildId ?? undefined,
+        name: channel.name,
+        position: 0,
+        parent_id: null,
+        topic: null,
+        nsfw: false,
+        last_message_id: null,
+        rate_limit_per_user: 0,
+        permission_overwrites: botOverwrites(channel, world),
+      };
+  }
+}
+
+function botOverwrites(channel: FakeChannel, world: World): APIOverwrite[] {
+  if (channel.deniedBotPermissions.length === 0) {
+    return [];
+  }
+  return [{ id: world.bot.id, type: 1, allow: '0', deny: bitsOf(channel.deniedBotPermissions).toString() }];
+}
+
+/** An attachment, pointing at the fake's own file host. */
+export function apiAttachment(attachment: FakeAttachment): APIAttachment {
+  return {
+    id: attachment.id,
+    filename: attachment.filename,
+    size: attachment.sizeBytes,
+    url: attachment.url,
+    proxy_url: attachment.url,
+    content_type: attachment.contentType,
+    ...(attachment.description === null ? {} : { description: attachment.description }),
+  };
+}
+
+/**
+ * A message. `lookup` finds the message it replies to, which Discord embeds as `referenced_message`
+ * (one level deep).
+ */
+export function apiMessage(
+  message: FakeMessage,
+  world: World,
+  lookup: (messageId: string) => FakeMessage | undefined,
+  depth = 0,
+): APIMessage {
+  const referenced = message.replyToMessageId === null ? undefined : lookup(message.replyToMessageId);
+  return {
+    id: message.id,
+    channel_id: message.channelId,
+    author: apiUser(message.author),
+    content: message.content,
+    timestamp: discordTimestamp(message.createdAtMs),
+    edited_timestamp: message.editedAtMs === null ? null : discordTimestamp(message.editedAtMs),
+    tts: false,
+    mention_everyone: false,
+    mentions: message.mentionIds.flatMap((id) => {
+      const user = world.users.get(id);
+      return user === undefined ? [] : [apiUser(user)];
+    }),
+    mention_roles: [],
+    attachments: message.attachments.map(apiAttachment),
+    embeds: message.embeds,
+    components: message.components,
+    pinned: false,
+    type: message.type,
+    flags: message.flags,
+    ...(message.webhookId === null
+      ? {}
+      : { webhook_id: message.webhookId, application_id: message.webhookId }),
+    ...(message.replyToMessageId === null
+      ? {}
+      : {
+          message_reference: {
+            type: 0,
+            message_id: message.replyToMessageId,
+            // The reference points to where the replied-to message lives, which a test may put elsewhere.
+            channel_id: referenced?.channelId ?? message.channelId,
+            ...(message.guildId === null ? {} : { guild_id: referenced?.guildId ?? message.guildId }),
+          },
+          referenced_message:
+            referenced === undefined || depth > 0 ? null : apiMessage(referenced, world, lookup, depth + 1),
+        }),
+  };
+}
+
+/** The GUILD_CREATE payload: the guild with its channels, threads, roles and members. */
+export function apiGuildCreate(guild: FakeGuild, world: World): Record<string, unknown> {
+  const channels = [...world.channels.values()].filter((channel) => channel.guildId === guild.id);
+  return {
+    id: guild.id,
+    name: guild.name,
+    icon: null,
+    splash: null,
+    discovery_splash: null,
+    owner_id: guild.ownerId,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    features: [],
+    mfa_level: 0,
+    application_id: null,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    vanity_url_code: null,
+    description: null,
+    banner: null,
+    premium_tier: 0,
+    preferred_locale: 'en-US',
+    public_updates_channel_id: null,
+    nsfw_level: 0,
+    premium_progress_bar_enabled: false,
+    safety_alerts_channel_id: null,
+    emojis: [],
+    stickers: [],
+    joined_at: discordTimestamp(guild.joinedAtMs),
+    large: false,
+    unavailable: false,
+    member_count: guild.memberIds.length,
+    roles: guild.roles.map(apiRole),
+    members: guild.memberIds.map((id) => apiMember(guild, world.requireUser(id))),
+    channels: channels
+      .filter((channel) => channel.kind !== 'thread')
+      .map((channel) => apiChannel(channel, world)),
+    threads: channels
+      .filter((channel) => channel.kind === 'thread')
+      .map((channel) => apiChannel(channel, world)),
+    voice_states: [],
+    presences: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+  };
+}

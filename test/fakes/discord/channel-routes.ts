@@ -1,0 +1,194 @@
+import { apiChannel } from './api-objects.ts';
+import { DiscordApiError, errorCodes, unknownEntity } from './discord-api-error.ts';
+import type { FakeDiscordContext } from './fake-context.ts';
+import { createMessage, deleteMessage, editMessage, messageFlags, messageObject } from './message-actions.ts';
+import { emptyMessageError, isEmptyMessage, parseMessageDraft } from './message-draft.ts';
+import type { FakeMessage } from './message-store.ts';
+import { type BotPermission, hasPermission } from './permissions.ts';
+import { noContent, ok, type RestRoute } from './rest-route.ts';
+import type { FakeChannel } from './world.ts';
+
+/** Channels and their messages: what a bot that chats calls most. */
+export const channelRoutes: RestRoute[] = [
+  {
+    name: 'channel',
+    method: 'GET',
+    pattern: '/channels/:channelId',
+    auth: 'bot',
+    bucket: 'other',
+    majorParameter: 'channelId',
+    handle(context, { params }) {
+      return ok(apiChannel(requireChannel(context, params.channelId), context.world));
+    },
+  },
+  {
+    name: 'message-create',
+    method: 'POST',
+    pattern: '/channels/:channelId/messages',
+    auth: 'bot',
+    bucket: 'message-create',
+    majorParameter: 'channelId',
+    handle(context, { params, body }) {
+      const channel = requireChannel(context, params.channelId);
+      assertBotMay(
+        context,
+        channel,
+        channel.kind === 'thread' ? 'send-messages-in-threads' : 'send-messages',
+      );
+      if (body.files.size > 0) {
+        assertBotMay(context, channel, 'attach-files');
+      }
+      const draft = parseMessageDraft(context, { body, channel });
+      if (isEmptyMessage(draft)) {
+        throw emptyMessageError();
+      }
+      const message = createMessage(context, {
+        ...draft,
+        // Without Embed Links Discord accepts the message and silently drops its embeds.
+        embeds: botMay(context, channel, 'embed-links') ? draft.embeds : [],
+        channel,
+        author: context.world.bot,
+      });
+      return ok(messageObject(context, message));
+    },
+  },
+  {
+    name: 'message-edit',
+    method: 'PATCH',
+    pattern: '/channels/:channelId/messages/:messageId',
+    auth: 'bot',
+    bucket: 'message-edit',
+    majorParameter: 'channelId',
+    handle(context, { params, body }) {
+      const channel = requireChannel(context, params.channelId);
+      const message = requireMessage(context, channel, params.messageId);
+      if (message.author.id !== context.world.bot.id) {
+        throw new DiscordApiError({
+          status: 403,
+          code: errorCodes.cannotEditOtherUsersMessage,
+          message: 'Cannot edit a message authored by another user',
+        });
+      }
+      const draft = parseMessageDraft(context, { body, channel, existing: message });
+      if (isEmptyMessage({ ...message, ...draft })) {
+        throw emptyMessageError();
+      }
+      return ok(messageObject(context, editMessage(context, message, draft)));
+    },
+  },
+  {
+    name: 'message-delete',
+    method: 'DELETE',
+    pattern: '/channels/:channelId/messages/:messageId',
+    auth: 'bot',
+    bucket: 'other',
+    majorParameter: 'channelId',
+    handle(context, { params }) {
+      const channel = requireChannel(context, params.channelId);
+      deleteMessage(context, requireMessage(context, channel, params.messageId));
+      return noContent;
+    },
+  },
+  {
+    name: 'message-get',
+    method: 'GET',
+    pattern: '/channels/:channelId/messages/:messageId',
+    auth: 'bot',
+    bucket: 'other',
+    majorParameter: 'channelId',
+    handle(context, { params }) {
+      const channel = requireChannel(context, params.channelId);
+      assertBotMay(context, channel, 'read-message-history');
+      return ok(messageObject(context, requireMessage(context, channel, params.messageId)));
+    },
+  },
+  {
+    name: 'message-list',
+    method: 'GET',
+    pattern: '/channels/:channelId/messages',
+    auth: 'bot',
+    bucket: 'other',
+    majorParameter: 'channelId',
+    handle(context, { params, query }) {
+      const channel = requireChannel(context, params.channelId);
+      // Without Read Message History Discord answers an empty list rather than an error.
+      if (!botMay(context, channel, 'read-message-history')) {
+        return ok([]);
+      }
+      return ok(listMessages(context, channel, query).map((message) => messageObject(context, message)));
+    },
+  },
+  {
+    name: 'typing',
+    method: 'POST',
+    pattern: '/channels/:channelId/typing',
+    auth: 'bot',
+    bucket: 'other',
+    majorParameter: 'channelId',
+    handle(context, { params }) {
+      requireChannel(context, params.channelId);
+      return noContent;
+    },
+  },
+];
+
+/** The channel, or Discord's 404 10003. */
+export function requireChannel(context: FakeDiscordContext, channelId: string | undefined): FakeChannel {
+  const channel = channelId === undefined ? undefined : context.world.channels.get(channelId);
+  if (channel === undefined) {
+    throw unknownEntity('Channel', errorCodes.unknownChannel);
+  }
+  return channel;
+}
+
+function requireMessage(
+  context: FakeDiscordContext,
+  channel: FakeChannel,
+  messageId: string | undefined,
+): FakeMessage {
+  const message = messageId === undefined ? undefined : context.messages.get(messageId);
+  if (
+    message === undefined ||
+    message.channelId !== channel.id ||
+    (message.flags & messageFlags.ephemeral) !== 0
+  ) {
+    throw unknownEntity('Message', errorCodes.unknownMessage);
+  }
+  return message;
+}
+
+function botMay(context: FakeDiscordContext, channel: FakeChannel, permission: BotPermission): boolean {
+  return hasPermission(context.world.botPermissionsIn(channel), permission);
+}
+
+function assertBotMay(context: FakeDiscordContext, channel: FakeChannel, permission: BotPermission): void {
+  if (!botMay(context, channel, 'view-channel')) {
+    throw new DiscordApiError({ status: 403, code: errorCodes.missingAccess, message: 'Missing Access' });
+  }
+  if (!botMay(context, channel, permission)) {
+    throw new DiscordApiError({
+      status: 403,
+      code: errorCodes.missingPermissions,
+      message: 'Missing Permissions',
+    });
+  }
+}
+
+/** `GET /channels/:id/messages`: newest first, with `limit` (1–100, default 50), `before`, `after`. */
+function listMessages(
+  context: FakeDiscordContext,
+  channel: FakeChannel,
+  query: URLSearchParams,
+): FakeMessage[] {
+  const limit = Math.min(100, Math.max(1, Number(query.get('limit') ?? 50) || 50));
+  const before = query.get('before');
+  const after = query.get('after');
+  const visible = context.messages
+    .inChannel(channel.id)
+    .filter((message) => (message.flags & messageFlags.ephemeral) === 0)
+    .filter((message) => before === null || BigInt(message.id) < BigInt(before))
+    .filter((message) => after === null || BigInt(message.id) > BigInt(after));
+  // `after` pages forwards from the oldest; otherwise the newest come first.
+  const page = after === null ? visible.slice(-limit) : visible.slice(0, limit);
+  return page.reverse();
+}

@@ -1,0 +1,259 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gatewayUrl } from './account-routes.ts';
+import { apiChannel } from './api-objects.ts';
+import { createAttachmentHosting, type FakeFile } from './attachment-hosting.ts';
+import { createChangeFeed, type FakeDiscordEvent, type WaitForOptions } from './change-feed.ts';
+import { createCommandRegistry, type RegisteredCommand } from './command-registry.ts';
+import type { FakeDiscordContext } from './fake-context.ts';
+import { guildsDispatch } from './gateway-intents.ts';
+import { gatewayPayloads } from './gateway-payloads.ts';
+import { createGatewayServer } from './gateway-server.ts';
+import {
+  createInteractionStore,
+  type FakeInteraction,
+  type InteractionResponse,
+} from './interaction-store.ts';
+import { messageLimits } from './message-limits.ts';
+import { createMessageStore, type FakeMessage } from './message-store.ts';
+import type { BotPermission } from './permissions.ts';
+import {
+  createRateLimiter,
+  type ForcedRateLimit,
+  type RateLimitHits,
+  type RateLimitOptions,
+} from './rate-limiter.ts';
+import type { RestCall } from './rest-call.ts';
+import { createRestHandler, knownRouteNames } from './rest-handler.ts';
+import { createSnowflakeGenerator } from './snowflake.ts';
+import { createStartingWorld } from './starting-world.ts';
+import { createUserActions, type UserActions } from './user-actions.ts';
+import type { FakeChannel, FakeUser } from './world.ts';
+
+/** How to start the fake. Everything is optional. */
+export interface FakeDiscordOptions {
+  /** The bot token. Default: a random token in Discord's three-part shape. */
+  token?: string;
+  /** Port on 127.0.0.1. Default 0: a free port chosen by the system. */
+  port?: number;
+  /** The bot's username. Default `parley`. */
+  botUsername?: string;
+  /** Text channels the guild has at start (`general`, `random`, `channel-3`, ...). Default 2. */
+  textChannelCount?: number;
+  /** The limits to enforce, or `false` for none. Default: Discord's (see `RateLimitOptions`). */
+  rateLimits?: RateLimitOptions | false;
+  /** The upload limit a file, sent to the bot as `attachment_size_limit`. Default 10 MiB. */
+  attachmentSizeLimitBytes?: number;
+  /** How long the first interaction callback is accepted. Default 3,000 ms, as on Discord. */
+  interactionResponseDeadlineMs?: number;
+  /** How long an interaction token works for edits and follow-ups. Default 15 minutes. */
+  interactionTokenLifetimeMs?: number;
+  /** What HELLO asks the client to heartbeat at. Default 41,250 ms, Discord's usual value. */
+  heartbeatIntervalMs?: number;
+}
+
+/** A running fake Discord: REST under `/api/v10`, the gateway WebSocket and a file host. */
+export interface FakeDiscord extends UserActions {
+  /** E.g. `http://127.0.0.1:43121`. */
+  readonly origin: string;
+  /** What discord.js takes as `rest: { api }`: `${origin}/api` (the client adds `/v10`). */
+  readonly apiUrl: string;
+  readonly port: number;
+  readonly token: string;
+  /** The application id, which is also the bot's user id, as for Discord bots. */
+  readonly applicationId: string;
+  readonly bot: FakeUser;
+  /** The person who acts when a test names nobody. */
+  readonly user: FakeUser;
+  /** The guild that exists at start. */
+  readonly guildId: string;
+  /** Its text channels at start, `general` first. */
+  readonly textChannelIds: readonly string[];
+  /** A public thread in `general`. */
+  readonly threadId: string;
+  /** Every REST request answered, oldest first. Cleared in place by `reset()`. */
+  readonly requests: readonly RestCall[];
+  /** 429s served, by kind and route. Reset by `reset()`. */
+  readonly rateLimitHits: Readonly<RateLimitHits>;
+  /** Gateway connections that have identified and are still open: 1 once a bot is logged in. */
+  readonly identifiedSessionCount: number;
+
+  createUser(options: { username: string; globalName?: string }): FakeUser;
+  /** Adds a text channel (dispatching CHANNEL_CREATE) and returns its id. */
+  createTextChannel(options?: { name?: string; guildId?: string }): string;
+  /** Adds a public thread under `parentId` (dispatching THREAD_CREATE) and returns its id. */
+  createThread(options: { parentId: string; name?: string }): string;
+  /** The id of the DM channel between the bot and a person (default: `user`). */
+  directMessageChannel(userId?: string): string;
+  /** Takes permissions from the bot in a channel through a member overwrite (dispatching CHANNEL_UPDATE). */
+  denyBotPermissions(channelId: string, permissions: readonly BotPermission[]): void;
+
+  /** The messages of a channel, oldest first, ephemeral ones included. */
+  messages(channelId: string): FakeMessage[];
+  message(messageId: string): FakeMessage | undefined;
+  interaction(interactionId: string): FakeInteraction | undefined;
+  /** The callbacks the bot sent for an interaction. */
+  interactionResponses(interactionId: string): InteractionResponse[];
+  /** Commands registered globally, or for one guild. */
+  registeredCommands(guildId?: string): RegisteredCommand[];
+  /** The files of a message with their bytes. */
+  uploadedFiles(messageId: string): FakeFile[];
+  /** Calls `listener` on every change; returns the function that stops it. */
+  subscribe(listener: (event: FakeDiscordEvent) => void): () => void;
+  /** Resolves with the first truthy value of `check`, evaluated on every change. */
+  waitFor<Value>(check: () => Value | undefined | null | false, options?: WaitForOptions): Promise<Value>;
+
+  /** Refuses the next requests to a route with 429 and the given `Retry-After`. */
+  forceRateLimit(forced: ForcedRateLimit): void;
+  /** Replaces the enforced limits and forgets the current windows. */
+  setRateLimits(options: RateLimitOptions | false): void;
+  /** Closes every gateway connection with `code` (default 4000, which clients recover from). */
+  disconnectGateway(code?: number): void;
+  /** Forgets messages, interactions, commands, files, requests and 429 counts; keeps guilds and people. */
+  reset(): void;
+  /** Closes the gateway and the server and destroys every connection. */
+  close(): Promise<void>;
+}
+
+/** Starts a fake Discord on 127.0.0.1 that the real discord.js client can log in to. */
+export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const ids = createSnowflakeGenerator();
+  const { world, user, guild, textChannels, thread } = createStartingWorld(ids, options);
+  const token = options.token ?? defaultToken(world.bot.id);
+
+  const context: FakeDiscordContext = {
+    origin: '',
+    token,
+    applicationId: world.bot.id,
+    ids,
+    world,
+    messages: createMessageStore(),
+    attachments: createAttachmentHosting(ids, () => context.origin),
+    interactions: createInteractionStore(),
+    commands: createCommandRegistry(ids, world.bot.id),
+    gateway: createGatewayServer({
+      token,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+      ...gatewayPayloads(world, () => gatewayUrl(context)),
+    }),
+    changes: createChangeFeed(),
+    rateLimiter: createRateLimiter(options.rateLimits ?? {}),
+    requests: [],
+    settings: {
+      attachmentSizeLimitBytes: options.attachmentSizeLimitBytes ?? messageLimits.attachmentSizeBytes,
+      interactionResponseDeadlineMs: options.interactionResponseDeadlineMs ?? 3000,
+      interactionTokenLifetimeMs: options.interactionTokenLifetimeMs ?? 15 * 60 * 1000,
+    },
+  };
+
+  const server = createServer(createRestHandler(context));
+  server.on('upgrade', (request, socket, head) => {
+    if (!context.gateway.handleUpgrade(request, socket, head)) {
+      socket.destroy();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  context.origin = `http://127.0.0.1:${port}`;
+
+  function dispatchChannel(
+    eventName: string,
+    channel: FakeChannel,
+    extra: Record<string, unknown> = {},
+  ): void {
+    context.gateway.dispatch(eventName, guildsDispatch({ ...apiChannel(channel, world), ...extra }));
+  }
+
+  return {
+    ...createUserActions(context, user),
+    origin: context.origin,
+    apiUrl: `${context.origin}/api`,
+    port,
+    token,
+    applicationId: context.applicationId,
+    bot: world.bot,
+    user,
+    guildId: guild.id,
+    textChannelIds: textChannels.map((channel) => channel.id),
+    threadId: thread.id,
+    requests: context.requests,
+    rateLimitHits: context.rateLimiter.hits,
+    get identifiedSessionCount() {
+      return context.gateway.identifiedSessionCount;
+    },
+    createUser: (userOptions) => world.addUser(userOptions),
+    createTextChannel(channelOptions = {}) {
+      const channel = world.addTextChannel({
+        guildId: channelOptions.guildId ?? guild.id,
+        name: channelOptions.name ?? `channel-${world.channels.size + 1}`,
+      });
+      dispatchChannel('CHANNEL_CREATE', channel);
+      return channel.id;
+    },
+    createThread(threadOptions) {
+      const channel = world.addThread({
+        parentId: threadOptions.parentId,
+        name: threadOptions.name ?? 'thread',
+      });
+      dispatchChannel('THREAD_CREATE', channel, { newly_created: true });
+      return channel.id;
+    },
+    directMessageChannel: (userId = user.id) => world.directMessageChannel(userId).channel.id,
+    denyBotPermissions(channelId, permissions) {
+      const channel = world.requireChannel(channelId);
+      channel.deniedBotPermissions = [...new Set([...channel.deniedBotPermissions, ...permissions])];
+      dispatchChannel(channel.kind === 'thread' ? 'THREAD_UPDATE' : 'CHANNEL_UPDATE', channel);
+    },
+    messages: (channelId) => context.messages.inChannel(channelId),
+    message: (messageId) => context.messages.get(messageId),
+    interaction: (interactionId) => context.interactions.get(interactionId),
+    interactionResponses: (interactionId) => context.interactions.get(interactionId)?.responses ?? [],
+    registeredCommands: (guildId) => context.commands.list(guildId ?? 'global'),
+    uploadedFiles(messageId) {
+      return (context.messages.get(messageId)?.attachments ?? []).map((attachment) => ({
+        filename: attachment.filename,
+        contentType: attachment.contentType,
+        bytes: context.attachments.bytesOf(attachment.id) ?? new Uint8Array(),
+        ...(attachment.description === null ? {} : { description: attachment.description }),
+      }));
+    },
+    subscribe: (listener) => context.changes.subscribe(listener),
+    waitFor: (check, waitOptions) => context.changes.waitFor(check, waitOptions),
+    forceRateLimit(forced) {
+      // A misspelt route would never match, and the test would pass without any 429.
+      if (!knownRouteNames.has(forced.route)) {
+        throw new Error(`fake discord: no route named ${forced.route}; see RestRouteName`);
+      }
+      context.rateLimiter.force(forced);
+    },
+    setRateLimits: (limits) => context.rateLimiter.configure(limits),
+    disconnectGateway: (code) => context.gateway.disconnectAll(code),
+    reset() {
+      context.messages.clear();
+      context.attachments.clear();
+      context.interactions.clear();
+      context.commands.clear();
+      context.requests.length = 0;
+      context.rateLimiter.reset();
+    },
+    async close() {
+      context.gateway.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+/** A token shaped like Discord's: the bot id in base64, a timestamp part and a signature part. */
+function defaultToken(botId: string): string {
+  const idPart = Buffer.from(botId).toString('base64url');
+  return `${idPart}.${randomBytes(4).toString('base64url')}.${randomBytes(27).toString('base64url')}`;
+}

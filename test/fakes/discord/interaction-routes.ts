@@ -1,0 +1,269 @@
+import { requireChannel } from './channel-routes.ts';
+import { DiscordApiError, errorCodes, invalidFormBody, unknownEntity } from './discord-api-error.ts';
+import type { FakeDiscordContext } from './fake-context.ts';
+import type { FakeInteraction, InteractionResponse } from './interaction-store.ts';
+import { createMessage, deleteMessage, editMessage, messageFlags, messageObject } from './message-actions.ts';
+import { emptyMessageError, isEmptyMessage, parseMessageDraft } from './message-draft.ts';
+import type { FakeMessage } from './message-store.ts';
+import { preciseNowMs } from './precise-time.ts';
+import { jsonObject, type RequestBody } from './request-body.ts';
+import { noContent, ok, type RestRoute } from './rest-route.ts';
+import type { FakeChannel } from './world.ts';
+
+/** Interaction callback types (Discord's numbers). */
+const callbackTypes = {
+  reply: 4,
+  deferredReply: 5,
+  deferredUpdate: 6,
+  update: 7,
+  autocompleteResult: 8,
+  modal: 9,
+} as const;
+
+const webhookPattern = '/webhooks/:applicationId/:token';
+
+/** Responding to interactions: the callback, then the interaction webhook for edits and follow-ups. */
+export const interactionRoutes: RestRoute[] = [
+  {
+    name: 'interaction-callback',
+    method: 'POST',
+    pattern: '/interactions/:interactionId/:token/callback',
+    auth: 'token',
+    bucket: 'other',
+    majorParameter: 'interactionId',
+    handle(context, { params, query, body }) {
+      const interaction = context.interactions.get(params.interactionId ?? '');
+      if (interaction === undefined || interaction.token !== params.token) {
+        throw unknownEntity('interaction', errorCodes.unknownInteraction);
+      }
+      if (interaction.responses.length > 0) {
+        throw new DiscordApiError({
+          status: 400,
+          code: errorCodes.interactionAlreadyAcknowledged,
+          message: 'Interaction has already been acknowledged.',
+        });
+      }
+      // After the deadline Discord has already shown "The application did not respond".
+      if (preciseNowMs() - interaction.createdAtMs > context.settings.interactionResponseDeadlineMs) {
+        throw unknownEntity('interaction', errorCodes.unknownInteraction);
+      }
+      const json = jsonObject(body);
+      const type = Number(json.type);
+      const data =
+        typeof json.data === 'object' && json.data !== null
+          ? (json.data as Record<string, unknown>)
+          : undefined;
+      const message = respond(context, interaction, type, { json: data, files: body.files });
+      const response: InteractionResponse = { type, data, atMs: preciseNowMs() };
+      interaction.responses.push(response);
+      context.changes.emit({ type: 'interaction-response', interaction, response });
+      if (query.get('with_response') !== 'true') {
+        return noContent;
+      }
+      return ok(callbackResponse(context, interaction, type, message));
+    },
+  },
+  {
+    name: 'webhook-execute',
+    method: 'POST',
+    pattern: webhookPattern,
+    auth: 'token',
+    bucket: 'other',
+    majorParameter: 'token',
+    handle(context, { params, query, body }) {
+      const interaction = requireWebhookInteraction(context, params);
+      if (interaction.responses.length === 0) {
+        throw unknownEntity('Webhook', errorCodes.unknownWebhook);
+      }
+      const channel = requireChannel(context, interaction.channelId);
+      const draft = parseMessageDraft(context, { body, channel });
+      if (isEmptyMessage(draft)) {
+        throw emptyMessageError();
+      }
+      const message = createMessage(context, {
+        ...draft,
+        channel,
+        author: context.world.bot,
+        type: interaction.kind === 'slash-command' ? 20 : 0,
+        interactionId: interaction.id,
+        webhookId: context.applicationId,
+      });
+      interaction.followUpMessageIds.push(message.id);
+      return query.get('wait') === 'true' ? ok(messageObject(context, message)) : noContent;
+    },
+  },
+  {
+    name: 'webhook-message-get',
+    method: 'GET',
+    pattern: `${webhookPattern}/messages/:messageId`,
+    auth: 'token',
+    bucket: 'other',
+    majorParameter: 'token',
+    handle(context, { params }) {
+      const interaction = requireWebhookInteraction(context, params);
+      return ok(messageObject(context, requireInteractionMessage(context, interaction, params.messageId)));
+    },
+  },
+  {
+    name: 'webhook-message-edit',
+    method: 'PATCH',
+    pattern: `${webhookPattern}/messages/:messageId`,
+    auth: 'token',
+    bucket: 'other',
+    majorParameter: 'token',
+    handle(context, { params, body }) {
+      const interaction = requireWebhookInteraction(context, params);
+      const message = requireInteractionMessage(context, interaction, params.messageId);
+      const channel = requireChannel(context, message.channelId);
+      const draft = parseMessageDraft(context, { body, channel, existing: message });
+      // Editing a deferred reply replaces the "is thinking..." state with the answer.
+      const flags = (draft.flags ?? message.flags) & ~messageFlags.loading;
+      return ok(messageObject(context, editMessage(context, message, { ...draft, flags })));
+    },
+  },
+  {
+    name: 'webhook-message-delete',
+    method: 'DELETE',
+    pattern: `${webhookPattern}/messages/:messageId`,
+    auth: 'token',
+    bucket: 'other',
+    majorParameter: 'token',
+    handle(context, { params }) {
+      const interaction = requireWebhookInteraction(context, params);
+      deleteMessage(context, requireInteractionMessage(context, interaction, params.messageId));
+      return noContent;
+    },
+  },
+];
+
+/** The callback types each kind of interaction accepts. */
+const allowedCallbackTypes: Record<FakeInteraction['kind'], readonly number[]> = {
+  'slash-command': [callbackTypes.reply, callbackTypes.deferredReply, callbackTypes.modal],
+  component: [
+    callbackTypes.reply,
+    callbackTypes.deferredReply,
+    callbackTypes.deferredUpdate,
+    callbackTypes.update,
+    callbackTypes.modal,
+  ],
+  autocomplete: [callbackTypes.autocompleteResult],
+};
+
+/** Carries out one callback; returns the message it created or updated, if any. */
+function respond(
+  context: FakeDiscordContext,
+  interaction: FakeInteraction,
+  type: number,
+  body: RequestBody,
+): FakeMessage | undefined {
+  if (!allowedCallbackTypes[interaction.kind].includes(type)) {
+    throw invalidFormBody([
+      {
+        path: ['type'],
+        error: { code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: 'Invalid interaction response type' },
+      },
+    ]);
+  }
+  const channel = requireChannel(context, interaction.channelId);
+  switch (type) {
+    case callbackTypes.reply:
+    case callbackTypes.deferredReply: {
+      const message = createOriginalMessage(context, interaction, channel, type, body);
+      interaction.originalMessageId = message.id;
+      return message;
+    }
+    case callbackTypes.deferredUpdate:
+    case callbackTypes.update: {
+      const source =
+        interaction.sourceMessageId === null ? undefined : context.messages.get(interaction.sourceMessageId);
+      interaction.originalMessageId = source?.id ?? null;
+      if (type === callbackTypes.deferredUpdate || source === undefined) {
+        return source;
+      }
+      return editMessage(context, source, parseMessageDraft(context, { body, channel, existing: source }));
+    }
+    default:
+      // Autocomplete choices and modals only show on the person's screen; the response log keeps them.
+      return undefined;
+  }
+}
+
+/** The reply, or the deferred reply that shows "is thinking..." (the Loading flag) until edited. */
+function createOriginalMessage(
+  context: FakeDiscordContext,
+  interaction: FakeInteraction,
+  channel: FakeChannel,
+  type: number,
+  body: RequestBody,
+): FakeMessage {
+  const common = {
+    channel,
+    author: context.world.bot,
+    type: interaction.kind === 'slash-command' ? 20 : 0,
+    interactionId: interaction.id,
+    webhookId: context.applicationId,
+  };
+  if (type === callbackTypes.deferredReply) {
+    const requestedFlags = Number(jsonObject(body).flags ?? 0);
+    return createMessage(context, {
+      ...common,
+      flags: messageFlags.loading | (requestedFlags & messageFlags.ephemeral),
+    });
+  }
+  const draft = parseMessageDraft(context, { body, channel });
+  if (isEmptyMessage(draft)) {
+    throw emptyMessageError();
+  }
+  return createMessage(context, { ...draft, ...common });
+}
+
+function callbackResponse(
+  context: FakeDiscordContext,
+  interaction: FakeInteraction,
+  type: number,
+  message: FakeMessage | undefined,
+): Record<string, unknown> {
+  return {
+    interaction: {
+      id: interaction.id,
+      type: interaction.kind === 'slash-command' ? 2 : interaction.kind === 'component' ? 3 : 4,
+      response_message_id: message?.id ?? null,
+      response_message_loading: message === undefined ? null : (message.flags & messageFlags.loading) !== 0,
+      response_message_ephemeral:
+        message === undefined ? null : (message.flags & messageFlags.ephemeral) !== 0,
+    },
+    resource: { type, ...(message === undefined ? {} : { message: messageObject(context, message) }) },
+  };
+}
+
+function requireWebhookInteraction(
+  context: FakeDiscordContext,
+  params: Record<string, string>,
+): FakeInteraction {
+  const interaction = context.interactions.byToken(params.token ?? '');
+  if (interaction === undefined || params.applicationId !== context.applicationId) {
+    throw unknownEntity('Webhook', errorCodes.unknownWebhook);
+  }
+  if (preciseNowMs() - interaction.createdAtMs > context.settings.interactionTokenLifetimeMs) {
+    throw new DiscordApiError({ status: 401, code: 50027, message: 'Invalid Webhook Token' });
+  }
+  return interaction;
+}
+
+/** `@original` or the id of one of the interaction's follow-ups. */
+function requireInteractionMessage(
+  context: FakeDiscordContext,
+  interaction: FakeInteraction,
+  messageId: string | undefined,
+): FakeMessage {
+  const id = messageId === '@original' ? interaction.originalMessageId : messageId;
+  const belongs =
+    id !== null &&
+    id !== undefined &&
+    (id === interaction.originalMessageId || interaction.followUpMessageIds.includes(id));
+  const message = belongs ? context.messages.get(id) : undefined;
+  if (message === undefined) {
+    throw unknownEntity('Message', errorCodes.unknownMessage);
+  }
+  return message;
+}

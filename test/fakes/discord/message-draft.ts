@@ -1,0 +1,160 @@
+import type { APIEmbed, APIMessageTopLevelComponent } from 'discord.js';
+import type { FakeAttachment } from './attachment-hosting.ts';
+import { DiscordApiError, errorCodes, invalidFormBody } from './discord-api-error.ts';
+import type { FakeDiscordContext } from './fake-context.ts';
+import type { MessageContent } from './message-actions.ts';
+import { findLimitProblems, messageLimits } from './message-limits.ts';
+import type { FakeMessage } from './message-store.ts';
+import type { RequestBody } from './request-body.ts';
+import { jsonObject } from './request-body.ts';
+import type { FakeChannel } from './world.ts';
+
+/** What a bot's create or edit body asks for, checked against Discord's limits. */
+export interface MessageDraft extends MessageContent {
+  /** The message this one replies to (`message_reference.message_id`). */
+  replyToMessageId?: string;
+}
+
+/**
+ * Reads a message body as discord.js sends it, refusing what Discord refuses: content over 2,000
+ * characters or embeds over their limits (400, 50035), more than 10 attachments (50035), a file over
+ * the upload limit (413, 40005), a reply to a message that does not exist (50035). New files are
+ * hosted; on an edit, `attachments` lists the existing ones to keep.
+ */
+export function parseMessageDraft(
+  context: FakeDiscordContext,
+  options: { body: RequestBody; channel: FakeChannel; existing?: FakeMessage },
+): MessageDraft {
+  const json = jsonObject(options.body);
+  const problems = findLimitProblems(json);
+  if (options.body.files.size > messageLimits.attachmentsPerMessage) {
+    problems.push({
+      path: ['files'],
+      error: {
+        code: 'BASE_TYPE_MAX_LENGTH',
+        message: `Must be ${messageLimits.attachmentsPerMessage} or fewer in length.`,
+      },
+    });
+  }
+  if (problems.length > 0) {
+    throw invalidFormBody(problems);
+  }
+  for (const file of options.body.files.values()) {
+    if (file.bytes.length > context.settings.attachmentSizeLimitBytes) {
+      throw new DiscordApiError({
+        status: 413,
+        code: errorCodes.requestEntityTooLarge,
+        message: 'Request entity too large',
+      });
+    }
+  }
+
+  const draft: MessageDraft = {};
+  if (json.content !== undefined) {
+    draft.content = typeof json.content === 'string' ? json.content : '';
+  }
+  if (Array.isArray(json.embeds)) {
+    draft.embeds = json.embeds as APIEmbed[];
+  }
+  if (Array.isArray(json.components)) {
+    draft.components = json.components as APIMessageTopLevelComponent[];
+  }
+  if (typeof json.flags === 'number') {
+    draft.flags = json.flags;
+  }
+  const attachments = resolveAttachments(context, json, options);
+  if (attachments !== undefined) {
+    draft.attachments = attachments;
+  }
+  const replyToMessageId = resolveReply(context, json, options.channel);
+  if (replyToMessageId !== undefined) {
+    draft.replyToMessageId = replyToMessageId;
+  }
+  return draft;
+}
+
+/** Whether a new message would show nothing, which Discord refuses with 50006. */
+export function isEmptyMessage(draft: MessageContent): boolean {
+  return (
+    (draft.content ?? '') === '' &&
+    (draft.embeds ?? []).length === 0 &&
+    (draft.attachments ?? []).length === 0 &&
+    (draft.components ?? []).length === 0
+  );
+}
+
+/** The 400 Discord answers for a message with nothing in it. */
+export function emptyMessageError(): DiscordApiError {
+  return new DiscordApiError({
+    status: 400,
+    code: errorCodes.cannotSendEmptyMessage,
+    message: 'Cannot send an empty message',
+  });
+}
+
+function resolveAttachments(
+  context: FakeDiscordContext,
+  json: Record<string, unknown>,
+  options: { body: RequestBody; channel: FakeChannel; existing?: FakeMessage },
+): FakeAttachment[] | undefined {
+  const { files } = options.body;
+  const kept = options.existing?.attachments ?? [];
+  if (!Array.isArray(json.attachments)) {
+    if (files.size === 0) {
+      return undefined;
+    }
+    const uploaded = [...files.values()].map((file) => context.attachments.host(options.channel.id, file));
+    return [...kept, ...uploaded];
+  }
+  // Each entry is a new upload (its `id` is the n of `files[n]`) or an existing attachment to keep.
+  const resolved: FakeAttachment[] = [];
+  for (const entry of json.attachments as Record<string, unknown>[]) {
+    const id = String(entry.id);
+    const file = /^\d{1,2}$/.test(id) ? files.get(Number(id)) : undefined;
+    if (file !== undefined) {
+      const filename = typeof entry.filename === 'string' ? entry.filename : file.filename;
+      const description = typeof entry.description === 'string' ? entry.description : file.description;
+      resolved.push(
+        context.attachments.host(options.channel.id, {
+          ...file,
+          filename,
+          ...(description === undefined ? {} : { description }),
+        }),
+      );
+    } else {
+      const existing = kept.find((attachment) => attachment.id === id);
+      if (existing !== undefined) {
+        resolved.push(existing);
+      }
+    }
+  }
+  return resolved;
+}
+
+function resolveReply(
+  context: FakeDiscordContext,
+  json: Record<string, unknown>,
+  channel: FakeChannel,
+): string | undefined {
+  const reference = json.message_reference;
+  if (typeof reference !== 'object' || reference === null) {
+    return undefined;
+  }
+  const { message_id: messageId, fail_if_not_exists: failIfNotExists } = reference as Record<string, unknown>;
+  if (typeof messageId !== 'string') {
+    return undefined;
+  }
+  const referenced = context.messages.get(messageId);
+  if (referenced !== undefined && referenced.channelId === channel.id) {
+    return messageId;
+  }
+  if (failIfNotExists === false) {
+    return undefined;
+  }
+  throw invalidFormBody([
+    {
+      path: ['message_reference'],
+      error: { code: 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', message: 'Unknown message' },
+    },
+  ]);
+}

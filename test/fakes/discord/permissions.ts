@@ -1,0 +1,52 @@
+/**
+ * The permissions the fake can take away from the bot in a channel, to test that a bot says plainly
+ * what it lacks. Names are Discord's, in kebab case.
+ */
+export type BotPermission =
+  | 'view-channel'
+  | 'send-messages'
+  | 'send-messages-in-threads'
+  | 'embed-links'
+  | 'attach-files'
+  | 'read-message-history'
+  | 'add-reactions'
+  | 'use-application-commands';
+
+// Bit positions from Discord's permission table; written out here so the fake does not import the
+// client library it is meant to test.
+const permissionBits: Record<BotPermission, bigint> = {
+  'add-reactions': 1n << 6n,
+  'view-channel': 1n << 10n,
+  'send-messages': 1n << 11n,
+  'embed-links': 1n << 14n,
+  'attach-files': 1n << 15n,
+  'read-message-history': 1n << 16n,
+  'use-application-commands': 1n << 31n,
+  'send-messages-in-threads': 1n << 38n,
+};
+
+/** What @everyone may do in the fake's guilds: read, write and use commands, nothing more. */
+export const everyonePermissions = bitsOf([
+  'view-channel',
+  'send-messages',
+  'send-messages-in-threads',
+  'embed-links',
+  'attach-files',
+  'read-message-history',
+  'add-reactions',
+  'use-application-commands',
+]);
+
+/** The bitfield of a set of permissions. */
+export function bitsOf(permissions: readonly BotPermission[]): bigint {
+  let bits = 0n;
+  for (const permission of permissions) {
+    bits |= permissionBits[permission];
+  }
+  return bits;
+}
+
+/** Whether `bits` grants `permission`. */
+export function hasPermission(bits: bigint, permission: BotPermission): boolean {
+  return (bits & permissionBits[permission]) !== 0n;
+}

@@ -1,0 +1,196 @@
+import { type BotPermission, bitsOf, everyonePermissions } from './permissions.ts';
+import type { SnowflakeGenerator } from './snowflake.ts';
+
+/** A Discord account the fake knows: the bot or a person. */
+export interface FakeUser {
+  id: string;
+  username: string;
+  globalName: string | null;
+  isBot: boolean;
+}
+
+/** A guild role. The @everyone role has the guild's id, as on Discord. */
+export interface FakeRole {
+  id: string;
+  name: string;
+  permissions: bigint;
+  position: number;
+}
+
+/** A guild (a "server"). */
+export interface FakeGuild {
+  id: string;
+  name: string;
+  ownerId: string;
+  roles: FakeRole[];
+  /** Member user ids, in the order they joined. */
+  memberIds: string[];
+  joinedAtMs: number;
+}
+
+/** The kinds of channel the fake hosts. */
+export type FakeChannelKind = 'text' | 'thread' | 'direct-message';
+
+/** A channel: a guild text channel, a public thread in one, or a DM with one person. */
+export interface FakeChannel {
+  id: string;
+  kind: FakeChannelKind;
+  name: string;
+  /** `null` for a DM. */
+  guildId: string | null;
+  /** The text channel a thread belongs to. */
+  parentId: string | null;
+  /** The person at the other end of a DM. */
+  recipientId: string | null;
+  /** Permissions taken from the bot here, through a member overwrite. */
+  deniedBotPermissions: BotPermission[];
+}
+
+/** The guilds, channels and people of the fake, and the bot itself. */
+export interface World {
+  readonly bot: FakeUser;
+  readonly users: Map<string, FakeUser>;
+  readonly guilds: Map<string, FakeGuild>;
+  readonly channels: Map<string, FakeChannel>;
+  addUser(options: { username: string; globalName?: string; isBot?: boolean }): FakeUser;
+  addGuild(options: { name: string; ownerId: string }): FakeGuild;
+  addMember(guildId: string, userId: string): void;
+  addTextChannel(options: { guildId: string; name: string }): FakeChannel;
+  addThread(options: { parentId: string; name: string }): FakeChannel;
+  /** The DM channel between the bot and `userId`, created on first use. */
+  directMessageChannel(userId: string): { channel: FakeChannel; isNew: boolean };
+  /** The user, or an error naming the id: a test that mistypes an id should fail loudly. */
+  requireUser(userId: string): FakeUser;
+  requireChannel(channelId: string): FakeChannel;
+  /** The permissions the bot has in a channel (everything in a DM). */
+  botPermissionsIn(channel: FakeChannel): bigint;
+}
+
+/** Creates an empty world with just the bot in it. */
+export function createWorld(ids: SnowflakeGenerator, botUsername: string): World {
+  const users = new Map<string, FakeUser>();
+  const guilds = new Map<string, FakeGuild>();
+  const channels = new Map<string, FakeChannel>();
+
+  function addUser(options: { username: string; globalName?: string; isBot?: boolean }): FakeUser {
+    const user: FakeUser = {
+      id: ids.next(),
+      username: options.username,
+      globalName: options.globalName ?? null,
+      isBot: options.isBot ?? false,
+    };
+    users.set(user.id, user);
+    return user;
+  }
+
+  const bot = addUser({ username: botUsername, isBot: true });
+
+  function requireUser(userId: string): FakeUser {
+    const user = users.get(userId);
+    if (user === undefined) {
+      throw new Error(`fake discord: no user ${userId}`);
+    }
+    return user;
+  }
+
+  function requireGuild(guildId: string): FakeGuild {
+    const guild = guilds.get(guildId);
+    if (guild === undefined) {
+      throw new Error(`fake discord: no guild ${guildId}`);
+    }
+    return guild;
+  }
+
+  function requireChannel(channelId: string): FakeChannel {
+    const channel = channels.get(channelId);
+    if (channel === undefined) {
+      throw new Error(`fake discord: no channel ${channelId}`);
+    }
+    return channel;
+  }
+
+  function addChannel(channel: Omit<FakeChannel, 'id' | 'deniedBotPermissions'>): FakeChannel {
+    const created: FakeChannel = { id: ids.next(), deniedBotPermissions: [], ...channel };
+    channels.set(created.id, created);
+    return created;
+  }
+
+  return {
+    bot,
+    users,
+    guilds,
+    channels,
+    addUser,
+    addGuild(options) {
+      const id = ids.next();
+      const guild: FakeGuild = {
+        id,
+        name: options.name,
+        ownerId: options.ownerId,
+        roles: [{ id, name: '@everyone', permissions: everyonePermissions, position: 0 }],
+        memberIds: [...new Set([bot.id, options.ownerId])],
+        joinedAtMs: Date.now(),
+      };
+      guilds.set(id, guild);
+      return guild;
+    },
+    addMember(guildId, userId) {
+      const guild = requireGuild(guildId);
+      requireUser(userId);
+      if (!guild.memberIds.includes(userId)) {
+        guild.memberIds.push(userId);
+      }
+    },
+    addTextChannel(options) {
+      requireGuild(options.guildId);
+      return addChannel({
+        kind: 'text',
+        name: options.name,
+        guildId: options.guildId,
+        parentId: null,
+        recipientId: null,
+      });
+    },
+    addThread(options) {
+      const parent = requireChannel(options.parentId);
+      if (parent.kind !== 'text' || parent.guildId === null) {
+        throw new Error(`fake discord: a thread needs a guild text channel as parent, not ${parent.kind}`);
+      }
+      return addChannel({
+        kind: 'thread',
+        name: options.name,
+        guildId: parent.guildId,
+        parentId: parent.id,
+        recipientId: null,
+      });
+    },
+    directMessageChannel(userId) {
+      requireUser(userId);
+      for (const channel of channels.values()) {
+        if (channel.kind === 'direct-message' && channel.recipientId === userId) {
+          return { channel, isNew: false };
+        }
+      }
+      const channel = addChannel({
+        kind: 'direct-message',
+        name: '',
+        guildId: null,
+        parentId: null,
+        recipientId: userId,
+      });
+      return { channel, isNew: true };
+    },
+    requireUser,
+    requireChannel,
+    botPermissionsIn(channel) {
+      if (channel.guildId === null) {
+        return everyonePermissions;
+      }
+      const everyone = requireGuild(channel.guildId).roles[0]?.permissions ?? 0n;
+      const threadParent = channel.parentId === null ? undefined : channels.get(channel.parentId);
+      // A thread inherits the permissions of its parent channel, overwrites included.
+      const denied = bitsOf([...channel.deniedBotPermissions, ...(threadParent?.deniedBotPermissions ?? [])]);
+      return everyone & ~denied;
+    },
+  };
+}
