@@ -1,16 +1,21 @@
 import { userInfo } from 'node:os';
 import { runConsoleAdapter } from '../adapters/console/console-adapter.ts';
+import { startDiscordAdapter } from '../adapters/discord/discord-adapter.ts';
 import { createCommandServices } from '../commands/command-services.ts';
 import { createApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { createLogger, scrubSecrets } from './log.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { createLogger, type Logger, scrubSecrets } from './log.ts';
+
+/** How long shutdown waits for stopped replies to write their last words and be recorded. */
+const shutdownGraceMs = 5_000;
 
 /**
  * Process entry and the one place that picks adapters (the composition root may import them; the rest
- * of src/ may not). With no Discord or Slack credentials configured, the terminal chat runs.
+ * of src/ may not). With Discord or Slack credentials configured, the bot runs there; with none, the
+ * terminal chat runs.
  */
 async function main(): Promise<number> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -20,35 +25,69 @@ async function main(): Promise<number> {
     }
     throw error;
   }
+  const isConsole = !config.discord && !config.slack;
   // In the terminal the chat owns the screen, so logs go to a file unless LOG_FILE says otherwise.
-  const logFile = config.log.file ?? 'data/parley.log';
+  const logFile = config.log.file ?? (isConsole ? 'data/parley.log' : undefined);
   const logger = createLogger({ log: { ...config.log, file: logFile }, secrets: config.secrets });
   const app = createApp({ config, logger });
-  logger.info(
-    { chatModel: config.models.chat, store: config.storeUrl.replace(/\/\/[^@/]*@/, '//') },
-    'parley starting (console)',
-  );
-
-  const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    await app.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-
-  const isInteractive = process.stdin.isTTY === true && process.stdout.isTTY === true;
-  if (isInteractive) process.stdout.write(`(logs: ${logFile})\n`);
   const services = createCommandServices({ app });
-  await runConsoleAdapter({
-    services,
-    input: process.stdin,
-    output: process.stdout,
-    userName: userInfo().username,
-    outputDirectory: config.images.outputDirectory,
-    isInteractive,
+  const closeAll = async () => {
+    await services.activeReplies.stopAll(shutdownGraceMs);
+    await services.close();
+    await app.close();
+  };
+
+  if (isConsole) {
+    logger.info({ chatModel: config.models.chat }, 'parley starting (terminal)');
+    const isInteractive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+    if (isInteractive) process.stdout.write(`(logs: ${logFile})\n`);
+    await runConsoleAdapter({
+      services,
+      input: process.stdin,
+      output: process.stdout,
+      userName: userInfo().username,
+      outputDirectory: config.images.outputDirectory,
+      isInteractive,
+    });
+    await closeAll();
+    return 0;
+  }
+  return runPlatforms({ config, logger, services, closeAll });
+}
+
+async function runPlatforms({
+  config,
+  logger,
+  services,
+  closeAll,
+}: {
+  config: Config;
+  logger: Logger;
+  services: ReturnType<typeof createCommandServices>;
+  closeAll: () => Promise<void>;
+}): Promise<number> {
+  const stops: Array<() => Promise<void>> = [];
+  if (config.discord) {
+    const discord = await startDiscordAdapter({
+      services,
+      discord: config.discord,
+      maxImageBytes: config.images.maxInputBytes,
+      logger,
+    });
+    stops.push(() => discord.stop());
+  }
+  logger.info(
+    { platforms: [config.discord && 'discord', config.slack && 'slack'].filter(Boolean) },
+    'parley running',
+  );
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
   });
-  await services.close();
-  await app.close();
+  logger.info({ signal }, 'shutting down: no new messages; stopping replies in progress');
+  await Promise.allSettled(stops.map((stop) => stop()));
+  await closeAll();
+  logger.info('stopped');
   return 0;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Replies being written right now, by id, so a Stop button can cancel one. In-process on purpose:
- * the click reaches the process that holds the gateway stream.
+ * Replies being written right now, by id, so a Stop button can cancel one and shutdown can cancel
+ * all. In-process on purpose: the click reaches the process that holds the gateway stream.
  */
 export interface ActiveReplies {
   /** Registers a reply and returns the signal its gateway request listens to. */
@@ -8,10 +8,13 @@ export interface ActiveReplies {
   /** Stops a reply; false when it already finished (or never ran here). */
   stop(replyId: string): boolean;
   finish(replyId: string): void;
+  /** Stops every reply (shutdown) and resolves once all have finished, or after `timeoutMs`. */
+  stopAll(timeoutMs: number): Promise<void>;
 }
 
 export function createActiveReplies(): ActiveReplies {
   const controllers = new Map<string, AbortController>();
+  let onIdle: (() => void) | undefined;
   return {
     start(replyId) {
       const controller = new AbortController();
@@ -22,11 +25,19 @@ export function createActiveReplies(): ActiveReplies {
       const controller = controllers.get(replyId);
       if (!controller) return false;
       controller.abort();
-      controllers.delete(replyId);
       return true;
     },
     finish(replyId) {
       controllers.delete(replyId);
+      if (controllers.size === 0) onIdle?.();
+    },
+    async stopAll(timeoutMs) {
+      if (controllers.size === 0) return;
+      const idle = new Promise<void>((resolve) => {
+        onIdle = resolve;
+      });
+      for (const controller of controllers.values()) controller.abort();
+      await Promise.race([idle, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
     },
   };
 }

@@ -59,6 +59,8 @@ export interface ConversationEngine {
    * The task must not call `reply` or `reset` of the same conversation, which would wait for it.
    */
   runInOrder<Result>(key: ConversationKey, task: () => Promise<Result>): Promise<Result>;
+  /** Whether a reply or command of this conversation is running or waiting. */
+  isBusy(key: ConversationKey): boolean;
 }
 
 export interface EngineDefaults {
@@ -104,6 +106,7 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
         if (!isKeepingSettings) await settings.reset(key);
       }),
     runInOrder: (key, task) => lock.run(key, task),
+    isBusy: (key) => lock.pendingCount(key) > 0,
   };
 }
 

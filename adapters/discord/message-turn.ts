@@ -1,0 +1,150 @@
+import type { Attachment, Message } from 'discord.js';
+import { ImageLoadError } from '../../src/conversation/image-intake.ts';
+import { conversationKeyOf, type ImageAttachment, type IncomingTurn } from '../../src/conversation/turn.ts';
+import { downloadAttachment } from '../../src/images/download-attachment.ts';
+
+const imageExtensions = /\.(png|jpe?g|gif|webp)$/i;
+const textExtensions =
+  /\.(txt|md|markdown|csv|tsv|json|ya?ml|xml|log|ini|toml|js|ts|jsx|tsx|py|rb|go|rs|java|kt|c|h|cpp|cs|php|sh|sql|html|css)$/i;
+/** A text file longer than this is cut, with a note: it would crowd out the conversation. */
+const maxTextFileCharacters = 20_000;
+
+/**
+ * The conversation of a place on Discord: its channel, or its thread within the channel. An
+ * interaction may arrive for a channel the client has not cached, so the channel is optional.
+ */
+export function discordConversationKey({
+  guildId,
+  channelId,
+  channel,
+}: {
+  guildId: string | null;
+  channelId: string;
+  channel: Message['channel'] | null;
+}): string {
+  const isThread = channel !== null && 'isThread' in channel && channel.isThread();
+  return conversationKeyOf({
+    platform: 'discord',
+    workspace: guildId ?? 'dm',
+    channel: isThread && channel.parentId ? channel.parentId : channelId,
+    thread: isThread ? channelId : undefined,
+  });
+}
+
+/** The conversation a message belongs to. */
+export function conversationKeyOfMessage(
+  message: Pick<Message, 'channel' | 'channelId' | 'guildId'>,
+): string {
+  return discordConversationKey({
+    guildId: message.guildId,
+    channelId: message.channelId,
+    channel: message.channel,
+  });
+}
+
+/** Message text with `<@id>`, `<@&id>` and `<#id>` turned into names, and the bot's own mention removed. */
+export function resolveMentions(message: Message, botUserId: string): string {
+  return message.content
+    .replace(new RegExp(`<@!?${botUserId}>`, 'g'), '')
+    .replace(/<@!?(\d+)>/g, (whole, id: string) => {
+      const member = message.mentions.members?.get(id);
+      const user = message.mentions.users.get(id);
+      return member ? `@${member.displayName}` : user ? `@${user.displayName ?? user.username}` : whole;
+    })
+    .replace(/<@&(\d+)>/g, (whole, id: string) => {
+      const role = message.mentions.roles.get(id);
+      return role ? `@${role.name}` : whole;
+    })
+    .replace(/<#(\d+)>/g, (whole, id: string) => {
+      const channel = message.mentions.channels.get(id);
+      return channel && 'name' in channel && channel.name ? `#${channel.name}` : whole;
+    })
+    .trim();
+}
+
+/** An image attachment that downloads only when the engine gets to it, refusing oversized files early. */
+export function discordImageAttachment(
+  attachment: Pick<Attachment, 'name' | 'url' | 'size'>,
+  maxBytes: number,
+): ImageAttachment {
+  return {
+    name: attachment.name,
+    load: async () => {
+      if (attachment.size > maxBytes) {
+        throw new ImageLoadError({
+          message: 'attachment over the size limit',
+          userMessage: `${attachment.name} is over the ${Math.round(maxBytes / (1024 * 1024))} MB limit, so I left it out.`,
+        });
+      }
+      return downloadAttachment({ url: attachment.url, name: attachment.name, maxBytes });
+    },
+  };
+}
+
+/**
+ * The turn for a message the bot answers: text with names, image attachments (checked later by their
+ * bytes), small text files inlined, and a note for every attachment it cannot read.
+ */
+export async function buildTurnFromMessage({
+  message,
+  botUserId,
+  maxImageBytes,
+}: {
+  message: Message;
+  botUserId: string;
+  maxImageBytes: number;
+}): Promise<IncomingTurn> {
+  const images: ImageAttachment[] = [];
+  const inlinedFiles: string[] = [];
+  const notices: string[] = [];
+  for (const attachment of message.attachments.values()) {
+    const contentType = attachment.contentType ?? '';
+    if (contentType.startsWith('image/') || imageExtensions.test(attachment.name)) {
+      images.push(discordImageAttachment(attachment, maxImageBytes));
+    } else if (
+      contentType.startsWith('text/') ||
+      contentType.includes('json') ||
+      textExtensions.test(attachment.name)
+    ) {
+      const text = await readTextAttachment(attachment, notices);
+      if (text !== undefined) inlinedFiles.push(`[file ${attachment.name}]\n\`\`\`\n${text}\n\`\`\``);
+    } else {
+      notices.push(`I can only read images and text files, so I left out ${attachment.name}.`);
+    }
+  }
+  const text = resolveMentions(message, botUserId);
+  const author = message.member?.displayName ?? message.author.displayName ?? message.author.username;
+  return {
+    conversationKey: conversationKeyOfMessage(message),
+    author: { id: message.author.id, name: author },
+    text: [
+      text || (images.length > 0 ? '(sent an image)' : '(mentioned you without a message)'),
+      ...inlinedFiles,
+    ].join('\n\n'),
+    images,
+    notices,
+  };
+}
+
+async function readTextAttachment(attachment: Attachment, notices: string[]): Promise<string | undefined> {
+  try {
+    const bytes = await downloadAttachment({
+      url: attachment.url,
+      name: attachment.name,
+      maxBytes: 512 * 1024,
+    });
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+    if (text.length <= maxTextFileCharacters) return text;
+    notices.push(
+      `${attachment.name} is long, so I read only its first ${maxTextFileCharacters.toLocaleString('en-US')} characters.`,
+    );
+    return text.slice(0, maxTextFileCharacters);
+  } catch (error) {
+    notices.push(
+      error instanceof ImageLoadError
+        ? error.userMessage
+        : `I could not read ${attachment.name}, so I left it out.`,
+    );
+    return undefined;
+  }
+}

@@ -1,0 +1,56 @@
+import { type Message, PermissionFlagsBits, type SendableChannels } from 'discord.js';
+import type { ChannelMessage } from '../../commands/define-command.ts';
+import { UserFacingError } from '../../src/user-facing-error.ts';
+import { resolveMentions } from './message-turn.ts';
+
+/** Discord returns at most 100 messages a request. */
+const pageSize = 100;
+
+/**
+ * The newest `limit` messages of a channel or thread, oldest first, read from Discord itself so
+ * /summarize sees the whole discussion and not only what the bot took part in.
+ */
+export async function readChannelHistory({
+  channel,
+  limit,
+  botUserId,
+}: {
+  channel: SendableChannels;
+  limit: number;
+  botUserId: string;
+}): Promise<ChannelMessage[]> {
+  if ('permissionsFor' in channel && typeof channel.permissionsFor === 'function') {
+    const permissions = channel.permissionsFor(botUserId);
+    if (permissions && !permissions.has(PermissionFlagsBits.ReadMessageHistory)) {
+      throw new UserFacingError({
+        message: 'missing ReadMessageHistory',
+        userMessage: 'I need the **Read Message History** permission in this channel to read it.',
+      });
+    }
+  }
+  const collected: Message[] = [];
+  let before: string | undefined;
+  while (collected.length < limit) {
+    const page = await channel.messages.fetch({
+      limit: Math.min(pageSize, limit - collected.length),
+      ...(before ? { before } : {}),
+    });
+    if (page.size === 0) break;
+    collected.push(...page.values());
+    before = page.lastKey();
+    if (page.size < pageSize) break;
+  }
+  return collected
+    .sort((first, second) => first.createdTimestamp - second.createdTimestamp)
+    .map((message) => ({
+      authorName: message.member?.displayName ?? message.author.displayName ?? message.author.username,
+      text: [
+        resolveMentions(message, ''),
+        ...message.embeds.map((embed) => embed.description ?? embed.title ?? ''),
+      ]
+        .filter(Boolean)
+        .join('\n'),
+      createdAt: message.createdAt.toISOString(),
+      isBot: message.author.bot,
+    }));
+}

@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { allCommands } from '../../commands/all-commands.ts';
+import { detectImageType } from '../../src/images/image-type.ts';
+import { createSolidPng } from '../fakes/gateway/index.ts';
+import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
+
+let under: DiscordUnderTest;
+beforeEach(async () => {
+  under = await startDiscordUnderTest();
+});
+afterEach(() => under.close());
+
+const general = () => under.discord.textChannelIds[0] ?? '';
+const botMessages = (channelId: string) =>
+  under.discord.messages(channelId).filter((message) => message.author.id === under.discord.bot.id);
+
+describe('slash commands on Discord', () => {
+  it('registers every command in the configured guild, with option types and autocomplete', () => {
+    const registered = under.discord.registeredCommands(under.discord.guildId);
+    expect(registered.map((command) => command.name).sort()).toEqual(
+      allCommands.map((command) => command.name).sort(),
+    );
+    const imagine = registered.find((command) => command.name === 'imagine');
+    expect(imagine?.options?.map((option) => [option.name, option.type, option.required ?? false])).toEqual([
+      ['prompt', 3, true],
+      ['count', 4, false],
+      ['aspect_ratio', 3, false],
+      ['format', 3, false],
+      ['reference', 11, false],
+    ]);
+    expect(imagine?.options?.[1]).toMatchObject({ min_value: 1, max_value: 4 });
+    const model = registered.find((command) => command.name === 'model');
+    expect(model?.options?.[0]).toMatchObject({ name: 'name', autocomplete: true });
+  });
+
+  it('/imagine defers at once, shows progress, then uploads the image with Regenerate and Vary', async () => {
+    under.gateway.enqueue({ endpoint: 'images', latencyMs: 300 });
+    const interactionId = under.discord.sendSlashCommand({
+      name: 'imagine',
+      channelId: general(),
+      options: { prompt: 'a green square', count: 1, aspect_ratio: '16:9' },
+    });
+    const withImage = await under.discord.waitFor(
+      () => botMessages(general()).find((message) => message.attachments.length > 0),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    const responses = under.discord.interactionResponses(interactionId);
+    expect(responses[0]?.type).toBe(5);
+    expect(withImage.revisions.some((revision) => revision.content.includes('🎨 drawing 1 image…'))).toBe(
+      true,
+    );
+    const file = under.discord.uploadedFiles(withImage.id)[0];
+    expect(file?.filename).toBe('parley-a-green-square-1.png');
+    expect(detectImageType(file?.bytes ?? new Uint8Array())).toBe('image/png');
+    expect(JSON.stringify(withImage.components)).toMatch(/"label":"Regenerate".*"label":"Vary"/);
+    const imageRequest = under.gateway.requests.find((request) =>
+      request.path.endsWith('/images/generations'),
+    );
+    expect(imageRequest?.body).toMatchObject({ prompt: 'a green square', n: 1, aspect_ratio: '16:9' });
+  });
+
+  it('/imagine with a reference attachment sends it as image_input', async () => {
+    const png = createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 1, green: 2, blue: 3 } });
+    under.discord.sendSlashCommand({
+      name: 'imagine',
+      channelId: general(),
+      options: { prompt: 'like this' },
+      attachments: { reference: { filename: 'ref.png', contentType: 'image/png', bytes: png } },
+    });
+    const imageRequest = await under.discord.waitFor(() =>
+      under.gateway.requests.find((request) => request.path.endsWith('/images/generations')),
+    );
+    expect((imageRequest.body as { image_input: string[] }).image_input).toEqual([
+      `data:image/png;base64,${Buffer.from(png).toString('base64')}`,
+    ]);
+  });
+
+  it('/summarize reads the channel from Discord and answers with an embed', async () => {
+    under.discord.sendUserMessage({ channelId: general(), content: 'Shall we ship on Friday?' });
+    under.discord.sendUserMessage({ channelId: general(), content: 'Yes, and Grace writes the notes.' });
+    under.gateway.enqueue({
+      text: JSON.stringify({
+        title: 'Release day',
+        tldr: 'Ship Friday.',
+        keyPoints: ['Ship on Friday'],
+        decisions: ['Friday release'],
+        actionItems: [{ owner: 'Grace', task: 'Write the notes', due: null }],
+        openQuestions: [],
+      }),
+    });
+    under.discord.sendSlashCommand({ name: 'summarize', channelId: general(), options: { messages: 10 } });
+    const answer = await under.discord.waitFor(
+      () => botMessages(general()).find((message) => message.embeds.length > 0),
+      { timeoutMs: 10_000 },
+    );
+    expect(answer.embeds[0]).toMatchObject({ title: 'Release day', description: '**TL;DR** Ship Friday.' });
+    expect(answer.embeds[0]?.fields?.map((field) => field.name)).toEqual([
+      'Key points',
+      'Decisions',
+      'Action items',
+    ]);
+    const request = under.gateway.requests.find((entry) => entry.path.endsWith('/chat/completions'));
+    expect(JSON.stringify(request?.body)).toContain('Shall we ship on Friday?');
+    expect(JSON.stringify(request?.body)).toContain('Grace writes the notes');
+  });
+
+  it('a private answer is ephemeral and leaves no public "thinking…" behind', async () => {
+    under.discord.sendSlashCommand({ name: 'help', channelId: general() });
+    const help = await under.discord.waitFor(() =>
+      botMessages(general()).find((message) => message.content.includes('/imagine')),
+    );
+    expect(help.flags & 64).toBe(64);
+    expect(botMessages(general()).filter((message) => (message.flags & 64) === 0)).toEqual([]);
+  });
+
+  it('a bad option gets one line that says what is allowed', async () => {
+    under.discord.sendSlashCommand({ name: 'summarize', channelId: general(), options: { messages: 1 } });
+    const answer = await under.discord.waitFor(() =>
+      botMessages(general()).find((message) => message.content.startsWith('⚠')),
+    );
+    expect(answer.content).toMatch(/^⚠ messages must be a whole number from 5 to 200\.\nUsage: `\/summarize/);
+  });
+
+  it('/chat streams into the interaction response', async () => {
+    under.gateway.enqueue({
+      text: 'Answer through the slash command.',
+      chunkSize: 5,
+      delayBetweenChunksMs: 30,
+    });
+    under.discord.sendSlashCommand({ name: 'chat', channelId: general(), options: { prompt: 'hello' } });
+    const answer = await under.discord.waitFor(() =>
+      botMessages(general()).find(
+        (message) =>
+          message.content === 'Answer through the slash command.' &&
+          JSON.stringify(message.components).includes('Regenerate'),
+      ),
+    );
+    expect(answer.interactionId).not.toBeNull();
+  });
+
+  it('autocompletes model names', async () => {
+    const interactionId = under.discord.sendAutocomplete({
+      name: 'model',
+      channelId: general(),
+      focused: { name: 'name', value: 'vis' },
+    });
+    const response = await under.discord.waitFor(() => under.discord.interactionResponses(interactionId)[0]);
+    expect(response.type).toBe(8);
+    expect(response.data).toEqual({ choices: [{ name: 'vision-model', value: 'vision-model' }] });
+  });
+});
