@@ -113,7 +113,7 @@ function trackFirstMessage(
       });
       return firstMessage;
     },
-    edit: (message, text) => surface.edit(message, text),
+    edit: (message, text, options) => surface.edit(message, text, options),
     ...(surface.upload ? { upload: surface.upload.bind(surface) } : {}),
     ...(surface.showTyping ? { showTyping: surface.showTyping.bind(surface) } : {}),
     ...(surface.setActions ? { setActions: surface.setActions.bind(surface) } : {}),

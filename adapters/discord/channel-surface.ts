@@ -1,6 +1,7 @@
 import type { Message, SendableChannels } from 'discord.js';
 import { PermissionFlagsBits } from 'discord.js';
 import type { Action } from '../../src/delivery/card.ts';
+import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { OutgoingFile, PostedMessage, PostOptions, Surface } from '../../src/delivery/surface.ts';
 import type { ChannelEditBudget } from './channel-edit-budget.ts';
 import { discordLimits } from './discord-limits.ts';
@@ -11,20 +12,26 @@ export const noPings = { parse: [], repliedUser: false } as const;
 
 /**
  * A Discord channel (or thread, or DM) as a Surface. The first message answers the person's message
- * as a reply; edits wait for the channel's shared edit budget; buttons are message components.
+ * as a reply; edits wait for the channel's shared edit budget; every call waits its turn in the bot's
+ * one request scheduler, so first texts and final texts go before in-between edits; buttons are
+ * message components.
  */
 export function createChannelSurface({
   channel,
   budget,
+  scheduler,
   replyTo,
   botUserId,
 }: {
   channel: SendableChannels;
   budget: ChannelEditBudget;
+  scheduler: RequestScheduler;
   replyTo?: Message;
   botUserId: string;
 }): Surface {
   let isFirstPost = true;
+  // When each message last showed fresh text: the scheduler serves the stalest edit first.
+  const lastShownAtMs = new Map<string, number>();
   const canAttachFiles = () => {
     if (!('permissionsFor' in channel) || typeof channel.permissionsFor !== 'function') return true;
     return channel.permissionsFor(botUserId)?.has(PermissionFlagsBits.AttachFiles) ?? true;
@@ -36,7 +43,7 @@ export function createChannelSurface({
     const reference =
       isFirstPost && replyTo ? { reply: { messageReference: replyTo.id, failIfNotExists: false } } : {};
     isFirstPost = false;
-    const sent = await channel.send({
+    const payload = {
       content: text,
       allowedMentions: noPings,
       ...reference,
@@ -46,16 +53,36 @@ export function createChannelSurface({
       ...(options?.files
         ? { files: options.files.map((file) => ({ attachment: Buffer.from(file.bytes), name: file.name })) }
         : {}),
+    };
+    const sent: { id: string } = await scheduler.schedule<{ id: string }>({
+      priority: 'post',
+      run: () => channel.send(payload),
     });
+    lastShownAtMs.set(sent.id, Date.now());
     return { id: sent.id };
+  };
+  const editMessage = async ({
+    message,
+    isFinal,
+    change,
+  }: {
+    message: PostedMessage;
+    isFinal: boolean;
+    change: { content?: string; components?: ReturnType<typeof renderButtons> };
+  }) => {
+    await budget.acquire(channel.id);
+    await scheduler.schedule({
+      priority: isFinal ? 'final-edit' : 'edit',
+      staleSinceMs: lastShownAtMs.get(message.id) ?? 0,
+      run: () => channel.messages.edit(message.id, { ...change, allowedMentions: noPings }),
+    });
+    lastShownAtMs.set(message.id, Date.now());
   };
   return {
     limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 1_000 },
     post: (text, options) => post(text, options),
-    async edit(message, text) {
-      await budget.acquire(channel.id);
-      await channel.messages.edit(message.id, { content: text, allowedMentions: noPings });
-    },
+    edit: (message, text, options) =>
+      editMessage({ message, isFinal: options?.isFinal ?? false, change: { content: text } }),
     async upload(files, text) {
       if (!canAttachFiles()) {
         return post(
@@ -65,11 +92,12 @@ export function createChannelSurface({
       return post(text ?? '', { files });
     },
     async showTyping() {
-      if (!budget.isBusy(channel.id)) await channel.sendTyping();
+      // Typing is a courtesy: it never takes budget that a reply's text could use.
+      if (scheduler.isIdle() && !budget.isBusy(channel.id)) {
+        await scheduler.schedule({ priority: 'typing', run: () => channel.sendTyping() });
+      }
     },
-    async setActions(message: PostedMessage, actions: readonly Action[]) {
-      await budget.acquire(channel.id);
-      await channel.messages.edit(message.id, { components: renderButtons(actions) });
-    },
+    setActions: (message: PostedMessage, actions: readonly Action[]) =>
+      editMessage({ message, isFinal: false, change: { components: renderButtons(actions) } }),
   };
 }

@@ -18,10 +18,12 @@ import type { CommandServices, CommandUser } from '../../commands/define-command
 import { runAction } from '../../commands/run-action.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import type { Config } from '../../src/config.ts';
+import { createRequestScheduler, type RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import { createChannelEditBudget } from './channel-edit-budget.ts';
 import { createChannelSurface, noPings } from './channel-surface.ts';
 import { rawOptionsOf, toDiscordCommand } from './command-registration.ts';
+import { discordLimits } from './discord-limits.ts';
 import { createInteractionResponder } from './interaction-responder.ts';
 import { buildTurnFromMessage, conversationKeyOfMessage, discordConversationKey } from './message-turn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
@@ -61,11 +63,12 @@ export async function startDiscordAdapter({
     allowedMentions: noPings,
   });
   const budget = createChannelEditBudget();
+  const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
   let isStopping = false;
 
   client.on(Events.MessageCreate, (message) => {
     if (isStopping) return;
-    handleMessage({ message, client, services, discord, budget, maxImageBytes, logger }).catch(
+    handleMessage({ message, client, services, discord, budget, scheduler, maxImageBytes, logger }).catch(
       (error: unknown) =>
         logger.error({ err: error, channelId: message.channelId }, 'message handling failed'),
     );
@@ -140,6 +143,7 @@ async function handleMessage({
   services,
   discord,
   budget,
+  scheduler,
   maxImageBytes,
   logger,
 }: {
@@ -148,6 +152,7 @@ async function handleMessage({
   services: CommandServices;
   discord: NonNullable<Config['discord']>;
   budget: ReturnType<typeof createChannelEditBudget>;
+  scheduler: RequestScheduler;
   maxImageBytes: number;
   logger: Logger;
 }): Promise<void> {
@@ -166,7 +171,7 @@ async function handleMessage({
     }
   }
   const turn = await buildTurnFromMessage({ message, botUserId, maxImageBytes });
-  const surface = createChannelSurface({ channel, budget, replyTo: message, botUserId });
+  const surface = createChannelSurface({ channel, budget, scheduler, replyTo: message, botUserId });
   surface.showTyping?.().catch(() => undefined);
   await replyWithActions({ services, turn, surface });
 }

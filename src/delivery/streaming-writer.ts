@@ -216,7 +216,8 @@ async function callSurface(
 ): Promise<PostedMessage | null> {
   if (kind === 'post') return surface.post(text);
   if (slot.message === null) throw new Error('cannot edit a message that was never posted');
-  await surface.edit(slot.message, text);
+  // A settled slot's text never changes again, so this edit is the message's last one.
+  await surface.edit(slot.message, text, { isFinal: slot.isSettled && text === slot.desiredText });
   return null;
 }
 

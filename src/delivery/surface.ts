@@ -10,7 +10,7 @@ export interface Surface {
   /** Posts a new message and returns its platform id; `actions` become buttons under it. */
   post(text: string, options?: PostOptions): Promise<PostedMessage>;
   /** Replaces the whole text of a message this surface posted. */
-  edit(message: PostedMessage, text: string): Promise<void>;
+  edit(message: PostedMessage, text: string, options?: EditOptions): Promise<void>;
   /** Attaches files (generated images, JSON, CSV) as a new message, with optional text. */
   upload?(files: readonly OutgoingFile[], text?: string): Promise<PostedMessage>;
   /** Shows a "typing…" / "thinking…" indicator; called only while nothing else needs the budget. */
@@ -21,6 +21,14 @@ export interface Surface {
 
 export interface PostOptions {
   readonly actions?: readonly Action[];
+}
+
+export interface EditOptions {
+  /**
+   * This edit gives the message its final text (the reply ended, or the message is full and the
+   * reply continues in the next one). A platform short of budget sends these before in-between edits.
+   */
+  readonly isFinal?: boolean;
 }
 
 export interface SurfaceLimits {
