@@ -41,6 +41,10 @@ export function createConsoleSurface({
     current = { id: messageId, printed: printable, latest: text };
   };
 
+  const flush = () => {
+    if (current && current.latest !== current.printed) print(current.id, current.latest, { isFinal: true });
+  };
+
   return {
     // Nothing on a terminal limits length or edits; rollover and throttling would only slow it down.
     limits: { maxMessageLength: 1_000_000, minEditIntervalMs: 0 },
@@ -67,13 +71,13 @@ export function createConsoleSurface({
     ...(onActions
       ? {
           async setActions(_message: PostedMessage, actions: readonly Action[]) {
+            // Buttons come after the reply is complete, so whatever was held back is final now.
+            flush();
             onActions(actions);
           },
         }
       : {}),
-    flush() {
-      if (current && current.latest !== current.printed) print(current.id, current.latest, { isFinal: true });
-    },
+    flush,
   };
 }
 
