@@ -1,11 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { z } from 'zod';
 import type { Logger } from '../log.ts';
 import { type ConversationKey, type StoredTurn, storedTurnSchema } from './turn.ts';
 
-const storedHistorySchema = z.array(storedTurnSchema);
-
-/** The turns of every conversation, newest last, in a keyv store that outlives the process. */
+/** The turns of every conversation, oldest first, in a keyv store that outlives the process. */
 export interface HistoryStore {
   load(key: ConversationKey): Promise<StoredTurn[]>;
   /**
@@ -20,6 +19,36 @@ export interface HistoryStore {
   reset(key: ConversationKey): Promise<void>;
 }
 
+/**
+ * Where a conversation's turns are: keys `<conversation>#<sequence>` from `firstSequence` up to
+ * `nextSequence`. `revision` changes with every write and `epoch` with every new start, so a cached
+ * copy is known to be current from this one small record.
+ */
+const headSchema = z.object({
+  epoch: z.string(),
+  revision: z.number().int(),
+  firstSequence: z.number().int().min(0),
+  nextSequence: z.number().int().min(0),
+});
+type Head = z.infer<typeof headSchema>;
+
+interface CachedHistory {
+  readonly epoch: string;
+  readonly revision: number;
+  readonly turns: readonly StoredTurn[];
+}
+
+/** Conversations whose turns stay in memory; the least recently used are forgotten first. */
+const cachedConversationLimit = 1_000;
+
+const turnKey = (key: ConversationKey, sequence: number) => `${key}#${sequence}`;
+
+/**
+ * One store entry per turn, plus a small head record per conversation. Appending writes only the new
+ * turns and the head, never the whole history again; loading a conversation this process saw last
+ * reads only the head, because the cached turns are current exactly when the head's epoch and
+ * revision match — also when several processes share one store.
+ */
 export function createHistoryStore({
   store,
   maxTurns,
@@ -29,35 +58,102 @@ export function createHistoryStore({
   maxTurns: number;
   logger: Logger;
 }): HistoryStore {
-  const load = async (key: ConversationKey): Promise<StoredTurn[]> => {
-    const value: unknown = await store.get(key);
-    if (value === undefined) return [];
-    const parsed = storedHistorySchema.safeParse(value);
-    if (parsed.success) return parsed.data;
-    // A value written by another version or damaged on disk must not take the conversation down:
-    // keep the turns that still read, and say in the log what was lost.
-    const readable = Array.isArray(value)
-      ? value.flatMap((turn) => {
-          const result = storedTurnSchema.safeParse(turn);
-          return result.success ? [result.data] : [];
-        })
-      : [];
-    logger.warn(
-      { conversationKey: key, keptTurns: readable.length, problem: parsed.error.issues[0]?.message },
-      'stored history did not match the schema; unreadable turns skipped',
-    );
-    return readable;
+  const cache = new Map<ConversationKey, CachedHistory>();
+
+  const remember = (key: ConversationKey, head: Head, turns: readonly StoredTurn[]) => {
+    cache.delete(key);
+    cache.set(key, { epoch: head.epoch, revision: head.revision, turns });
+    if (cache.size > cachedConversationLimit) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
   };
+
+  const readHead = async (key: ConversationKey): Promise<Head | undefined> => {
+    const parsed = headSchema.safeParse(await store.get(key));
+    return parsed.success ? parsed.data : undefined;
+  };
+
+  const readTurns = async (key: ConversationKey, head: Head): Promise<StoredTurn[]> => {
+    const keys = Array.from({ length: head.nextSequence - head.firstSequence }, (_, index) =>
+      turnKey(key, head.firstSequence + index),
+    );
+    const values: unknown[] = keys.length === 0 ? [] : await store.getMany(keys);
+    const turns: StoredTurn[] = [];
+    let unreadableCount = 0;
+    for (const value of values) {
+      // A turn written by another version or damaged on disk must not take the conversation down.
+      const parsed = storedTurnSchema.safeParse(value);
+      if (parsed.success) turns.push(parsed.data);
+      else unreadableCount += 1;
+    }
+    if (unreadableCount > 0) {
+      logger.warn(
+        { conversationKey: key, unreadableCount },
+        'stored turns did not match the schema; skipped',
+      );
+    }
+    return turns;
+  };
+
+  const load = async (key: ConversationKey): Promise<StoredTurn[]> => {
+    const head = await readHead(key);
+    if (!head) return [];
+    const cached = cache.get(key);
+    if (cached && cached.epoch === head.epoch && cached.revision === head.revision) {
+      remember(key, head, cached.turns);
+      return [...cached.turns];
+    }
+    const turns = await readTurns(key, head);
+    remember(key, head, turns);
+    return [...turns];
+  };
+
   return {
     load,
     async append(key, turns, { replacingLast = 0 } = {}) {
-      const history = await load(key);
-      history.splice(history.length - Math.min(replacingLast, history.length));
-      history.push(...turns);
-      await store.set(key, history.slice(-maxTurns));
+      const previous = (await readHead(key)) ?? {
+        epoch: randomBytes(6).toString('base64url'),
+        revision: 0,
+        firstSequence: 0,
+        nextSequence: 0,
+      };
+      const current = await load(key);
+      const keptCount = Math.max(0, current.length - replacingLast);
+      const startSequence = previous.nextSequence - (current.length - keptCount);
+      const allTurns = [...current.slice(0, keptCount), ...turns];
+      const nextSequence = startSequence + turns.length;
+      const firstSequence = Math.max(previous.firstSequence, nextSequence - maxTurns);
+      const head: Head = {
+        epoch: previous.epoch,
+        revision: previous.revision + 1,
+        firstSequence,
+        nextSequence,
+      };
+      const removedKeys = [
+        ...range(previous.firstSequence, firstSequence),
+        ...range(nextSequence, previous.nextSequence),
+      ].map((sequence) => turnKey(key, sequence));
+      await store.setMany(
+        turns.map((turn, index) => ({ key: turnKey(key, startSequence + index), value: turn })),
+      );
+      // The head goes last: a reader sees either the old conversation or the whole new one.
+      await store.set(key, head);
+      if (removedKeys.length > 0) await store.deleteMany(removedKeys);
+      remember(key, head, allTurns.slice(-(nextSequence - firstSequence)));
     },
     async reset(key) {
+      const head = await readHead(key);
+      cache.delete(key);
       await store.delete(key);
+      if (head)
+        await store.deleteMany(
+          range(head.firstSequence, head.nextSequence).map((sequence) => turnKey(key, sequence)),
+        );
     },
   };
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from) }, (_, index) => from + index);
 }

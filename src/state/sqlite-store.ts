@@ -85,6 +85,13 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
     return row?.value as StoredData<Value> | undefined;
   }
 
+  /** Many keys in one call: keyv would otherwise make one awaited `get` per key. */
+  async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
+    return keys.map(
+      (key) => this.#readLiveRow(this.#storageKey(key))?.value as StoredData<Value | undefined>,
+    );
+  }
+
   async set(key: string, value: unknown, ttl?: number): Promise<boolean> {
     if (typeof value !== 'string') {
       throw new TypeError("SqliteStore stores keyv's serialized strings; keep keyv's default serialize");
