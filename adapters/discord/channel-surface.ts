@@ -1,30 +1,40 @@
 import type { Message, SendableChannels } from 'discord.js';
 import { PermissionFlagsBits } from 'discord.js';
 import type { Action } from '../../src/delivery/card.ts';
-import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
+import type { RequestBucket, RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { OutgoingFile, PostedMessage, PostOptions, Surface } from '../../src/delivery/surface.ts';
-import type { ChannelEditBudget } from './channel-edit-budget.ts';
 import { discordLimits } from './discord-limits.ts';
 import { renderButtons } from './render-embed.ts';
+
+/**
+ * Discord counts creates and edits per channel (about 5 per 5 s each); the window is stretched a
+ * little because Discord starts its window when a request arrives, a moment after we send it.
+ */
+function channelBucket(kind: 'create' | 'edit', channelId: string): RequestBucket {
+  return {
+    key: `${kind}:${channelId}`,
+    limit: discordLimits.editsPerWindow,
+    windowMs: discordLimits.editWindowMs + discordLimits.bucketMarginMs,
+  };
+}
 
 // Model output must never ping @everyone, roles or users: mentions render but notify nobody.
 export const noPings = { parse: [], repliedUser: false } as const;
 
 /**
  * A Discord channel (or thread, or DM) as a Surface. The first message answers the person's message
- * as a reply; edits wait for the channel's shared edit budget; every call waits its turn in the bot's
- * one request scheduler, so first texts and final texts go before in-between edits; buttons are
- * message components.
+ * as a reply; every call waits its turn in the bot's one request scheduler, which keeps both the
+ * bot-wide budget and the channel's own create and edit buckets (shared by every reply streaming in
+ * the channel), and sends first texts and final texts before in-between edits; buttons are message
+ * components.
  */
 export function createChannelSurface({
   channel,
-  budget,
   scheduler,
   replyTo,
   botUserId,
 }: {
   channel: SendableChannels;
-  budget: ChannelEditBudget;
   scheduler: RequestScheduler;
   replyTo?: Message;
   botUserId: string;
@@ -56,6 +66,7 @@ export function createChannelSurface({
     };
     const sent: { id: string } = await scheduler.schedule<{ id: string }>({
       priority: 'post',
+      bucket: channelBucket('create', channel.id),
       run: () => channel.send(payload),
     });
     lastShownAtMs.set(sent.id, Date.now());
@@ -70,9 +81,9 @@ export function createChannelSurface({
     isFinal: boolean;
     change: { content?: string; components?: ReturnType<typeof renderButtons> };
   }) => {
-    await budget.acquire(channel.id);
     await scheduler.schedule({
       priority: isFinal ? 'final-edit' : 'edit',
+      bucket: channelBucket('edit', channel.id),
       staleSinceMs: lastShownAtMs.get(message.id) ?? 0,
       run: () => channel.messages.edit(message.id, { ...change, allowedMentions: noPings }),
     });
@@ -93,7 +104,7 @@ export function createChannelSurface({
     },
     async showTyping() {
       // Typing is a courtesy: it never takes budget that a reply's text could use.
-      if (scheduler.isIdle() && !budget.isBusy(channel.id)) {
+      if (scheduler.isIdle()) {
         await scheduler.schedule({ priority: 'typing', run: () => channel.sendTyping() });
       }
     },

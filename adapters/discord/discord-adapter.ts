@@ -20,7 +20,6 @@ import { runCommand } from '../../commands/run-command.ts';
 import type { Config } from '../../src/config.ts';
 import { createRequestScheduler, type RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
-import { createChannelEditBudget } from './channel-edit-budget.ts';
 import { createChannelSurface, noPings } from './channel-surface.ts';
 import { rawOptionsOf, toDiscordCommand } from './command-registration.ts';
 import { discordLimits } from './discord-limits.ts';
@@ -62,13 +61,12 @@ export async function startDiscordAdapter({
     rest: { api: discord.apiUrl },
     allowedMentions: noPings,
   });
-  const budget = createChannelEditBudget();
   const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
   let isStopping = false;
 
   client.on(Events.MessageCreate, (message) => {
     if (isStopping) return;
-    handleMessage({ message, client, services, discord, budget, scheduler, maxImageBytes, logger }).catch(
+    handleMessage({ message, client, services, discord, scheduler, maxImageBytes, logger }).catch(
       (error: unknown) =>
         logger.error({ err: error, channelId: message.channelId }, 'message handling failed'),
     );
@@ -142,7 +140,6 @@ async function handleMessage({
   client,
   services,
   discord,
-  budget,
   scheduler,
   maxImageBytes,
   logger,
@@ -151,7 +148,6 @@ async function handleMessage({
   client: Client;
   services: CommandServices;
   discord: NonNullable<Config['discord']>;
-  budget: ReturnType<typeof createChannelEditBudget>;
   scheduler: RequestScheduler;
   maxImageBytes: number;
   logger: Logger;
@@ -171,7 +167,7 @@ async function handleMessage({
     }
   }
   const turn = await buildTurnFromMessage({ message, botUserId, maxImageBytes });
-  const surface = createChannelSurface({ channel, budget, scheduler, replyTo: message, botUserId });
+  const surface = createChannelSurface({ channel, scheduler, replyTo: message, botUserId });
   surface.showTyping?.().catch(() => undefined);
   await replyWithActions({ services, turn, surface });
 }

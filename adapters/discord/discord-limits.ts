@@ -19,6 +19,8 @@ export const discordLimits = {
   /** About 5 edits per 5 s per channel is what bots observe; one a second keeps a stream inside it. */
   editsPerWindow: 5,
   editWindowMs: 5_000,
+  /** Added to per-channel windows: network time between our send and Discord's count. */
+  bucketMarginMs: 250,
   /**
    * The bot's own pace for channel calls: under Discord's global 50/s because Discord's window and
    * ours start at different moments (a few 429s at start-up otherwise), and because discord.js

@@ -6,8 +6,20 @@
  */
 export type RequestPriority = 'post' | 'final-edit' | 'edit' | 'typing';
 
+/** A narrower budget a request also draws on, e.g. the edits of one Discord channel (5 per 5 s). */
+export interface RequestBucket {
+  readonly key: string;
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
 export interface ScheduledRequest<Result> {
   readonly priority: RequestPriority;
+  /**
+   * Counted when the request is sent, not when it is queued, so the platform sees the same windows
+   * the scheduler counted; a request whose bucket is full waits while others go ahead.
+   */
+  readonly bucket?: RequestBucket;
   /** For `edit`: when the message last showed fresh text; the stalest message is served first. */
   readonly staleSinceMs?: number;
   readonly run: () => Promise<Result>;
@@ -36,6 +48,7 @@ const priorityOrder: Record<RequestPriority, number> = { post: 0, 'final-edit': 
 
 interface Waiting {
   readonly priority: RequestPriority;
+  readonly bucket: RequestBucket | undefined;
   readonly staleSinceMs: number;
   readonly sequence: number;
   readonly start: () => void;
@@ -55,41 +68,70 @@ export function createRequestScheduler({
   clock?: SchedulerClock;
 }): RequestScheduler {
   const sentAtMs: number[] = [];
+  const bucketSentAtMs = new Map<string, number[]>();
   const waiting: Waiting[] = [];
   let sequence = 0;
-  let isTimerSet = false;
+  let timerDueAtMs: number | undefined;
 
   const forgetOldSends = () => {
-    const cutoff = clock.now() - windowMs;
-    while (sentAtMs.length > 0 && (sentAtMs[0] ?? 0) <= cutoff) sentAtMs.shift();
+    const nowMs = clock.now();
+    while (sentAtMs.length > 0 && (sentAtMs[0] ?? 0) <= nowMs - windowMs) sentAtMs.shift();
+  };
+  const bucketSends = (bucket: RequestBucket): number[] => {
+    const sends = bucketSentAtMs.get(bucket.key) ?? [];
+    const cutoff = clock.now() - bucket.windowMs;
+    while (sends.length > 0 && (sends[0] ?? 0) <= cutoff) sends.shift();
+    if (sends.length === 0) bucketSentAtMs.delete(bucket.key);
+    return sends;
+  };
+  // When a waiting request's bucket lets it go; now when it has no bucket or room.
+  const bucketReadyAtMs = (bucket: RequestBucket | undefined): number => {
+    if (!bucket) return clock.now();
+    const sends = bucketSends(bucket);
+    return sends.length < bucket.limit
+      ? clock.now()
+      : (sends[sends.length - bucket.limit] ?? 0) + bucket.windowMs;
   };
   const takeMostUrgent = (): Waiting | undefined => {
     let bestIndex = -1;
+    const nowMs = clock.now();
     for (const [index, candidate] of waiting.entries()) {
       const best = waiting[bestIndex];
+      if (bucketReadyAtMs(candidate.bucket) > nowMs) continue;
       if (!best || isMoreUrgent(candidate, best)) bestIndex = index;
     }
     return bestIndex === -1 ? undefined : waiting.splice(bestIndex, 1)[0];
+  };
+  const send = (request: Waiting) => {
+    const nowMs = clock.now();
+    sentAtMs.push(nowMs);
+    if (request.bucket) {
+      const sends = bucketSentAtMs.get(request.bucket.key) ?? [];
+      sends.push(nowMs);
+      bucketSentAtMs.set(request.bucket.key, sends);
+    }
+    request.start();
   };
   const dispatch = () => {
     forgetOldSends();
     while (waiting.length > 0 && sentAtMs.length < requestsPerWindow) {
       const next = takeMostUrgent();
       if (!next) break;
-      sentAtMs.push(clock.now());
-      next.start();
+      send(next);
     }
-    if (waiting.length > 0 && !isTimerSet) {
-      isTimerSet = true;
-      const oldest = sentAtMs[0] ?? clock.now();
-      clock.setTimeout(
-        () => {
-          isTimerSet = false;
-          dispatch();
-        },
-        Math.max(1, oldest + windowMs - clock.now()),
-      );
-    }
+    if (waiting.length === 0) return;
+    const globalReadyAtMs = sentAtMs.length < requestsPerWindow ? clock.now() : (sentAtMs[0] ?? 0) + windowMs;
+    const earliestBucketAtMs = Math.min(...waiting.map((request) => bucketReadyAtMs(request.bucket)));
+    const dueAtMs = Math.max(globalReadyAtMs, earliestBucketAtMs);
+    if (timerDueAtMs !== undefined && timerDueAtMs <= dueAtMs) return;
+    timerDueAtMs = dueAtMs;
+    clock.setTimeout(
+      () => {
+        if (timerDueAtMs === dueAtMs) timerDueAtMs = undefined;
+        dispatch();
+      },
+      Math.max(1, dueAtMs - clock.now()),
+    );
   };
 
   return {
@@ -98,6 +140,7 @@ export function createRequestScheduler({
         sequence += 1;
         waiting.push({
           priority: request.priority,
+          bucket: request.bucket,
           staleSinceMs: request.staleSinceMs ?? clock.now(),
           sequence,
           start: () => {
@@ -109,7 +152,8 @@ export function createRequestScheduler({
     },
     isIdle() {
       forgetOldSends();
-      return waiting.length === 0 && sentAtMs.length < requestsPerWindow / 2;
+      // A quarter of the window at most, so a burst of typing never crowds out the texts right behind it.
+      return waiting.length === 0 && sentAtMs.length < requestsPerWindow / 4;
     },
     waitingCount: () => waiting.length,
   };

@@ -67,6 +67,36 @@ describe('request scheduler', () => {
     expect(started.map((entry) => entry.label)).toEqual(['blocker', 'stalest', 'middle', 'fresh']);
   });
 
+  it('counts a bucket when a request is sent, and lets other buckets pass a full one', async () => {
+    const scheduler = createRequestScheduler({ requestsPerWindow: 10, windowMs: 1_000 });
+    const { started } = recorder();
+    const inChannel = (label: string, channel: string) =>
+      scheduler.schedule({
+        priority: 'edit',
+        bucket: { key: channel, limit: 2, windowMs: 1_000 },
+        run: async () => {
+          started.push({ label, atMs: Date.now() });
+        },
+      });
+    const calls = [
+      inChannel('a1', 'a'),
+      inChannel('a2', 'a'),
+      inChannel('a3', 'a'),
+      inChannel('a4', 'a'),
+      inChannel('b1', 'b'),
+    ];
+    await vi.advanceTimersByTimeAsync(3_000);
+    await Promise.all(calls);
+    const base = started[0]?.atMs ?? 0;
+    expect(started.map((entry) => [entry.label, entry.atMs - base])).toEqual([
+      ['a1', 0],
+      ['a2', 0],
+      ['b1', 0],
+      ['a3', 1_000],
+      ['a4', 1_000],
+    ]);
+  });
+
   it('is idle only when nothing waits and the window has room', async () => {
     const scheduler = createRequestScheduler({ requestsPerWindow: 2, windowMs: 1_000 });
     const { request } = recorder();
