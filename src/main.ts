@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { runConsoleAdapter } from '../adapters/console/console-adapter.ts';
 import { startDiscordAdapter } from '../adapters/discord/discord-adapter.ts';
+import { startSlackAdapter } from '../adapters/slack/slack-adapter.ts';
 import { createCommandServices } from '../commands/command-services.ts';
 import { createApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
@@ -75,6 +76,15 @@ async function runPlatforms({
       logger,
     });
     stops.push(() => discord.stop());
+  }
+  if (config.slack) {
+    const slack = await startSlackAdapter({
+      services,
+      slack: config.slack,
+      maxImageBytes: config.images.maxInputBytes,
+      logger,
+    });
+    stops.push(() => slack.stop());
   }
   logger.info(
     { platforms: [config.discord && 'discord', config.slack && 'slack'].filter(Boolean) },

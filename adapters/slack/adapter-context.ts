@@ -1,0 +1,24 @@
+import type { CommandServices } from '../../commands/define-command.ts';
+import type { Logger } from '../../src/log.ts';
+import type { Deduper } from '../../src/state/dedupe.ts';
+import type { SlackDeliveryContext } from './reply-place.ts';
+import type { UserDirectory } from './user-directory.ts';
+
+/** What the Slack listeners share for the life of the adapter. */
+export interface SlackAdapterContext {
+  readonly services: CommandServices;
+  readonly delivery: SlackDeliveryContext;
+  readonly directory: UserDirectory;
+  /** Remembers event ids and message timestamps already answered (Slack redelivers events). */
+  readonly deduper: Deduper;
+  /** Private files are downloaded with it. */
+  readonly botToken: string;
+  /** Put before every command name, e.g. `parley-` for `/parley-imagine`. */
+  readonly commandPrefix: string;
+  readonly isReplyingToBots: boolean;
+  readonly maxImageBytes: number;
+  readonly logger: Logger;
+}
+
+/** How long a seen event id or message is remembered: Slack retries for a few minutes at most. */
+export const dedupeTtlMs = 60 * 60_000;

@@ -1,0 +1,150 @@
+import type { RespondFn } from '@slack/bolt';
+import type { CommandResponder, CommandResult } from '../../commands/define-command.ts';
+import { type Action, renderCardAsText } from '../../src/delivery/card.ts';
+import type { Surface } from '../../src/delivery/surface.ts';
+import { userMessageOf } from '../../src/user-facing-error.ts';
+import { createAnswerMessage } from './answer-message.ts';
+import { markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
+import {
+  renderActionsBlock,
+  renderCardBlocks,
+  renderFallbackText,
+  renderTextSections,
+} from './render-blocks.ts';
+import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
+import { createReplySurface } from './reply-surface.ts';
+import { explainSlackError } from './slack-errors.ts';
+import { uploadFiles } from './upload-files.ts';
+
+/**
+ * Where a slash command or a button answers on Slack. Public answers go into the channel (or the
+ * thread of the clicked message) through the Web API, so they can be edited, carry files and stream;
+ * private answers are ephemeral messages through the `response_url`, which works even where the bot
+ * is not a member.
+ */
+export function createChannelResponder({
+  place,
+  context,
+  respond,
+  attribution,
+}: {
+  place: ReplyPlace & { recipientUserId: string };
+  context: SlackDeliveryContext;
+  /** Bolt's `respond` for the command's or action's `response_url`. */
+  respond: RespondFn | undefined;
+  /** Who asked for what, shown small above the first public answer (`@ada used /imagine …`). */
+  attribution?: string;
+}): CommandResponder {
+  const answer = createAnswerMessage({ place, context, attribution });
+  const thread = place.threadTs === undefined ? {} : { thread_ts: place.threadTs };
+
+  const postActions = async (actions: readonly Action[]) => {
+    const actionsBlock = renderActionsBlock(actions);
+    if (actionsBlock === undefined) return;
+    const text = actions.map((action) => action.label).join(' · ');
+    await place.client.chat.postMessage({ channel: place.channel, ...thread, text, blocks: [actionsBlock] });
+  };
+  const sendPublic = async (result: CommandResult) => {
+    const files = result.files ?? [];
+    const actions = result.actions ?? [];
+    const contentBlocks = [
+      ...(result.text ? renderTextSections(result.text) : []),
+      ...(result.card ? renderCardBlocks(result.card, files.length === 0 ? actions : []) : []),
+    ];
+    if (files.length === 0) {
+      const actionsBlock = result.card ? undefined : renderActionsBlock(actions);
+      await answer.show(notificationText(result), [
+        ...contentBlocks,
+        ...(actionsBlock ? [actionsBlock] : []),
+      ]);
+      return;
+    }
+    if (result.card) {
+      await answer.show(notificationText(result), contentBlocks);
+      await uploadFiles({ place, files });
+    } else {
+      await answer.removeProgress();
+      await uploadFiles({ place, files, comment: answer.attributed(markdownToMrkdwn(result.text ?? '')) });
+    }
+    // Buttons go under the files they act on, so they follow the upload as a message of their own.
+    await postActions(actions);
+  };
+  const sendPrivate = async (result: CommandResult) => {
+    await answer.removeProgress();
+    const blocks = result.card ? renderCardBlocks(result.card, result.actions ?? []) : undefined;
+    const message = { text: notificationText(result), ...(blocks ? { blocks } : {}) };
+    if (respond !== undefined) {
+      try {
+        await respond({ response_type: 'ephemeral', replace_original: false, ...message });
+        return;
+      } catch (error) {
+        // A response_url is good for five answers in 30 minutes; after that, an ephemeral post.
+        context.logger.debug({ err: error }, 'slack: response_url refused; posting an ephemeral message');
+      }
+    }
+    await place.client.chat.postEphemeral({
+      channel: place.channel,
+      user: place.recipientUserId,
+      ...thread,
+      ...message,
+    });
+  };
+
+  // Progress ticks on a timer while the answer is being made; one call at a time keeps a late tick
+  // from posting a second progress line or landing after the answer.
+  let queue: Promise<void> = Promise.resolve();
+  const inOrder = (task: () => Promise<void>): Promise<void> => {
+    const run = queue.then(task);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  let isAnswered = false;
+  let surface: Surface | undefined;
+  let isRefusalShown = false;
+
+  return {
+    get surface() {
+      // A streamed answer (/chat, Regenerate) fails on its own when the bot may not post here; the
+      // person hears why privately, once.
+      surface ??= createReplySurface({
+        place,
+        context,
+        onChannelRefused: (error) => {
+          if (isRefusalShown) return;
+          isRefusalShown = true;
+          sendPrivate({ text: `⚠ ${userMessageOf(explainSlackError(error))}` }).catch(
+            (sendError: unknown) => {
+              context.logger.warn({ err: sendError }, 'slack: could not explain a refused post');
+            },
+          );
+        },
+      });
+      return surface;
+    },
+    progress: (text) =>
+      inOrder(async () => {
+        if (isAnswered) return;
+        // Progress is a courtesy: when Slack refuses it, the answer still comes (or says why not).
+        await answer.showProgress(text).catch((error: unknown) => {
+          context.logger.debug({ err: error }, 'slack: could not show progress');
+        });
+      }),
+    send: (result) =>
+      inOrder(async () => {
+        isAnswered = true;
+        try {
+          await (result.isPrivate ? sendPrivate(result) : sendPublic(result));
+        } catch (error) {
+          throw explainSlackError(error);
+        }
+      }),
+  };
+}
+
+/** The `text` of a message with blocks: what notifications and screen readers show. */
+function notificationText(result: CommandResult): string {
+  const markdown = [result.text, result.card ? renderCardAsText(result.card) : undefined]
+    .filter(Boolean)
+    .join('\n\n');
+  return markdown === '' ? '…' : renderFallbackText(markdown);
+}

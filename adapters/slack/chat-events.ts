@@ -1,0 +1,146 @@
+import type { App, Context, webApi } from '@slack/bolt';
+import { replyWithActions } from '../../commands/chat-reply.ts';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
+import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
+import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
+import type { ReplyPlace } from './reply-place.ts';
+import { createReplySurface, showThinkingStatus } from './reply-surface.ts';
+
+/** Message subtypes that are something a person said; edits, deletions, joins and the like are not. */
+const spokenSubtypes = new Set([undefined, 'file_share', 'thread_broadcast', 'me_message', 'bot_message']);
+
+/** Why an event is answered, which decides where the reply goes. */
+type Trigger = 'mention' | 'direct-message' | 'thread-reply';
+
+/**
+ * Chat: a mention in a channel is answered in a thread under it (that thread is the conversation),
+ * later messages in a thread the bot takes part in are answered without a mention, and every DM is
+ * answered. Each event is answered once, however often Slack delivers it and whether it arrives as
+ * `app_mention`, `message` or both.
+ */
+export function registerChatEvents({ app, adapter }: { app: App; adapter: SlackAdapterContext }): void {
+  app.event('app_mention', async ({ event, body, context, client }) => {
+    await handleEvent({
+      adapter,
+      event: event as SlackMessageEvent,
+      eventId: body.event_id,
+      context,
+      client,
+    });
+  });
+  app.event('message', async ({ event, body, context, client }) => {
+    await handleEvent({
+      adapter,
+      event: event as SlackMessageEvent,
+      eventId: body.event_id,
+      context,
+      client,
+    });
+  });
+}
+
+async function handleEvent({
+  adapter,
+  event,
+  eventId,
+  context,
+  client,
+}: {
+  adapter: SlackAdapterContext;
+  event: SlackMessageEvent;
+  eventId: string;
+  context: Context;
+  client: webApi.WebClient;
+}): Promise<void> {
+  const { deduper, logger } = adapter;
+  if (!(await deduper.isFirstSighting(`event:${eventId}`, dedupeTtlMs))) {
+    logger.debug({ eventId }, 'slack: ignoring a redelivered event');
+    return;
+  }
+  if (isIgnored({ adapter, event, context })) return;
+  const teamId = context.teamId ?? 'unknown-team';
+  const trigger = await triggerOf({ adapter, event, context, teamId });
+  if (trigger === undefined) return;
+  // The same message arrives as `message` and `app_mention` when the bot is mentioned in a thread.
+  if (!(await deduper.isFirstSighting(`message:${event.channel}:${event.ts}`, dedupeTtlMs))) return;
+
+  const threadTs = trigger === 'mention' ? (event.thread_ts ?? event.ts) : event.thread_ts;
+  const place: ReplyPlace = {
+    client,
+    teamId,
+    channel: event.channel,
+    threadTs,
+    recipientUserId: event.user,
+  };
+  const conversationKey = conversationKeyOf({
+    platform: 'slack',
+    workspace: teamId,
+    channel: event.channel,
+    thread: threadTs,
+  });
+  try {
+    const [turn] = await Promise.all([
+      buildTurnFromEvent({
+        event,
+        conversationKey,
+        client,
+        botUserId: context.botUserId,
+        botToken: adapter.botToken,
+        maxImageBytes: adapter.maxImageBytes,
+        directory: adapter.directory,
+      }),
+      showThinkingStatus(place, adapter.delivery),
+    ]);
+    const surface = createReplySurface({ place, context: adapter.delivery });
+    await replyWithActions({ services: adapter.services, turn, surface });
+  } catch (error) {
+    logger.error({ err: error, conversationKey, trigger }, 'slack: could not answer a message');
+  }
+}
+
+function isIgnored({
+  adapter,
+  event,
+  context,
+}: {
+  adapter: SlackAdapterContext;
+  event: SlackMessageEvent;
+  context: Context;
+}): boolean {
+  if (!spokenSubtypes.has(event.subtype)) return true;
+  const isOwn =
+    (event.user !== undefined && event.user === context.botUserId) ||
+    (event.bot_id !== undefined && event.bot_id === context.botId);
+  if (isOwn) return true;
+  const isFromBot = event.bot_id !== undefined || event.subtype === 'bot_message';
+  return isFromBot && !adapter.isReplyingToBots;
+}
+
+async function triggerOf({
+  adapter,
+  event,
+  context,
+  teamId,
+}: {
+  adapter: SlackAdapterContext;
+  event: SlackMessageEvent;
+  context: Context;
+  teamId: string;
+}): Promise<Trigger | undefined> {
+  if (event.type === 'app_mention') return 'mention';
+  if (event.channel_type === 'im') return 'direct-message';
+  const isThreadReply = event.thread_ts !== undefined && event.thread_ts !== event.ts;
+  // A mention is answered through its app_mention event, which Slack always sends as well.
+  const mentionsBot =
+    context.botUserId !== undefined && (event.text ?? '').includes(`<@${context.botUserId}`);
+  if (!isThreadReply || mentionsBot) return undefined;
+  // The bot takes part in a thread once it has answered there: the thread then has a history.
+  const conversationKey = conversationKeyOf({
+    platform: 'slack',
+    workspace: teamId,
+    channel: event.channel,
+    thread: event.thread_ts,
+  });
+  const history = await adapter.services.history.load(conversationKey).catch(() => []);
+  return history.length > 0 ? 'thread-reply' : undefined;
+}

@@ -1,0 +1,116 @@
+import type { Action } from '../../src/delivery/card.ts';
+import { renderActionsBlock } from './render-blocks.ts';
+import type { ReplyPlace } from './reply-place.ts';
+import { slackErrorCodeOf } from './slack-errors.ts';
+
+/** A message written with Slack's native streaming (`chat.startStream` … `chat.stopStream`). */
+export interface NativeStream {
+  readonly ts: string;
+  /** The Markdown Slack has received so far; a stream can only grow. */
+  streamedText: string;
+  isOpen: boolean;
+}
+
+/**
+ * How a write to a stream went: `written`; `diverged` when the new text does not continue what was
+ * streamed (delivery moved a rollover cut back), or `closed` when Slack had already ended the
+ * stream. In both of the latter the message must be rewritten whole with `chat.update`.
+ */
+export type StreamWriteResult = 'written' | 'diverged' | 'closed';
+
+// While a reply streams, delivery closes a code block that is still open at the end of each edit so
+// it renders, and takes that fence back when the block continues. A stream cannot take text back, so
+// a fence line at the very end waits until more text follows it or the stream stops.
+const trailingFenceLine = /\n[ \t]*(`{3,}|~{3,})[ \t]*$/;
+
+/** The part of `text` that can be streamed now, see {@link trailingFenceLine}. */
+export function streamableHead(text: string): string {
+  const head = text.replace(trailingFenceLine, '');
+  return /\S/.test(head) ? head : text;
+}
+
+/** Starts a stream in the place's thread with the first text. */
+export async function startNativeStream({
+  place,
+  text,
+}: {
+  place: ReplyPlace & { threadTs: string; recipientUserId: string };
+  text: string;
+}): Promise<NativeStream> {
+  const head = streamableHead(text);
+  const response = await place.client.chat.startStream({
+    channel: place.channel,
+    thread_ts: place.threadTs,
+    recipient_team_id: place.teamId,
+    recipient_user_id: place.recipientUserId,
+    markdown_text: head,
+  });
+  if (typeof response.ts !== 'string') throw new Error('chat.startStream answered without a ts');
+  return { ts: response.ts, streamedText: head, isOpen: true };
+}
+
+/** Appends what `text` adds to the stream; the end of a message goes with `stopNativeStream`. */
+export async function appendToNativeStream({
+  place,
+  stream,
+  text,
+}: {
+  place: ReplyPlace;
+  stream: NativeStream;
+  text: string;
+}): Promise<StreamWriteResult> {
+  if (!stream.isOpen) return 'closed';
+  const head = streamableHead(text);
+  if (!head.startsWith(stream.streamedText)) return 'diverged';
+  const delta = head.slice(stream.streamedText.length);
+  if (delta === '') return 'written';
+  try {
+    await place.client.chat.appendStream({ channel: place.channel, ts: stream.ts, markdown_text: delta });
+  } catch (error) {
+    return endedBySlack(stream, error);
+  }
+  stream.streamedText = head;
+  return 'written';
+}
+
+/**
+ * Ends the stream with the rest of `text` and the buttons under it. On `diverged` or `closed` the
+ * stream is ended (or was) without them, and the caller rewrites the message.
+ */
+export async function stopNativeStream({
+  place,
+  stream,
+  text,
+  actions,
+}: {
+  place: ReplyPlace;
+  stream: NativeStream;
+  text: string;
+  actions: readonly Action[];
+}): Promise<StreamWriteResult> {
+  if (!stream.isOpen) return 'closed';
+  const continues = text.startsWith(stream.streamedText);
+  const rest = continues ? text.slice(stream.streamedText.length) : '';
+  const actionsBlock = continues ? renderActionsBlock(actions) : undefined;
+  try {
+    await place.client.chat.stopStream({
+      channel: place.channel,
+      ts: stream.ts,
+      ...(rest === '' ? {} : { markdown_text: rest }),
+      ...(actionsBlock ? { blocks: [actionsBlock] } : {}),
+    });
+  } catch (error) {
+    return endedBySlack(stream, error);
+  }
+  stream.isOpen = false;
+  if (!continues) return 'diverged';
+  stream.streamedText = text;
+  return 'written';
+}
+
+// Slack ends a stream on its own after a while without writes; the message then stays as it was.
+function endedBySlack(stream: NativeStream, error: unknown): StreamWriteResult {
+  if (slackErrorCodeOf(error) !== 'message_not_in_streaming_state') throw error;
+  stream.isOpen = false;
+  return 'closed';
+}

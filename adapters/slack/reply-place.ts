@@ -1,0 +1,31 @@
+import type { webApi } from '@slack/bolt';
+import type { Logger } from '../../src/log.ts';
+import type { CallBudget } from './call-budget.ts';
+import type { WorkspaceFeatures } from './workspace-features.ts';
+
+/** Where a reply goes: a channel or DM, in a thread or at the top, for one person. */
+export interface ReplyPlace {
+  /** The listener's WebClient (Bolt pools one a workspace). */
+  readonly client: webApi.WebClient;
+  readonly teamId: string;
+  readonly channel: string;
+  /** The thread replies go to; undefined posts at the top (a DM, a slash command's channel). */
+  readonly threadTs: string | undefined;
+  /**
+   * The person the reply is for: a native stream outside a DM must name them, and private buttons go
+   * to them. Undefined for another bot's message, which then gets no native stream.
+   */
+  readonly recipientUserId: string | undefined;
+}
+
+/** What every Slack surface shares for the whole process. */
+export interface SlackDeliveryContext {
+  readonly features: WorkspaceFeatures;
+  readonly budget: CallBudget;
+  readonly logger: Logger;
+  /**
+   * How long a native stream runs before the person gets a private Stop button (a streamed message
+   * cannot carry buttons until it ends). Short replies finish before and never show one.
+   */
+  readonly stopButtonDelayMs: number;
+}

@@ -1,0 +1,36 @@
+import { UserFacingError } from '../../src/user-facing-error.ts';
+
+/** The `error` of a Web API call that answered `ok: false` (e.g. `not_in_channel`), else undefined. */
+export function slackErrorCodeOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, data } = error as { code?: unknown; data?: { error?: unknown } };
+  if (code !== 'slack_webapi_platform_error') return undefined;
+  return typeof data?.error === 'string' ? data.error : undefined;
+}
+
+/** Errors that mean the bot cannot see or post in the channel. */
+const notInChannelErrors = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
+
+/**
+ * The Slack refusals a person can fix, as a sentence for them; other errors pass through unchanged
+ * (they end up as the generic "something went wrong" line, with the details in the log).
+ */
+export function explainSlackError(error: unknown): unknown {
+  const code = slackErrorCodeOf(error);
+  if (code !== undefined && notInChannelErrors.has(code)) {
+    return new UserFacingError({
+      message: `slack refused: ${code}`,
+      userMessage: 'I am not in this channel. Invite me (`/invite` and my name), then try again.',
+      cause: error,
+    });
+  }
+  if (code === 'missing_scope') {
+    const needed = (error as { data?: { needed?: unknown } }).data?.needed;
+    return new UserFacingError({
+      message: `slack refused: missing_scope ${String(needed)}`,
+      userMessage: `The Slack app is missing the \`${String(needed ?? 'required')}\` scope. Ask an admin to add it from slack/manifest.json and reinstall the app.`,
+      cause: error,
+    });
+  }
+  return error;
+}

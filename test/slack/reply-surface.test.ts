@@ -1,0 +1,124 @@
+import { webApi } from '@slack/bolt';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createCallBudget } from '../../adapters/slack/call-budget.ts';
+import type { SlackDeliveryContext } from '../../adapters/slack/reply-place.ts';
+import { createReplySurface } from '../../adapters/slack/reply-surface.ts';
+import { createWorkspaceFeatures } from '../../adapters/slack/workspace-features.ts';
+import type { Action } from '../../src/delivery/card.ts';
+import type { Surface } from '../../src/delivery/surface.ts';
+import { type FakeSlack, startFakeSlack } from '../fakes/slack/index.ts';
+import { createCapturedLogger } from '../support/capture-logger.ts';
+
+const regenerate: Action = { id: 'parley:chat.regenerate:token1', label: 'Regenerate', style: 'secondary' };
+
+/**
+ * The reply surface driven call by call (as delivery would), with the real WebClient against the fake
+ * Slack: the cases a model stream hits only by chance, made certain.
+ */
+describe('slack reply surface', () => {
+  let slack: FakeSlack;
+  let client: webApi.WebClient;
+  let context: SlackDeliveryContext;
+  const thread = '1700000000.000100';
+
+  beforeAll(async () => {
+    slack = await startFakeSlack({ rateLimits: false });
+    client = new webApi.WebClient(slack.botToken, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+  });
+  afterAll(() => slack.close());
+  beforeEach(() => {
+    slack.reset();
+    context = {
+      features: createWorkspaceFeatures(),
+      budget: createCallBudget(),
+      logger: createCapturedLogger().logger,
+      stopButtonDelayMs: 60_000,
+    };
+  });
+
+  function surfaceIn(channel: string, threadTs: string | null = thread): Surface {
+    slack.addMessage({ channel, ts: thread, user: 'U0PERSON01', text: 'question' });
+    return createReplySurface({
+      place: {
+        client,
+        teamId: slack.workspace.teamId,
+        channel,
+        threadTs: threadTs ?? undefined,
+        recipientUserId: 'U0PERSON01',
+      },
+      context,
+    });
+  }
+
+  it('streams only what continues the text, holding back a code fence delivery will take back', async () => {
+    const surface = surfaceIn('C0SURFACE1');
+    const message = await surface.post('Look:');
+    await surface.edit(message, 'Look:\n```js\nlet x\n```');
+    await surface.edit(message, 'Look:\n```js\nlet x = 1;\n```');
+    await surface.edit(message, 'Look:\n```js\nlet x = 1;\n```\nDone.');
+    await surface.setActions?.(message, [regenerate]);
+
+    const [stream] = slack.streams;
+    expect(stream?.writes.map((write) => write.markdownText)).toEqual([
+      'Look:',
+      '\n```js\nlet x',
+      ' = 1;',
+      '\n```\nDone.',
+      '',
+    ]);
+    expect(stream).toMatchObject({ state: 'stopped', text: 'Look:\n```js\nlet x = 1;\n```\nDone.' });
+    expect(JSON.stringify(stream?.blocks)).toContain('parley:chat.regenerate:token1');
+  });
+
+  it('ends the stream and rewrites the message when delivery moves a rollover cut back', async () => {
+    const surface = surfaceIn('C0SURFACE2');
+    const message = await surface.post('first paragraph\n\nsecond');
+    await surface.edit(message, 'first paragraph\n\nsecond paragraph');
+    await surface.edit(message, 'first paragraph\n\n');
+
+    expect(slack.streams[0]).toMatchObject({ state: 'stopped', text: 'first paragraph\n\nsecond paragraph' });
+    expect(slack.message('C0SURFACE2', message.id)?.blocks).toEqual([
+      { type: 'markdown', text: 'first paragraph\n\n' },
+    ]);
+    // Later edits and buttons go through chat.update from then on.
+    await surface.setActions?.(message, [regenerate]);
+    expect(slack.message('C0SURFACE2', message.id)?.blocks).toHaveLength(2);
+    expect(slack.callsTo('chat.appendStream')).toHaveLength(1);
+  });
+
+  it('rewrites the message when Slack has ended the stream on its own', async () => {
+    const surface = surfaceIn('C0SURFACE3');
+    const message = await surface.post('Part one');
+    await client.chat.stopStream({ channel: 'C0SURFACE3', ts: message.id });
+    await surface.edit(message, 'Part one, part two');
+
+    expect(slack.message('C0SURFACE3', message.id)?.blocks).toEqual([
+      { type: 'markdown', text: 'Part one, part two' },
+    ]);
+  });
+
+  it('falls back to chat.update once Slack refuses native streaming, and remembers it', async () => {
+    slack.setNativeStreaming('not_allowed');
+    const surface = surfaceIn('C0SURFACE4');
+    expect(surface.limits.minEditIntervalMs).toBe(700);
+    const first = await surface.post('Hello');
+    expect(surface.limits.minEditIntervalMs).toBeGreaterThanOrEqual(1_300);
+    const second = await surfaceIn('C0SURFACE5').post('Again');
+
+    expect(slack.callsTo('chat.startStream')).toHaveLength(1);
+    expect(slack.message('C0SURFACE4', first.id)?.blocks).toEqual([{ type: 'markdown', text: 'Hello' }]);
+    expect(slack.message('C0SURFACE5', second.id)?.text).toBe('Again');
+  });
+
+  it('posts at the top of a channel, without streaming, when there is no thread', async () => {
+    const surface = surfaceIn('D0SURFACE6', null);
+    const message = await surface.post('**Hi** & <welcome>');
+    await surface.setActions?.(message, [regenerate]);
+
+    const stored = slack.message('D0SURFACE6', message.id);
+    expect(stored?.threadTs).toBeUndefined();
+    expect(stored?.text).toBe('*Hi* &amp; &lt;welcome&gt;');
+    expect(stored?.blocks?.[0]).toEqual({ type: 'markdown', text: '**Hi** & <welcome>' });
+    expect(slack.callsTo('chat.startStream')).toEqual([]);
+  });
+});
