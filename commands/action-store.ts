@@ -33,8 +33,8 @@ export type ChatActionPayload = z.infer<typeof chatPayloadSchema>;
 export type ImagineActionPayload = z.infer<typeof imaginePayloadSchema>;
 
 export interface ActionStore {
-  /** Saves a payload and returns the token that names it in button ids. */
-  save(payload: ActionPayload): Promise<string>;
+  /** Saves a payload and returns the token that names it in button ids; a given token is overwritten. */
+  save(payload: ActionPayload, options?: { token?: string }): Promise<string>;
   load(token: string): Promise<ActionPayload | undefined>;
 }
 
@@ -43,8 +43,7 @@ const actionLifetimeMs = 7 * 24 * 60 * 60 * 1000;
 
 export function createActionStore({ store }: { store: Keyv }): ActionStore {
   return {
-    async save(payload) {
-      const token = randomBytes(9).toString('base64url');
+    async save(payload, { token = randomBytes(9).toString('base64url') } = {}) {
       await store.set(token, payload, actionLifetimeMs);
       return token;
     },

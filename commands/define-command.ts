@@ -38,13 +38,18 @@ export interface CommandResult {
   readonly isPrivate?: boolean;
 }
 
+/** What the platform did with a result: the public links of uploaded files, where it has them. */
+export interface SentResult {
+  readonly fileUrls?: readonly string[];
+}
+
 /** Where a command answers: implemented by each adapter for the place the command was run. */
 export interface CommandResponder {
   /** The surface streamed text goes to (/chat, Regenerate, Continue). */
   readonly surface: Surface;
   /** Shows or replaces a short progress line; the next `send` replaces it where the platform can. */
   progress(text: string): Promise<void>;
-  send(result: CommandResult): Promise<void>;
+  send(result: CommandResult): Promise<SentResult | undefined | void>;
 }
 
 /** The core services every command may use; built once in the composition root. */

@@ -64,7 +64,12 @@ export async function drawImages({
       { err: failure, kind: failure.kind, model: services.models.image },
       'image generation failed',
     );
-    await responder.send({ text: `⚠ ${failure.userMessage}` });
+    const isPrivateReference =
+      failure.kind === 'invalid-request' &&
+      request.referenceImages.some((image) => image.startsWith('data:'));
+    await responder.send({
+      text: `⚠ ${isPrivateReference ? referenceNeedsLinkMessage : failure.userMessage}`,
+    });
     return;
   } finally {
     clearInterval(timer);
@@ -90,7 +95,9 @@ export async function drawImages({
     ...(request.aspectRatio ? { aspectRatio: request.aspectRatio } : {}),
     outputFormat: request.outputFormat,
     referenceImages: [...request.referenceImages],
-    generatedImages: result.images.map((image) => toDataUri(image)),
+    // A link when the gateway gave one, since image_input takes links; the platform's own link
+    // replaces a data: URI below once the files are posted.
+    generatedImages: result.images.map((image) => image.sourceUrl ?? toDataUri(image)),
   };
   const token = await services.actionStore.save(payload);
   const actions: Action[] = [
@@ -110,7 +117,10 @@ export async function drawImages({
     `_${user.name} · ${what} in ${seconds} s_`,
     ...result.notices.map((notice) => `_${notice}_`),
   ];
-  await responder.send({ text: lines.join('\n'), files, actions });
+  const sent = await responder.send({ text: lines.join('\n'), files, actions });
+  if (sent?.fileUrls && sent.fileUrls.length === result.images.length) {
+    await services.actionStore.save({ ...payload, generatedImages: [...sent.fileUrls] }, { token });
+  }
   await services.usage.record({
     userId: user.id,
     conversationKey: request.conversationKey,
@@ -119,8 +129,30 @@ export async function drawImages({
   });
 }
 
-/** A person's reference image as a `data:` URI, or a short reason it cannot be used. */
-export async function referenceImageUri({
+const referenceNeedsLinkMessage =
+  'The image model takes reference images only as links, and this image has no public link here (files on this platform are private).';
+
+/**
+ * A person's reference image for `image_input`: checked by its bytes, then sent as its public link
+ * when the platform has one (the reference wants links), else as a `data:` URI, which some gateways
+ * accept. Or a short reason it cannot be used.
+ */
+export async function referenceImageFor({
+  attachment,
+  maxBytes,
+  services,
+}: {
+  attachment: ImageAttachment;
+  maxBytes: number;
+  services: CommandServices;
+}): Promise<{ reference: string } | { problem: string }> {
+  const checked = await imageDataUriOf({ attachment, maxBytes, services });
+  if ('problem' in checked) return checked;
+  return { reference: attachment.publicUrl ?? checked.dataUri };
+}
+
+/** A person's image as a `data:` URI for a vision model, or a short reason it cannot be used. */
+export async function imageDataUriOf({
   attachment,
   maxBytes,
   services,

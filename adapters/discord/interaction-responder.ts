@@ -31,15 +31,15 @@ export function createInteractionResponder({
 
   const toMessage = async (
     payload: InteractionEditReplyOptions & InteractionReplyOptions,
-  ): Promise<PostedMessage> => {
+  ): Promise<PostedMessage & { fileUrls: string[] }> => {
     if (originalState !== 'used') {
       originalState = 'used';
       const message = await interaction.editReply(payload);
       originalId = message.id;
-      return { id: message.id };
+      return { id: message.id, fileUrls: message.attachments.map((attachment) => attachment.url) };
     }
     const message = await interaction.followUp(payload);
-    return { id: message.id };
+    return { id: message.id, fileUrls: message.attachments.map((attachment) => attachment.url) };
   };
   const editMessage = async (message: PostedMessage, payload: InteractionEditReplyOptions) => {
     await interaction.editReply({
@@ -88,7 +88,9 @@ export function createInteractionResponder({
         ...filesOf(result.files),
       };
       if (!result.isPrivate) {
-        await toMessage(payload);
+        // Discord's links to the files are public: a later Vary can hand them to the image model.
+        const posted = await toMessage(payload);
+        return { fileUrls: posted.fileUrls };
         return;
       }
       if (originalState !== 'used') {

@@ -69,6 +69,7 @@ export function discordImageAttachment(
 ): ImageAttachment {
   return {
     name: attachment.name,
+    publicUrl: attachment.url,
     load: async () => {
       if (attachment.size > maxBytes) {
         throw new ImageLoadError({

@@ -4,7 +4,7 @@ import type { ContentPart } from '../../src/gateway/chat-types.ts';
 import { imageOption, textOption } from '../command-options.ts';
 import { toCsv } from '../csv.ts';
 import { defineCommand } from '../define-command.ts';
-import { referenceImageUri } from '../draw-images.ts';
+import { imageDataUriOf } from '../draw-images.ts';
 import { askForStructuredAnswer } from '../structured-answer.ts';
 
 export const extractionSchema = z.object({
@@ -51,7 +51,7 @@ export const extractCommand = defineCommand({
     ];
     let model = services.models.structured;
     if (input.image) {
-      const image = await referenceImageUri({
+      const image = await imageDataUriOf({
         attachment: input.image,
         maxBytes: services.maxImageBytes,
         services,

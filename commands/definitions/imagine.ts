@@ -1,6 +1,6 @@
 import { choiceOption, imageOption, integerOption, textOption } from '../command-options.ts';
 import { defineCommand } from '../define-command.ts';
-import { drawImages, referenceImageUri } from '../draw-images.ts';
+import { drawImages, referenceImageFor } from '../draw-images.ts';
 
 export const aspectRatios = ['1:1', '16:9', '9:16', '4:3', '3:4', '3:2', '2:3', '21:9'] as const;
 
@@ -29,7 +29,7 @@ export const imagineCommand = defineCommand({
   async run({ input, conversationKey, user, responder, services, signal }) {
     const referenceImages: string[] = [];
     if (input.reference) {
-      const reference = await referenceImageUri({
+      const reference = await referenceImageFor({
         attachment: input.reference,
         maxBytes: services.maxImageBytes,
         services,
@@ -38,7 +38,7 @@ export const imagineCommand = defineCommand({
         await responder.send({ text: `⚠ ${reference.problem}`, isPrivate: true });
         return;
       }
-      referenceImages.push(reference.dataUri);
+      referenceImages.push(reference.reference);
     }
     await drawImages({
       services,

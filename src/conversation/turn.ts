@@ -17,6 +17,11 @@ export function conversationKeyOf(parts: {
 /** An image a person attached; the engine loads it only when it is that turn's time to be answered. */
 export interface ImageAttachment {
   readonly name: string;
+  /**
+   * A link anyone can fetch (Discord's CDN), when the platform has one. The image model's
+   * `image_input` takes links, so a reference image with a public link is sent as that link.
+   */
+  readonly publicUrl?: string;
   /** Loads the bytes (a download with the platform's credentials, or a file read). */
   load(): Promise<Uint8Array>;
 }

@@ -19,6 +19,8 @@ export interface ImageRequest {
 export interface GeneratedImage {
   readonly bytes: Uint8Array;
   readonly mimeType: ImageMimeType;
+  /** The gateway's link to the image, when it answered with one: usable as a later `image_input`. */
+  readonly sourceUrl?: string;
 }
 
 export interface ImageResult {
@@ -113,10 +115,12 @@ async function readImage(
   signal: AbortSignal | undefined,
 ): Promise<GeneratedImage> {
   let bytes: Uint8Array;
+  let sourceUrl: string | undefined;
   if (typeof item.b64_json === 'string' && item.b64_json.length > 0) {
     bytes = Buffer.from(item.b64_json, 'base64');
   } else if (typeof item.url === 'string' && item.url.length > 0) {
     bytes = await download(options, item.url, signal);
+    sourceUrl = item.url;
   } else {
     throw new GatewayError({ kind: 'invalid-reply', message: 'image item has neither b64_json nor url' });
   }
@@ -127,7 +131,7 @@ async function readImage(
       message: `generated image is not png/jpeg/gif/webp (${bytes.length} bytes)`,
     });
   }
-  return { bytes, mimeType };
+  return { bytes, mimeType, ...(sourceUrl ? { sourceUrl } : {}) };
 }
 
 async function download(

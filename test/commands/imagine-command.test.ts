@@ -46,12 +46,15 @@ describe('/imagine in the terminal', () => {
     expect(report.user.today.images).toBe(2);
   });
 
-  it('sends a reference image as image_input', async () => {
+  it('sends a local reference image as image_input, and explains when the model wants a link', async () => {
     const referencePath = join(under.workDirectory, 'sketch.png');
     const png = createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 9, green: 9, blue: 9 } });
     writeFileSync(referencePath, png);
-    await under.type(`/imagine make it blue --ref ${referencePath}`);
+    const printed = await under.type(`/imagine make it blue --ref ${referencePath}`);
+    // A terminal file has no public link, so it goes as a data: URI, which the reference's gateway
+    // (and the fake) refuses: the person is told why rather than shown a generic error.
     expect(imageBodies()[0]?.image_input).toEqual([`data:image/png;base64,${png.toString('base64')}`]);
+    expect(printed).toContain('⚠ The image model takes reference images only as links');
   });
 
   it('rejects a bad option in one line that says what is allowed, without calling the gateway', async () => {
@@ -65,12 +68,24 @@ describe('/imagine in the terminal', () => {
   });
 
   it('Regenerate draws the same request again; Vary sends the generated image as the reference', async () => {
-    await under.type('/imagine a lighthouse --ar 4:3', '/press 1', '/press 2');
-    const [first, regenerated, varied] = imageBodies();
-    expect(regenerated).toEqual(first);
-    expect(varied?.n).toBe(1);
-    expect(varied?.aspect_ratio).toBe('match_input_image');
-    expect(varied?.image_input?.[0]).toMatch(/^data:image\/png;base64,/);
+    // An image model that answers with links: Vary hands the gateway its own link back.
+    const linking = await startConsoleUnderTest({ IMAGE_MODEL: 'url-image-model' });
+    try {
+      const printed = await linking.type('/imagine a lighthouse --ar 4:3', '/press 1', '/press 2');
+      const bodies = linking.fake.requests
+        .filter((request) => request.path.endsWith('/images/generations'))
+        .map((request) => request.body as ImageBody & { response_format?: string });
+      const [first, regenerated, varied] = bodies;
+      expect(first?.response_format).toBe('url');
+      expect(regenerated).toEqual(first);
+      expect(varied?.n).toBe(1);
+      expect(varied?.aspect_ratio).toBe('match_input_image');
+      expect(varied?.image_input?.[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\//);
+      expect(printed).not.toContain('⚠');
+      expect(readdirSync(linking.outputDirectory)).toHaveLength(3);
+    } finally {
+      await linking.close();
+    }
   });
 
   it('says so when the image model cannot take an option, and still draws', async () => {

@@ -72,9 +72,33 @@ describe('slash commands on Discord', () => {
     const imageRequest = await under.discord.waitFor(() =>
       under.gateway.requests.find((request) => request.path.endsWith('/images/generations')),
     );
-    expect((imageRequest.body as { image_input: string[] }).image_input).toEqual([
-      `data:image/png;base64,${Buffer.from(png).toString('base64')}`,
-    ]);
+    // image_input takes links: Discord's attachment link is public, so it is sent as is.
+    const [reference] = (imageRequest.body as { image_input: string[] }).image_input;
+    expect(reference).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/attachments\/.*ref\.png$/);
+    const downloaded = new Uint8Array(await (await fetch(reference ?? '')).arrayBuffer());
+    expect(Buffer.from(downloaded).equals(Buffer.from(png))).toBe(true);
+  });
+
+  it('Vary sends the posted image by its Discord link as the reference', async () => {
+    under.discord.sendSlashCommand({
+      name: 'imagine',
+      channelId: general(),
+      options: { prompt: 'a red door' },
+    });
+    const posted = await under.discord.waitFor(() =>
+      botMessages(general()).find(
+        (message) => message.attachments.length > 0 && message.components.length > 0,
+      ),
+    );
+    const varyId =
+      JSON.stringify(posted.components).match(/"custom_id":"([^"]*imagine\.vary[^"]*)"/)?.[1] ?? '';
+    // The payload learns the posted file's link right after the post.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    under.discord.clickButton({ messageId: posted.id, customId: varyId });
+    const varied = await under.discord.waitFor(
+      () => under.gateway.requests.filter((request) => request.path.endsWith('/images/generations'))[1],
+    );
+    expect((varied.body as { image_input: string[] }).image_input).toEqual([posted.attachments[0]?.url]);
   });
 
   it('/summarize reads the channel from Discord and answers with an embed', async () => {

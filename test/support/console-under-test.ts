@@ -50,6 +50,7 @@ export async function startConsoleUnderTest(
         'vision-model': { vision: true, jsonSchema: true },
         'no-schema-model': { vision: false, jsonSchema: false },
         'image-model': { imageInput: true, imageUrlOutput: false, aspectRatio: true },
+        'url-image-model': { imageInput: true, imageUrlOutput: true, aspectRatio: true },
         'plain-image-model': { imageInput: false, imageUrlOutput: false, aspectRatio: false },
       },
     }),
