@@ -1,11 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type SlackAdapter, startSlackAdapter } from '../../adapters/slack/slack-adapter.ts';
-import { createCommandServices } from '../../commands/command-services.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
-import { type App, createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import type { App } from '../../src/app.ts';
 import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
 import {
   type FakeSlack,
@@ -15,7 +10,7 @@ import {
   type SlashCommandPayload,
   startFakeSlack,
 } from '../fakes/slack/index.ts';
-import { createCapturedLogger } from '../support/capture-logger.ts';
+import { buildTestBot } from '../support/test-bot.ts';
 
 export type SlackMode = 'http' | 'socket';
 
@@ -56,30 +51,10 @@ export async function startSlackUnderTest({
 }): Promise<SlackUnderTest> {
   const gateway = await startFakeGateway({ apiKey, models: { 'chat-model': { vision: false } } });
   const slack = await startFakeSlack(slackOptions);
-  const workDirectory = mkdtempSync(join(tmpdir(), 'parley-slack-'));
-  const catalogPath = join(workDirectory, 'models.json');
-  writeFileSync(
-    catalogPath,
-    JSON.stringify({
-      defaults: { contextTokens: 32_000 },
-      models: {
-        'chat-model': { vision: false, jsonSchema: true },
-        'vision-model': { vision: true, jsonSchema: true },
-        'image-model': { imageInput: true, imageUrlOutput: false, aspectRatio: true },
-      },
-    }),
-  );
-  const config = loadConfig({
+  const bot = buildTestBot({
+    gatewayBaseUrl: gateway.baseUrl,
+    gatewayApiKey: apiKey,
     environment: {
-      GATEWAY_BASE_URL: gateway.baseUrl,
-      GATEWAY_API_KEY: apiKey,
-      CHAT_MODEL: 'chat-model',
-      VISION_MODEL: 'vision-model',
-      STRUCTURED_MODEL: 'chat-model',
-      IMAGE_MODEL: 'image-model',
-      MODEL_CAPABILITIES_FILE: catalogPath,
-      STORE_URL: 'memory://',
-      GATEWAY_MAX_RETRIES: '0',
       SLACK_BOT_TOKEN: slack.botToken,
       SLACK_SIGNING_SECRET: slack.signingSecret,
       SLACK_API_URL: slack.apiUrl,
@@ -87,12 +62,9 @@ export async function startSlackUnderTest({
       ...(mode === 'socket' ? { SLACK_APP_TOKEN: slack.appToken } : {}),
       ...environment,
     },
-    envFilePath: join(workDirectory, 'no.env'),
   });
+  const { config, app, services, logger } = bot;
   if (config.slack === undefined) throw new Error('the test config has no Slack section');
-  const { logger, output } = createCapturedLogger(config.secrets);
-  const app = createApp({ config, logger });
-  const services = createCommandServices({ app });
   const adapter = await startSlackAdapter({
     services,
     slack: config.slack,
@@ -111,7 +83,7 @@ export async function startSlackUnderTest({
     app,
     services,
     adapter,
-    logOutput: output,
+    logOutput: bot.logOutput,
     deliverEvent: (event, options = {}) =>
       slack.deliverEvent({ event, ...target, ...options } as Parameters<FakeSlack['deliverEvent']>[0]),
     deliverCommand: (command) =>
@@ -128,8 +100,7 @@ export async function startSlackUnderTest({
     },
     async close() {
       await adapter.stop();
-      await services.close();
-      await app.close();
+      await bot.close();
       await slack.close();
       await gateway.close();
     },

@@ -1,14 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runConsoleAdapter } from '../../adapters/console/console-adapter.ts';
-import { createCommandServices } from '../../commands/command-services.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
-import { type App, createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import type { App } from '../../src/app.ts';
 import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
-import { createCapturedLogger } from './capture-logger.ts';
+import { buildTestBot } from './test-bot.ts';
 
 export interface ConsoleUnderTest {
   readonly fake: FakeGateway;
@@ -39,48 +34,15 @@ export async function startConsoleUnderTest(
       'plain-image-model': { imageUrlOutput: false, imageInput: false },
     },
   });
-  const workDirectory = mkdtempSync(join(tmpdir(), 'parley-commands-'));
-  const catalogPath = join(workDirectory, 'models.json');
-  writeFileSync(
-    catalogPath,
-    JSON.stringify({
-      defaults: { contextTokens: 32_000 },
-      models: {
-        'chat-model': { vision: false, jsonSchema: true },
-        'vision-model': { vision: true, jsonSchema: true },
-        'no-schema-model': { vision: false, jsonSchema: false },
-        'image-model': { imageInput: true, imageUrlOutput: false, aspectRatio: true },
-        'url-image-model': { imageInput: true, imageUrlOutput: true, aspectRatio: true },
-        'plain-image-model': { imageInput: false, imageUrlOutput: false, aspectRatio: false },
-      },
-    }),
-  );
-  const config = loadConfig({
-    environment: {
-      GATEWAY_BASE_URL: fake.baseUrl,
-      GATEWAY_API_KEY: apiKey,
-      CHAT_MODEL: 'chat-model',
-      VISION_MODEL: 'vision-model',
-      STRUCTURED_MODEL: 'chat-model',
-      IMAGE_MODEL: 'image-model',
-      MODEL_CAPABILITIES_FILE: catalogPath,
-      STORE_URL: 'memory://',
-      IMAGE_OUTPUT_DIR: join(workDirectory, 'out'),
-      GATEWAY_MAX_RETRIES: '0',
-      ...environment,
-    },
-    envFilePath: join(workDirectory, 'no.env'),
-  });
-  const { logger, output } = createCapturedLogger(config.secrets);
-  const app = createApp({ config, logger });
-  const services = createCommandServices({ app });
+  const bot = buildTestBot({ gatewayBaseUrl: fake.baseUrl, gatewayApiKey: apiKey, environment });
+  const { config, app, services, workDirectory } = bot;
   return {
     fake,
     app,
     services,
     workDirectory,
     outputDirectory: config.images.outputDirectory,
-    logOutput: output,
+    logOutput: bot.logOutput,
     async type(...lines) {
       const input = new PassThrough();
       const printed = new PassThrough();
@@ -100,8 +62,7 @@ export async function startConsoleUnderTest(
       return text;
     },
     async close() {
-      await services.close();
-      await app.close();
+      await bot.close();
       await fake.close();
     },
   };

@@ -1,14 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type DiscordAdapter, startDiscordAdapter } from '../../adapters/discord/discord-adapter.ts';
-import { createCommandServices } from '../../commands/command-services.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
-import { type App, createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import type { App } from '../../src/app.ts';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
 import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
-import { createCapturedLogger } from './capture-logger.ts';
+import { buildTestBot } from './test-bot.ts';
 
 export interface DiscordUnderTest {
   readonly discord: FakeDiscord;
@@ -31,40 +26,17 @@ export async function startDiscordUnderTest(
 ): Promise<DiscordUnderTest> {
   const gateway = await startFakeGateway({ apiKey, models: { 'chat-model': { vision: false } } });
   const discord = await startFakeDiscord();
-  const workDirectory = mkdtempSync(join(tmpdir(), 'parley-discord-'));
-  const catalogPath = join(workDirectory, 'models.json');
-  writeFileSync(
-    catalogPath,
-    JSON.stringify({
-      defaults: { contextTokens: 32_000 },
-      models: {
-        'chat-model': { vision: false, jsonSchema: true },
-        'vision-model': { vision: true, jsonSchema: true },
-        'image-model': { imageInput: true, aspectRatio: true },
-      },
-    }),
-  );
-  const config = loadConfig({
+  const bot = buildTestBot({
+    gatewayBaseUrl: gateway.baseUrl,
+    gatewayApiKey: apiKey,
     environment: {
-      GATEWAY_BASE_URL: gateway.baseUrl,
-      GATEWAY_API_KEY: apiKey,
-      CHAT_MODEL: 'chat-model',
-      VISION_MODEL: 'vision-model',
-      STRUCTURED_MODEL: 'chat-model',
-      IMAGE_MODEL: 'image-model',
-      MODEL_CAPABILITIES_FILE: catalogPath,
-      STORE_URL: 'memory://',
-      GATEWAY_MAX_RETRIES: '0',
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
       DISCORD_GUILD_IDS: discord.guildId,
       ...environment,
     },
-    envFilePath: join(workDirectory, 'no.env'),
   });
-  const { logger, output } = createCapturedLogger(config.secrets);
-  const app = createApp({ config, logger });
-  const services = createCommandServices({ app });
+  const { config, app, services, logger } = bot;
   if (!config.discord) throw new Error('DISCORD_TOKEN did not reach the config');
   const adapter = await startDiscordAdapter({
     services,
@@ -78,11 +50,10 @@ export async function startDiscordUnderTest(
     app,
     services,
     adapter,
-    logOutput: output,
+    logOutput: bot.logOutput,
     async close() {
       await adapter.stop();
-      await services.close();
-      await app.close();
+      await bot.close();
       await Promise.all([discord.close(), gateway.close()]);
     },
   };

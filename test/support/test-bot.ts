@@ -1,0 +1,81 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCommandServices } from '../../commands/command-services.ts';
+import { type App, createApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import type { Logger } from '../../src/log.ts';
+import { createCapturedLogger } from './capture-logger.ts';
+
+/** What the test models can do, as parley's catalog says; some differ from the fake gateway on purpose. */
+const testCatalog = {
+  defaults: { contextTokens: 32_000 },
+  models: {
+    'chat-model': { vision: false, jsonSchema: true },
+    'vision-model': { vision: true, jsonSchema: true },
+    'no-schema-model': { vision: false, jsonSchema: false },
+    'image-model': { imageInput: true, imageUrlOutput: false, aspectRatio: true },
+    'url-image-model': { imageInput: true, imageUrlOutput: true, aspectRatio: true },
+    'plain-image-model': { imageInput: false, imageUrlOutput: false, aspectRatio: false },
+  },
+};
+
+export interface TestBot {
+  readonly config: Config;
+  readonly app: App;
+  readonly services: ReturnType<typeof createCommandServices>;
+  readonly logger: Logger;
+  readonly logOutput: () => string;
+  readonly workDirectory: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The bot's core as `npm start` builds it (config from an environment, app, command services), with
+ * the test catalog, a memory store and a logger whose lines a test can read; the platform variables
+ * come from the caller.
+ */
+export function buildTestBot({
+  gatewayBaseUrl,
+  gatewayApiKey,
+  environment = {},
+}: {
+  gatewayBaseUrl: string;
+  gatewayApiKey: string;
+  environment?: Record<string, string>;
+}): TestBot {
+  const workDirectory = mkdtempSync(join(tmpdir(), 'parley-test-bot-'));
+  const catalogPath = join(workDirectory, 'models.json');
+  writeFileSync(catalogPath, JSON.stringify(testCatalog));
+  const config = loadConfig({
+    environment: {
+      GATEWAY_BASE_URL: gatewayBaseUrl,
+      GATEWAY_API_KEY: gatewayApiKey,
+      CHAT_MODEL: 'chat-model',
+      VISION_MODEL: 'vision-model',
+      STRUCTURED_MODEL: 'chat-model',
+      IMAGE_MODEL: 'image-model',
+      MODEL_CAPABILITIES_FILE: catalogPath,
+      STORE_URL: 'memory://',
+      IMAGE_OUTPUT_DIR: join(workDirectory, 'out'),
+      GATEWAY_MAX_RETRIES: '0',
+      ...environment,
+    },
+    envFilePath: join(workDirectory, 'no.env'),
+  });
+  const { logger, output } = createCapturedLogger(config.secrets);
+  const app = createApp({ config, logger });
+  const services = createCommandServices({ app });
+  return {
+    config,
+    app,
+    services,
+    logger,
+    logOutput: output,
+    workDirectory,
+    async close() {
+      await services.close();
+      await app.close();
+    },
+  };
+}
