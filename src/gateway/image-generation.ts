@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 import { detectImageType, type ImageMimeType } from '../images/image-type.ts';
+import { readBoundedBody } from '../images/read-bounded-body.ts';
 import { GatewayError, toGatewayError } from './gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
 
@@ -156,19 +157,10 @@ async function download(
       status: response.status,
     });
   }
-  const tooBig = () =>
-    new GatewayError({ kind: 'invalid-reply', message: 'generated image is over the download limit' });
-  if (Number(response.headers.get('content-length') ?? 0) > options.maxDownloadBytes) {
-    await response.body?.cancel();
-    throw tooBig();
-  }
-  // Read in chunks so a link without a length header cannot make us buffer an unbounded body.
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of response.body ?? []) {
-    total += chunk.length;
-    if (total > options.maxDownloadBytes) throw tooBig();
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  return readBoundedBody({
+    response,
+    maxBytes: options.maxDownloadBytes,
+    tooBig: () =>
+      new GatewayError({ kind: 'invalid-reply', message: 'generated image is over the download limit' }),
+  });
 }

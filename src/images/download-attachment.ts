@@ -1,9 +1,9 @@
 import { formatSize, ImageLoadError } from '../conversation/image-intake.ts';
+import { readBoundedBody } from './read-bounded-body.ts';
 
 /**
- * Downloads an attachment a person posted, refusing to read more than `maxBytes` (by the declared
- * length and while reading, since a length header can be absent or wrong). A sign-in page where an
- * image should be (Slack without `files:read`) is reported as such.
+ * Downloads an attachment a person posted, refusing to read more than `maxBytes`. A sign-in page
+ * where an image should be (Slack without `files:read`) is reported as such.
  */
 export async function downloadAttachment({
   url,
@@ -35,22 +35,13 @@ export async function downloadAttachment({
       userMessage: `I could not read ${name}: ${htmlMeaning}.`,
     });
   }
-  const declaredLength = Number(response.headers.get('content-length') ?? 0);
-  const tooBig = () =>
-    new ImageLoadError({
-      message: 'attachment over the size limit',
-      userMessage: `${name} is over the ${formatSize(maxBytes)} limit, so I left it out.`,
-    });
-  if (declaredLength > maxBytes) {
-    await response.body?.cancel();
-    throw tooBig();
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of response.body ?? []) {
-    total += chunk.length;
-    if (total > maxBytes) throw tooBig();
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  return readBoundedBody({
+    response,
+    maxBytes,
+    tooBig: () =>
+      new ImageLoadError({
+        message: 'attachment over the size limit',
+        userMessage: `${name} is over the ${formatSize(maxBytes)} limit, so I left it out.`,
+      }),
+  });
 }

@@ -1,0 +1,27 @@
+/**
+ * Reads a response body of at most `maxBytes`, refusing by the declared length first and then while
+ * reading, since a length header can be absent or wrong: a link must never make us buffer an
+ * unbounded body. `tooBig` makes the error to throw.
+ */
+export async function readBoundedBody({
+  response,
+  maxBytes,
+  tooBig,
+}: {
+  response: Response;
+  maxBytes: number;
+  tooBig: () => Error;
+}): Promise<Uint8Array> {
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    throw tooBig();
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of response.body ?? []) {
+    total += chunk.length;
+    if (total > maxBytes) throw tooBig();
+    chunks.push(chunk);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
