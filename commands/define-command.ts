@@ -49,7 +49,8 @@ export interface CommandResponder {
   readonly surface: Surface;
   /** Shows or replaces a short progress line; the next `send` replaces it where the platform can. */
   progress(text: string): Promise<void>;
-  send(result: CommandResult): Promise<SentResult | undefined | void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: most responders report nothing; only those that post files with public links return them.
+  send(result: CommandResult): Promise<SentResult | void>;
 }
 
 /** The core services every command may use; built once in the composition root. */

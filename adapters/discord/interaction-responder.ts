@@ -91,7 +91,6 @@ export function createInteractionResponder({
         // Discord's links to the files are public: a later Vary can hand them to the image model.
         const posted = await toMessage(payload);
         return { fileUrls: posted.fileUrls };
-        return;
       }
       if (originalState !== 'used') {
         // The deferred reply was public; a private answer must not leave "thinking…" behind.
