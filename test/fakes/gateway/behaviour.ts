@@ -34,6 +34,13 @@ export interface FakeBehaviour {
   chunkSize?: number;
   /** Pause between two streamed events. */
   delayBetweenChunksMs?: number;
+  /**
+   * Treat `delayBetweenChunksMs` as a steady rate instead of a pause: content chunk k is due k
+   * intervals after the stream starts, and chunks that fell behind (a busy event loop, a late timer)
+   * leave together in one write. A benchmark then gets the token rate it asked for, where pauses
+   * would add every timer's lateness to the stream's length.
+   */
+  isRateSteady?: boolean;
   /** Pause before the response headers are sent. */
   latencyMs?: number;
   /** Write each SSE event in three pieces with pauses between, so a client must buffer partial lines. */

@@ -3,6 +3,7 @@ import type { FakeBehaviour, Usage } from './behaviour.ts';
 import { sleep, write } from './http-io.ts';
 import { replyTextFor } from './reply-content.ts';
 import type { ChatRequest } from './request-schemas.ts';
+import { preciseNowMs, type StreamTimings } from './stream-timings.ts';
 import { splitIntoChunks } from './text-chunks.ts';
 import { unixSeconds } from './unix-time.ts';
 import { usageFor } from './usage.ts';
@@ -43,8 +44,12 @@ export async function streamChatCompletion(options: {
   behaviour: FakeBehaviour;
   response: ServerResponse;
   signal: AbortSignal;
+  /** With `isRateSteady`: when the first event was due (`performance.now()` time); content chunks follow on schedule. */
+  firstEventDueAtMs?: number;
+  /** Called once the whole stream was written; not for a stream that was cut or aborted. */
+  onTimings?: (timings: Omit<StreamTimings, 'request' | 'receivedAtMs'>) => void;
 }): Promise<void> {
-  const { id, request, behaviour, response, signal } = options;
+  const { id, request, behaviour, response, signal, firstEventDueAtMs, onTimings } = options;
   const text = replyTextFor(request, behaviour);
   const pieces = splitIntoChunks(text, behaviour.chunkSize);
   const created = unixSeconds();
@@ -82,9 +87,36 @@ export async function streamChatCompletion(options: {
   await send(JSON.stringify(chunk({ role: 'assistant', content: '' }, null)));
 
   const cutAfterChunks = behaviour.cutAfterChunks;
-  for (const piece of cutAfterChunks === undefined ? pieces : pieces.slice(0, cutAfterChunks)) {
-    await pauseBetweenEvents();
-    await send(JSON.stringify(chunk({ content: piece }, null)));
+  const sentPieces = cutAfterChunks === undefined ? pieces : pieces.slice(0, cutAfterChunks);
+  let firstContentChunkAtMs: number | undefined;
+  let lastContentChunkAtMs: number | undefined;
+  if (behaviour.isRateSteady === true && behaviour.splitLinesAcrossWrites !== true) {
+    const intervalMs = behaviour.delayBetweenChunksMs ?? 0;
+    const startedAtMs = firstEventDueAtMs ?? performance.now();
+    let nextIndex = 0;
+    while (nextIndex < sentPieces.length) {
+      await sleep(startedAtMs + (nextIndex + 1) * intervalMs - performance.now(), signal);
+      // Every chunk due by now goes out at once, so a late timer costs no tokens per second.
+      const elapsedIntervals =
+        intervalMs > 0 ? Math.floor((performance.now() - startedAtMs) / intervalMs) : sentPieces.length;
+      const dueCount = Math.max(1, elapsedIntervals - nextIndex);
+      const due = sentPieces.slice(nextIndex, nextIndex + dueCount);
+      await write(
+        response,
+        due.map((piece) => `data: ${JSON.stringify(chunk({ content: piece }, null))}\n\n`).join(''),
+        signal,
+      );
+      nextIndex += due.length;
+      lastContentChunkAtMs = preciseNowMs();
+      firstContentChunkAtMs ??= lastContentChunkAtMs;
+    }
+  } else {
+    for (const piece of sentPieces) {
+      await pauseBetweenEvents();
+      await send(JSON.stringify(chunk({ content: piece }, null)));
+      lastContentChunkAtMs = preciseNowMs();
+      firstContentChunkAtMs ??= lastContentChunkAtMs;
+    }
   }
   if (cutAfterChunks !== undefined) {
     if (behaviour.endCleanlyOnCut === true) {
@@ -99,7 +131,16 @@ export async function streamChatCompletion(options: {
   const usage = usageFor({ request, replyTexts: [text], override: behaviour.usage });
   await send(JSON.stringify(chunk({}, behaviour.finishReason ?? 'stop', usage)));
   await send('[DONE]');
+  const endedAtMs = preciseNowMs();
   response.end();
+  onTimings?.({
+    completionId: id,
+    text,
+    contentChunkCount: pieces.length,
+    firstContentChunkAtMs,
+    lastContentChunkAtMs,
+    endedAtMs,
+  });
 }
 
 /**

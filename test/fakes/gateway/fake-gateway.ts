@@ -4,6 +4,7 @@ import { createBehaviourQueue, type FakeBehaviour } from './behaviour.ts';
 import { createImageFileStore } from './image-files.ts';
 import { createModelCatalog, type ModelCapabilities } from './model-catalog.ts';
 import { createRequestHandler, type RecordedRequest } from './request-handler.ts';
+import type { StreamTimings } from './stream-timings.ts';
 
 /** How to start the fake. Everything is optional. */
 export interface FakeGatewayOptions {
@@ -19,6 +20,13 @@ export interface FakeGatewayOptions {
   defaultBehaviour?: FakeBehaviour;
   /** Called with each request as it is recorded, e.g. to log it. */
   onRequest?: (request: RecordedRequest) => void;
+  /**
+   * Computes the reply text of a chat request (say, one that names the conversation it answers),
+   * when the behaviour gives no `text`; `undefined` falls back to the default reply.
+   */
+  replyTextFor?: (request: RecordedRequest) => string | undefined;
+  /** Called when a streamed reply has been written completely, with when its chunks left. */
+  onStreamTimings?: (timings: StreamTimings) => void;
 }
 
 /** A running fake Model Gateway. */
@@ -54,6 +62,8 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     requests,
     closingSignal: closing.signal,
     onRequest: options.onRequest,
+    replyTextFor: options.replyTextFor,
+    onStreamTimings: options.onStreamTimings,
     nextCompletionId() {
       completionCount += 1;
       return `chatcmpl-fake-${completionCount}`;

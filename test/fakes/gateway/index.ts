@@ -8,3 +8,4 @@ export type { ModelCapabilities } from './model-catalog.ts';
 export { invalidJsonReply } from './reply-content.ts';
 export type { RecordedRequest } from './request-handler.ts';
 export { createSolidPng, tinyJpeg } from './sample-images.ts';
+export type { StreamTimings } from './stream-timings.ts';

@@ -7,6 +7,7 @@ import { readBodyText, sendErrorBehaviour, sendGatewayError, sendJson, sleep } f
 import type { ImageFileStore } from './image-files.ts';
 import { generateImages } from './image-generation.ts';
 import type { ModelCatalog } from './model-catalog.ts';
+import { preciseNowMs, type StreamTimings } from './stream-timings.ts';
 import { validateChatRequest } from './validate-chat-request.ts';
 
 /** One request as the fake received it, for tests to assert what the bot sent. */
@@ -32,6 +33,10 @@ export interface RequestHandlerContext {
   /** Aborts when the fake closes, so pending pauses and streams end at once. */
   closingSignal: AbortSignal;
   onRequest: ((request: RecordedRequest) => void) | undefined;
+  /** Optional: the reply text of a chat request, when the behaviour names none. */
+  replyTextFor?: ((request: RecordedRequest) => string | undefined) | undefined;
+  /** Optional: told when each complete stream was written. */
+  onStreamTimings?: ((timings: StreamTimings) => void) | undefined;
   nextCompletionId(): string;
 }
 
@@ -83,6 +88,7 @@ async function handle(
   const method = request.method ?? 'GET';
   const path = new URL(request.url ?? '/', context.origin).pathname;
   const bodyText = await readBodyText(request);
+  const receivedAtMs = preciseNowMs();
   const body = parseBody(bodyText);
   const recorded: RecordedRequest = { method, path, headers: request.headers, body };
   context.requests.push(recorded);
@@ -106,8 +112,17 @@ async function handle(
     });
   }
 
-  const behaviour = context.behaviours.take(endpoint);
-  await sleep(behaviour.latencyMs ?? 0, signal);
+  const takenBehaviour = context.behaviours.take(endpoint);
+  const computedText =
+    endpoint === 'chat' && takenBehaviour.text === undefined ? context.replyTextFor?.(recorded) : undefined;
+  const behaviour = computedText === undefined ? takenBehaviour : { ...takenBehaviour, text: computedText };
+  // A steady stream keeps its schedule from the request's arrival, so a busy fake adds no latency.
+  // On the `performance.now()` clock, which timers follow.
+  const firstEventDueAtMs = receivedAtMs - performance.timeOrigin + (behaviour.latencyMs ?? 0);
+  await sleep(
+    behaviour.isRateSteady === true ? firstEventDueAtMs - performance.now() : (behaviour.latencyMs ?? 0),
+    signal,
+  );
   if (behaviour.error !== undefined) {
     sendErrorBehaviour(response, behaviour.error);
     return;
@@ -132,7 +147,18 @@ async function handle(
   const chatRequest = validateChatRequest(body, context.catalog);
   const id = context.nextCompletionId();
   if (chatRequest.stream === true) {
-    await streamChatCompletion({ id, request: chatRequest, behaviour, response, signal });
+    const onStreamTimings = context.onStreamTimings;
+    await streamChatCompletion({
+      id,
+      request: chatRequest,
+      behaviour,
+      response,
+      signal,
+      firstEventDueAtMs,
+      ...(onStreamTimings === undefined
+        ? {}
+        : { onTimings: (timings) => onStreamTimings({ ...timings, receivedAtMs, request: recorded }) }),
+    });
   } else if (behaviour.cutAfterChunks !== undefined) {
     response.destroy();
   } else {
