@@ -51,7 +51,24 @@ interface Waiting {
   readonly bucket: RequestBucket | undefined;
   readonly staleSinceMs: number;
   readonly sequence: number;
-  readonly start: () => void;
+  /** Sends the request; `onSettled` runs when its response (or failure) has arrived. */
+  readonly start: (onSettled: () => void) => void;
+}
+
+interface Slot {
+  /** When the response arrived; infinite while the request is in flight. */
+  endedAtMs: number;
+}
+
+function dropExpired(slots: Slot[], cutoffMs: number): void {
+  let kept = 0;
+  for (const slot of slots) {
+    if (slot.endedAtMs > cutoffMs) {
+      slots[kept] = slot;
+      kept += 1;
+    }
+  }
+  slots.length = kept;
 }
 
 /**
@@ -67,63 +84,81 @@ export function createRequestScheduler({
   windowMs?: number;
   clock?: SchedulerClock;
 }): RequestScheduler {
-  const sentAtMs: number[] = [];
-  const bucketSentAtMs = new Map<string, number[]>();
+  // A request occupies its slot from the moment it is sent until one window after its response:
+  // the platform counts it when it arrives, which can be well after we hand it to the HTTP client.
+  const globalSlots: Slot[] = [];
+  const bucketSlots = new Map<string, Slot[]>();
   const waiting: Waiting[] = [];
   let sequence = 0;
   let timerDueAtMs: number | undefined;
 
-  const forgetOldSends = () => {
-    const nowMs = clock.now();
-    while (sentAtMs.length > 0 && (sentAtMs[0] ?? 0) <= nowMs - windowMs) sentAtMs.shift();
+  // When another request may use these slots: now if there is room, else when the oldest finished
+  // slot leaves the window (never, while every slot is still in flight: a response frees one).
+  const readyAtMs = (slots: Slot[], limit: number, slotWindowMs: number, nowMs: number): number => {
+    dropExpired(slots, nowMs - slotWindowMs);
+    if (slots.length < limit) return nowMs;
+    const finished = slots
+      .map((slot) => slot.endedAtMs)
+      .filter(Number.isFinite)
+      .sort((first, second) => first - second);
+    const freedBy = finished[slots.length - limit];
+    return freedBy === undefined ? Number.POSITIVE_INFINITY : freedBy + slotWindowMs;
   };
-  const bucketSends = (bucket: RequestBucket): number[] => {
-    const sends = bucketSentAtMs.get(bucket.key) ?? [];
-    const cutoff = clock.now() - bucket.windowMs;
-    while (sends.length > 0 && (sends[0] ?? 0) <= cutoff) sends.shift();
-    if (sends.length === 0) bucketSentAtMs.delete(bucket.key);
-    return sends;
+  const bucketReadyAtMs = (
+    bucket: RequestBucket | undefined,
+    nowMs: number,
+    memo: Map<string, number>,
+  ): number => {
+    if (!bucket) return nowMs;
+    const known = memo.get(bucket.key);
+    if (known !== undefined) return known;
+    const slots = bucketSlots.get(bucket.key);
+    const ready = slots ? readyAtMs(slots, bucket.limit, bucket.windowMs, nowMs) : nowMs;
+    if (slots?.length === 0) bucketSlots.delete(bucket.key);
+    memo.set(bucket.key, ready);
+    return ready;
   };
-  // When a waiting request's bucket lets it go; now when it has no bucket or room.
-  const bucketReadyAtMs = (bucket: RequestBucket | undefined): number => {
-    if (!bucket) return clock.now();
-    const sends = bucketSends(bucket);
-    return sends.length < bucket.limit
-      ? clock.now()
-      : (sends[sends.length - bucket.limit] ?? 0) + bucket.windowMs;
-  };
-  const takeMostUrgent = (): Waiting | undefined => {
+  const takeMostUrgent = (nowMs: number, memo: Map<string, number>): Waiting | undefined => {
     let bestIndex = -1;
-    const nowMs = clock.now();
     for (const [index, candidate] of waiting.entries()) {
       const best = waiting[bestIndex];
-      if (bucketReadyAtMs(candidate.bucket) > nowMs) continue;
-      if (!best || isMoreUrgent(candidate, best)) bestIndex = index;
+      if (best && !isMoreUrgent(candidate, best)) continue;
+      if (bucketReadyAtMs(candidate.bucket, nowMs, memo) > nowMs) continue;
+      bestIndex = index;
     }
     return bestIndex === -1 ? undefined : waiting.splice(bestIndex, 1)[0];
   };
-  const send = (request: Waiting) => {
-    const nowMs = clock.now();
-    sentAtMs.push(nowMs);
+  const send = (request: Waiting, memo: Map<string, number>) => {
+    const slot: Slot = { endedAtMs: Number.POSITIVE_INFINITY };
+    globalSlots.push(slot);
     if (request.bucket) {
-      const sends = bucketSentAtMs.get(request.bucket.key) ?? [];
-      sends.push(nowMs);
-      bucketSentAtMs.set(request.bucket.key, sends);
+      const slots = bucketSlots.get(request.bucket.key) ?? [];
+      slots.push(slot);
+      bucketSlots.set(request.bucket.key, slots);
+      memo.delete(request.bucket.key);
     }
-    request.start();
+    request.start(() => {
+      slot.endedAtMs = clock.now();
+      dispatch();
+    });
   };
   const dispatch = () => {
-    forgetOldSends();
-    while (waiting.length > 0 && sentAtMs.length < requestsPerWindow) {
-      const next = takeMostUrgent();
+    const nowMs = clock.now();
+    const memo = new Map<string, number>();
+    while (waiting.length > 0 && readyAtMs(globalSlots, requestsPerWindow, windowMs, nowMs) <= nowMs) {
+      const next = takeMostUrgent(nowMs, memo);
       if (!next) break;
-      send(next);
+      send(next, memo);
     }
     if (waiting.length === 0) return;
-    const globalReadyAtMs = sentAtMs.length < requestsPerWindow ? clock.now() : (sentAtMs[0] ?? 0) + windowMs;
-    const earliestBucketAtMs = Math.min(...waiting.map((request) => bucketReadyAtMs(request.bucket)));
+    const globalReadyAtMs = readyAtMs(globalSlots, requestsPerWindow, windowMs, nowMs);
+    const earliestBucketAtMs = Math.min(
+      ...waiting.map((request) => bucketReadyAtMs(request.bucket, nowMs, memo)),
+    );
     const dueAtMs = Math.max(globalReadyAtMs, earliestBucketAtMs);
-    if (timerDueAtMs !== undefined && timerDueAtMs <= dueAtMs) return;
+    // Nothing can go until a response frees a slot; that response dispatches again.
+    if (!Number.isFinite(dueAtMs)) return;
+    if (timerDueAtMs !== undefined && timerDueAtMs <= dueAtMs && timerDueAtMs > nowMs) return;
     timerDueAtMs = dueAtMs;
     clock.setTimeout(
       () => {
@@ -143,17 +178,17 @@ export function createRequestScheduler({
           bucket: request.bucket,
           staleSinceMs: request.staleSinceMs ?? clock.now(),
           sequence,
-          start: () => {
-            request.run().then(resolve, reject);
+          start: (onSettled) => {
+            request.run().then(resolve, reject).finally(onSettled);
           },
         });
         dispatch();
       });
     },
     isIdle() {
-      forgetOldSends();
+      dropExpired(globalSlots, clock.now() - windowMs);
       // A quarter of the window at most, so a burst of typing never crowds out the texts right behind it.
-      return waiting.length === 0 && sentAtMs.length < requestsPerWindow / 4;
+      return waiting.length === 0 && globalSlots.length < requestsPerWindow / 4;
     },
     waitingCount: () => waiting.length,
   };
