@@ -67,7 +67,7 @@ export function createChannelSurface({
     const sent: { id: string } = await scheduler.schedule<{ id: string }>({
       priority: 'post',
       bucket: channelBucket('create', channel.id),
-      run: () => channel.send(payload),
+      run: () => channel.send({ ...payload, content: options?.currentText?.() ?? text }),
     });
     lastShownAtMs.set(sent.id, Date.now());
     return { id: sent.id };
@@ -79,13 +79,13 @@ export function createChannelSurface({
   }: {
     message: PostedMessage;
     isFinal: boolean;
-    change: { content?: string; components?: ReturnType<typeof renderButtons> };
+    change: () => { content?: string; components?: ReturnType<typeof renderButtons> };
   }) => {
     await scheduler.schedule({
       priority: isFinal ? 'final-edit' : 'edit',
       bucket: channelBucket('edit', channel.id),
       staleSinceMs: lastShownAtMs.get(message.id) ?? 0,
-      run: () => channel.messages.edit(message.id, { ...change, allowedMentions: noPings }),
+      run: () => channel.messages.edit(message.id, { ...change(), allowedMentions: noPings }),
     });
     lastShownAtMs.set(message.id, Date.now());
   };
@@ -93,7 +93,11 @@ export function createChannelSurface({
     limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 1_000 },
     post: (text, options) => post(text, options),
     edit: (message, text, options) =>
-      editMessage({ message, isFinal: options?.isFinal ?? false, change: { content: text } }),
+      editMessage({
+        message,
+        isFinal: options?.isFinal ?? false,
+        change: () => ({ content: options?.currentText?.() ?? text }),
+      }),
     async upload(files, text) {
       if (!canAttachFiles()) {
         return post(
@@ -109,6 +113,6 @@ export function createChannelSurface({
       }
     },
     setActions: (message: PostedMessage, actions: readonly Action[]) =>
-      editMessage({ message, isFinal: false, change: { components: renderButtons(actions) } }),
+      editMessage({ message, isFinal: false, change: () => ({ components: renderButtons(actions) }) }),
   };
 }

@@ -179,12 +179,19 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
   const { minEditIntervalMs } = state.surface.limits;
   slot.nextCallAtMs = state.clock.now() + minEditIntervalMs;
   state.isCallInFlight = true;
-  callSurface(state.surface, kind, slot, sentText)
+  // A surface that waits for platform budget asks for the text again when the call really goes out,
+  // so a post queued behind others carries everything the model has written by then.
+  let textAtSend: string | undefined;
+  const currentText = () => {
+    textAtSend = currentTextOf(state, slot) ?? sentText;
+    return textAtSend;
+  };
+  callSurface(state.surface, kind, slot, sentText, currentText)
     .then(
       (posted) => {
         if (posted !== null) slot.message = posted;
         else state.editCount += 1;
-        slot.deliveredText = sentText;
+        slot.deliveredText = textAtSend ?? sentText;
       },
       (error: unknown) => {
         if (isFinalCall) {
@@ -213,12 +220,30 @@ async function callSurface(
   kind: PlannedCall['kind'],
   slot: MessageSlot,
   text: string,
+  currentText: () => string,
 ): Promise<PostedMessage | null> {
-  if (kind === 'post') return surface.post(text);
+  if (kind === 'post') return surface.post(text, { currentText });
   if (slot.message === null) throw new Error('cannot edit a message that was never posted');
   // A settled slot's text never changes again, so this edit is the message's last one.
-  await surface.edit(slot.message, text, { isFinal: slot.isSettled && text === slot.desiredText });
+  await surface.edit(slot.message, text, {
+    isFinal: slot.isSettled && text === slot.desiredText,
+    currentText,
+  });
   return null;
+}
+
+/**
+ * What a message should show right now. A settled message's text is fixed; the message still
+ * growing starts where the settled text ends, so its text is the first piece of what follows.
+ */
+function currentTextOf(state: WriterState, slot: MessageSlot): string | undefined {
+  if (slot.isSettled || state.closing !== null) return slot.desiredText;
+  const { settledPieces, growingPiece } = splitGrowingText({
+    text: state.text,
+    maxLength: state.surface.limits.maxMessageLength,
+    startIndex: state.growingStart,
+  });
+  return settledPieces[0]?.text ?? growingPiece?.text;
 }
 
 function reportError(state: WriterState, error: unknown): void {

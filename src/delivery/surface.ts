@@ -21,6 +21,11 @@ export interface Surface {
 
 export interface PostOptions {
   readonly actions?: readonly Action[];
+  /**
+   * The text as it stands when the call really goes out. A surface that makes calls wait for platform
+   * budget calls this at send time instead of sending the text it was given; others ignore it.
+   */
+  readonly currentText?: () => string;
 }
 
 export interface EditOptions {
@@ -29,6 +34,8 @@ export interface EditOptions {
    * reply continues in the next one). A platform short of budget sends these before in-between edits.
    */
   readonly isFinal?: boolean;
+  /** As for posts: the text at the moment the edit really goes out. */
+  readonly currentText?: () => string;
 }
 
 export interface SurfaceLimits {
