@@ -22,9 +22,10 @@ export const discordLimits = {
   /** Added to per-channel windows: network time between our send and Discord's count. */
   bucketMarginMs: 250,
   /**
-   * The bot's own pace for channel calls: under Discord's global 50/s because Discord's window and
-   * ours start at different moments (a few 429s at start-up otherwise), and because discord.js
-   * also spends the same 50/s on interaction follow-ups.
+   * The bot's own pace for channel calls. The scheduler holds a slot from sending until a window
+   * after the response, so no two requests Discord could count in one second escape it, whatever
+   * the network did in between; one below 50 leaves room for interaction follow-ups, which
+   * discord.js counts against the same 50/s.
    */
-  schedulerRequestsPerSecond: 45,
+  schedulerRequestsPerSecond: 49,
 } as const;

@@ -73,16 +73,19 @@ export async function* streamChat(
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
   try {
-    const stream = await options.client.chat.completions.create(
-      {
-        model: request.model,
-        messages: toWireMessages(messages),
-        stream: true,
-        ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
-        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-      },
-      { signal: idle.signal },
-    );
+    // No signal goes to the SDK: it would join ours with its own, and a joined signal re-checks its
+    // sources on every chunk (measurable at hundreds of streams). Cancellation goes through the
+    // stream's own controller instead, and a request still being made when we stop is let go.
+    const streamRequest = options.client.chat.completions.create({
+      model: request.model,
+      messages: toWireMessages(messages),
+      stream: true,
+      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    });
+    const stream = await untilAborted(streamRequest, idle.signal);
+    idle.signal.addEventListener('abort', () => stream.controller.abort(), { once: true });
+    if (idle.signal.aborted) stream.controller.abort();
     idle.touch();
     for await (const chunk of stream) {
       idle.touch();
@@ -166,6 +169,40 @@ function toUsage(
     completionTokens,
     totalTokens: usage.total_tokens ?? promptTokens + completionTokens,
   };
+}
+
+/** Settles with the request, or rejects as soon as `signal` aborts; an abandoned stream is closed. */
+async function untilAborted<Stream extends { controller: AbortController }>(
+  request: Promise<Stream>,
+  signal: AbortSignal,
+): Promise<Stream> {
+  if (signal.aborted) {
+    request.then(
+      (stream) => stream.controller.abort(),
+      () => undefined,
+    );
+    throw new DOMException('aborted', 'AbortError');
+  }
+  return new Promise<Stream>((resolve, reject) => {
+    const onAbort = () => {
+      request.then(
+        (stream) => stream.controller.abort(),
+        () => undefined,
+      );
+      reject(new DOMException('aborted', 'AbortError'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.then(
+      (stream) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(stream);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 interface IdleWatch {
