@@ -1,30 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { appMention, buttonClick, type StoredMessage } from '../fakes/slack/index.ts';
+import { appMention, buttonClick } from '../fakes/slack/index.ts';
+import { botReplies, buttonsOf, finishedReplies, markdownOf } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
-
-type Button = { action_id: string; text: { text: string } };
-
-function markdownOf(message: StoredMessage | undefined): string | undefined {
-  const block = message?.blocks?.[0] as { type?: string; text?: string } | undefined;
-  return block?.type === 'markdown' ? block.text : undefined;
-}
-
-function buttonsOf(message: StoredMessage | undefined): Button[] {
-  const actions = (message?.blocks ?? []).find((block) => (block as { type?: string }).type === 'actions');
-  return ((actions as { elements?: Button[] } | undefined)?.elements ?? []) as Button[];
-}
 
 describe('slack over HTTP: the buttons of a chat reply streamed with chat.update', () => {
   let bot: SlackUnderTest;
-  const replies = (channel: string, threadTs: string) =>
-    bot.slack.messages(channel, threadTs).filter((message) => message.botId !== undefined);
+  const replies = (channel: string, threadTs: string) => botReplies(bot, channel, threadTs);
   const finished = (channel: string, threadTs: string, count = 1) =>
-    bot.slack.waitFor(() => {
-      const messages = replies(channel, threadTs);
-      return messages.length >= count && buttonsOf(messages.at(-1))[0]?.text.text === 'Regenerate'
-        ? messages
-        : undefined;
-    }, 10_000);
+    finishedReplies(bot, channel, threadTs, count);
 
   beforeAll(async () => {
     bot = await startSlackUnderTest({ mode: 'http', slackOptions: { nativeStreaming: 'not_allowed' } });

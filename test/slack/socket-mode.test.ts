@@ -4,17 +4,10 @@ import {
   buttonClick,
   directMessage,
   type SocketDelivery,
-  type StoredMessage,
   slashCommand,
 } from '../fakes/slack/index.ts';
+import { buttonsOf } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
-
-type Button = { action_id: string; text: { text: string } };
-
-function buttonsOf(message: StoredMessage | undefined): Button[] {
-  const actions = (message?.blocks ?? []).find((block) => (block as { type?: string }).type === 'actions');
-  return ((actions as { elements?: Button[] } | undefined)?.elements ?? []) as Button[];
-}
 
 describe('slack over Socket Mode, in a workspace without native streaming (unknown_method)', () => {
   let bot: SlackUnderTest;
