@@ -12,6 +12,14 @@ export function cutOffNote(reason: string): string {
 }
 
 /**
+ * The line shown when a reply failed before any text: nothing was cut off, so it says only what
+ * happened ("⚠ The model service balance is used up…").
+ */
+export function failureNote(reason: string): string {
+  return `⚠ ${reason}`;
+}
+
+/**
  * Formats notes as italic lines, one a note. Newlines inside a note are folded into spaces because
  * an italic span ends at a line break; `_` is italic on both Discord and Slack, `*` is bold on Slack.
  */

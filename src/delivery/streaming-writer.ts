@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from './clock.ts';
 import { type MessageSlot, openSlot, type PlannedCall, planNextCall } from './message-slots.ts';
-import { appendNotes, cutOffNote, lengthLimitNote, noReplyText } from './reply-notes.ts';
+import { appendNotes, cutOffNote, failureNote, lengthLimitNote, noReplyText } from './reply-notes.ts';
 import { minimumMaxLength, splitGrowingText, splitMessage } from './split-message.ts';
 import type { PostedMessage, Surface } from './surface.ts';
 
@@ -45,7 +45,10 @@ export interface StreamingWriter {
    * `fail` again returns the first call's promise; text appended after either is ignored.
    */
   finish(options?: FinishOptions): Promise<DeliveredReply>;
-  /** Keeps the text delivered so far and adds a visible cut-off note; resolves and rejects like `finish`. */
+  /**
+   * Keeps the text delivered so far and adds a visible cut-off note (or, before any text, just the
+   * reason); resolves and rejects like `finish`.
+   */
   fail(options: FailOptions): Promise<DeliveredReply>;
 }
 
@@ -116,7 +119,8 @@ export function createStreamingWriter({
       return close(state, allNotes, true);
     },
     fail({ reason }) {
-      return close(state, [cutOffNote(reason)], false);
+      const hasVisibleText = /\S/.test(state.text);
+      return close(state, [hasVisibleText ? cutOffNote(reason) : failureNote(reason)], false);
     },
   };
 }

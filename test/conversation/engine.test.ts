@@ -120,7 +120,7 @@ describe('conversation engine', () => {
     const outcome = await under.engine.reply({ turn: turnOf('hello'), surface });
     expect(outcome.status).toBe('failed');
     expect(shownText(surface)).toBe(
-      '_⚠ reply cut off: The model service balance is used up. An admin needs to top it up._',
+      '_⚠ The model service balance is used up. An admin needs to top it up._',
     );
     expect(await under.history.load('test:workspace:channel-1')).toEqual([]);
   });

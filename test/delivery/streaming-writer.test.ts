@@ -203,11 +203,11 @@ describe('createStreamingWriter', () => {
     expect(reply).toMatchObject({ text: 'Step one is to', isComplete: false });
   });
 
-  it('posts the cut-off note when it fails before any text', async () => {
+  it('posts the reason alone, not a cut-off note, when it fails before any text', async () => {
     const surface = createRecordingSurface();
     const reply = await settle(createStreamingWriter({ surface }).fail({ reason: 'the gateway is down' }));
     expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([
-      ['post', '_⚠ reply cut off: the gateway is down_'],
+      ['post', '_⚠ the gateway is down_'],
     ]);
     expect(reply).toMatchObject({ text: '', messages: [{ id: 'message-1' }], isComplete: false });
   });
