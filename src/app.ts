@@ -27,6 +27,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     baseUrl: config.gateway.baseUrl,
     apiKey: config.gateway.apiKey,
     timeoutMs: config.gateway.timeoutMs,
+    firstByteTimeoutMs: config.gateway.firstByteTimeoutMs,
     maxRetries: config.gateway.maxRetries,
     catalog: config.models.catalog,
     logger,

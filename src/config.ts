@@ -60,6 +60,7 @@ const environmentSchema = z
     LOG_FILE: optionalText,
     GATEWAY_TIMEOUT_MS: positiveInteger(60_000),
     GATEWAY_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    GATEWAY_FIRST_BYTE_TIMEOUT_MS: positiveInteger(20_000),
     IMAGE_TIMEOUT_MS: positiveInteger(180_000),
     HISTORY_MAX_TURNS: positiveInteger(200),
     REPLY_MAX_TOKENS: positiveInteger(1_024),
@@ -128,6 +129,8 @@ export interface Config {
     readonly baseUrl: string;
     readonly apiKey: string;
     readonly timeoutMs: number;
+    /** Per attempt of a streamed reply, until the gateway starts answering. */
+    readonly firstByteTimeoutMs: number;
     readonly maxRetries: number;
     /** Image generation is slow; it gets its own, longer timeout and no automatic retries. */
     readonly imageTimeoutMs: number;
@@ -248,6 +251,7 @@ export function loadConfig({
       baseUrl: values.GATEWAY_BASE_URL,
       apiKey: values.GATEWAY_API_KEY,
       timeoutMs: values.GATEWAY_TIMEOUT_MS,
+      firstByteTimeoutMs: values.GATEWAY_FIRST_BYTE_TIMEOUT_MS,
       maxRetries: values.GATEWAY_MAX_RETRIES,
       imageTimeoutMs: values.IMAGE_TIMEOUT_MS,
     },

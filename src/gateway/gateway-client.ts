@@ -23,6 +23,8 @@ export interface CreateGatewayOptions {
   readonly apiKey: string;
   /** Per attempt, until the response starts; also the longest silence allowed inside a stream. */
   readonly timeoutMs: number;
+  /** Per attempt of a streamed reply, until its first chunk (see `ChatCompletionsOptions`). */
+  readonly firstByteTimeoutMs?: number;
   /** Retries of 408/409/429/5xx and connection errors, done by the SDK before any text arrives. */
   readonly maxRetries: number;
   readonly catalog: ModelCatalog;
@@ -48,7 +50,12 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       debug: (message, ...rest) => gatewayLogger.trace({ sdk: rest }, String(message)),
     },
   });
-  const chatOptions = { client, catalog: options.catalog, streamIdleTimeoutMs: options.timeoutMs };
+  const chatOptions = {
+    client,
+    catalog: options.catalog,
+    streamIdleTimeoutMs: options.timeoutMs,
+    ...(options.firstByteTimeoutMs === undefined ? {} : { firstByteTimeoutMs: options.firstByteTimeoutMs }),
+  };
   const imageOptions = {
     client,
     catalog: options.catalog,
