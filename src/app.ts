@@ -34,11 +34,26 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     maxImageBytes: config.images.maxInputBytes * 4,
     imageTimeoutMs: config.gateway.imageTimeoutMs,
   });
-  const historyKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'history', logger });
-  const settingsKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'settings', logger });
+  const historyKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'history',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
+  const settingsKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'settings',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
   const history = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
   const settings = createSettingsStore({ store: settingsKeyv });
-  const usageKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'usage', logger });
+  const usageKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'usage',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
   const usage = createUsageLedger({ store: usageKeyv, lock: createInProcessLock(), logger });
   const engine = createConversationEngine({
     gateway,
