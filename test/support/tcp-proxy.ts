@@ -1,5 +1,5 @@
-import { createServer, type Server, type Socket, connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A TCP proxy in front of a real server, for faults the server itself cannot be made to show: while
