@@ -56,6 +56,7 @@ const environmentSchema = z
       ),
     STORE_URL: z.string().trim().min(1).default('sqlite://./data/parley.sqlite'),
     STORE_TIMEOUT_MS: positiveInteger(5_000),
+    SHUTDOWN_GRACE_MS: positiveInteger(10_000),
     LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
     LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
     LOG_FILE: optionalText,
@@ -157,6 +158,8 @@ export interface Config {
   readonly storeUrl: string;
   /** The longest one store operation may take before the turn fails with a message. */
   readonly storeTimeoutMs: number;
+  /** After SIGTERM/SIGINT, the process exits by this deadline, non-zero when it had to force. */
+  readonly shutdownGraceMs: number;
   readonly log: {
     readonly level: (typeof logLevels)[number];
     readonly format: 'json' | 'pretty' | undefined;
@@ -274,6 +277,7 @@ export function loadConfig({
     systemPrompt: values.SYSTEM_PROMPT,
     storeUrl: values.STORE_URL,
     storeTimeoutMs: values.STORE_TIMEOUT_MS,
+    shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT, file: values.LOG_FILE },
     history: { maxTurns: values.HISTORY_MAX_TURNS, replyMaxTokens: values.REPLY_MAX_TOKENS },
     images: { maxInputBytes: values.IMAGE_MAX_BYTES, outputDirectory: values.IMAGE_OUTPUT_DIR },
