@@ -22,6 +22,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     usage: app.usage,
     actionStore: createActionStore({ store: actionKeyv }),
     activeReplies: createActiveReplies(),
+    journal: app.journal,
     models: {
       chat: config.models.chat,
       vision: config.models.vision,

@@ -1,6 +1,7 @@
 import type { ActiveReplies } from '../src/conversation/active-replies.ts';
 import type { ConversationEngine } from '../src/conversation/engine.ts';
 import type { HistoryStore } from '../src/conversation/history-store.ts';
+import type { ReplyJournal } from '../src/conversation/reply-journal.ts';
 import type { SettingsStore } from '../src/conversation/settings-store.ts';
 import type { ConversationKey } from '../src/conversation/turn.ts';
 import type { UsageLedger } from '../src/conversation/usage-ledger.ts';
@@ -62,6 +63,8 @@ export interface CommandServices {
   readonly usage: UsageLedger;
   readonly actionStore: ActionStore;
   readonly activeReplies: ActiveReplies;
+  /** Replies in flight, so the ones a dead process left can be finished on the next start. */
+  readonly journal: ReplyJournal;
   readonly models: {
     readonly chat: string;
     readonly vision: string;

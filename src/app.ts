@@ -1,12 +1,14 @@
 import type { Config } from './config.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
+import { createReplyJournal, type ReplyJournal } from './conversation/reply-journal.ts';
 import { createSettingsStore, type SettingsStore } from './conversation/settings-store.ts';
 import { createUsageLedger, type UsageLedger } from './conversation/usage-ledger.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import type { Logger } from './log.ts';
 import { createStore } from './state/create-store.ts';
 import { createInProcessLock } from './state/keyed-lock.ts';
+import { parseStoreUrl } from './state/store-url.ts';
 
 /** The platform-neutral core every adapter is given. */
 export interface App {
@@ -17,6 +19,7 @@ export interface App {
   readonly history: HistoryStore;
   readonly settings: SettingsStore;
   readonly usage: UsageLedger;
+  readonly journal: ReplyJournal;
   /** Closes stores and connections; the process can then exit on its own. */
   close(): Promise<void>;
 }
@@ -55,6 +58,18 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     operationTimeoutMs: config.storeTimeoutMs,
   });
   const usage = createUsageLedger({ store: usageKeyv, lock: createInProcessLock(), logger });
+  const journalKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'journal',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
+  const journal = createReplyJournal({
+    store: journalKeyv,
+    // Only a server store can have several parley processes writing to it at once.
+    isStoreShared: parseStoreUrl({ storeUrl: config.storeUrl }).kind === 'redis',
+    logger,
+  });
   const engine = createConversationEngine({
     gateway,
     history,
@@ -69,6 +84,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     },
     logger,
     usageLedger: usage,
+    journal,
   });
   return {
     config,
@@ -78,8 +94,15 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     history,
     settings,
     usage,
+    journal,
     async close() {
-      await Promise.allSettled([historyKeyv.disconnect(), settingsKeyv.disconnect(), usageKeyv.disconnect()]);
+      journal.close();
+      await Promise.allSettled([
+        historyKeyv.disconnect(),
+        settingsKeyv.disconnect(),
+        usageKeyv.disconnect(),
+        journalKeyv.disconnect(),
+      ]);
     },
   };
 }

@@ -12,6 +12,7 @@ import type { KeyedLock } from '../state/keyed-lock.ts';
 import { type ContextFit, fitToContext } from './context-budget.ts';
 import type { HistoryStore } from './history-store.ts';
 import { type LoadedImages, loadImages } from './image-intake.ts';
+import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { ConversationKey, IncomingTurn, StoredTurn } from './turn.ts';
 import type { UsageLedger } from './usage-ledger.ts';
@@ -92,6 +93,8 @@ export interface EngineDependencies {
   readonly usageLedger?: UsageLedger;
   readonly now?: () => Date;
   readonly waiting?: WaitingIndicators;
+  /** Where replies in flight are noted, so a restart can finish the ones a dead process left. */
+  readonly journal?: ReplyJournal;
   /** How long a failing final platform call is retried; see `StreamingWriterOptions`. */
   readonly finalWriteRetryWindowMs?: number;
 }
@@ -132,6 +135,27 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
 }
 
 async function answer(dependencies: EngineDependencies, request: ReplyRequest): Promise<ReplyOutcome> {
+  const { turn, surface } = request;
+  const journalRecord =
+    dependencies.journal && surface.address
+      ? dependencies.journal.begin({
+          address: surface.address,
+          conversationKey: turn.conversationKey,
+          turn: { authorId: turn.author.id, authorName: turn.author.name, text: turn.text },
+        })
+      : undefined;
+  try {
+    return await answerJournaled(dependencies, request, journalRecord);
+  } finally {
+    await journalRecord?.end();
+  }
+}
+
+async function answerJournaled(
+  dependencies: EngineDependencies,
+  request: ReplyRequest,
+  journalRecord: JournalRecord | undefined,
+): Promise<ReplyOutcome> {
   const { turn, surface, signal } = request;
   const logger = dependencies.logger.child({
     conversationKey: turn.conversationKey,
@@ -140,6 +164,7 @@ async function answer(dependencies: EngineDependencies, request: ReplyRequest): 
   const writer = createStreamingWriter({
     surface,
     onError: (error) => logger.warn({ err: error }, 'platform call failed while streaming'),
+    ...(journalRecord ? { onDelivered: (progress) => journalRecord.update(progress) } : {}),
     ...(dependencies.finalWriteRetryWindowMs === undefined
       ? {}
       : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),

@@ -26,6 +26,12 @@ export interface DeliveredReply {
   readonly isComplete: boolean;
 }
 
+/** What the platform shows of a reply at one moment. */
+export interface DeliveryProgress {
+  readonly messages: ReadonlyArray<{ readonly id: string; readonly text: string }>;
+  readonly modelText: string;
+}
+
 export interface FinishOptions {
   /** The gateway's finish reason; `length` adds a note that the reply hit the token limit. */
   readonly finishReason?: string | null;
@@ -42,6 +48,11 @@ export interface StreamingWriterOptions {
   readonly surface: Surface;
   /** Called with each failed platform call the writer recovers from; the writer logs nothing itself. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Called after every platform call that was accepted, with what each message now shows and the
+   * model text so far: what a journal needs to finish the reply if the process dies.
+   */
+  readonly onDelivered?: (progress: DeliveryProgress) => void;
   readonly clock?: Clock;
   /**
    * How long a final call that keeps failing is tried again (with growing pauses) before the rest of
@@ -85,6 +96,7 @@ interface WriterState {
   readonly surface: Surface;
   readonly clock: Clock;
   readonly onError: ((error: unknown) => void) | undefined;
+  readonly onDelivered: ((progress: DeliveryProgress) => void) | undefined;
   readonly slots: MessageSlot[];
   text: string;
   /** Where the text still growing into the last message starts; the text before it is settled. */
@@ -120,6 +132,7 @@ const defaultFinalWriteRetryWindowMs = 180_000;
 export function createStreamingWriter({
   surface,
   onError,
+  onDelivered,
   clock = systemClock,
   finalWriteRetryWindowMs = defaultFinalWriteRetryWindowMs,
 }: StreamingWriterOptions): StreamingWriter {
@@ -130,6 +143,7 @@ export function createStreamingWriter({
     surface,
     clock,
     onError,
+    onDelivered,
     slots: [],
     text: '',
     growingStart: 0,
@@ -242,6 +256,7 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
         else state.editCount += 1;
         slot.deliveredText = textAtSend ?? sentText;
         if (isFinalCall) state.finalFailures = null;
+        reportDelivered(state);
       },
       (error: unknown) => {
         if (isFinalCall) {
@@ -363,6 +378,20 @@ function carryIntoNewMessages(state: WriterState, slot: MessageSlot): void {
     nextCallAtMs: Number.NEGATIVE_INFINITY,
   }));
   state.slots.splice(state.slots.indexOf(slot) + 1, 0, ...carriers);
+}
+
+function reportDelivered(state: WriterState): void {
+  if (state.onDelivered === undefined) return;
+  const messages = state.slots.flatMap((slot) =>
+    slot.message === null || slot.deliveredText === null
+      ? []
+      : [{ id: slot.message.id, text: slot.deliveredText }],
+  );
+  try {
+    state.onDelivered({ messages, modelText: state.text });
+  } catch (error) {
+    reportError(state, error);
+  }
 }
 
 function reportError(state: WriterState, error: unknown): void {

@@ -7,6 +7,11 @@ import type { Action } from './card.ts';
  */
 export interface Surface {
   readonly limits: SurfaceLimits;
+  /**
+   * Where this surface writes, in the platform's terms (JSON), so the messages of a reply can be
+   * reached again after a restart. A surface without one (the terminal) is not journaled.
+   */
+  readonly address?: { readonly platform: string; readonly [detail: string]: unknown };
   /** Posts a new message and returns its platform id; `actions` become buttons under it. */
   post(text: string, options?: PostOptions): Promise<PostedMessage>;
   /** Replaces the whole text of a message this surface posted. */
