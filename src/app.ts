@@ -32,6 +32,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
     maxImageBytes: config.images.maxInputBytes * 4,
     imageTimeoutMs: config.gateway.imageTimeoutMs,
+    imageUrlHosts: config.images.urlHosts,
   });
   const historyKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'history', logger });
   const settingsKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'settings', logger });
