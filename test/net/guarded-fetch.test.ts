@@ -171,6 +171,31 @@ describe('guarded downloads', () => {
     expect(error).toMatchObject({ reason: 'private-address' });
   });
 
+  it('asks for the headers of every hop, so a credential survives a redirect between its own hosts', async () => {
+    // Two origins of one platform (Slack's file hosts, say): fetch's own redirect handling drops
+    // Authorization on the cross-origin hop; parley asks headersFor again for the second host.
+    const seen: Array<string | undefined> = [];
+    const second = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('second host');
+    });
+    await new Promise<void>((resolve) => second.listen(0, '127.0.0.1', resolve));
+    const secondOrigin = `http://127.0.0.1:${(second.address() as AddressInfo).port}`;
+    const policy = { ...policyFor(), trustedOrigins: [platformOrigin, secondOrigin] };
+    const { response } = await guardedFetch({
+      url: `${platformOrigin}/a?to=${encodeURIComponent(`${secondOrigin}/b`)}`,
+      policy,
+      headersFor: (url): Record<string, string> =>
+        policy.trustedOrigins.includes(url.origin) ? { authorization: 'Bearer t0ken' } : {},
+      timeoutMs: 5_000,
+      agents,
+    });
+    expect(await response.text()).toBe('second host');
+    expect(seen).toEqual(['Bearer t0ken']);
+    second.closeAllConnections();
+    await new Promise<void>((resolve) => second.close(() => resolve()));
+  });
+
   it('stops after the redirect limit', async () => {
     const error = await refusalOf(`${platformOrigin}/loop`);
     expect(error).toMatchObject({ reason: 'too-many-redirects' });
