@@ -58,7 +58,9 @@ describe('Slack file downloads through the real adapter', () => {
     bot.slack.waitFor(() => bot.slack.streams.find((entry) => entry.state === 'stopped'));
   const lastImageParts = () => {
     const chat = bot.gateway.requests.filter((request) => request.path.endsWith('/chat/completions')).at(-1);
-    const content = (chat?.body as { messages: Array<{ content: unknown }> }).messages.at(-1)?.content;
+    const content = (chat?.body as { messages: Array<{ content: unknown }> } | undefined)?.messages.at(
+      -1,
+    )?.content;
     return Array.isArray(content) ? content.filter((part) => part.type === 'image_url') : [];
   };
 
