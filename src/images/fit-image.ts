@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import type { ImageMimeType } from './image-type.ts';
 
 /** Above this many bytes an image is re-encoded even when its dimensions are fine. */
@@ -105,7 +105,7 @@ async function decodeAndFit({
   longestSidePx,
   hasAlpha,
 }: {
-  image: sharp.Sharp;
+  image: Sharp;
   bytes: Uint8Array;
   mimeType: ImageMimeType;
   maxDimensionPx: number;
