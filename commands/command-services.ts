@@ -15,7 +15,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     history: app.history,
     settings: app.settings,
     usage: app.usage,
-    actionStore: createActionStore({ store: actionKeyv }),
+    actionStore: createActionStore({ store: actionKeyv, maxImageBytes: config.images.storeMaxBytes }),
     activeReplies: createActiveReplies(),
     models: {
       chat: config.models.chat,

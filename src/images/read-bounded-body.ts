@@ -1,4 +1,4 @@
-/** The parts of a fetch response (global or undici's) that reading a bounded body needs. */
+/** The parts of a fetch response (global fetch's, or guarded-fetch's) that reading a bounded body needs. */
 export interface BodyResponse {
   readonly headers: { get(name: string): string | null };
   readonly body: (AsyncIterable<Uint8Array> & { cancel(): Promise<void> }) | null;

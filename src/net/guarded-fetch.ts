@@ -1,4 +1,5 @@
-import { fetch, type Response } from 'undici';
+import http from 'node:http';
+import https from 'node:https';
 import { type GuardedAgents, PrivateAddressError, sharedGuardedAgents } from './guarded-agents.ts';
 import { judgeUrl, type RefusalReason, type UrlPolicy } from './url-policy.ts';
 
@@ -25,9 +26,19 @@ export class BlockedUrlError extends Error {
   }
 }
 
+/** The parts of a response a download reads, shaped like fetch's `Response`. */
+export interface FetchedResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  /** The body's chunks; `cancel` drops the rest (and the connection). */
+  readonly body: AsyncIterable<Uint8Array> & { cancel(): Promise<void> };
+  text(): Promise<string>;
+}
+
 /** A response whose redirects parley followed itself, each hop checked. */
 export interface GuardedResponse {
-  readonly response: Response;
+  readonly response: FetchedResponse;
   /** Where the response came from after redirects. */
   readonly finalUrl: URL;
   /** How many redirects were followed. */
@@ -73,14 +84,14 @@ export async function guardedFetch(options: GuardedFetchOptions): Promise<Guarde
     const response = await fetchOnce({
       url,
       headers: options.headersFor?.(url) ?? {},
-      dispatcher: verdict.kind === 'trusted' ? agents.trusted : agents.guarded,
+      agents: verdict.kind === 'trusted' ? agents.trusted : agents.guarded,
       signal,
     });
     const location = response.headers.get('location');
     if (!redirectStatuses.has(response.status) || location === null) {
       return { response, finalUrl: url, redirectCount };
     }
-    await response.body?.cancel().catch(() => undefined);
+    await response.body.cancel();
     if (redirectCount >= maxRedirects) {
       throw new BlockedUrlError({
         reason: 'too-many-redirects',
@@ -95,16 +106,25 @@ export async function guardedFetch(options: GuardedFetchOptions): Promise<Guarde
 async function fetchOnce({
   url,
   headers,
-  dispatcher,
+  agents,
   signal,
 }: {
   url: URL;
   headers: Record<string, string>;
-  dispatcher: GuardedAgents['guarded'];
+  agents: GuardedAgents[keyof Pick<GuardedAgents, 'guarded' | 'trusted'>];
   signal: AbortSignal;
-}): Promise<Response> {
+}): Promise<FetchedResponse> {
+  const isHttps = url.protocol === 'https:';
   try {
-    return await fetch(url, { headers, dispatcher, signal, redirect: 'manual' });
+    const message = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const request = (isHttps ? https : http).get(
+        url,
+        { headers, agent: isHttps ? agents.https : agents.http, signal },
+        resolve,
+      );
+      request.on('error', reject);
+    });
+    return toFetchedResponse(message);
   } catch (error) {
     const refusal = privateAddressIn(error);
     if (refusal) {
@@ -119,7 +139,32 @@ async function fetchOnce({
   }
 }
 
-// undici wraps connector errors in a TypeError('fetch failed') with the cause inside.
+function toFetchedResponse(message: http.IncomingMessage): FetchedResponse {
+  const status = message.statusCode ?? 0;
+  const body = Object.assign(message, {
+    cancel: async () => {
+      message.destroy();
+    },
+  }) as AsyncIterable<Uint8Array> & { cancel(): Promise<void> };
+  return {
+    status,
+    ok: status >= 200 && status < 300,
+    headers: {
+      get: (name) => {
+        const value = message.headers[name.toLowerCase()];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+    body,
+    async text() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of message) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  };
+}
+
+// The refusal may arrive as the error itself or as the cause of another.
 function privateAddressIn(error: unknown): PrivateAddressError | undefined {
   for (let current = error; current instanceof Error; current = current.cause) {
     if (current instanceof PrivateAddressError) return current;

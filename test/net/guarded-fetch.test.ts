@@ -124,7 +124,7 @@ describe('guarded downloads', () => {
     expect(internal.connectionCount).toBe(0);
   });
   afterAll(async () => {
-    await agents.close();
+    agents.close();
     await internal.close();
     platform.closeAllConnections();
     await new Promise<void>((resolve) => platform.close(() => resolve()));
