@@ -4,7 +4,7 @@ import type { ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts'
 import type { Action } from '../src/delivery/card.ts';
 import type { PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
-import { detectImageType } from '../src/images/image-type.ts';
+import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
 import { type ChatActionPayload, encodeActionId } from './action-store.ts';
 import type { CommandServices } from './define-command.ts';
 
@@ -161,8 +161,4 @@ export async function attachmentsFromKeptImages({
     name: `image-${index + 1}`,
     load: async () => bytes,
   }));
-}
-
-function bytesOfDataUri(uri: string): Uint8Array {
-  return new Uint8Array(Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64'));
 }

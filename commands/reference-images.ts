@@ -1,6 +1,6 @@
 import { loadImages } from '../src/conversation/image-intake.ts';
 import type { ImageAttachment } from '../src/conversation/turn.ts';
-import { detectImageType, toDataUri } from '../src/images/image-type.ts';
+import { bytesOfDataUri, detectImageType, toDataUri } from '../src/images/image-type.ts';
 import type { ImagineActionPayload, ReferenceImage } from './action-store.ts';
 import type { CommandResponder, CommandServices } from './define-command.ts';
 
@@ -45,9 +45,7 @@ export async function referenceImageFor({
   if (attachment.publicUrl) return { reference: { link: attachment.publicUrl } };
   // A model that takes no reference draws from the prompt, with a note; nothing is worth keeping.
   if (!takesReferences) return { reference: { link: checked.dataUri } };
-  const bytes = new Uint8Array(
-    Buffer.from(checked.dataUri.slice(checked.dataUri.indexOf(',') + 1), 'base64'),
-  );
+  const bytes = bytesOfDataUri(checked.dataUri);
   const mimeType = detectImageType(bytes);
   if (!mimeType) return { problem: 'The reference image could not be read.' };
   return { reference: await services.actionStore.images.keep({ bytes, mimeType }) };

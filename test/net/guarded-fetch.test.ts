@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayImagePolicy } from '../../src/gateway/image-generation.ts';
 import { createGuardedAgents, type Lookup } from '../../src/net/guarded-agents.ts';
 import { BlockedUrlError, guardedFetch } from '../../src/net/guarded-fetch.ts';
 import { isPublicAddress } from '../../src/net/public-address.ts';
@@ -199,5 +200,29 @@ describe('guarded downloads', () => {
   it('stops after the redirect limit', async () => {
     const error = await refusalOf(`${platformOrigin}/loop`);
     expect(error).toMatchObject({ reason: 'too-many-redirects' });
+  });
+});
+
+describe('the gateway’s image links', () => {
+  it('trust the gateway’s own origin and, with IMAGE_URL_HOSTS, only those hosts', () => {
+    const open = gatewayImagePolicy({ baseUrl: 'http://127.0.0.1:8787/api/v1', imageUrlHosts: [] });
+    expect(judgeUrl(open, new URL('http://127.0.0.1:8787/files/img-1.png')).kind).toBe('trusted');
+    expect(judgeUrl(open, new URL('https://images.example.com/a.png')).kind).toBe('guarded');
+    expect(judgeUrl(open, new URL('http://127.0.0.1:9000/a.png'))).toMatchObject({
+      reason: 'private-address',
+    });
+    expect(judgeUrl(open, new URL('http://169.254.169.254/latest/'))).toMatchObject({
+      reason: 'private-address',
+    });
+
+    const listed = gatewayImagePolicy({
+      baseUrl: 'https://gateway.example/api/v1',
+      imageUrlHosts: ['*.cdn.example.net'],
+    });
+    expect(judgeUrl(listed, new URL('https://eu.cdn.example.net/a.png')).kind).toBe('guarded');
+    expect(judgeUrl(listed, new URL('https://gateway.example/files/a.png')).kind).toBe('trusted');
+    expect(judgeUrl(listed, new URL('https://other.example/a.png'))).toMatchObject({
+      reason: 'host-not-allowed',
+    });
   });
 });
