@@ -163,6 +163,12 @@ describe('guarded downloads', () => {
     });
   });
 
+  it('checks https connections the same way', async () => {
+    expect(await refusalOf(`https://rebound.test:${internal.port}/x.png`)).toMatchObject({
+      reason: 'private-address',
+    });
+  });
+
   it('refuses localhost by name, as the machine resolves it', async () => {
     const error = await guardedFetch({
       url: `http://localhost:${internal.port}/x.png`,
