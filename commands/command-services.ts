@@ -20,7 +20,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     history: app.history,
     settings: app.settings,
     usage: app.usage,
-    actionStore: createActionStore({ store: actionKeyv }),
+    actionStore: createActionStore({ store: actionKeyv, maxImageBytes: config.images.storeMaxBytes }),
     activeReplies: createActiveReplies(),
     journal: app.journal,
     models: {

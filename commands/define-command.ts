@@ -52,6 +52,13 @@ export interface CommandResponder {
   progress(text: string): Promise<void>;
   // biome-ignore lint/suspicious/noConfusingVoidType: most responders report nothing; only those that post files with public links return them.
   send(result: CommandResult): Promise<SentResult | void>;
+  /** Files it posts get links anyone can fetch (Discord's CDN): the image model can take them. */
+  readonly hasPublicFileLinks?: boolean;
+  /**
+   * For a button press: the links of the files on the clicked message, fresh from the platform
+   * (Discord's attachment links are signed and expire; each payload carries newly signed ones).
+   */
+  readonly clickedMessageFileUrls?: readonly string[];
 }
 
 /** The core services every command may use; built once in the composition root. */

@@ -36,6 +36,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
     maxImageBytes: config.images.maxInputBytes * 4,
     imageTimeoutMs: config.gateway.imageTimeoutMs,
+    imageUrlHosts: config.images.urlHosts,
   });
   const historyKeyv = createStore({
     storeUrl: config.storeUrl,

@@ -68,6 +68,17 @@ const environmentSchema = z
     REPLY_MAX_TOKENS: positiveInteger(1_024),
     IMAGE_MAX_BYTES: positiveInteger(10 * 1024 * 1024),
     IMAGE_OUTPUT_DIR: z.string().trim().min(1).default('out'),
+    IMAGE_URL_HOSTS: commaList.pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/i,
+            'must be host names (or *.domain for its subdomains), comma-separated',
+          ),
+      ),
+    ),
+    IMAGE_STORE_MAX_BYTES: positiveInteger(256 * 1024 * 1024),
     SELECTABLE_MODELS: commaList,
     SETTINGS_EDITORS: z
       .enum(['everyone', 'admins'], { error: 'must be everyone or admins' })
@@ -172,6 +183,10 @@ export interface Config {
   readonly images: {
     readonly maxInputBytes: number;
     readonly outputDirectory: string;
+    /** Hosts the gateway's image links may name; empty: any host with a public address. */
+    readonly urlHosts: readonly string[];
+    /** Most bytes of images kept for buttons (Regenerate, Vary); the oldest go first. */
+    readonly storeMaxBytes: number;
   };
   /** Set when DISCORD_TOKEN is: the bot then runs on Discord. */
   readonly discord:
@@ -280,7 +295,12 @@ export function loadConfig({
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT, file: values.LOG_FILE },
     history: { maxTurns: values.HISTORY_MAX_TURNS, replyMaxTokens: values.REPLY_MAX_TOKENS },
-    images: { maxInputBytes: values.IMAGE_MAX_BYTES, outputDirectory: values.IMAGE_OUTPUT_DIR },
+    images: {
+      maxInputBytes: values.IMAGE_MAX_BYTES,
+      outputDirectory: values.IMAGE_OUTPUT_DIR,
+      urlHosts: values.IMAGE_URL_HOSTS,
+      storeMaxBytes: values.IMAGE_STORE_MAX_BYTES,
+    },
     discord: values.DISCORD_TOKEN
       ? {
           token: values.DISCORD_TOKEN,

@@ -3,7 +3,12 @@ import type { z } from 'zod';
 import type { Logger } from '../log.ts';
 import { completeChat, streamChat } from './chat-completions.ts';
 import type { ChatReply, ChatRequest, ChatStreamEvent } from './chat-types.ts';
-import { generateImages, type ImageRequest, type ImageResult } from './image-generation.ts';
+import {
+  gatewayImagePolicy,
+  generateImages,
+  type ImageRequest,
+  type ImageResult,
+} from './image-generation.ts';
 import { capabilitiesOf, type ModelCapabilities, type ModelCatalog } from './model-catalog.ts';
 import { generateStructured, type StructuredReply, type StructuredRequest } from './structured-output.ts';
 
@@ -33,6 +38,8 @@ export interface CreateGatewayOptions {
   readonly maxImageBytes: number;
   /** Longest an image generation may take. */
   readonly imageTimeoutMs: number;
+  /** Hosts the gateway's image links may name (`IMAGE_URL_HOSTS`); empty: any public host. */
+  readonly imageUrlHosts?: readonly string[];
 }
 
 export function createGateway(options: CreateGatewayOptions): Gateway {
@@ -62,6 +69,10 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     requestTimeoutMs: options.imageTimeoutMs,
     downloadTimeoutMs: options.timeoutMs,
     maxDownloadBytes: options.maxImageBytes,
+    imageUrlPolicy: gatewayImagePolicy({
+      baseUrl: options.baseUrl,
+      imageUrlHosts: options.imageUrlHosts ?? [],
+    }),
   };
   return {
     chat: (request) => completeChat(chatOptions, request),
