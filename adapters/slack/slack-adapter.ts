@@ -11,6 +11,7 @@ import { createBoltLogger } from './bolt-logger.ts';
 import { createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
+import { createSignedRequestReceiver } from './signed-request-receiver.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
 import { createUserDirectory } from './user-directory.ts';
 import { createWorkspaceFeatures } from './workspace-features.ts';
@@ -79,7 +80,14 @@ export async function startSlackAdapter({
   };
   const app = slack.appToken
     ? new App({ ...common, appToken: slack.appToken, socketMode: true })
-    : new App({ ...common, signingSecret: slack.signingSecret });
+    : new App({
+        ...common,
+        receiver: createSignedRequestReceiver({
+          signingSecret: slack.signingSecret,
+          boltLogger,
+          logger: adapterLogger,
+        }),
+      });
   app.error(async (error) => {
     adapterLogger.error({ err: error }, 'slack: a listener failed');
   });

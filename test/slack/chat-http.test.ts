@@ -162,16 +162,21 @@ describe('slack over HTTP: chat with native streaming', () => {
     expect(bot.slack.callsTo('chat.postMessage')).toEqual([]);
   });
 
-  it('answers 401 to a forged or stale signature, and never replies', async () => {
+  it('answers 401 to a forged signature or a timestamp over 5 minutes away, and never replies', async () => {
+    const nowSec = Math.floor(Date.now() / 1000);
     const forged = await bot.deliverEvent(appMention({ channel: 'C0EVIL0001', text: 'evil' }), {
       forgeSignature: true,
     });
     const stale = await bot.deliverEvent(appMention({ channel: 'C0EVIL0001', text: 'replayed' }), {
-      timestampSec: Math.floor(Date.now() / 1000) - 6 * 60,
+      timestampSec: nowSec - 6 * 60,
+    });
+    // Correctly signed, but dated 10 minutes ahead: Bolt checks only the past.
+    const future = await bot.deliverEvent(appMention({ channel: 'C0EVIL0001', text: 'from the future' }), {
+      timestampSec: nowSec + 10 * 60,
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
 
-    expect([forged.status, stale.status]).toEqual([401, 401]);
+    expect([forged.status, stale.status, future.status]).toEqual([401, 401, 401]);
     expect(bot.gateway.requests).toEqual([]);
     expect(bot.slack.streams).toEqual([]);
   });
