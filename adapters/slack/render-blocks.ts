@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import { type Action, type Card, renderTableAsText, truncateText } from '../../src/delivery/card.ts';
 import { escapeControlCharacters, markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
+import { neutraliseMentions } from './mention-guard.ts';
 import { slackLimits } from './slack-limits.ts';
 
 /** A Block Kit block as the Web API takes it. */
@@ -24,11 +25,11 @@ export function renderActionsBlock(actions: readonly Action[]): types.ActionsBlo
 
 /**
  * A chat reply message: its Markdown in one `markdown` block, which Slack renders as Markdown (the
- * same text a native stream carries), and the buttons under it.
+ * same text a native stream carries) with mentions made inert, and the buttons under it.
  */
 export function renderReplyBlocks(markdown: string, actions: readonly Action[] = []): SlackBlock[] {
   const actionsBlock = renderActionsBlock(actions);
-  return [{ type: 'markdown', text: markdown }, ...(actionsBlock ? [actionsBlock] : [])];
+  return [{ type: 'markdown', text: neutraliseMentions(markdown) }, ...(actionsBlock ? [actionsBlock] : [])];
 }
 
 /** The notification `text` that goes with blocks: the Markdown as mrkdwn, kept short. */

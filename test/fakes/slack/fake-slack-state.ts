@@ -1,5 +1,6 @@
 import type { ApiArguments } from './api-arguments.ts';
 import type { FileStore } from './file-store.ts';
+import type { SlackMention } from './mention-scanner.ts';
 import type { MessageStore } from './message-store.ts';
 import type { NativeStream } from './native-streams.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -58,6 +59,8 @@ export interface FakeSlackState {
   readonly streams: NativeStream[];
   readonly ephemeralMessages: EphemeralMessage[];
   readonly calls: ApiCall[];
+  /** Every notification Slack would have sent because of what the app posted. */
+  readonly mentions: SlackMention[];
   readonly rateLimiter: RateLimiter;
   readonly responseUrls: ResponseUrlStore;
   readonly forcedFailures: Map<string, ForcedFailure>;

@@ -5,6 +5,7 @@ import { createChangeNotifier } from './change-notifier.ts';
 import { defaultPersonId } from './event-payloads.ts';
 import type { ApiCall, EphemeralMessage, FakeSlackState, NativeStreamingMode } from './fake-slack-state.ts';
 import { createFileStore, type FileDownload, type SlackFile, type UploadedFile } from './file-store.ts';
+import type { SlackMention } from './mention-scanner.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type NewMessage, type StoredMessage } from './message-store.ts';
 import type { NativeStream } from './native-streams.ts';
@@ -65,6 +66,8 @@ export interface FakeSlack extends AppDelivery {
   message(channel: string, ts: string): StoredMessage | undefined;
   /** Every Web API call, oldest first. */
   readonly calls: ApiCall[];
+  /** Every notification Slack would have sent for what the app posted (`<!here>`, `<@U…>` …). */
+  readonly mentions: SlackMention[];
   /** The calls of one method, oldest first. */
   callsTo(method: string): ApiCall[];
   /** Native streams (`chat.startStream` …), oldest first. */
@@ -105,7 +108,7 @@ export interface FakeSlack extends AppDelivery {
   /** Drops every Socket Mode connection without a close frame. */
   dropSockets(): void;
   /**
-   * Forgets messages, calls, streams, files, uploads, posts, acks, rate-limit buckets, forced answers
+   * Forgets messages, calls, mentions, streams, files, uploads, posts, acks, rate-limit buckets, forced answers
    * and switches. Keeps users, channels and open sockets.
    */
   reset(): void;
@@ -135,6 +138,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     streams: [],
     ephemeralMessages: [],
     calls: [],
+    mentions: [],
     rateLimiter: createRateLimiter({
       isEnabled: options.rateLimits !== false,
       limits: options.rateLimits === false ? undefined : options.rateLimits,
@@ -176,6 +180,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       threadTs === undefined ? state.messages.inChannel(channel) : state.messages.replies(channel, threadTs),
     message: (channel, ts) => state.messages.find(channel, ts),
     calls: state.calls,
+    mentions: state.mentions,
     callsTo: (method) => state.calls.filter((call) => call.method === method),
     streams: state.streams,
     ephemeralMessages: state.ephemeralMessages,
@@ -212,6 +217,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       state.streams.length = 0;
       state.ephemeralMessages.length = 0;
       state.calls.length = 0;
+      state.mentions.length = 0;
       state.responseUrls.clear();
       state.rateLimiter.reset();
       state.forcedFailures.clear();

@@ -21,6 +21,7 @@ export {
   type SlashCommandPayload,
   slashCommand,
 } from './interaction-payloads.ts';
+export type { SlackMention } from './mention-scanner.ts';
 export { messageLimits } from './message-limits.ts';
 export type { StoredMessage } from './message-store.ts';
 export type { NativeStream, StreamWrite } from './native-streams.ts';

@@ -1,6 +1,7 @@
 import { type ApiArguments, arrayArgument, stringArgument } from './api-arguments.ts';
 import { requireChannel, requireMessage, slackMessageOf } from './chat-methods.ts';
 import type { ApiMethod, FakeSlackState } from './fake-slack-state.ts';
+import { mentionsInText } from './mention-scanner.ts';
 import { assertValidBlocks, messageLimits } from './message-limits.ts';
 import { SlackApiError } from './slack-api-error.ts';
 import { nextMessageTs } from './slack-ids.ts';
@@ -82,7 +83,13 @@ function streamOf(state: FakeSlackState, args: ApiArguments): NativeStream {
 function write(state: FakeSlackState, stream: NativeStream, method: StreamMethod, args: ApiArguments): void {
   const { markdownText, chunks } = writtenMarkdown(args);
   stream.writes.push({ method, markdownText, chunks, atMs: Date.now() });
+  const mentionsBefore = mentionsInText(stream.text).length;
   stream.text += markdownText;
+  // The message is one text however it was cut into appends, so a mention split across two of them
+  // counts once it is whole.
+  for (const mention of mentionsInText(stream.text).slice(mentionsBefore)) {
+    state.mentions.push({ ...mention, source: method, channel: stream.channel });
+  }
   const message = state.messages.find(stream.channel, stream.ts);
   if (message !== undefined) {
     message.text = stream.text;
