@@ -13,14 +13,15 @@ import {
 } from './render-blocks.ts';
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
-import { explainSlackError } from './slack-errors.ts';
+import { explainSlackError, isOutOfChannelError, slackErrorCodeOf } from './slack-errors.ts';
 import { uploadFiles } from './upload-files.ts';
 
 /**
  * Where a slash command or a button answers on Slack. Public answers go into the channel (or the
  * thread of the clicked message) through the Web API, so they can be edited, carry files and stream;
  * private answers are ephemeral messages through the `response_url`, which works even where the bot
- * is not a member.
+ * is not a member; once it has expired (30 minutes, 5 uses), through `chat.postEphemeral`, and for a
+ * person no longer in the channel, in their DM with the app.
  */
 export function createChannelResponder({
   place,
@@ -82,11 +83,27 @@ export function createChannelResponder({
         context.logger.debug({ err: error }, 'slack: response_url refused; posting an ephemeral message');
       }
     }
-    await place.client.chat.postEphemeral({
-      channel: place.channel,
-      user: place.recipientUserId,
-      ...thread,
-      ...message,
+    try {
+      await place.client.chat.postEphemeral({
+        channel: place.channel,
+        user: place.recipientUserId,
+        ...thread,
+        ...message,
+      });
+      return;
+    } catch (error) {
+      if (!isOutOfChannelError(slackErrorCodeOf(error))) throw error;
+      context.logger.info(
+        { channel: place.channel, error: slackErrorCodeOf(error) },
+        'slack: cannot answer privately in the channel; answering in the DM with the app',
+      );
+    }
+    // The person left the channel (or it is gone) while the answer was made: a message to their
+    // user id goes to their DM with the app (chat.postMessage, "Channels"), still private.
+    await place.client.chat.postMessage({
+      channel: place.recipientUserId,
+      text: `About your command in <#${place.channel}>:\n${message.text}`,
+      ...(message.blocks ? { blocks: message.blocks } : {}),
     });
   };
 

@@ -12,6 +12,16 @@ export function slackErrorCodeOf(error: unknown): string | undefined {
 const notInChannelErrors = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
 
 /**
+ * Whether a private message to a person in a channel failed because one of them is no longer there:
+ * `user_not_in_channel` (chat.postEphemeral, "Errors") or the bot's own not-in-channel errors.
+ */
+export function isOutOfChannelError(errorCode: string | undefined): boolean {
+  return (
+    errorCode === 'user_not_in_channel' || (errorCode !== undefined && notInChannelErrors.has(errorCode))
+  );
+}
+
+/**
  * The Slack refusals a person can fix, as a sentence for them; other errors pass through unchanged
  * (they end up as the generic "something went wrong" line, with the details in the log).
  */

@@ -175,7 +175,33 @@ describe('fake slack: web api with the real WebClient', () => {
       real_name: 'Alice Example',
       profile: { display_name: 'Ali' },
       is_bot: false,
+      is_admin: false,
+      is_owner: false,
     });
+  });
+
+  it('says who administers the workspace in users.info', async () => {
+    fake.addUser({ id: 'U0ADMIN001', isAdmin: true });
+    fake.addUser({ id: 'U0OWNER001', isOwner: true });
+
+    const admin = await client.users.info({ user: 'U0ADMIN001' });
+    const owner = await client.users.info({ user: 'U0OWNER001' });
+
+    expect(admin.user).toMatchObject({ is_admin: true, is_owner: false });
+    expect(owner.user).toMatchObject({ is_admin: false, is_owner: true });
+  });
+
+  it('refuses an ephemeral message to someone not in the channel, and posts to a user id as a DM', async () => {
+    fake.addChannel({ id: 'C0MEMBERS1', members: ['U0PERSON01'] });
+
+    await client.chat.postEphemeral({ channel: 'C0MEMBERS1', user: 'U0PERSON01', text: 'member' });
+    expect(
+      await slackErrorOf(client.chat.postEphemeral({ channel: 'C0MEMBERS1', user: 'U0STRANGER', text: 'x' })),
+    ).toBe('user_not_in_channel');
+    const direct = await client.chat.postMessage({ channel: 'U0STRANGER', text: 'in private' });
+
+    expect(direct.channel).toMatch(/^D/);
+    expect(fake.messages(String(direct.channel)).map((message) => message.text)).toEqual(['in private']);
   });
 
   it('keeps ephemeral messages apart, and forced failures answer ok:false', async () => {

@@ -45,7 +45,10 @@ export function slackMessageOf(state: FakeSlackState, message: StoredMessage): R
 }
 
 const postMessage: ApiMethod = (state, args) => {
-  const channel = requireChannel(args);
+  // chat.postMessage (docs.slack.dev/reference/methods/chat.postMessage, "Channels"): a user's id as
+  // the channel posts to the app's DM with them (its Messages tab); the answer names the DM's id.
+  const requested = requireChannel(args);
+  const channel = /^[UW]/.test(requested) ? state.directory.directMessageWith(requested).id : requested;
   const { text, blocks } = messageContent(args);
   const message = state.messages.add({
     channel,
@@ -103,7 +106,9 @@ const deleteMessage: ApiMethod = (state, args) => {
 const postEphemeral: ApiMethod = (state, args) => {
   const channel = requireChannel(args);
   const user = stringArgument(args, 'user');
-  if (user === undefined) {
+  // chat.postEphemeral (docs.slack.dev/reference/methods/chat.postEphemeral, "Errors"):
+  // user_not_in_channel, "Intended recipient is not in the specified channel".
+  if (user === undefined || !state.directory.isMember(channel, user)) {
     throw new SlackApiError('user_not_in_channel');
   }
   const { text, blocks } = messageContent(args);

@@ -43,6 +43,8 @@ export interface FakeSlackOptions {
   ackTimeoutMs?: number;
   /** Longest `text` `chat.update` accepts (`msg_too_long` above). Default 40,000. */
   maxUpdateTextCharacters?: number;
+  /** How long a `response_url` works. Default 30 minutes, Slack's. */
+  responseUrlLifetimeMs?: number;
   /** Called with each Web API call once it is answered, e.g. to log it or to time it in a benchmark. */
   onCall?: (call: ApiCall) => void;
 }
@@ -105,6 +107,8 @@ export interface FakeSlack extends AppDelivery {
   failNext(options: { method: string; error: string; times?: number }): void;
   /** Sends `{"type":"disconnect"}` to every Socket Mode connection; the app should reconnect. */
   disconnectSockets(reason?: string): void;
+  /** Ages every `response_url` handed out so far past its 30 minutes: later posts get 404 expired_url. */
+  expireResponseUrls(): void;
   /** Drops every Socket Mode connection without a close frame. */
   dropSockets(): void;
   /**
@@ -143,7 +147,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       isEnabled: options.rateLimits !== false,
       limits: options.rateLimits === false ? undefined : options.rateLimits,
     }),
-    responseUrls: createResponseUrlStore({ origin, teamId: workspace.teamId }),
+    responseUrls: createResponseUrlStore({
+      origin,
+      teamId: workspace.teamId,
+      lifetimeMs: options.responseUrlLifetimeMs,
+    }),
     forcedFailures: new Map(),
     nativeStreaming: initialNativeStreaming,
     maxUpdateTextCharacters: options.maxUpdateTextCharacters ?? messageLimits.maxTextCharacters,
@@ -211,6 +219,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     disconnectSockets: (reason = 'refresh_requested') => socketServer.disconnectAll(reason),
     dropSockets: () => socketServer.terminateAll(),
+    expireResponseUrls: () => state.responseUrls.expireAll(),
     reset() {
       state.messages.clear();
       state.files.clear();

@@ -32,6 +32,11 @@ export async function receiveResponseUrlPost(
     sendBody(response, 400, 'text/plain; charset=utf-8', 'invalid_payload');
     return;
   }
+  if (state.responseUrls.isExpired(responseUrl)) {
+    record(state, responseUrl, body, 404);
+    sendBody(response, 404, 'text/plain; charset=utf-8', 'expired_url');
+    return;
+  }
   responseUrl.useCount += 1;
   if (responseUrl.useCount > maxResponseUrlUses) {
     record(state, responseUrl, body, 404);

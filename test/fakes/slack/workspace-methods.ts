@@ -30,6 +30,13 @@ const usersInfo: ApiMethod = (state, args) => {
       tz: user.timeZone,
       is_bot: user.isBot,
       is_app_user: false,
+      // The user object (docs.slack.dev/reference/objects/user-object) says who administers the
+      // workspace: is_admin, is_owner, is_primary_owner; guests are is_restricted/is_ultra_restricted.
+      is_admin: user.isAdmin,
+      is_owner: user.isOwner,
+      is_primary_owner: false,
+      is_restricted: false,
+      is_ultra_restricted: false,
       profile: {
         real_name: user.realName,
         display_name: user.displayName,
