@@ -116,7 +116,15 @@ export function createReplySurface({
   const endStream = async (record: ReplyMessage, actions: readonly Action[]) => {
     if (!record.stream?.isOpen) return;
     for (const timer of record.timers.splice(0)) clearTimeout(timer);
-    const result = await stopNativeStream({ place, stream: record.stream, text: record.text, actions });
+    const stream = record.stream;
+    const result = await context.budget.run({
+      teamId: place.teamId,
+      method: 'chat.stopStream',
+      priority: 'final-edit',
+      staleSinceMs: record.writtenAtMs,
+      writerId,
+      call: () => stopNativeStream({ place, stream, text: record.text, actions }),
+    });
     if (result !== 'written') return rewrite(record, actions, 'final-edit');
     record.shownActions = actions;
     record.hasPendingText = false;
@@ -125,9 +133,14 @@ export function createReplySurface({
   const startStream = async (text: string, actions: readonly Action[]): Promise<ReplyMessage | undefined> => {
     const { threadTs, recipientUserId } = place;
     if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively()) return undefined;
-    let stream: NativeStream;
+    let started: { result: NativeStream } | undefined;
     try {
-      stream = await startNativeStream({ place: { ...place, threadTs, recipientUserId }, text });
+      // Tier 2: a reply that finds the budget spent streams with chat.update rather than wait.
+      started = await context.budget.runIfFree({
+        teamId: place.teamId,
+        method: 'chat.startStream',
+        call: () => startNativeStream({ place: { ...place, threadTs, recipientUserId }, text }),
+      });
     } catch (error) {
       if (!isMissingFeatureError(slackErrorCodeOf(error))) throw error;
       context.features.markUnavailable(place.teamId, 'nativeStreaming');
@@ -137,12 +150,24 @@ export function createReplySurface({
       );
       return undefined;
     }
+    if (started === undefined) {
+      context.logger.debug(
+        { teamId: place.teamId },
+        'slack: chat.startStream budget spent; using chat.update',
+      );
+      return undefined;
+    }
+    const stream = started.result;
     const record = newRecord({ ts: stream.ts, stream, text, shownActions: [] });
     // A streaming message cannot carry buttons, so Stop reaches the person privately, and only when
     // the reply takes long enough to want stopping.
     if (actions.length > 0) {
       later(record, context.stopButtonDelayMs, async () => {
-        if (record.stream?.isOpen) await postPrivateActions(place, actions);
+        if (!record.stream?.isOpen) return;
+        // A courtesy: when Slack refuses it (the person left the channel, a limit), the reply goes on.
+        await postPrivateActions(place, actions).catch((error: unknown) => {
+          context.logger.info({ err: error }, 'slack: could not offer a private Stop button');
+        });
       });
     }
     return record;

@@ -8,9 +8,10 @@ import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createBoltLogger } from './bolt-logger.ts';
-import { createCallBudget } from './call-budget.ts';
+import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
+import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
 import { createSignedRequestReceiver } from './signed-request-receiver.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
 import { createUserDirectory } from './user-directory.ts';
@@ -28,6 +29,10 @@ export interface StartSlackAdapterOptions {
   readonly deduper?: Deduper;
   /** How long a native stream runs before the person gets a private Stop button. Default 2,500 ms. */
   readonly stopButtonDelayMs?: number;
+  /** The per-workspace budget of Web API calls; default a new one. */
+  readonly budget?: CallBudget;
+  /** Holds a rate-limited method (and only it) for its Retry-After; default a new layer. */
+  readonly methodPauses?: MethodPauses;
 }
 
 /** A running Slack adapter. */
@@ -39,7 +44,7 @@ export interface SlackAdapter {
 }
 
 /**
- * The WebClient's retries: a 429 waits for its `Retry-After` and is tried again, a few times. Bolt's
+ * The WebClient's retries of failed requests (a 429 is retried by method-pauses.ts instead). Bolt's
  * default would retry for half an hour, long after the person stopped waiting.
  */
 const retryConfig = { retries: 3, factor: 2, minTimeout: 100, maxTimeout: 2_000 };
@@ -58,10 +63,21 @@ export async function startSlackAdapter({
   host,
   deduper = createInMemoryDeduper(),
   stopButtonDelayMs = 2_500,
+  budget = createCallBudget(),
+  methodPauses,
 }: StartSlackAdapterOptions): Promise<SlackAdapter> {
   const adapterLogger = logger.child({ adapter: 'slack' });
   const boltLogger = createBoltLogger(adapterLogger);
-  const clientOptions = { slackApiUrl: slack.apiUrl, retryConfig, timeout: 30_000, logger: boltLogger };
+  const pauses = methodPauses ?? createMethodPauses({ apiUrl: slack.apiUrl, logger: adapterLogger });
+  const clientOptions = {
+    slackApiUrl: slack.apiUrl,
+    retryConfig,
+    timeout: 30_000,
+    logger: boltLogger,
+    // A 429 pauses only its own method (method-pauses.ts), never the client's whole queue.
+    rejectRateLimitedCalls: true,
+    fetch: pauses.fetch,
+  };
   const identity = await identify({ token: slack.botToken, clientOptions });
   adapterLogger.info(
     { teamId: identity.teamId, botUserId: identity.botUserId, mode: slack.appToken ? 'socket' : 'http' },
@@ -96,7 +112,7 @@ export async function startSlackAdapter({
     services,
     delivery: {
       features: createWorkspaceFeatures(),
-      budget: createCallBudget(),
+      budget,
       logger: adapterLogger,
       stopButtonDelayMs,
     },

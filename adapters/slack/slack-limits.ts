@@ -47,6 +47,12 @@ export const methodBudgets: Readonly<Record<string, MethodBudget>> = {
   'chat.update': { perMinute: 45, burst: 5 },
   /** Tier 4: about 100 a minute. */
   'chat.appendStream': { perMinute: 90, burst: 10 },
+  /**
+   * Tier 2: about 20 a minute, and every native reply needs one start and one stop. A reply that finds
+   * no start left streams with chat.update instead of waiting; a stop waits its turn.
+   */
+  'chat.startStream': { perMinute: 18, burst: 4 },
+  'chat.stopStream': { perMinute: 18, burst: 4 },
 };
 
 /** The least time between two edits of one message, per path (the writer's `minEditIntervalMs`). */
