@@ -71,6 +71,8 @@ async function handleEvent({
     channel: event.channel,
     threadTs,
     recipientUserId: event.user,
+    // app_mention events carry no channel_type; a DM's id says it is one.
+    channelType: event.channel_type ?? (event.channel.startsWith('D') ? 'im' : undefined),
   };
   const conversationKey = conversationKeyOf({
     platform: 'slack',

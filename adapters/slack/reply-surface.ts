@@ -13,6 +13,7 @@ import { renderActionsBlock, renderFallbackText, renderReplyBlocks } from './ren
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
 import { editIntervals, slackLimits } from './slack-limits.ts';
+import { mayStreamNatively, rememberStreamRefusal } from './stream-refusals.ts';
 import { uploadFiles } from './upload-files.ts';
 import { isMissingFeatureError } from './workspace-features.ts';
 
@@ -25,6 +26,11 @@ interface ReplyMessage {
   text: string;
   /** The buttons shown under the message itself. */
   shownActions: readonly Action[];
+  /**
+   * The buttons a native stream could not carry (Stop): once Slack has ended the stream and the
+   * message is rewritten with chat.update, they go under it.
+   */
+  readonly streamActions: readonly Action[];
   /** When Slack last accepted a write of the whole message (a post or a `chat.update`). */
   writtenAtMs: number;
   /** The final text is in but not yet sent: it waits for the buttons, to go out in the same call. */
@@ -59,8 +65,7 @@ export function createReplySurface({
 }): Surface {
   const messages: ReplyMessage[] = [];
   const writerId = randomUUID();
-  const canStreamNatively = () =>
-    place.threadTs !== undefined && context.features.isAvailable(place.teamId, 'nativeStreaming');
+  const canStreamNatively = () => place.threadTs !== undefined && mayStreamNatively(context.features, place);
   const recordOf = (message: PostedMessage): ReplyMessage => {
     const record = messages.find((candidate) => candidate.ts === message.id);
     if (record === undefined) throw new Error(`not a message of this reply: ${message.id}`);
@@ -142,12 +147,20 @@ export function createReplySurface({
         call: () => startNativeStream({ place: { ...place, threadTs, recipientUserId }, text }),
       });
     } catch (error) {
-      if (!isMissingFeatureError(slackErrorCodeOf(error))) throw error;
-      context.features.markUnavailable(place.teamId, 'nativeStreaming');
-      context.logger.info(
-        { teamId: place.teamId, error: slackErrorCodeOf(error) },
-        'slack: no native streaming in this workspace; streaming with chat.update instead',
-      );
+      // Whatever the refusal, the reply goes on with chat.postMessage + chat.update; it is
+      // remembered as widely as Slack's error code means, so it costs one refused call, not one a reply.
+      const errorCode = slackErrorCodeOf(error);
+      const scope = rememberStreamRefusal({ features: context.features, place, errorCode });
+      const details = {
+        teamId: place.teamId,
+        channel: place.channel,
+        error: errorCode ?? String(error),
+        scope,
+      };
+      if (scope === 'this-reply')
+        context.logger.warn(details, 'slack: chat.startStream failed; using chat.update');
+      else
+        context.logger.info(details, 'slack: chat.startStream refused; using chat.update here from now on');
       return undefined;
     }
     if (started === undefined) {
@@ -158,7 +171,7 @@ export function createReplySurface({
       return undefined;
     }
     const stream = started.result;
-    const record = newRecord({ ts: stream.ts, stream, text, shownActions: [] });
+    const record = newRecord({ ts: stream.ts, stream, text, shownActions: [], streamActions: actions });
     // A streaming message cannot carry buttons, so Stop reaches the person privately, and only when
     // the reply takes long enough to want stopping.
     if (actions.length > 0) {
@@ -189,7 +202,13 @@ export function createReplySurface({
           throw error;
         });
       if (typeof response.ts !== 'string') throw new Error('chat.postMessage answered without a ts');
-      record = newRecord({ ts: response.ts, stream: undefined, text, shownActions: actions });
+      record = newRecord({
+        ts: response.ts,
+        stream: undefined,
+        text,
+        shownActions: actions,
+        streamActions: [],
+      });
     }
     // Delivery rolled over to this message. An earlier stream ends with its final edit; when that
     // edit was not needed (the message already showed its final text), it ends after a while.
@@ -236,6 +255,8 @@ export function createReplySurface({
           return;
         }
         if (result === 'diverged') return endStream(record, []);
+        // Slack ended the stream while the model paused: chat.update writes the rest, with Stop.
+        if (record === messages.at(-1)) record.shownActions = record.streamActions;
       }
       await rewriteInTurn(record, record.shownActions, isFinal ? 'final-edit' : 'edit');
     });
@@ -278,7 +299,9 @@ export function createReplySurface({
   };
 }
 
-function newRecord(fields: Pick<ReplyMessage, 'ts' | 'stream' | 'text' | 'shownActions'>): ReplyMessage {
+function newRecord(
+  fields: Pick<ReplyMessage, 'ts' | 'stream' | 'text' | 'shownActions' | 'streamActions'>,
+): ReplyMessage {
   return { ...fields, writtenAtMs: Date.now(), hasPendingText: false, queue: Promise.resolve(), timers: [] };
 }
 

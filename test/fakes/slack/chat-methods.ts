@@ -28,6 +28,16 @@ function messageContent(args: ApiArguments): { text: string; blocks: unknown[] |
   return { text: text ?? '', blocks };
 }
 
+/**
+ * Refuses a post where posting is restricted: chat.postMessage and chat.startStream document
+ * `restricted_action` ("A workspace preference prevents the authenticated user from posting") and its
+ * `restricted_action_read_only_channel` / `_thread_only_channel` / `_non_threadable_channel` variants.
+ */
+export function assertMayPost(state: FakeSlackState, channel: string): void {
+  const restriction = state.directory.channel(channel).postingRestriction;
+  if (restriction !== undefined) throw new SlackApiError(restriction);
+}
+
 /** The message of `channel` and `ts`, else `message_not_found`. */
 export function requireMessage(state: FakeSlackState, args: ApiArguments): StoredMessage {
   const channel = requireChannel(args);
@@ -49,6 +59,7 @@ const postMessage: ApiMethod = (state, args) => {
   // the channel posts to the app's DM with them (its Messages tab); the answer names the DM's id.
   const requested = requireChannel(args);
   const channel = /^[UW]/.test(requested) ? state.directory.directMessageWith(requested).id : requested;
+  assertMayPost(state, channel);
   const { text, blocks } = messageContent(args);
   const message = state.messages.add({
     channel,

@@ -65,6 +65,12 @@ export interface FakeSlackState {
   readonly responseUrls: ResponseUrlStore;
   readonly forcedFailures: Map<string, ForcedFailure>;
   nativeStreaming: NativeStreamingMode;
+  /** The app's Messages tab (App Home); without it Slack refuses streams into DMs. */
+  isMessagesTabEnabled: boolean;
+  /** How long a native stream may go without a write before Slack ends it. */
+  streamIdleTimeoutMs: number;
+  /** The pending idle end of each open stream, by `channel ts`. */
+  readonly streamIdleTimers: Map<string, ReturnType<typeof setTimeout>>;
   /** Longest `text` `chat.update` accepts; longer gets `msg_too_long`. */
   maxUpdateTextCharacters: number;
   /** A fresh Socket Mode URL for `apps.connections.open`. */

@@ -39,6 +39,13 @@ export interface FakeSlackOptions {
   rateLimits?: false | Record<string, RateLimit | null>;
   /** Default `enabled`; the other modes answer the stream methods like an app without the AI feature. */
   nativeStreaming?: NativeStreamingMode;
+  /** The app's Messages tab; default on. Off, chat.startStream in a DM answers `messages_tab_disabled`. */
+  isMessagesTabEnabled?: boolean;
+  /**
+   * How long a native stream may go without a write before Slack ends it on its own. Slack publishes
+   * no number; default 5 minutes.
+   */
+  streamIdleTimeoutMs?: number;
   /** How long a Socket Mode delivery waits for a connection and its ack. Default 3,000 ms, Slack's. */
   ackTimeoutMs?: number;
   /** Longest `text` `chat.update` accepts (`msg_too_long` above). Default 40,000. */
@@ -154,6 +161,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     }),
     forcedFailures: new Map(),
     nativeStreaming: initialNativeStreaming,
+    isMessagesTabEnabled: options.isMessagesTabEnabled ?? true,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 5 * 60_000,
+    streamIdleTimers: new Map(),
     maxUpdateTextCharacters: options.maxUpdateTextCharacters ?? messageLimits.maxTextCharacters,
     openSocketUrl: () => socketServer.createConnectionUrl(state.origin),
     notifyChange: notifier.notify,
@@ -224,6 +234,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       state.messages.clear();
       state.files.clear();
       state.streams.length = 0;
+      for (const timer of state.streamIdleTimers.values()) clearTimeout(timer);
+      state.streamIdleTimers.clear();
       state.ephemeralMessages.length = 0;
       state.calls.length = 0;
       state.mentions.length = 0;
@@ -235,6 +247,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     async close() {
       notifier.close();
+      for (const timer of state.streamIdleTimers.values()) clearTimeout(timer);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await socketServer.close();
       server.closeAllConnections();

@@ -25,7 +25,7 @@ const usersInfo: ApiMethod = (state, args) => {
       id: user.id,
       team_id: state.workspace.teamId,
       name: user.name,
-      deleted: false,
+      deleted: user.isDeleted,
       real_name: user.realName,
       tz: user.timeZone,
       is_bot: user.isBot,

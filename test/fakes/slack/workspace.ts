@@ -36,6 +36,8 @@ export interface WorkspaceUser {
   isAdmin: boolean;
   /** A workspace owner (`is_owner` in users.info). */
   isOwner: boolean;
+  /** A deactivated account (`deleted` in users.info). */
+  isDeleted: boolean;
 }
 
 /** A conversation, as `conversations.info` describes it. */
@@ -52,6 +54,11 @@ export interface WorkspaceChannel {
    * (and the bot) are, and `chat.postEphemeral` to anyone else is refused.
    */
   members?: string[];
+  /**
+   * Posting is restricted here (an announcement channel; Slack's `restricted_action…` errors): the
+   * value is the error chat.postMessage and chat.startStream answer.
+   */
+  postingRestriction?: string;
 }
 
 /**
@@ -85,6 +92,7 @@ export function createDirectory(workspace: Workspace): Directory {
       timeZone: user.timeZone ?? 'Europe/Berlin',
       isAdmin: user.isAdmin ?? false,
       isOwner: user.isOwner ?? false,
+      isDeleted: user.isDeleted ?? false,
     };
     users.set(user.id, complete);
     return complete;
