@@ -62,12 +62,18 @@ export function createChannelResponder({
     }
     if (result.card) {
       await answer.show(notificationText(result), contentBlocks);
-      await uploadFiles({ place, files });
+      await uploadFiles({ place, files, logger: context.logger });
     } else {
       await answer.removeProgress();
-      await uploadFiles({ place, files, comment: answer.attributed(markdownToMrkdwn(result.text ?? '')) });
+      await uploadFiles({
+        place,
+        files,
+        comment: answer.attributed(markdownToMrkdwn(result.text ?? '')),
+        logger: context.logger,
+      });
     }
-    // Buttons go under the files they act on, so they follow the upload as a message of their own.
+    // Buttons go under the files they act on, so they follow the upload (once Slack has shared it) as
+    // a message of their own.
     await postActions(actions);
   };
   const sendPrivate = async (result: CommandResult) => {

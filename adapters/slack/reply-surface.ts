@@ -290,7 +290,12 @@ export function createReplySurface({
       });
     },
     async upload(files: readonly OutgoingFile[], text?: string) {
-      const ts = await uploadFiles({ place, files, ...(text ? { comment: markdownToMrkdwn(text) } : {}) });
+      const ts = await uploadFiles({
+        place,
+        files,
+        logger: context.logger,
+        ...(text ? { comment: markdownToMrkdwn(text) } : {}),
+      });
       return { id: ts ?? `upload-${Date.now()}` };
     },
     async showTyping() {

@@ -71,6 +71,12 @@ export interface FakeSlackState {
   streamIdleTimeoutMs: number;
   /** The pending idle end of each open stream, by `channel ts`. */
   readonly streamIdleTimers: Map<string, ReturnType<typeof setTimeout>>;
+  /** How long after `files.completeUploadExternal` the files are shared in their channel. */
+  fileShareDelayMs: number;
+  /** Shares that have not happened yet, so that reset and close can cancel them. */
+  readonly pendingShares: Set<ReturnType<typeof setTimeout>>;
+  /** Where each shared file was shared, as `files.info` shows it. */
+  readonly fileShares: Map<string, FileShare>;
   /** Longest `text` `chat.update` accepts; longer gets `msg_too_long`. */
   maxUpdateTextCharacters: number;
   /** A fresh Socket Mode URL for `apps.connections.open`. */
@@ -82,3 +88,10 @@ export interface FakeSlackState {
 
 /** A Web API method: gets the call's arguments, returns the fields of an `ok: true` answer or throws. */
 export type ApiMethod = (state: FakeSlackState, args: ApiArguments) => Record<string, unknown>;
+
+/** One share of a file, as `files.info` lists it under `shares.public` or `shares.private`. */
+export interface FileShare {
+  visibility: 'public' | 'private';
+  channel: string;
+  entry: Record<string, unknown>;
+}

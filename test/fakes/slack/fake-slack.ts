@@ -48,6 +48,11 @@ export interface FakeSlackOptions {
   streamIdleTimeoutMs?: number;
   /** How long a Socket Mode delivery waits for a connection and its ack. Default 3,000 ms, Slack's. */
   ackTimeoutMs?: number;
+  /**
+   * How long after `files.completeUploadExternal` Slack shares the files (the message with them
+   * appears, `files.info` lists the share). Slack publishes no number; default 400 ms.
+   */
+  fileShareDelayMs?: number;
   /** Longest `text` `chat.update` accepts (`msg_too_long` above). Default 40,000. */
   maxUpdateTextCharacters?: number;
   /** How long a `response_url` works. Default 30 minutes, Slack's. */
@@ -164,6 +169,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     isMessagesTabEnabled: options.isMessagesTabEnabled ?? true,
     streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 5 * 60_000,
     streamIdleTimers: new Map(),
+    fileShareDelayMs: options.fileShareDelayMs ?? 400,
+    pendingShares: new Set(),
+    fileShares: new Map(),
     maxUpdateTextCharacters: options.maxUpdateTextCharacters ?? messageLimits.maxTextCharacters,
     openSocketUrl: () => socketServer.createConnectionUrl(state.origin),
     notifyChange: notifier.notify,
@@ -233,6 +241,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     reset() {
       state.messages.clear();
       state.files.clear();
+      for (const timer of state.pendingShares) clearTimeout(timer);
+      state.pendingShares.clear();
+      state.fileShares.clear();
       state.streams.length = 0;
       for (const timer of state.streamIdleTimers.values()) clearTimeout(timer);
       state.streamIdleTimers.clear();
@@ -248,6 +259,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     async close() {
       notifier.close();
       for (const timer of state.streamIdleTimers.values()) clearTimeout(timer);
+      for (const timer of state.pendingShares) clearTimeout(timer);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await socketServer.close();
       server.closeAllConnections();
