@@ -10,6 +10,7 @@ import {
   renderCardBlocks,
   renderFallbackText,
   renderTextSections,
+  type SlackBlock,
 } from './render-blocks.ts';
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
@@ -28,6 +29,7 @@ export function createChannelResponder({
   context,
   respond,
   attribution,
+  notes,
 }: {
   place: ReplyPlace & { recipientUserId: string };
   context: SlackDeliveryContext;
@@ -35,6 +37,11 @@ export function createChannelResponder({
   respond: RespondFn | undefined;
   /** Who asked for what, shown small above the first public answer (`@ada used /imagine …`). */
   attribution?: string;
+  /**
+   * Sentences for the person gathered while the answer was made (e.g. Slack let /summarize read
+   * fewer messages); the next answer shows them and empties the list.
+   */
+  notes?: string[];
 }): CommandResponder {
   const answer = createAnswerMessage({ place, context, attribution });
   const thread = place.threadTs === undefined ? {} : { thread_ts: place.threadTs };
@@ -45,12 +52,18 @@ export function createChannelResponder({
     const text = actions.map((action) => action.label).join(' · ');
     await place.client.chat.postMessage({ channel: place.channel, ...thread, text, blocks: [actionsBlock] });
   };
+  const takeNotes = () => (notes ?? []).splice(0);
   const sendPublic = async (result: CommandResult) => {
     const files = result.files ?? [];
     const actions = result.actions ?? [];
+    const noteBlocks: SlackBlock[] = takeNotes().map((note) => ({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: markdownToMrkdwn(`_${note}_`) }],
+    }));
     const contentBlocks = [
       ...(result.text ? renderTextSections(result.text) : []),
       ...(result.card ? renderCardBlocks(result.card, files.length === 0 ? actions : []) : []),
+      ...noteBlocks,
     ];
     if (files.length === 0) {
       const actionsBlock = result.card ? undefined : renderActionsBlock(actions);
@@ -79,7 +92,8 @@ export function createChannelResponder({
   const sendPrivate = async (result: CommandResult) => {
     await answer.removeProgress();
     const blocks = result.card ? renderCardBlocks(result.card, result.actions ?? []) : undefined;
-    const message = { text: notificationText(result), ...(blocks ? { blocks } : {}) };
+    const noted = [notificationText(result), ...takeNotes().map((note) => markdownToMrkdwn(`_${note}_`))];
+    const message = { text: noted.join('\n'), ...(blocks ? { blocks } : {}) };
     if (respond !== undefined) {
       try {
         await respond({ response_type: 'ephemeral', replace_original: false, ...message });

@@ -29,6 +29,11 @@ export const slackLimits = {
   ackTimeoutMs: 3_000,
   /** `conversations.history` and `conversations.replies` return at most this many messages a page. */
   historyPageSize: 200,
+  /**
+   * What those return to an app distributed outside the Slack Marketplace: 15 a call, one call a
+   * minute (docs.slack.dev changelog, 2025-05-29, "Rate limit changes for non-Marketplace apps").
+   */
+  nonMarketplaceHistoryPage: 15,
 } as const;
 
 /** A token bucket for one Web API method, per workspace. */

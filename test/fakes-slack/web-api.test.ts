@@ -244,3 +244,35 @@ describe('fake slack: web api with the real WebClient', () => {
     expect(result.view).toMatchObject({ id: expect.stringMatching(/^V/), type: 'modal' });
   });
 });
+
+describe('fake slack: history limits of apps outside the Slack Marketplace', () => {
+  let fake: FakeSlack;
+  let client: WebClient;
+
+  beforeAll(async () => {
+    fake = await startFakeSlack({ historyAccess: 'non-marketplace' });
+    client = new WebClient(fake.botToken, {
+      slackApiUrl: fake.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      logger: silentLogger,
+    });
+  });
+  afterAll(() => fake.close());
+
+  it('returns at most 15 messages a call, and one call a minute', async () => {
+    for (let index = 0; index < 40; index += 1) {
+      fake.addMessage({ channel: 'C0HISTORY9', user: 'U0PERSON01', text: `message ${index}` });
+    }
+
+    const first = await client.conversations.history({ channel: 'C0HISTORY9', limit: 200 });
+    const second = await client.conversations
+      .history({ channel: 'C0HISTORY9', limit: 200, cursor: first.response_metadata?.next_cursor })
+      .catch((error: unknown) => error as { code?: string; retryAfter?: number });
+
+    expect(first.messages).toHaveLength(15);
+    expect(first.has_more).toBe(true);
+    expect(second).toMatchObject({ code: 'slack_webapi_rate_limited_error' });
+    expect((second as { retryAfter?: number }).retryAfter).toBeGreaterThan(50);
+  });
+});

@@ -13,6 +13,13 @@ import type { Directory, Workspace } from './workspace.ts';
  */
 export type NativeStreamingMode = 'enabled' | 'not_allowed' | 'unknown_method';
 
+/**
+ * How the app may read history: `internal` (a single-workspace app, or one from the Marketplace) or
+ * `non-marketplace` (an app distributed to other workspaces outside the Marketplace, limited since
+ * 2025: 15 messages a call, Tier 1).
+ */
+export type HistoryAccess = 'internal' | 'non-marketplace';
+
 /** One Web API call as the fake received and answered it. */
 export interface ApiCall {
   /** E.g. `chat.postMessage`. */
@@ -71,6 +78,8 @@ export interface FakeSlackState {
   streamIdleTimeoutMs: number;
   /** The pending idle end of each open stream, by `channel ts`. */
   readonly streamIdleTimers: Map<string, ReturnType<typeof setTimeout>>;
+  /** `non-marketplace`: conversations.history/replies return at most 15 messages a call. */
+  readonly historyAccess: HistoryAccess;
   /** How long after `files.completeUploadExternal` the files are shared in their channel. */
   fileShareDelayMs: number;
   /** Shares that have not happened yet, so that reset and close can cancel them. */

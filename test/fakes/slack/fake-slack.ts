@@ -3,13 +3,19 @@ import type { AddressInfo } from 'node:net';
 import { type AppDelivery, createAppDelivery } from './app-delivery.ts';
 import { createChangeNotifier } from './change-notifier.ts';
 import { defaultPersonId } from './event-payloads.ts';
-import type { ApiCall, EphemeralMessage, FakeSlackState, NativeStreamingMode } from './fake-slack-state.ts';
+import type {
+  ApiCall,
+  EphemeralMessage,
+  FakeSlackState,
+  HistoryAccess,
+  NativeStreamingMode,
+} from './fake-slack-state.ts';
 import { createFileStore, type FileDownload, type SlackFile, type UploadedFile } from './file-store.ts';
 import type { SlackMention } from './mention-scanner.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type NewMessage, type StoredMessage } from './message-store.ts';
 import type { NativeStream } from './native-streams.ts';
-import { createRateLimiter, type RateLimit } from './rate-limiter.ts';
+import { createRateLimiter, type RateLimit, rateLimitTiers } from './rate-limiter.ts';
 import { createRequestListener, createUpgradeListener } from './request-router.ts';
 import { createResponseUrlStore, type ResponseUrlPost } from './response-urls.ts';
 import { nextMessageTs } from './slack-ids.ts';
@@ -37,6 +43,11 @@ export interface FakeSlackOptions {
   appUrl?: string;
   /** `false` turns rate limits off; a record overrides the defaults per method (`null` removes one). */
   rateLimits?: false | Record<string, RateLimit | null>;
+  /**
+   * `non-marketplace` applies the history limits of apps distributed outside the Slack Marketplace:
+   * conversations.history/replies at Tier 1 with at most 15 messages a call. Default `internal`.
+   */
+  historyAccess?: HistoryAccess;
   /** Default `enabled`; the other modes answer the stream methods like an app without the AI feature. */
   nativeStreaming?: NativeStreamingMode;
   /** The app's Messages tab; default on. Off, chat.startStream in a DM answers `messages_tab_disabled`. */
@@ -142,6 +153,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     notifyChange: notifier.notify,
   });
   const initialNativeStreaming = options.nativeStreaming ?? 'enabled';
+  const historyAccess = options.historyAccess ?? 'internal';
   const origin = () => state.origin;
   const state: FakeSlackState = {
     workspace,
@@ -157,8 +169,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     mentions: [],
     rateLimiter: createRateLimiter({
       isEnabled: options.rateLimits !== false,
-      limits: options.rateLimits === false ? undefined : options.rateLimits,
+      limits: {
+        ...(historyAccess === 'non-marketplace'
+          ? { 'conversations.history': rateLimitTiers.tier1, 'conversations.replies': rateLimitTiers.tier1 }
+          : {}),
+        ...(options.rateLimits === false ? {} : options.rateLimits),
+      },
     }),
+    historyAccess,
     responseUrls: createResponseUrlStore({
       origin,
       teamId: workspace.teamId,

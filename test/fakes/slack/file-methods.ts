@@ -144,7 +144,7 @@ const filesInfo: ApiMethod = (state, args) => {
   const file = {
     ...stored.file,
     channels: where !== undefined && !where.isPrivate ? [share?.channel] : [],
-    groups: where !== undefined && where.isPrivate && !where.isIm ? [share?.channel] : [],
+    groups: where?.isPrivate && !where.isIm ? [share?.channel] : [],
     ims: where?.isIm ? [share?.channel] : [],
     ...(share === undefined ? {} : { shares: { [share.visibility]: { [share.channel]: [share.entry] } } }),
   };

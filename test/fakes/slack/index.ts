@@ -11,7 +11,7 @@ export {
   threadReply,
 } from './event-payloads.ts';
 export { type FakeSlack, type FakeSlackOptions, startFakeSlack } from './fake-slack.ts';
-export type { ApiCall, EphemeralMessage, NativeStreamingMode } from './fake-slack-state.ts';
+export type { ApiCall, EphemeralMessage, HistoryAccess, NativeStreamingMode } from './fake-slack-state.ts';
 export type { FileDownload, SlackFile, UploadedFile } from './file-store.ts';
 export type { HttpDelivery, HttpTarget } from './http-delivery.ts';
 export {
