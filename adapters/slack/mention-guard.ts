@@ -29,8 +29,3 @@ const unclosedTail = /<[^<>\n]*$/;
 export function withoutUnclosedTail(text: string): string {
   return text.replace(unclosedTail, '');
 }
-
-/** Neutralises an unclosed trailing `<…` as if it were a mention: for text that must go out now. */
-export function guardUnclosedTail(text: string): string {
-  return text.replace(unclosedTail, (tail) => `<${wordJoiner}${tail.slice(1)}`);
-}

@@ -1,5 +1,6 @@
 import type { Action } from '../../src/delivery/card.ts';
-import { guardUnclosedTail, neutraliseMentions, withoutUnclosedTail } from './mention-guard.ts';
+import { preformatTables, withoutTrailingTableLines } from './markdown-tables.ts';
+import { neutraliseMentions, withoutUnclosedTail } from './mention-guard.ts';
 import { renderActionsBlock } from './render-blocks.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
@@ -26,20 +27,21 @@ const trailingFenceLine = /\n[ \t]*(`{3,}|~{3,})[ \t]*$/;
 
 /**
  * The part of `text` that can be streamed now, as Slack is sent it: without a fence line at the end
- * (see {@link trailingFenceLine}) or a `<` not yet closed (it may become a mention), and with mentions
- * made inert. Text that is all held back goes out whole, its open `<` guarded, rather than not at all.
+ * (see {@link trailingFenceLine}), a `<` not yet closed (it may become a mention) or table lines that
+ * may still grow, with tables drawn as preformatted text and mentions made inert. Empty when nothing
+ * can be streamed yet.
  */
 export function streamableHead(text: string): string {
-  const head = withoutUnclosedTail(text.replace(trailingFenceLine, ''));
-  return /\S/.test(head) ? neutraliseMentions(head) : neutraliseMentions(guardUnclosedTail(text));
+  const head = withoutTrailingTableLines(withoutUnclosedTail(text.replace(trailingFenceLine, '')));
+  return /\S/.test(head) ? finalForm(head) : '';
 }
 
-/** A message's final text as Slack is sent it: every mention made inert, nothing held back. */
+/** A message's final text as Slack is sent it: tables preformatted, mentions inert, nothing held back. */
 function finalForm(text: string): string {
-  return neutraliseMentions(text);
+  return neutraliseMentions(preformatTables(text));
 }
 
-/** Starts a stream in the place's thread with the first text. */
+/** Starts a stream in the place's thread with the first text; its {@link streamableHead} must not be empty. */
 export async function startNativeStream({
   place,
   text,

@@ -8,6 +8,7 @@ import {
   type NativeStream,
   startNativeStream,
   stopNativeStream,
+  streamableHead,
 } from './native-stream.ts';
 import { renderActionsBlock, renderFallbackText, renderReplyBlocks } from './render-blocks.ts';
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
@@ -138,6 +139,8 @@ export function createReplySurface({
   const startStream = async (text: string, actions: readonly Action[]): Promise<ReplyMessage | undefined> => {
     const { threadTs, recipientUserId } = place;
     if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively()) return undefined;
+    // A reply that opens with what a stream must hold back (a table, say) could not start cleanly.
+    if (streamableHead(text) === '') return undefined;
     let started: { result: NativeStream } | undefined;
     try {
       // Tier 2: a reply that finds the budget spent streams with chat.update rather than wait.

@@ -11,6 +11,8 @@ export const slackLimits = {
    * `chat.update` may refuse a long `text` that `chat.postMessage` accepts, so it stays short.
    */
   fallbackTextLength: 3_000,
+  /** All `markdown` blocks of one payload together ("Markdown block", docs.slack.dev). */
+  markdownBlockCharacters: 12_000,
   blocksPerMessage: 50,
   headerText: 150,
   sectionText: 3_000,

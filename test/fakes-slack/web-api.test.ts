@@ -106,6 +106,28 @@ describe('fake slack: web api with the real WebClient', () => {
     expect(await slackErrorOf(client.chat.postMessage({ channel: 'C0CHAT0003', text: '' }))).toBe('no_text');
   });
 
+  it('takes one table block within its limits, and refuses a second, a big one or an empty cell', async () => {
+    const cell = (text: string) => ({ type: 'raw_text', text });
+    const table = (rows: unknown[][]) => ({ type: 'table', rows });
+    const post = (blocks: unknown[]) =>
+      client.chat.postMessage({ channel: 'C0TABLE001', text: 't', blocks: blocks as never });
+
+    await post([
+      table([
+        [cell('a'), cell('b')],
+        [cell('1'), cell('2')],
+      ]),
+    ]);
+    const refusals = [
+      [table([[cell('a')]]), table([[cell('b')]])],
+      [table(Array.from({ length: 101 }, () => [cell('x')]))],
+      [table([Array.from({ length: 21 }, () => cell('x'))])],
+      [table([[cell('')]])],
+    ];
+    for (const blocks of refusals) expect(await slackErrorOf(post(blocks))).toBe('invalid_blocks');
+    expect(fake.messages('C0TABLE001')).toHaveLength(1);
+  });
+
   it('refuses to update a message that does not exist or is not the bot’s', async () => {
     const person = fake.addMessage({ channel: 'C0CHAT0004', user: 'U0PERSON01', text: 'mine' });
 

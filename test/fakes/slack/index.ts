@@ -22,7 +22,7 @@ export {
   slashCommand,
 } from './interaction-payloads.ts';
 export type { SlackMention } from './mention-scanner.ts';
-export { messageLimits } from './message-limits.ts';
+export { markdownShownRaw, messageLimits } from './message-limits.ts';
 export type { StoredMessage } from './message-store.ts';
 export type { NativeStream, StreamWrite } from './native-streams.ts';
 export { defaultRateLimits, type RateLimit, rateLimitTiers } from './rate-limiter.ts';
