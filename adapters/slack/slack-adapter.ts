@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, webApi } from '@slack/bolt';
+import { App } from '@slack/bolt';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { Config } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
@@ -12,8 +12,8 @@ import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
-import { createSignedRequestReceiver } from './signed-request-receiver.ts';
-import { slackErrorCodeOf } from './slack-errors.ts';
+import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
+import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
 import { createWorkspaceFeatures } from './workspace-features.ts';
 
@@ -53,7 +53,8 @@ const retryConfig = { retries: 3, factor: 2, minTimeout: 100, maxTimeout: 2_000 
  * Starts parley on Slack with a real Bolt app: over Socket Mode when `slack.appToken` is set (no
  * public URL needed), else over HTTP with events, commands and interactivity at
  * `POST /slack/events` on `slack.port`, signed requests only. Resolves once it is connected or
- * listening; rejects when Slack refuses the bot token.
+ * listening, having logged the mode, the address and the workspace; rejects with one sentence naming
+ * the variable to fix when Slack refuses a token or the port cannot be opened.
  */
 export async function startSlackAdapter({
   services,
@@ -78,10 +79,16 @@ export async function startSlackAdapter({
     rejectRateLimitedCalls: true,
     fetch: pauses.fetch,
   };
-  const identity = await identify({ token: slack.botToken, clientOptions });
+  const identity = await identifyBot({ token: slack.botToken, clientOptions });
   adapterLogger.info(
-    { teamId: identity.teamId, botUserId: identity.botUserId, mode: slack.appToken ? 'socket' : 'http' },
-    'slack: bot token accepted',
+    {
+      teamId: identity.teamId,
+      team: identity.teamName,
+      workspaceUrl: identity.workspaceUrl,
+      botUserId: identity.botUserId,
+      mode: slack.appToken ? 'socket' : 'http',
+    },
+    `slack: signed in to the workspace "${identity.teamName ?? identity.teamId}" (${identity.workspaceUrl ?? 'no URL'}) as @${identity.botName ?? identity.botUserId}`,
   );
 
   const common = {
@@ -129,36 +136,41 @@ export async function startSlackAdapter({
   registerActions({ app, adapter });
 
   if (slack.appToken) {
-    await app.start();
-    adapterLogger.info('slack: connected over Socket Mode');
+    await app.start().catch((error: unknown) => {
+      throw startupErrorOf({ error, variable: 'SLACK_APP_TOKEN', apiUrl: slack.apiUrl });
+    });
+    adapterLogger.info(
+      { mode: 'socket' },
+      'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
+    );
     return { app, port: undefined, stop: () => stopApp(app) };
   }
-  const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) })) as Server;
+  const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
+    throw startupErrorOf({ error, variable: 'SLACK_BOT_TOKEN', apiUrl: slack.apiUrl, port: slack.port });
+  })) as Server;
   const { port } = server.address() as AddressInfo;
-  adapterLogger.info({ port }, 'slack: listening for events at POST /slack/events');
+  logHttpMode({ logger: adapterLogger, host, port });
   return { app, port, stop: () => stopApp(app) };
 }
 
-async function identify({
-  token,
-  clientOptions,
+/**
+ * HTTP mode is what runs when SLACK_APP_TOKEN is unset, also for an app made from the Socket Mode
+ * manifest, which then never hears from Slack: the log says which mode, where, and how to match.
+ */
+function logHttpMode({
+  logger,
+  host,
+  port,
 }: {
-  token: string;
-  clientOptions: webApi.WebClientOptions;
-}): Promise<{ teamId: string | undefined; botUserId: string; botId: string }> {
-  try {
-    const result = await new webApi.WebClient(token, clientOptions).auth.test();
-    if (typeof result.user_id !== 'string' || typeof result.bot_id !== 'string') {
-      throw new Error('auth.test did not name a bot user: is SLACK_BOT_TOKEN a bot token (xoxb-)?');
-    }
-    return { teamId: result.team_id, botUserId: result.user_id, botId: result.bot_id };
-  } catch (error) {
-    const code = slackErrorCodeOf(error);
-    if (code === undefined) throw error;
-    throw new Error(`Slack refused SLACK_BOT_TOKEN (${code}): check the Bot User OAuth Token of the app`, {
-      cause: error,
-    });
-  }
+  logger: Logger;
+  host: string | undefined;
+  port: number;
+}): void {
+  const url = `http://${host ?? '0.0.0.0'}:${port}${slackEventsPath}`;
+  logger.info(
+    { mode: 'http', url, port },
+    `slack: HTTP mode (SLACK_APP_TOKEN is not set): listening at ${url}. Slack must reach this port as https://<your host>${slackEventsPath}, with request URLs set by the manifest of \`npm run slack-manifest -- --http https://<your host>${slackEventsPath}\`; for an app made from slack/manifest.json (Socket Mode), set SLACK_APP_TOKEN instead.`,
+  );
 }
 
 async function stopApp(app: App): Promise<void> {
