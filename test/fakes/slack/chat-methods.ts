@@ -5,7 +5,7 @@ import { type StoredMessage, toSlackMessage } from './message-store.ts';
 import { SlackApiError } from './slack-api-error.ts';
 import { nextMessageTs } from './slack-ids.ts';
 
-/** The `channel` argument; Slack answers `channel_not_found` when it is missing. */
+/** The `channel` argument; Slack answers `channel_not_found` when it is missing (chat.* "Errors"). */
 export function requireChannel(args: ApiArguments, name = 'channel'): string {
   const channel = stringArgument(args, name);
   if (channel === undefined) {
@@ -14,7 +14,10 @@ export function requireChannel(args: ApiArguments, name = 'channel'): string {
   return channel;
 }
 
-/** Text and blocks of a message-shaped call: at least one of them, blocks within Block Kit limits. */
+/**
+ * Text and blocks of a message-shaped call: at least one of them (`no_text` otherwise, chat.postMessage
+ * "Errors"), blocks within Block Kit limits (`invalid_blocks`).
+ */
 function messageContent(args: ApiArguments): { text: string; blocks: unknown[] | undefined } {
   const blocks = arrayArgument(args, 'blocks');
   const attachments = arrayArgument(args, 'attachments');
@@ -74,6 +77,11 @@ const postMessage: ApiMethod = (state, args) => {
   return { channel, ts: message.ts, message: slackMessageOf(state, message) };
 };
 
+/**
+ * chat.update (docs.slack.dev/reference/methods/chat.update): `message_not_found`,
+ * `cant_update_message` for another author's message, `no_text`, `msg_too_long`; blocks left out of
+ * the call are kept ("If you don't include blocks, the message's previous blocks are retained").
+ */
 const update: ApiMethod = (state, args) => {
   const message = requireMessage(state, args);
   if (message.botId !== state.workspace.botId) {
@@ -105,6 +113,7 @@ const update: ApiMethod = (state, args) => {
   };
 };
 
+/** chat.delete ("Errors"): a bot may delete only its own messages, else `cant_delete_message`. */
 const deleteMessage: ApiMethod = (state, args) => {
   const message = requireMessage(state, args);
   if (message.botId !== state.workspace.botId) {

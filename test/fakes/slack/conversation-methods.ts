@@ -12,7 +12,10 @@ import { SlackApiError } from './slack-api-error.ts';
  */
 export const nonMarketplacePageLimit = 15;
 
-/** One page of `messages` with Slack's cursor fields. */
+/**
+ * One page of `messages` with Slack's cursor fields ("Pagination", docs.slack.dev/apis/web-api/
+ * pagination): `limit`, `response_metadata.next_cursor` (empty on the last page) and `has_more`.
+ */
 function page(messages: StoredMessage[], args: ApiArguments, state: FakeSlackState) {
   const maxLimit = state.historyAccess === 'non-marketplace' ? nonMarketplacePageLimit : 999;
   const defaultLimit = state.historyAccess === 'non-marketplace' ? nonMarketplacePageLimit : 100;
@@ -52,6 +55,7 @@ function withinRange(messages: StoredMessage[], args: ApiArguments): StoredMessa
   });
 }
 
+/** conversations.history: top-level messages and thread parents, newest first (its docs.slack.dev page). */
 const history: ApiMethod = (state, args) => {
   const channel = requireChannel(args);
   // History shows top-level messages and thread parents, newest first; replies live in `replies`.
@@ -62,6 +66,10 @@ const history: ApiMethod = (state, args) => {
   return { ...page(withinRange(topLevel, args), args, state), pin_count: 0 };
 };
 
+/**
+ * conversations.replies: the thread's parent, then its replies oldest first; any ts in the thread
+ * names it; `thread_not_found` otherwise (its docs.slack.dev page).
+ */
 const replies: ApiMethod = (state, args) => {
   const channel = requireChannel(args);
   const ts = stringArgument(args, 'ts');

@@ -4,6 +4,11 @@ import type { SlackFile, UploadedFile } from './file-store.ts';
 import { SlackApiError } from './slack-api-error.ts';
 import { nextMessageTs } from './slack-ids.ts';
 
+/**
+ * files.getUploadURLExternal (docs.slack.dev/reference/methods/files.getUploadURLExternal): `filename`
+ * and `length` in bytes are required; the answer is an `upload_url` to POST the bytes to and a
+ * `file_id` for files.completeUploadExternal, which answers `file_not_found` for a file never sent.
+ */
 const getUploadUrlExternal: ApiMethod = (state, args) => {
   const filename = stringArgument(args, 'filename');
   const announcedLength = numberArgument(args, 'length');

@@ -1,6 +1,12 @@
 import { SlackApiError } from './slack-api-error.ts';
 
-/** Slack's limits on what one message may carry. */
+/**
+ * Slack's limits on what one message may carry: `text` from chat.postMessage ("Truncating content":
+ * cut at 40,000 characters), blocks from the Block Kit reference (docs.slack.dev/reference/block-kit/
+ * blocks: 50 blocks a message; section text 3,000, 10 fields of 2,000; header 150; context 10
+ * elements; actions 25 elements; button text 75), the markdown block page (12,000 characters for all
+ * markdown blocks of a payload), chat.appendStream's `markdown_text` (12,000) and the table block page.
+ */
 export const messageLimits = {
   /** Longer `text` is cut here by `chat.postMessage`. */
   maxTextCharacters: 40_000,

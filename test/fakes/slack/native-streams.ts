@@ -148,6 +148,11 @@ function write(state: FakeSlackState, stream: NativeStream, method: StreamMethod
   if (method !== 'chat.stopStream') armIdleEnd(state, stream);
 }
 
+/**
+ * chat.startStream (docs.slack.dev/reference/methods/chat.startStream): `thread_ts` is required
+ * ("Streamed messages should always be replies"), and `recipient_team_id` and `recipient_user_id` are
+ * "Required when streaming to channels"; the refusals are in assertRecipientAllowed.
+ */
 const startStream: ApiMethod = (state, args) => {
   assertStreamingAvailable(state);
   const channel = requireChannel(args);
@@ -199,6 +204,7 @@ const startStream: ApiMethod = (state, args) => {
   return { channel, ts };
 };
 
+/** chat.appendStream ("Errors"): `no_text` without markdown, `message_not_in_streaming_state` once ended. */
 const appendStream: ApiMethod = (state, args) => {
   assertStreamingAvailable(state);
   const stream = streamOf(state, args);

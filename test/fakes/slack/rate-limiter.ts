@@ -27,6 +27,7 @@ export const rateLimitTiers = { tier1, tier2, tier3, tier4 } as const;
  * only slow down reconnect tests.
  */
 export const defaultRateLimits: Readonly<Record<string, RateLimit>> = {
+  // auth.test's page publishes no tier; Tier 4 is the fake's guess.
   'auth.test': tier4,
   // "Special": about one message a second per channel, short bursts allowed (chat.postMessage page).
   'chat.postMessage': { perMinute: 60, burst: 3, scope: 'channel' },

@@ -90,6 +90,11 @@ function recordMentions(state: FakeSlackState, method: string, args: ApiArgument
   }
 }
 
+/**
+ * The Web API's token checks ("Web API basics" and each method's "Errors"): `not_authed` without a
+ * token, `invalid_auth` for an unknown one, `not_allowed_token_type` when an app-level token (xapp-)
+ * calls anything but apps.connections.open, or a bot token calls that.
+ */
 function assertTokenAllowed(state: FakeSlackState, method: string, token: string | undefined): void {
   if (token === undefined) {
     throw new SlackApiError('not_authed');

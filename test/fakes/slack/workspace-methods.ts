@@ -51,6 +51,8 @@ const usersInfo: ApiMethod = (state, args) => {
 };
 
 // The status line under a thread ("is thinking…") of an AI app; the call log keeps each change.
+// assistant.threads.setStatus (docs.slack.dev/reference/methods/assistant.threads.setStatus): channel_id,
+// thread_ts and status are required.
 const setStatus: ApiMethod = (_state, args) => {
   if (stringArgument(args, 'channel_id') === undefined) {
     throw new SlackApiError('channel_not_found');
