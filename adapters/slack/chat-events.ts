@@ -4,7 +4,8 @@ import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
 import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
 import type { ReplyPlace } from './reply-place.ts';
-import { createReplySurface, showThinkingStatus } from './reply-surface.ts';
+import { createReplySurface } from './reply-surface.ts';
+import { showThinkingStatus } from './thread-status.ts';
 
 /** Message subtypes that are something a person said; edits, deletions, joins and the like are not. */
 const spokenSubtypes = new Set([undefined, 'file_share', 'thread_broadcast', 'me_message', 'bot_message']);

@@ -10,13 +10,14 @@ import {
   stopNativeStream,
   streamableHead,
 } from './native-stream.ts';
-import { renderActionsBlock, renderFallbackText, renderReplyBlocks } from './render-blocks.ts';
+import { postPrivateActions } from './private-actions.ts';
+import { renderFallbackText, renderReplyBlocks } from './render-blocks.ts';
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
 import { editIntervals, slackLimits } from './slack-limits.ts';
 import { mayStreamNatively, rememberStreamRefusal } from './stream-refusals.ts';
+import { showThinkingStatus } from './thread-status.ts';
 import { uploadFiles } from './upload-files.ts';
-import { isMissingFeatureError } from './workspace-features.ts';
 
 /** One message of a reply, with what it should show and how it is written. */
 interface ReplyMessage {
@@ -311,43 +312,6 @@ function newRecord(
   fields: Pick<ReplyMessage, 'ts' | 'stream' | 'text' | 'shownActions' | 'streamActions'>,
 ): ReplyMessage {
   return { ...fields, writtenAtMs: Date.now(), hasPendingText: false, queue: Promise.resolve(), timers: [] };
-}
-
-/** Buttons only the person sees, for a message that cannot carry them (a native stream). */
-async function postPrivateActions(place: ReplyPlace, actions: readonly Action[]): Promise<void> {
-  const actionsBlock = renderActionsBlock(actions);
-  if (actionsBlock === undefined || place.recipientUserId === undefined) return;
-  await place.client.chat.postEphemeral({
-    channel: place.channel,
-    user: place.recipientUserId,
-    ...(place.threadTs === undefined ? {} : { thread_ts: place.threadTs }),
-    text: 'I am still writing my reply.',
-    blocks: [
-      { type: 'context', elements: [{ type: 'mrkdwn', text: 'I am still writing my reply.' }] },
-      actionsBlock,
-    ],
-  });
-}
-
-/**
- * "is thinking…" under the thread (`assistant.threads.setStatus`), where the workspace allows it.
- * Slack clears it by itself when the reply arrives. Never throws: a status is not worth a failed reply.
- */
-export async function showThinkingStatus(place: ReplyPlace, context: SlackDeliveryContext): Promise<void> {
-  if (place.threadTs === undefined || !context.features.isAvailable(place.teamId, 'threadStatus')) return;
-  try {
-    await place.client.assistant.threads.setStatus({
-      channel_id: place.channel,
-      thread_ts: place.threadTs,
-      status: 'is thinking…',
-    });
-  } catch (error) {
-    const code = slackErrorCodeOf(error);
-    if (isMissingFeatureError(code) || code === 'invalid_arguments') {
-      context.features.markUnavailable(place.teamId, 'threadStatus');
-    }
-    context.logger.debug({ err: error }, 'slack: could not set the thread status');
-  }
 }
 
 function sameActions(left: readonly Action[], right: readonly Action[]): boolean {

@@ -8,14 +8,8 @@ import {
   directMessage,
   threadReply,
 } from '../fakes/slack/index.ts';
+import { lastUserContent } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
-
-/** The text the model saw last: the user message of the newest chat request. */
-function lastUserContent(bot: SlackUnderTest): unknown {
-  const chats = bot.gateway.requests.filter((request) => request.path.endsWith('/chat/completions'));
-  const body = chats.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> } | undefined;
-  return body?.messages.at(-1)?.content;
-}
 
 describe('slack over HTTP: chat with native streaming', () => {
   let bot: SlackUnderTest;

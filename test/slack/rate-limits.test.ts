@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appMention, threadReply } from '../fakes/slack/index.ts';
+import { lastUserContent, markdownOf } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
-
-/** The user message of the newest chat request: what the model was told about the asker. */
-function lastUserContent(bot: SlackUnderTest): unknown {
-  const chats = bot.gateway.requests.filter((request) => request.path.endsWith('/chat/completions'));
-  const body = chats.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> } | undefined;
-  return body?.messages.at(-1)?.content;
-}
 
 /**
  * Slack's Web API tiers against the real bot: the fake answers 429 past each method's documented rate
@@ -74,13 +68,8 @@ describe('slack: rate limits hold back only the method Slack limited', () => {
     // Those that could not stream natively within the budget were written with chat.update instead.
     expect(bot.slack.callsTo('chat.startStream').length).toBeLessThan(count);
     for (const reply of finished) {
-      const shown = reply?.streamingState === 'completed' ? reply.text : markdownBlockOf(reply?.blocks);
+      const shown = reply?.streamingState === 'completed' ? reply.text : markdownOf(reply);
       expect(shown).toBe('Short answer.');
     }
   });
 });
-
-function markdownBlockOf(blocks: unknown[] | undefined): string | undefined {
-  const block = blocks?.[0] as { type?: string; text?: string } | undefined;
-  return block?.type === 'markdown' ? block.text : undefined;
-}
