@@ -74,6 +74,12 @@ export function createInteractionResponder({
 
   return {
     surface,
+    // Discord's attachment links are public; a button's payload carries the clicked message with
+    // freshly signed ones (discord-api-docs reference.mdx, "Signed Attachment CDN URLs").
+    hasPublicFileLinks: true,
+    ...(interaction.isButton()
+      ? { clickedMessageFileUrls: interaction.message.attachments.map((attachment) => attachment.url) }
+      : {}),
     async progress(text) {
       if (originalState === 'used') return;
       originalState = 'progress';

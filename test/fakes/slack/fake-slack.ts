@@ -10,7 +10,13 @@ import type {
   HistoryAccess,
   NativeStreamingMode,
 } from './fake-slack-state.ts';
-import { createFileStore, type FileDownload, type SlackFile, type UploadedFile } from './file-store.ts';
+import {
+  createFileStore,
+  type FileDownload,
+  type FileRedirect,
+  type SlackFile,
+  type UploadedFile,
+} from './file-store.ts';
 import type { SlackMention } from './mention-scanner.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type NewMessage, type StoredMessage } from './message-store.ts';
@@ -116,6 +122,10 @@ export interface FakeSlack extends AppDelivery {
     mimetype?: string;
     title?: string;
     user?: string;
+    /** An external file whose `url_private` points here, outside Slack. */
+    linkTo?: string;
+    /** Downloads redirect: to another Slack file host, or away from Slack. */
+    redirect?: FileRedirect;
   }): SlackFile;
   addUser(user: Partial<WorkspaceUser> & { id: string }): WorkspaceUser;
   addChannel(channel: Partial<WorkspaceChannel> & { id: string }): WorkspaceChannel;
