@@ -119,6 +119,8 @@ function trackFirstMessage(
     ...(surface.upload ? { upload: surface.upload.bind(surface) } : {}),
     ...(surface.showTyping ? { showTyping: surface.showTyping.bind(surface) } : {}),
     ...(surface.setActions ? { setActions: surface.setActions.bind(surface) } : {}),
+    ...(surface.classifyFailure ? { classifyFailure: surface.classifyFailure.bind(surface) } : {}),
+    ...(surface.address ? { address: surface.address } : {}),
   };
   return { surface: wrapped, firstMessage: () => firstMessage };
 }

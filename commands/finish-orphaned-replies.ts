@@ -22,8 +22,11 @@ export async function finishOrphanedReplies({
 }: {
   services: CommandServices;
   platform: string;
-  /** A surface able to edit the messages at `address`, or undefined when they cannot be reached. */
-  surfaceAt: (address: SurfaceAddress) => Surface | undefined;
+  /**
+   * A surface able to edit the reply's messages at `address` (their last known texts come along, for
+   * platforms that must resend a text to change its buttons), or undefined when they cannot be reached.
+   */
+  surfaceAt: (orphan: { address: SurfaceAddress; messages: JournalEntry['messages'] }) => Surface | undefined;
 }): Promise<{ finishedCount: number }> {
   const logger = services.logger.child({ component: 'orphaned-replies', platform });
   let orphans: Awaited<ReturnType<CommandServices['journal']['listOrphans']>>;
@@ -36,7 +39,11 @@ export async function finishOrphanedReplies({
   let finishedCount = 0;
   for (const { key, entry } of orphans) {
     try {
-      await finishOrphan({ services, entry, surface: surfaceAt(entry.address) });
+      await finishOrphan({
+        services,
+        entry,
+        surface: surfaceAt({ address: entry.address, messages: entry.messages }),
+      });
       await services.journal.remove(key);
       finishedCount += 1;
     } catch (error) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Action } from '../../src/delivery/card.ts';
 import type { RequestPriority } from '../../src/delivery/request-scheduler.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
+import { classifySlackFailure } from './classify-failure.ts';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
 import {
   appendToNativeStream,
@@ -266,6 +267,13 @@ export function createReplySurface({
     });
 
   return {
+    address: {
+      platform: 'slack',
+      teamId: place.teamId,
+      channel: place.channel,
+      ...(place.threadTs === undefined ? {} : { threadTs: place.threadTs }),
+    },
+    classifyFailure: classifySlackFailure,
     // Read live: the interval changes when the workspace turns out to lack native streaming, and
     // wrappers of this surface keep a reference to this object rather than copies of its values.
     limits: {

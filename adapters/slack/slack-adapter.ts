@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App } from '@slack/bolt';
 import type { CommandServices } from '../../commands/define-command.ts';
+import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
 import type { Config } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
 import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
@@ -12,6 +13,7 @@ import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
+import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
 import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
@@ -143,6 +145,7 @@ export async function startSlackAdapter({
       { mode: 'socket' },
       'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
     );
+    finishRepliesLeftByARestart({ app, services });
     return { app, port: undefined, stop: () => stopApp(app) };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
@@ -150,7 +153,22 @@ export async function startSlackAdapter({
   })) as Server;
   const { port } = server.address() as AddressInfo;
   logHttpMode({ logger: adapterLogger, host, port });
+  finishRepliesLeftByARestart({ app, services });
   return { app, port, stop: () => stopApp(app) };
+}
+
+/** In the background: replies a killed process left half-written get their text, a note and buttons. */
+function finishRepliesLeftByARestart({ app, services }: { app: App; services: CommandServices }): void {
+  void finishOrphanedReplies({
+    services,
+    platform: 'slack',
+    surfaceAt: ({ address, messages }) => {
+      const parsed = slackReplyAddressSchema.safeParse(address);
+      return parsed.success
+        ? createOrphanedReplySurface({ client: app.client, address: parsed.data, messages })
+        : undefined;
+    },
+  });
 }
 
 /**
