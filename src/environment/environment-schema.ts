@@ -16,6 +16,7 @@ const gatewaySettings = section('Model Gateway', {
   GATEWAY_BASE_URL: document(gatewayBaseUrl, {
     description:
       'Base URL of the gateway, ending in the API version: requests go to {base}/chat/completions and {base}/images/generations.',
+    typeText: 'http(s) URL',
     example: 'https://gateway.example/api/v1',
   }),
   GATEWAY_API_KEY: document(
@@ -156,6 +157,7 @@ const discordSettings = section('Discord', {
     {
       description:
         'REST base URL; the gateway address is asked from it. Change only for a proxy or a local fake.',
+      typeText: 'http(s) URL',
     },
   ),
 });
@@ -204,8 +206,9 @@ const slackSettings = section('Slack', {
   SLACK_API_URL: document(
     httpUrl({ example: 'https://slack.com/api/' })
       .default('https://slack.com/api/')
-      .transform((value) => `${value}/`),
-    { description: 'Web API base URL. Change only for a proxy or a local fake.' },
+      // Bolt joins method names onto it, so it ends in exactly one slash (a default skips the schema).
+      .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
+    { description: 'Web API base URL. Change only for a proxy or a local fake.', typeText: 'http(s) URL' },
   ),
 });
 

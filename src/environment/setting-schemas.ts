@@ -72,8 +72,7 @@ export const httpUrl = ({ example }: { example: string }) =>
         });
       }
     })
-    .transform((value) => value.replace(/\/+$/, ''))
-    .meta({ typeText: 'http(s) URL' });
+    .transform((value) => value.replace(/\/+$/, ''));
 
 // The operations parley calls under the base URL; a base that already ends in one of them is wrong.
 export const gatewayOperationPaths = ['/chat/completions', '/images/generations'] as const;
