@@ -17,6 +17,8 @@ export interface App {
   readonly history: HistoryStore;
   readonly settings: SettingsStore;
   readonly usage: UsageLedger;
+  /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
+  probeStore(): Promise<unknown>;
   /** Closes stores and connections; the process can then exit on its own. */
   close(): Promise<void>;
 }
@@ -62,6 +64,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     history,
     settings,
     usage,
+    probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       await Promise.allSettled([historyKeyv.disconnect(), settingsKeyv.disconnect(), usageKeyv.disconnect()]);
     },

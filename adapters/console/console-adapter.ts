@@ -34,7 +34,14 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   const { services, input, output, userName, outputDirectory, isInteractive } = options;
   const conversationKey = conversationKeyOf({ platform: 'console', workspace: 'local', channel: userName });
   const user: CommandUser = { id: userName, name: userName, isAdmin: true, roleIds: [] };
-  const lines = createInterface({ input, terminal: isInteractive, crlfDelay: Number.POSITIVE_INFINITY });
+  // At a terminal readline puts it in raw mode, so the typed line shows only if readline echoes it
+  // to `output`; piped input needs no echo.
+  const lines = createInterface({
+    input,
+    ...(isInteractive ? { output, prompt: '> ' } : {}),
+    terminal: isInteractive,
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
   const logger = services.logger.child({ adapter: 'console' });
   let inFlight: AbortController | undefined;
   let shownActions: readonly Action[] = [];
@@ -63,7 +70,10 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
       isBot: turn.role === 'assistant',
     }));
 
-  if (isInteractive) write('parley — chat, or type /help for commands\n> ');
+  if (isInteractive) {
+    write('parley — chat, or type /help for commands\n');
+    lines.prompt();
+  }
   for await (const line of lines) {
     const request = parseConsoleLine(line);
     if (request.kind === 'exit') break;
@@ -131,7 +141,10 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
     } finally {
       inFlight = undefined;
     }
-    if (isInteractive) write('\n> ');
+    if (isInteractive) {
+      write('\n');
+      lines.prompt();
+    }
   }
   lines.close();
 }

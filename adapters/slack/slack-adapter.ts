@@ -4,6 +4,8 @@ import { App, webApi } from '@slack/bolt';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { Config } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
+import { countPlatformRequests } from '../../src/operations/count-platform-requests.ts';
+import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
@@ -60,7 +62,17 @@ export async function startSlackAdapter({
 }: StartSlackAdapterOptions): Promise<SlackAdapter> {
   const adapterLogger = logger.child({ adapter: 'slack' });
   const boltLogger = createBoltLogger(adapterLogger);
-  const clientOptions = { slackApiUrl: slack.apiUrl, retryConfig, timeout: 30_000, logger: boltLogger };
+  const clientOptions = {
+    slackApiUrl: slack.apiUrl,
+    retryConfig,
+    timeout: 30_000,
+    logger: boltLogger,
+    // Every Web API call and 429, by method, for /metrics (uploads go to a URL that holds a token).
+    fetch: countPlatformRequests({
+      platform: 'slack',
+      routeClassOf: (url) => /\/api\/([\w.]+)$/.exec(url.pathname)?.[1] ?? 'file-upload',
+    }),
+  };
   const identity = await identify({ token: slack.botToken, clientOptions });
   adapterLogger.info(
     { teamId: identity.teamId, botUserId: identity.botUserId, mode: slack.appToken ? 'socket' : 'http' },
@@ -107,11 +119,13 @@ export async function startSlackAdapter({
   if (slack.appToken) {
     await app.start();
     adapterLogger.info('slack: connected over Socket Mode');
+    reportPlatformConnection({ platform: 'slack', isConnected: true, state: 'connected over Socket Mode' });
     return { app, port: undefined, stop: () => stopApp(app) };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) })) as Server;
   const { port } = server.address() as AddressInfo;
   adapterLogger.info({ port }, 'slack: listening for events at POST /slack/events');
+  reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
   return { app, port, stop: () => stopApp(app) };
 }
 
@@ -139,4 +153,5 @@ async function identify({
 
 async function stopApp(app: App): Promise<void> {
   await app.stop();
+  reportPlatformConnection({ platform: 'slack', isConnected: false, state: 'stopped' });
 }
