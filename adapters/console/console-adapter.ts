@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { homedir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { type allCommands, findCommand } from '../../commands/all-commands.ts';
 import { replyWithActions } from '../../commands/chat-reply.ts';
@@ -8,10 +7,11 @@ import type { ChannelMessage, CommandServices, CommandUser } from '../../command
 import { parseCommandText } from '../../commands/parse-command-text.ts';
 import { runAction } from '../../commands/run-action.ts';
 import { runCommand } from '../../commands/run-command.ts';
-import { conversationKeyOf, type ImageAttachment } from '../../src/conversation/turn.ts';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { Action } from '../../src/delivery/card.ts';
 import { createConsoleResponder } from './console-responder.ts';
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
+import { readLocalImage } from './read-local-image.ts';
 
 export interface ConsoleAdapterOptions {
   readonly services: CommandServices;
@@ -43,6 +43,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
     crlfDelay: Number.POSITIVE_INFINITY,
   });
   const logger = services.logger.child({ adapter: 'console' });
+  const homeDirectory = homedir();
   let inFlight: AbortController | undefined;
   let shownActions: readonly Action[] = [];
 
@@ -92,7 +93,15 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
           write(`${request.message}\n`);
           break;
         case 'chat':
-        case 'image':
+        case 'image': {
+          const image =
+            request.kind === 'image'
+              ? await readLocalImage({ path: request.path, homeDirectory })
+              : undefined;
+          if (image && 'problem' in image) {
+            write(`${image.problem}\n`);
+            break;
+          }
           await replyWithActions({
             services,
             surface: responder.surface,
@@ -101,11 +110,12 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
               conversationKey,
               author: { id: user.id, name: user.name },
               text: request.kind === 'chat' ? request.text : request.question,
-              images: request.kind === 'image' ? [fileAttachment(request.path)] : [],
+              images: image ? [image.attachment] : [],
             },
           }).finally(() => responder.surface.flush());
           write('\n');
           break;
+        }
         case 'press': {
           const action = shownActions[request.actionNumber - 1];
           if (!action) write(`There is no button ${request.actionNumber} under the last answer.\n`);
@@ -120,10 +130,19 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
             write(`Unknown command /${request.name}. Type /help for the list.\n`);
             break;
           }
+          const options = await toRawOptions({
+            commandOptions: command.options,
+            text: request.text,
+            homeDirectory,
+          });
+          if ('problem' in options) {
+            write(`${options.problem}\n`);
+            break;
+          }
           if (command.name === 'help') write(`${consoleHelp}\n\n`);
           await runCommand({
             command,
-            rawOptions: toRawOptions(command.options, request.text),
+            rawOptions: options.raw,
             conversationKey,
             user,
             responder,
@@ -149,19 +168,23 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   lines.close();
 }
 
-// Image options are file paths in the terminal.
-function toRawOptions(
-  commandOptions: (typeof allCommands)[number]['options'],
-  text: string,
-): Record<string, RawOptionValue> {
+// Image options are file paths in the terminal, read and checked before the command runs.
+async function toRawOptions({
+  commandOptions,
+  text,
+  homeDirectory,
+}: {
+  commandOptions: (typeof allCommands)[number]['options'];
+  text: string;
+  homeDirectory: string;
+}): Promise<{ raw: Record<string, RawOptionValue> } | { problem: string }> {
   const raw: Record<string, RawOptionValue> = parseCommandText(commandOptions, text);
   for (const [name, option] of Object.entries(commandOptions)) {
     const value = raw[name];
-    if (option.kind === 'image' && typeof value === 'string') raw[name] = fileAttachment(value);
+    if (option.kind !== 'image' || typeof value !== 'string') continue;
+    const image = await readLocalImage({ path: value, homeDirectory });
+    if ('problem' in image) return image;
+    raw[name] = image.attachment;
   }
-  return raw;
-}
-
-function fileAttachment(path: string): ImageAttachment {
-  return { name: basename(path), load: async () => new Uint8Array(await readFile(path)) };
+  return { raw };
 }
