@@ -181,7 +181,7 @@ async function toRawOptions({
   const raw: Record<string, RawOptionValue> = parseCommandText(commandOptions, text);
   for (const [name, option] of Object.entries(commandOptions)) {
     const value = raw[name];
-    if (option.kind !== 'image' || typeof value !== 'string') continue;
+    if (option.kind !== 'image' || typeof value !== 'string' || value === '') continue;
     const image = await readLocalImage({ path: value, homeDirectory });
     if ('problem' in image) return image;
     raw[name] = image.attachment;
