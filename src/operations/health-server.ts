@@ -45,11 +45,19 @@ export async function startHealthServer({
       resolve();
     });
   });
+  let isUnreferenced = false;
+  // A scraper's keep-alive connection would hold the process open as much as the listening socket.
+  server.on('connection', (socket) => {
+    if (isUnreferenced) socket.unref();
+  });
   const actualPort = (server.address() as AddressInfo).port;
   logger.info({ port: actualPort }, 'health and metrics at GET /healthz, /readyz and /metrics');
   return {
     port: actualPort,
-    unref: () => server.unref(),
+    unref: () => {
+      isUnreferenced = true;
+      server.unref();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
