@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { environmentSchema } from '../src/environment/environment-schema.ts';
-import type { SettingDoc } from '../src/environment/setting-schemas.ts';
+import type { SettingDocumentation } from '../src/environment/setting-schemas.ts';
 
 /**
  * Renders the configuration reference (docs/configuration.md) and .env.example from the zod schema,
@@ -38,20 +38,20 @@ export function settingRows(): SettingRow[] {
   };
   const required = new Set(json.required ?? []);
   return Object.entries(environmentSchema.shape).map(([variable, schema]) => {
-    const doc = z.globalRegistry.get(schema) as SettingDoc | undefined;
-    if (!doc?.description || !doc.section) {
+    const documentation = z.globalRegistry.get(schema) as SettingDocumentation | undefined;
+    if (!documentation?.description || !documentation.section) {
       throw new Error(`${variable} has no description or section: document it in environment-schema.ts`);
     }
     const field = json.properties[variable] ?? {};
     const isRequired = required.has(variable);
     return {
       variable,
-      section: doc.section,
-      typeText: doc.typeText ?? typeTextOf(field),
-      defaultText: isRequired ? 'required' : (doc.defaultText ?? defaultTextOf(schema)),
+      section: documentation.section,
+      typeText: documentation.typeText ?? typeTextOf(field),
+      defaultText: isRequired ? 'required' : (documentation.defaultText ?? defaultTextOf(schema)),
       isRequired,
-      description: doc.description,
-      example: doc.example,
+      description: documentation.description,
+      example: documentation.example,
     };
   });
 }

@@ -2,11 +2,11 @@ import { z } from 'zod';
 
 /**
  * The shapes a setting's value can have, each with words for every way it can be wrong, and the
- * documentation every setting carries (read by scripts/generate-config-docs.ts).
+ * documentation every setting carries (read by scripts/config-reference.ts).
  */
 
 /** What the generated reference says about a variable; `section` groups variables in the docs. */
-export interface SettingDoc {
+export interface SettingDocumentation {
   readonly description: string;
   /** How the value is written, when the schema alone says too little (e.g. "comma-separated ids"). */
   readonly typeText?: string;
@@ -112,5 +112,7 @@ export function section<Shape extends Record<string, z.ZodType>>(name: string, s
   ) as Shape;
 }
 
-export const document = <Schema extends z.ZodType>(schema: Schema, doc: SettingDoc): Schema =>
-  schema.meta({ ...z.globalRegistry.get(schema), ...doc });
+export const document = <Schema extends z.ZodType>(
+  schema: Schema,
+  documentation: SettingDocumentation,
+): Schema => schema.meta({ ...z.globalRegistry.get(schema), ...documentation });
