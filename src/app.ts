@@ -20,6 +20,8 @@ export interface App {
   readonly settings: SettingsStore;
   readonly usage: UsageLedger;
   readonly journal: ReplyJournal;
+  /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
+  probeStore(): Promise<unknown>;
   /** Closes stores and connections; the process can then exit on its own. */
   close(): Promise<void>;
 }
@@ -96,6 +98,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     settings,
     usage,
     journal,
+    probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
       await Promise.allSettled([

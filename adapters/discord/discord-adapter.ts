@@ -20,6 +20,8 @@ import { runCommand } from '../../commands/run-command.ts';
 import type { Config } from '../../src/config.ts';
 import { createRequestScheduler, type RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
+import { reportPlatformConnection } from '../../src/operations/health.ts';
+import { recordPlatformRequest } from '../../src/operations/metrics.ts';
 import { createChannelSurface, noPings } from './channel-surface.ts';
 import { rawOptionsOf, toDiscordCommand } from './command-registration.ts';
 import { discordLimits } from './discord-limits.ts';
@@ -91,6 +93,21 @@ export async function startDiscordAdapter({
     ),
   );
 
+  // Operations: the connection for /readyz, every REST call and 429 for /metrics.
+  const reportConnection = (isConnected: boolean, state?: string) =>
+    reportPlatformConnection({ platform: 'discord', isConnected, ...(state ? { state } : {}) });
+  client.on(Events.ShardReady, () => reportConnection(true));
+  client.on(Events.ShardResume, () => reportConnection(true));
+  client.on(Events.ShardReconnecting, () => reportConnection(false, 'reconnecting'));
+  client.on(Events.ShardDisconnect, (event) => reportConnection(false, `disconnected (code ${event.code})`));
+  client.rest.on('response', (request, response) =>
+    recordPlatformRequest({
+      platform: 'discord',
+      routeClass: `${request.method} ${request.route}`,
+      status: response.status,
+    }),
+  );
+
   const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
   await client.login(discord.token);
   await ready;
@@ -104,6 +121,7 @@ export async function startDiscordAdapter({
       isStopping = true;
       await services.activeReplies.stopAll(5_000);
       await client.destroy();
+      reportConnection(false, 'stopped');
     },
   };
 }

@@ -5,6 +5,8 @@ import type { CommandServices } from '../../commands/define-command.ts';
 import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
 import type { Config } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
+import { countPlatformRequests } from '../../src/operations/count-platform-requests.ts';
+import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
@@ -71,7 +73,18 @@ export async function startSlackAdapter({
 }: StartSlackAdapterOptions): Promise<SlackAdapter> {
   const adapterLogger = logger.child({ adapter: 'slack' });
   const boltLogger = createBoltLogger(adapterLogger);
-  const pauses = methodPauses ?? createMethodPauses({ apiUrl: slack.apiUrl, logger: adapterLogger });
+  const pauses =
+    methodPauses ??
+    createMethodPauses({
+      apiUrl: slack.apiUrl,
+      logger: adapterLogger,
+      // Every Web API call and 429 as it goes out, by method, for /metrics (uploads go to a URL that
+      // holds a token, so they are one class).
+      baseFetch: countPlatformRequests({
+        platform: 'slack',
+        routeClassOf: (url) => /\/api\/([\w.]+)$/.exec(url.pathname)?.[1] ?? 'file-upload',
+      }),
+    });
   const clientOptions = {
     slackApiUrl: slack.apiUrl,
     retryConfig,
@@ -145,6 +158,7 @@ export async function startSlackAdapter({
       { mode: 'socket' },
       'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
     );
+    reportPlatformConnection({ platform: 'slack', isConnected: true, state: 'connected over Socket Mode' });
     finishRepliesLeftByARestart({ app, services });
     return { app, port: undefined, stop: () => stopApp(app) };
   }
@@ -153,6 +167,7 @@ export async function startSlackAdapter({
   })) as Server;
   const { port } = server.address() as AddressInfo;
   logHttpMode({ logger: adapterLogger, host, port });
+  reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
   finishRepliesLeftByARestart({ app, services });
   return { app, port, stop: () => stopApp(app) };
 }
@@ -193,4 +208,5 @@ function logHttpMode({
 
 async function stopApp(app: App): Promise<void> {
   await app.stop();
+  reportPlatformConnection({ platform: 'slack', isConnected: false, state: 'stopped' });
 }

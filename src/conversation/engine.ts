@@ -8,6 +8,7 @@ import type { ChatMessage, FinishReason, TokenUsage } from '../gateway/chat-type
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
+import { measureReply } from '../operations/measure-reply.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import { type ContextFit, fitToContext } from './context-budget.ts';
 import type { HistoryStore } from './history-store.ts';
@@ -161,13 +162,18 @@ async function answerJournaled(
     conversationKey: turn.conversationKey,
     authorId: turn.author.id,
   });
-  const writer = createStreamingWriter({
+  const writer = measureReply({
+    platform: turn.conversationKey.split(':')[0] ?? 'unknown',
     surface,
-    onError: (error) => logger.warn({ err: error }, 'platform call failed while streaming'),
-    ...(journalRecord ? { onDelivered: (progress) => journalRecord.update(progress) } : {}),
-    ...(dependencies.finalWriteRetryWindowMs === undefined
-      ? {}
-      : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),
+    createWriter: (measuredSurface) =>
+      createStreamingWriter({
+        surface: measuredSurface,
+        onError: (error) => logger.warn({ err: error }, 'platform call failed while streaming'),
+        ...(journalRecord ? { onDelivered: (progress) => journalRecord.update(progress) } : {}),
+        ...(dependencies.finalWriteRetryWindowMs === undefined
+          ? {}
+          : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),
+      }),
   });
   let prepared: PreparedTurn;
   try {
