@@ -9,6 +9,7 @@ import { createLogger, type Logger, scrubSecrets } from './log.ts';
 import { checkReadiness } from './operations/health.ts';
 import { startHealthServer } from './operations/health-server.ts';
 import { unwritableFileProblems, type WritableFile } from './operations/writable-paths.ts';
+import { shutDownWithin } from './shut-down.ts';
 import { parseStoreUrl } from './state/store-url.ts';
 
 /** How long a clean end may take to let go of its last handles before the process exits anyway. */
@@ -111,18 +112,12 @@ async function runPlatforms({
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info({ signal }, 'shutting down: no new messages; stopping replies in progress');
-  // A platform client stuck reconnecting, or a store that does not answer, must not keep the process
-  // alive: a supervisor waiting for it to exit would wait forever.
-  const deadline = setTimeout(() => {
-    logger.error(
-      { shutdownGraceMs: config.shutdownGraceMs },
-      'shutdown did not finish within SHUTDOWN_GRACE_MS; forcing the exit',
-    );
-    process.exit(1);
-  }, config.shutdownGraceMs);
-  deadline.unref();
-  await Promise.allSettled(stops.map((stop) => stop()));
-  await closeAll();
+  await shutDownWithin({
+    graceMs: config.shutdownGraceMs,
+    steps: [() => Promise.allSettled(stops.map((stop) => stop())), closeAll],
+    logger,
+    forceExit: (exitCode) => process.exit(exitCode),
+  });
   logger.info('stopped');
   return 0;
 }
