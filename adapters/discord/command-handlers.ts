@@ -1,0 +1,47 @@
+import { type ChatInputCommandInteraction, MessageFlags } from 'discord.js';
+import { findCommand } from '../../commands/all-commands.ts';
+import { runCommand } from '../../commands/run-command.ts';
+import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
+import { rawOptionsOf } from './command-registration.ts';
+import { commandUserOf } from './command-user.ts';
+import { createInteractionResponder } from './interaction-responder.ts';
+import { discordConversationKey } from './message-turn.ts';
+import { readChannelHistory } from './read-channel-history.ts';
+
+/** Runs a slash command: deferred within Discord's 3 s, then answered through the interaction. */
+export async function runSlashCommand({
+  interaction,
+  adapter,
+}: {
+  interaction: ChatInputCommandInteraction;
+  adapter: DiscordAdapterContext;
+}): Promise<void> {
+  const command = findCommand(interaction.commandName);
+  if (!command) {
+    adapter.logger.warn({ commandName: interaction.commandName }, 'unknown slash command');
+    await interaction.reply({
+      content: 'I do not know that command any more.',
+      flags: MessageFlags.Ephemeral,
+    });
+    return;
+  }
+  // Within Discord's 3 s, before anything slow; the answer then replaces the "thinking…" reply.
+  await interaction.deferReply();
+  const channel = interaction.channel;
+  await runCommand({
+    command,
+    rawOptions: rawOptionsOf({ interaction, command, maxImageBytes: adapter.maxImageBytes }),
+    conversationKey: discordConversationKey({
+      guildId: interaction.guildId,
+      channelId: interaction.channelId,
+      channel,
+    }),
+    user: commandUserOf(interaction),
+    responder: createInteractionResponder({ interaction }),
+    services: adapter.services,
+    readRecentMessages: async (limit) => {
+      if (!channel?.isSendable()) return [];
+      return readChannelHistory({ channel, limit, botUserId: botUserIdOf(adapter) });
+    },
+  });
+}
