@@ -51,6 +51,12 @@ export interface CommandResponder {
   progress(text: string): Promise<void>;
   // biome-ignore lint/suspicious/noConfusingVoidType: most responders report nothing; only those that post files with public links return them.
   send(result: CommandResult): Promise<SentResult | void>;
+  /**
+   * Takes the pressed button off the message it sits on, leaving the message and its other buttons
+   * as they are: a Stop that no running reply answers to (left by a restart, or pressed twice).
+   * Only the responders of button presses on platforms that can edit that message have it.
+   */
+  removePressedAction?(): Promise<void>;
 }
 
 /** The core services every command may use; built once in the composition root. */

@@ -1,4 +1,5 @@
 import type { ButtonInteraction } from 'discord.js';
+import { decodeActionId } from '../../commands/action-store.ts';
 import { runAction } from '../../commands/run-action.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
 import { commandUserOf } from './command-user.ts';
@@ -12,13 +13,15 @@ export async function pressButton({
   interaction: ButtonInteraction;
   adapter: DiscordAdapterContext;
 }): Promise<void> {
-  // Stop changes nothing by itself (the stopped reply edits its own message); the rest answer anew.
-  if (interaction.customId.includes(':chat.stop:')) await interaction.deferUpdate();
+  // Stop changes nothing by itself (the stopped reply edits its own message), so it shows no
+  // "thinking…"; the rest answer anew.
+  const isStop = decodeActionId(interaction.customId)?.verb === 'chat.stop';
+  if (isStop) await interaction.deferUpdate();
   else await interaction.deferReply();
   await runAction({
     actionId: interaction.customId,
     user: commandUserOf(interaction),
-    responder: createInteractionResponder({ interaction }),
+    responder: createInteractionResponder({ interaction, deferral: isStop ? 'update' : 'public-reply' }),
     services: adapter.services,
     signal: new AbortController().signal,
   });

@@ -37,7 +37,7 @@ export async function runSlashCommand({
       channel,
     }),
     user: commandUserOf(interaction),
-    responder: createInteractionResponder({ interaction }),
+    responder: createInteractionResponder({ interaction, deferral: 'public-reply' }),
     services: adapter.services,
     readRecentMessages: async (limit) => {
       if (!channel?.isSendable()) return [];

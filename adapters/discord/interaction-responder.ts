@@ -3,6 +3,7 @@ import {
   type ChatInputCommandInteraction,
   type InteractionEditReplyOptions,
   type InteractionReplyOptions,
+  type Message,
   MessageFlags,
 } from 'discord.js';
 import type { CommandResponder, CommandResult } from '../../commands/define-command.ts';
@@ -10,36 +11,52 @@ import type { Action } from '../../src/delivery/card.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
 import { noPings } from './channel-surface.ts';
 import { discordLimits } from './discord-limits.ts';
+import { removePressedButton } from './pressed-button.ts';
 import { renderButtons, renderEmbed } from './render-embed.ts';
 
 type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction;
 
 /**
- * Answers through an interaction that was deferred on arrival (within Discord's 3 s): the first
- * answer replaces the deferred "thinking…" original, later ones are follow-ups, and a private answer
- * is an ephemeral follow-up (the public placeholder is removed first). Interaction webhooks are
- * exempt from the bot's global rate limit, so these calls never compete with channel streams.
+ * How the interaction was acknowledged, which decides what `@original` is
+ * (interactions/receiving-and-responding.mdx, "Interaction Callback Type"):
+ * - `public-reply` / `private-reply`: type 5, a "thinking…" message the first answer replaces; its
+ *   privacy (the EPHEMERAL flag) is fixed by the defer and cannot change afterwards.
+ * - `update`: type 6, for a button: `@original` is the message the button sits on, which an answer
+ *   must never replace or delete.
+ */
+export type InteractionDeferral = 'public-reply' | 'private-reply' | 'update';
+
+type Payload = InteractionEditReplyOptions & InteractionReplyOptions;
+
+/**
+ * Answers through an interaction that was deferred on arrival (within Discord's 3 s). The first
+ * answer replaces the deferred "thinking…" when its privacy matches the defer's; otherwise, and for
+ * every later answer, it is a follow-up. Interaction webhooks are exempt from the bot's global rate
+ * limit, so these calls never compete with channel streams.
  */
 export function createInteractionResponder({
   interaction,
+  deferral,
 }: {
   interaction: RepliableInteraction;
+  deferral: InteractionDeferral;
 }): CommandResponder {
-  // 'placeholder': still the deferred "thinking…"; 'progress': showing progress; 'used': holds an answer.
-  let originalState: 'placeholder' | 'progress' | 'used' = 'placeholder';
+  // 'waiting': still "thinking…"; 'progress': showing progress; 'done': answered, deleted, or not ours.
+  let originalState: 'waiting' | 'progress' | 'done' = deferral === 'update' ? 'done' : 'waiting';
   let originalId: string | undefined;
 
-  const toMessage = async (
-    payload: InteractionEditReplyOptions & InteractionReplyOptions,
-  ): Promise<PostedMessage & { fileUrls: string[] }> => {
-    if (originalState !== 'used') {
-      originalState = 'used';
-      const message = await interaction.editReply(payload);
-      originalId = message.id;
-      return { id: message.id, fileUrls: message.attachments.map((attachment) => attachment.url) };
+  const deliver = async (payload: Payload, isPrivate: boolean): Promise<Message> => {
+    if (originalState !== 'done') {
+      originalState = 'done';
+      if (isPrivate === (deferral === 'private-reply')) {
+        const message = await interaction.editReply(payload);
+        originalId = message.id;
+        return message;
+      }
+      // The "thinking…" cannot change its privacy: it goes, and the answer comes as a follow-up.
+      await interaction.deleteReply().catch(() => undefined);
     }
-    const message = await interaction.followUp(payload);
-    return { id: message.id, fileUrls: message.attachments.map((attachment) => attachment.url) };
+    return interaction.followUp({ ...payload, ...(isPrivate ? { flags: MessageFlags.Ephemeral } : {}) });
   };
   const editMessage = async (message: PostedMessage, payload: InteractionEditReplyOptions) => {
     await interaction.editReply({
@@ -47,27 +64,30 @@ export function createInteractionResponder({
       message: message.id === originalId ? '@original' : message.id,
     });
   };
-  const filesOf = (files: readonly OutgoingFile[] | undefined) =>
-    files && files.length > 0
-      ? {
-          files: files
-            .slice(0, discordLimits.attachmentsPerMessage)
-            .map((file) => ({ attachment: Buffer.from(file.bytes), name: file.name })),
-        }
-      : {};
 
   const surface: Surface = {
     limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 1_000 },
-    post: (text, options) =>
-      toMessage({
-        content: text,
-        allowedMentions: noPings,
-        ...(options?.actions && options.actions.length > 0
-          ? { components: renderButtons(options.actions) }
-          : {}),
-      }),
+    post: async (text, options) => {
+      const message = await deliver(
+        {
+          content: text,
+          allowedMentions: noPings,
+          ...(options?.actions && options.actions.length > 0
+            ? { components: renderButtons(options.actions) }
+            : {}),
+        },
+        false,
+      );
+      return { id: message.id };
+    },
     edit: (message, text) => editMessage(message, { content: text, allowedMentions: noPings }),
-    upload: (files, text) => toMessage({ content: text ?? '', allowedMentions: noPings, ...filesOf(files) }),
+    upload: async (files, text) => {
+      const message = await deliver(
+        { content: text ?? '', allowedMentions: noPings, ...filesOf(files) },
+        false,
+      );
+      return { id: message.id };
+    },
     setActions: (message: PostedMessage, actions: readonly Action[]) =>
       editMessage(message, { components: renderButtons(actions) }),
   };
@@ -75,29 +95,36 @@ export function createInteractionResponder({
   return {
     surface,
     async progress(text) {
-      if (originalState === 'used') return;
+      if (originalState === 'done') return;
       originalState = 'progress';
       await interaction.editReply({ content: text, allowedMentions: noPings });
     },
     async send(result: CommandResult) {
-      const payload = {
-        content: result.text ?? '',
-        allowedMentions: noPings,
-        embeds: result.card ? [renderEmbed(result.card)] : [],
-        components: renderButtons(result.actions ?? []),
-        ...filesOf(result.files),
-      };
-      if (!result.isPrivate) {
-        // Discord's links to the files are public: a later Vary can hand them to the image model.
-        const posted = await toMessage(payload);
-        return { fileUrls: posted.fileUrls };
-      }
-      if (originalState !== 'used') {
-        // The deferred reply was public; a private answer must not leave "thinking…" behind.
-        originalState = 'used';
-        await interaction.deleteReply().catch(() => undefined);
-      }
-      await interaction.followUp({ ...payload, flags: MessageFlags.Ephemeral });
+      const message = await deliver(
+        {
+          content: result.text ?? '',
+          allowedMentions: noPings,
+          embeds: result.card ? [renderEmbed(result.card)] : [],
+          components: renderButtons(result.actions ?? []),
+          ...filesOf(result.files),
+        },
+        result.isPrivate ?? false,
+      );
+      // Discord's links to the files are public: a later Vary can hand them to the image model.
+      return { fileUrls: message.attachments.map((attachment) => attachment.url) };
     },
+    ...(deferral === 'update' && interaction.isButton()
+      ? { removePressedAction: () => removePressedButton(interaction) }
+      : {}),
   };
+}
+
+function filesOf(files: readonly OutgoingFile[] | undefined) {
+  return files && files.length > 0
+    ? {
+        files: files
+          .slice(0, discordLimits.attachmentsPerMessage)
+          .map((file) => ({ attachment: Buffer.from(file.bytes), name: file.name })),
+      }
+    : {};
 }

@@ -174,6 +174,9 @@ function respond(
     }
     case callbackTypes.deferredUpdate:
     case callbackTypes.update: {
+      // interactions/receiving-and-responding.mdx, "Interaction Callback Type": 6 and 7 "edit the
+      // original message", the one the component is on; so from here on `@original` is that message,
+      // and DELETE …/@original deletes it (the trap of discord.js issue 10740).
       const source =
         interaction.sourceMessageId === null ? undefined : context.messages.get(interaction.sourceMessageId);
       interaction.originalMessageId = source?.id ?? null;
