@@ -16,6 +16,7 @@ const helpCommand: Command = defineCommand({
   description: 'What parley does and its commands',
   options: {},
   runsInConversationOrder: false,
+  isAnswerPrivate: () => true,
   async run({ responder, services }) {
     const lines = [
       'I am parley, an AI assistant. Mention me (or DM me) to chat; I keep the conversation of each channel and thread, read images you attach, and answer with the model the conversation is set to.',

@@ -107,6 +107,12 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
    * engine (/chat) are ordered by the engine itself and say false here.
    */
   readonly runsInConversationOrder: boolean;
+  /**
+   * True when the answer to this input is private whatever the command finds (/help, /usage,
+   * showing /model). A platform that must choose before the command runs (Discord's deferred reply,
+   * whose privacy cannot change later) opens the answer privately. Absent: public.
+   */
+  readonly isAnswerPrivate?: (input: CommandInput<Options>) => boolean;
   run(context: CommandContext<CommandInput<Options>>): Promise<void>;
 }
 

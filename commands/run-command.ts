@@ -10,6 +10,21 @@ import type {
 import { describeUsage } from './parse-command-text.ts';
 
 /**
+ * Whether the command's answer to these options will be private: a bad option gets a private
+ * usage line, and a command may declare its answer private (`isAnswerPrivate`).
+ */
+export function isAnswerPrivate({
+  command,
+  rawOptions,
+}: {
+  command: Command;
+  rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
+}): boolean {
+  const parsed = parseCommandInput(command.options, rawOptions);
+  return !parsed.isValid || (command.isAnswerPrivate?.(parsed.input) ?? false);
+}
+
+/**
  * Runs a command the same way on every platform: options validated by its schema (a bad option is
  * one line that says what is allowed), the conversation's order kept, and every failure turned into
  * a short message for the person with the details in the log.

@@ -1,6 +1,6 @@
 import { type ChatInputCommandInteraction, MessageFlags } from 'discord.js';
 import { findCommand } from '../../commands/all-commands.ts';
-import { runCommand } from '../../commands/run-command.ts';
+import { isAnswerPrivate, runCommand } from '../../commands/run-command.ts';
 import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { rawOptionsOf } from './command-registration.ts';
 import { commandUserOf } from './command-user.ts';
@@ -25,19 +25,26 @@ export async function runSlashCommand({
     });
     return;
   }
+  const rawOptions = rawOptionsOf({ interaction, command, maxImageBytes: adapter.maxImageBytes });
   // Within Discord's 3 s, before anything slow; the answer then replaces the "thinking…" reply.
-  await interaction.deferReply();
+  // Its privacy is fixed here and cannot change later, so an answer known to be private is
+  // private from the start rather than a public "thinking…" deleted afterwards.
+  const isPrivate = isAnswerPrivate({ command, rawOptions });
+  await interaction.deferReply(isPrivate ? { flags: MessageFlags.Ephemeral } : {});
   const channel = interaction.channel;
   await runCommand({
     command,
-    rawOptions: rawOptionsOf({ interaction, command, maxImageBytes: adapter.maxImageBytes }),
+    rawOptions,
     conversationKey: discordConversationKey({
       guildId: interaction.guildId,
       channelId: interaction.channelId,
       channel,
     }),
     user: commandUserOf(interaction),
-    responder: createInteractionResponder({ interaction, deferral: 'public-reply' }),
+    responder: createInteractionResponder({
+      interaction,
+      deferral: isPrivate ? 'private-reply' : 'public-reply',
+    }),
     services: adapter.services,
     readRecentMessages: async (limit) => {
       if (!channel?.isSendable()) return [];

@@ -144,6 +144,46 @@ describe('fake discord: interactions with the real client', () => {
     );
   });
 
+  it('turns the first follow-up after a deferred reply into an edit of the loading message, with the defer’s privacy', async () => {
+    let received = nextInteraction<ChatInputCommandInteraction>();
+    const publicId = fake.sendSlashCommand({ name: 'help', channelId: generalId });
+    const publicInteraction = await received;
+    await publicInteraction.deferReply();
+    const first = await publicInteraction.followUp({
+      content: 'meant to be private',
+      flags: MessageFlags.Ephemeral,
+    });
+    const second = await publicInteraction.followUp({
+      content: 'a second one',
+      flags: MessageFlags.Ephemeral,
+    });
+    const publicOriginal = fake.interaction(publicId)?.originalMessageId;
+    // The first follow-up landed in the public loading message; only the second is new and private.
+    expect(first.id).toBe(publicOriginal);
+    expect(fake.message(first.id)).toMatchObject({ content: 'meant to be private', flags: 0 });
+    expect(fake.message(second.id)?.flags).toBe(MessageFlags.Ephemeral);
+
+    received = nextInteraction<ChatInputCommandInteraction>();
+    const privateId = fake.sendSlashCommand({ name: 'help', channelId: generalId });
+    const privateInteraction = await received;
+    await privateInteraction.deferReply({ flags: MessageFlags.Ephemeral });
+    const answer = await privateInteraction.followUp('no flags given');
+    expect(answer.id).toBe(fake.interaction(privateId)?.originalMessageId);
+    expect(fake.message(answer.id)?.flags).toBe(MessageFlags.Ephemeral);
+    // Once the loading message is gone, a follow-up is a message of its own.
+    received = nextInteraction<ChatInputCommandInteraction>();
+    const deletedId = fake.sendSlashCommand({ name: 'help', channelId: generalId });
+    const deleted = await received;
+    await deleted.deferReply();
+    await deleted.deleteReply();
+    const afterDelete = await deleted.followUp({
+      content: 'private after all',
+      flags: MessageFlags.Ephemeral,
+    });
+    expect(afterDelete.id).not.toBe(fake.interaction(deletedId)?.originalMessageId);
+    expect(fake.message(afterDelete.id)?.flags).toBe(MessageFlags.Ephemeral);
+  });
+
   it('takes a reply with a file in a thread, and a command in a DM', async () => {
     let received = nextInteraction<ChatInputCommandInteraction>();
     const inThread = fake.sendSlashCommand({

@@ -80,6 +80,16 @@ export const interactionRoutes: RestRoute[] = [
       if (isEmptyMessage(draft)) {
         throw emptyMessageError();
       }
+      const loading = loadingOriginal(context, interaction);
+      if (loading !== undefined) {
+        // interactions/receiving-and-responding.mdx, "Create Followup Message": directly after a
+        // DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE the follow-up edits the loading message instead of
+        // creating one, and "the ephemeral flag will be ignored, and the value you provided in the
+        // initial defer response will be preserved".
+        const flags = loading.flags & messageFlags.ephemeral;
+        const edited = editMessage(context, loading, { ...draft, flags });
+        return query.get('wait') === 'true' ? ok(messageObject(context, edited)) : noContent;
+      }
       const message = createMessage(context, {
         ...draft,
         channel,
@@ -116,8 +126,12 @@ export const interactionRoutes: RestRoute[] = [
       const message = requireInteractionMessage(context, interaction, params.messageId);
       const channel = requireChannel(context, message.channelId);
       const draft = parseMessageDraft(context, { body, channel, existing: message });
-      // Editing a deferred reply replaces the "is thinking..." state with the answer.
-      const flags = (draft.flags ?? message.flags) & ~messageFlags.loading;
+      // Editing a deferred reply replaces the "is thinking..." state with the answer. An existing
+      // message's ephemeral state cannot be changed (receiving-and-responding.mdx, "Create Followup
+      // Message"), so it comes from the message, whatever the edit asks.
+      const flags =
+        ((draft.flags ?? message.flags) & ~(messageFlags.loading | messageFlags.ephemeral)) |
+        (message.flags & messageFlags.ephemeral);
       return ok(messageObject(context, editMessage(context, message, { ...draft, flags })));
     },
   },
@@ -135,6 +149,21 @@ export const interactionRoutes: RestRoute[] = [
     },
   },
 ];
+
+/**
+ * The deferred reply while it still shows "is thinking...": the message a follow-up edits instead of
+ * posting anew. Once edited or deleted, follow-ups are new messages again.
+ */
+function loadingOriginal(context: FakeDiscordContext, interaction: FakeInteraction): FakeMessage | undefined {
+  if (
+    interaction.responses[0]?.type !== callbackTypes.deferredReply ||
+    interaction.originalMessageId === null
+  ) {
+    return undefined;
+  }
+  const original = context.messages.get(interaction.originalMessageId);
+  return original !== undefined && (original.flags & messageFlags.loading) !== 0 ? original : undefined;
+}
 
 /** The callback types each kind of interaction accepts. */
 const allowedCallbackTypes: Record<FakeInteraction['kind'], readonly number[]> = {
@@ -207,6 +236,8 @@ function createOriginalMessage(
     webhookId: context.applicationId,
   };
   if (type === callbackTypes.deferredReply) {
+    // receiving-and-responding.mdx, "Messages": with a deferred reply "the only valid message flag
+    // you may use is EPHEMERAL"; the loading message keeps it for good.
     const requestedFlags = Number(jsonObject(body).flags ?? 0);
     return createMessage(context, {
       ...common,
