@@ -203,6 +203,19 @@ describe('chatting on Discord', () => {
     expect([...lengths].sort((first, second) => first - second)).toEqual(lengths);
   });
 
+  it('answers without Read Message History as a plain message, since a reply needs that permission', async () => {
+    under.discord.denyBotPermissions(general(), ['read-message-history']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    under.gateway.enqueue({ text: 'Answered all the same.' });
+    under.discord.sendUserMessage({ channelId: general(), content: 'hello?', mentionsBot: true });
+    const reply = await under.discord.waitFor(() =>
+      botMessages(general()).find((message) => message.content === 'Answered all the same.'),
+    );
+    expect(reply.replyToMessageId).toBeNull();
+    // Checked before sending: no refused request counts towards Discord's invalid-request limit.
+    expect(under.discord.requests.filter((call) => call.status === 403)).toEqual([]);
+  });
+
   it('says plainly when it may not attach files', async () => {
     under.discord.denyBotPermissions(general(), ['attach-files']);
     under.discord.sendSlashCommand({ name: 'imagine', channelId: general(), options: { prompt: 'a fox' } });

@@ -198,4 +198,19 @@ describe('fake discord: messages with the real client', () => {
     expect((error as DiscordAPIError).status).toBe(403);
     expect((error as DiscordAPIError).code).toBe(50013);
   });
+
+  it('refuses a reply without Read Message History with 403 50013, and takes the same text as a plain post', async () => {
+    const channelId = fake.createTextChannel({ name: 'no-history' });
+    await fake.waitFor(() => client.channels.cache.get(channelId));
+    const question = fake.sendUserMessage({ channelId, content: 'a question' });
+    fake.denyBotPermissions(channelId, ['read-message-history']);
+
+    const error = await textChannel(channelId)
+      .send({ content: 'the answer', reply: { messageReference: question } })
+      .catch((caught: unknown) => caught);
+    expect((error as DiscordAPIError).status).toBe(403);
+    expect((error as DiscordAPIError).code).toBe(50013);
+    const plain = await textChannel(channelId).send('the answer');
+    expect(fake.message(plain.id)?.replyToMessageId).toBeNull();
+  });
 });

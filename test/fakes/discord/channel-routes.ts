@@ -5,6 +5,7 @@ import { createMessage, deleteMessage, editMessage, messageFlags, messageObject 
 import { emptyMessageError, isEmptyMessage, parseMessageDraft } from './message-draft.ts';
 import type { FakeMessage } from './message-store.ts';
 import { type BotPermission, hasPermission } from './permissions.ts';
+import { jsonObject, type RequestBody } from './request-body.ts';
 import { noContent, ok, type RestRoute } from './rest-route.ts';
 import type { FakeChannel } from './world.ts';
 
@@ -37,6 +38,11 @@ export const channelRoutes: RestRoute[] = [
       );
       if (body.files.size > 0) {
         assertBotMay(context, channel, 'attach-files');
+      }
+      // resources/message.mdx, "Create Message", Limitations: "When creating a message as a reply to
+      // another message, the current user must have the READ_MESSAGE_HISTORY permission."
+      if (isReply(body)) {
+        assertBotMay(context, channel, 'read-message-history');
       }
       const draft = parseMessageDraft(context, { body, channel });
       if (isEmptyMessage(draft)) {
@@ -155,6 +161,11 @@ function requireMessage(
     throw unknownEntity('Message', errorCodes.unknownMessage);
   }
   return message;
+}
+
+function isReply(body: RequestBody): boolean {
+  const reference = jsonObject(body).message_reference;
+  return typeof reference === 'object' && reference !== null;
 }
 
 function botMay(context: FakeDiscordContext, channel: FakeChannel, permission: BotPermission): boolean {
