@@ -94,6 +94,11 @@ export interface CommandContext<Input> {
   /** The newest messages of the channel or thread, oldest first, read from the platform. */
   readRecentMessages(limit: number): Promise<ChannelMessage[]>;
   readonly signal: AbortSignal;
+  /**
+   * What the platform wants people to know about how parley runs there, in one sentence each
+   * (e.g. a privileged setting that is off and what it costs); /help shows them.
+   */
+  readonly platformNotices?: readonly string[];
 }
 
 export interface Command<Options extends CommandOptions = CommandOptions> {

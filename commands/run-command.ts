@@ -38,6 +38,7 @@ export async function runCommand({
   services,
   readRecentMessages,
   signal = new AbortController().signal,
+  platformNotices = [],
 }: {
   command: Command;
   rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
@@ -47,6 +48,7 @@ export async function runCommand({
   services: CommandServices;
   readRecentMessages: (limit: number) => Promise<ChannelMessage[]>;
   signal?: AbortSignal;
+  platformNotices?: readonly string[];
 }): Promise<void> {
   const logger = services.logger.child({ command: command.name, conversationKey, userId: user.id });
   const parsed = parseCommandInput(command.options, rawOptions);
@@ -67,6 +69,7 @@ export async function runCommand({
       services: { ...services, logger },
       readRecentMessages,
       signal,
+      platformNotices,
     });
   try {
     await (command.runsInConversationOrder

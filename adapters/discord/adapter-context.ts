@@ -13,6 +13,13 @@ export interface DiscordAdapterContext {
   readonly scheduler: RequestScheduler;
   readonly maxImageBytes: number;
   readonly logger: Logger;
+  /**
+   * Whether the gateway gives the content of every message (the privileged Message Content
+   * intent); without it only DMs and messages that mention the bot carry their content.
+   */
+  readonly canReadMessageContent: boolean;
+  /** What /help tells people about how parley runs here, such as a missing intent. */
+  readonly platformNotices: readonly string[];
 }
 
 /** The bot's own user id once logged in; empty before READY. */

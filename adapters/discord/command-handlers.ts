@@ -46,6 +46,7 @@ export async function runSlashCommand({
       deferral: isPrivate ? 'private-reply' : 'public-reply',
     }),
     services: adapter.services,
+    platformNotices: adapter.platformNotices,
     readRecentMessages: async (limit) => {
       if (!channel?.isSendable()) return [];
       return readChannelHistory({ channel, limit, botUserId: botUserIdOf(adapter) });

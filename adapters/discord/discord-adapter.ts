@@ -1,7 +1,7 @@
-import { Client, Events, GatewayIntentBits, type Interaction, type Message, Partials } from 'discord.js';
+import { Client, Events, type Interaction, type Message, Partials } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { Config } from '../../src/config.ts';
-import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
+import { createRequestScheduler, type RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
 import { answerAutocomplete } from './autocomplete.ts';
@@ -10,6 +10,7 @@ import { noPings } from './channel-surface.ts';
 import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
 import { discordLimits } from './discord-limits.ts';
+import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { handleMessage } from './message-events.ts';
 
 export interface DiscordAdapter {
@@ -21,6 +22,7 @@ export interface DiscordAdapter {
 /**
  * parley on Discord: answers mentions, DMs, replies to it, threads it answered in and the channels
  * configured to get every message; registers every command as a slash command; runs buttons.
+ * Without the Message Content intent it comes up all the same and answers what it can read.
  */
 export async function startDiscordAdapter({
   services,
@@ -34,36 +36,93 @@ export async function startDiscordAdapter({
   logger: Logger;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
+  const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
+  const lifecycle = { isStopping: false };
+  const connect = async (canReadMessageContent: boolean) => {
+    const adapter = createAdapterContext({
+      services,
+      discord,
+      scheduler,
+      maxImageBytes,
+      logger,
+      canReadMessageContent,
+    });
+    listen({ adapter, lifecycle });
+    const outcome = await logIn({ client: adapter.client, token: discord.token });
+    return outcome === 'ready' ? adapter : undefined;
+  };
+
+  let adapter = await connect(true);
+  if (!adapter) {
+    logger.warn(messageContentIntentNotice);
+    adapter = await connect(false);
+    if (!adapter) throw new Error('discord refused the gateway intents even without Message Content');
+  }
+  const { client } = adapter;
+  logger.info({ botUserId: client.user?.id, guildCount: client.guilds.cache.size }, 'connected to discord');
+  await registerCommands({ client, discord, logger });
+
+  return {
+    client,
+    async stop() {
+      // Take no new work, let stopped replies post their last words, then disconnect.
+      lifecycle.isStopping = true;
+      await services.activeReplies.stopAll(5_000);
+      await client.destroy();
+    },
+  };
+}
+
+function createAdapterContext({
+  services,
+  discord,
+  scheduler,
+  maxImageBytes,
+  logger,
+  canReadMessageContent,
+}: {
+  services: CommandServices;
+  discord: NonNullable<Config['discord']>;
+  scheduler: RequestScheduler;
+  maxImageBytes: number;
+  logger: Logger;
+  canReadMessageContent: boolean;
+}): DiscordAdapterContext {
   const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.MessageContent,
-      GatewayIntentBits.DirectMessages,
-    ],
+    intents: gatewayIntents({ canReadMessageContent }),
     // DMs arrive on channels the client has not cached; without these partials they are dropped.
     partials: [Partials.Channel, Partials.Message],
     rest: { api: discord.apiUrl },
     allowedMentions: noPings,
   });
-  const adapter: DiscordAdapterContext = {
+  return {
     client,
     services,
     discord,
-    scheduler: createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond }),
+    scheduler,
     maxImageBytes,
     logger,
+    canReadMessageContent,
+    platformNotices: canReadMessageContent ? [] : [messageContentIntentNotice],
   };
-  let isStopping = false;
+}
 
+function listen({
+  adapter,
+  lifecycle,
+}: {
+  adapter: DiscordAdapterContext;
+  lifecycle: { readonly isStopping: boolean };
+}): void {
+  const { client, logger } = adapter;
   client.on(Events.MessageCreate, (message: Message) => {
-    if (isStopping) return;
+    if (lifecycle.isStopping) return;
     handleMessage({ message, adapter }).catch((error: unknown) =>
       logger.error({ err: error, channelId: message.channelId }, 'message handling failed'),
     );
   });
   client.on(Events.InteractionCreate, (interaction) => {
-    if (isStopping) return;
+    if (lifecycle.isStopping) return;
     handleInteraction({ interaction, adapter }).catch((error: unknown) =>
       logger.error({ err: error, interactionId: interaction.id }, 'interaction handling failed'),
     );
@@ -75,22 +134,6 @@ export async function startDiscordAdapter({
       'discord rate limit hit',
     ),
   );
-
-  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-  await client.login(discord.token);
-  await ready;
-  logger.info({ botUserId: client.user?.id, guildCount: client.guilds.cache.size }, 'connected to discord');
-  await registerCommands({ client, discord, logger });
-
-  return {
-    client,
-    async stop() {
-      // Take no new work, let stopped replies post their last words, then disconnect.
-      isStopping = true;
-      await services.activeReplies.stopAll(5_000);
-      await client.destroy();
-    },
-  };
 }
 
 async function handleInteraction({

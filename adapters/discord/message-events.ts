@@ -47,7 +47,10 @@ async function shouldAnswer({
   adapter: DiscordAdapterContext;
 }): Promise<boolean> {
   if (!message.guild) return true;
+  // A reply that pings the bot lists it among the mentions, so it arrives with its content too.
   if (message.mentions.users.has(botUserId)) return true;
+  // Without Message Content every other guild message arrives empty: nothing to answer.
+  if (!adapter.canReadMessageContent) return false;
   if (message.mentions.repliedUser?.id === botUserId) return true;
   const channel = message.channel;
   const channelIds = [channel.id, 'parentId' in channel ? channel.parentId : null];

@@ -1,7 +1,7 @@
 import { type DiscordAdapter, startDiscordAdapter } from '../../adapters/discord/discord-adapter.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { App } from '../../src/app.ts';
-import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
+import { type FakeDiscord, type FakeDiscordOptions, startFakeDiscord } from '../fakes/discord/index.ts';
 import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
 import { buildTestBot } from './test-bot.ts';
 
@@ -23,9 +23,10 @@ const apiKey = 'discord-e2e-gateway-key-0123456789';
  */
 export async function startDiscordUnderTest(
   environment: Record<string, string> = {},
+  { fakeDiscord = {} }: { fakeDiscord?: FakeDiscordOptions } = {},
 ): Promise<DiscordUnderTest> {
   const gateway = await startFakeGateway({ apiKey, models: { 'chat-model': { vision: false } } });
-  const discord = await startFakeDiscord();
+  const discord = await startFakeDiscord(fakeDiscord);
   const bot = buildTestBot({
     gatewayBaseUrl: gateway.baseUrl,
     gatewayApiKey: apiKey,

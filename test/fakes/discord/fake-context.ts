@@ -31,5 +31,7 @@ export interface FakeDiscordContext {
     interactionResponseDeadlineMs: number;
     /** How long an interaction token works for follow-ups and edits (Discord: 15 min). */
     interactionTokenLifetimeMs: number;
+    /** The Developer Portal's Message Content Intent toggle (or its approval, for verified apps). */
+    isMessageContentIntentEnabled: boolean;
   };
 }

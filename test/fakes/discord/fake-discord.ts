@@ -7,7 +7,7 @@ import { createAttachmentHosting, type FakeFile } from './attachment-hosting.ts'
 import { createChangeFeed, type FakeDiscordEvent, type WaitForOptions } from './change-feed.ts';
 import { createCommandRegistry, type RegisteredCommand } from './command-registry.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
-import { guildsDispatch } from './gateway-intents.ts';
+import { guildsDispatch, intents } from './gateway-intents.ts';
 import { gatewayPayloads } from './gateway-payloads.ts';
 import { createGatewayServer } from './gateway-server.ts';
 import {
@@ -51,6 +51,12 @@ export interface FakeDiscordOptions {
   interactionTokenLifetimeMs?: number;
   /** What HELLO asks the client to heartbeat at. Default 41,250 ms, Discord's usual value. */
   heartbeatIntervalMs?: number;
+  /**
+   * Whether the application has the Message Content privileged intent (the Developer Portal's
+   * toggle, or the approval of a verified app). Default `true`; when `false`, an IDENTIFY that asks
+   * for it is closed with 4014.
+   */
+  isMessageContentIntentEnabled?: boolean;
 }
 
 /** A running fake Discord: REST under `/api/v10`, the gateway WebSocket and a file host. */
@@ -108,6 +114,8 @@ export interface FakeDiscord extends UserActions {
   forceRateLimit(forced: ForcedRateLimit): void;
   /** Replaces the enforced limits and forgets the current windows. */
   setRateLimits(options: RateLimitOptions | false): void;
+  /** Flips the Message Content intent toggle; it applies to the next IDENTIFY. */
+  setMessageContentIntentEnabled(isEnabled: boolean): void;
   /** Closes every gateway connection with `code` (default 4000, which clients recover from). */
   disconnectGateway(code?: number): void;
   /** Forgets messages, interactions, commands, files, requests and 429 counts; keeps guilds and people. */
@@ -136,6 +144,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       token,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
       ...gatewayPayloads(world, () => gatewayUrl(context)),
+      disallowedIntents: () => (context.settings.isMessageContentIntentEnabled ? 0 : intents.messageContent),
     }),
     changes: createChangeFeed(),
     rateLimiter: createRateLimiter(options.rateLimits ?? {}),
@@ -144,6 +153,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       attachmentSizeLimitBytes: options.attachmentSizeLimitBytes ?? messageLimits.attachmentSizeBytes,
       interactionResponseDeadlineMs: options.interactionResponseDeadlineMs ?? 3000,
       interactionTokenLifetimeMs: options.interactionTokenLifetimeMs ?? 15 * 60 * 1000,
+      isMessageContentIntentEnabled: options.isMessageContentIntentEnabled ?? true,
     },
   };
 
@@ -234,6 +244,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       context.rateLimiter.force(forced);
     },
     setRateLimits: (limits) => context.rateLimiter.configure(limits),
+    setMessageContentIntentEnabled(isEnabled) {
+      context.settings.isMessageContentIntentEnabled = isEnabled;
+    },
     disconnectGateway: (code) => context.gateway.disconnectAll(code),
     reset() {
       context.messages.clear();

@@ -25,6 +25,12 @@ export interface UserMessageOptions {
   embeds?: APIEmbed[];
   /** The message this one replies to. */
   replyToMessageId?: string;
+  /**
+   * Whether the reply pings the author of the message it replies to, listing them in `mentions`
+   * (`allowed_mentions.replied_user`, resources/message.mdx). Default `true`, as Discord's app sends
+   * replies unless the person turns the ping off.
+   */
+  pingsRepliedAuthor?: boolean;
 }
 
 /** A slash command run, as `sendSlashCommand` takes it. */
@@ -100,6 +106,10 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
         throw new Error(`fake discord: no message ${options.replyToMessageId} to reply to`);
       }
       const mentionIds = [...(options.mentionsBot ? [world.bot.id] : []), ...(options.mentions ?? [])];
+      const repliedAuthorId =
+        options.replyToMessageId === undefined
+          ? undefined
+          : context.messages.get(options.replyToMessageId)?.author.id;
       let content = options.content ?? '';
       for (const id of [...mentionIds].reverse()) {
         if (!content.includes(`<@${id}>`) && !content.includes(`<@!${id}>`)) {
@@ -113,7 +123,10 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
         embeds: options.embeds ?? [],
         attachments: (options.attachments ?? []).map((file) => context.attachments.host(channel.id, file)),
         replyToMessageId: options.replyToMessageId ?? null,
-        extraMentionIds: mentionIds,
+        extraMentionIds: [
+          ...mentionIds,
+          ...(repliedAuthorId !== undefined && (options.pingsRepliedAuthor ?? true) ? [repliedAuthorId] : []),
+        ],
       });
       return message.id;
     },
