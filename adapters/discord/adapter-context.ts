@@ -4,6 +4,17 @@ import type { Config } from '../../src/config.ts';
 import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 
+/**
+ * Discord's documented limits that depend on nothing parley knows at start. The defaults are
+ * Discord's; tests shrink them to match a fake instead of waiting 15 minutes or sending 25 MiB.
+ */
+export interface DiscordPlatformLimits {
+  /** The largest request that sends a message, files included (Discord: 25 MiB). */
+  readonly requestBytes: number;
+  /** How long an interaction token takes edits and follow-ups (Discord: 15 minutes). */
+  readonly interactionTokenLifetimeMs: number;
+}
+
 /** What the Discord event handlers share for the life of one logged-in client. */
 export interface DiscordAdapterContext {
   readonly client: Client;
@@ -20,6 +31,7 @@ export interface DiscordAdapterContext {
   readonly canReadMessageContent: boolean;
   /** What /help tells people about how parley runs here, such as a missing intent. */
   readonly platformNotices: readonly string[];
+  readonly limits: DiscordPlatformLimits;
 }
 
 /** The bot's own user id once logged in; empty before READY. */

@@ -21,7 +21,11 @@ export async function pressButton({
   await runAction({
     actionId: interaction.customId,
     user: commandUserOf(interaction),
-    responder: createInteractionResponder({ interaction, deferral: isStop ? 'update' : 'public-reply' }),
+    responder: createInteractionResponder({
+      maxRequestBytes: adapter.limits.requestBytes,
+      interaction,
+      deferral: isStop ? 'update' : 'public-reply',
+    }),
     services: adapter.services,
     signal: new AbortController().signal,
   });

@@ -11,6 +11,7 @@ import type { Action } from '../../src/delivery/card.ts';
 import type { RequestBucket, RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { OutgoingFile, PostedMessage, PostOptions, Surface } from '../../src/delivery/surface.ts';
 import { discordLimits } from './discord-limits.ts';
+import { asAttachments, fitMessageUploads } from './fit-uploads.ts';
 import { renderButtons } from './render-embed.ts';
 
 /**
@@ -72,9 +73,7 @@ export function createChannelSurface({
       ...(options?.actions && options.actions.length > 0
         ? { components: renderButtons(options.actions) }
         : {}),
-      ...(options?.files
-        ? { files: options.files.map((file) => ({ attachment: Buffer.from(file.bytes), name: file.name })) }
-        : {}),
+      ...(options?.files ? { files: asAttachments(options.files) } : {}),
     };
     const currentText = () => options?.currentText?.() ?? text;
     const sent = isReply
@@ -122,7 +121,16 @@ export function createChannelSurface({
           `${text ? `${text}\n\n` : ''}_⚠ I need the **Attach Files** permission in this channel to send the files._`,
         );
       }
-      return post(text ?? '', { files });
+      // Checked before sending: Discord refuses the whole message when one file is too large.
+      const fitted = await fitMessageUploads({
+        files: files.slice(0, discordLimits.attachmentsPerMessage),
+        text: text ?? '',
+        otherPayload: {},
+        maxFileBytes: discordLimits.attachmentBytes,
+        maxRequestBytes: discordLimits.requestBytes,
+        maxTextLength: discordLimits.messageLength,
+      });
+      return post(fitted.text, { files: fitted.files });
     },
     async showTyping() {
       // Typing is a courtesy: it never takes budget that a reply's text could use.

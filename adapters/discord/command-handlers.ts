@@ -42,6 +42,7 @@ export async function runSlashCommand({
     }),
     user: commandUserOf(interaction),
     responder: createInteractionResponder({
+      maxRequestBytes: adapter.limits.requestBytes,
       interaction,
       deferral: isPrivate ? 'private-reply' : 'public-reply',
     }),

@@ -3,7 +3,7 @@ import type { CommandServices } from '../../commands/define-command.ts';
 import type { Config } from '../../src/config.ts';
 import { createRequestScheduler, type RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
-import type { DiscordAdapterContext } from './adapter-context.ts';
+import type { DiscordAdapterContext, DiscordPlatformLimits } from './adapter-context.ts';
 import { answerAutocomplete } from './autocomplete.ts';
 import { pressButton } from './button-handlers.ts';
 import { noPings } from './channel-surface.ts';
@@ -29,11 +29,14 @@ export async function startDiscordAdapter({
   discord,
   maxImageBytes,
   logger: parentLogger,
+  platformLimits = {},
 }: {
   services: CommandServices;
   discord: NonNullable<Config['discord']>;
   maxImageBytes: number;
   logger: Logger;
+  /** Discord's own values unless a test gives its fake's. */
+  platformLimits?: Partial<DiscordPlatformLimits>;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
   const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
@@ -46,6 +49,11 @@ export async function startDiscordAdapter({
       maxImageBytes,
       logger,
       canReadMessageContent,
+      limits: {
+        requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
+        interactionTokenLifetimeMs:
+          platformLimits.interactionTokenLifetimeMs ?? discordLimits.interactionTokenLifetimeMs,
+      },
     });
     listen({ adapter, lifecycle });
     const outcome = await logIn({ client: adapter.client, token: discord.token });
@@ -80,6 +88,7 @@ function createAdapterContext({
   maxImageBytes,
   logger,
   canReadMessageContent,
+  limits,
 }: {
   services: CommandServices;
   discord: NonNullable<Config['discord']>;
@@ -87,6 +96,7 @@ function createAdapterContext({
   maxImageBytes: number;
   logger: Logger;
   canReadMessageContent: boolean;
+  limits: DiscordPlatformLimits;
 }): DiscordAdapterContext {
   const client = new Client({
     intents: gatewayIntents({ canReadMessageContent }),
@@ -104,6 +114,7 @@ function createAdapterContext({
     logger,
     canReadMessageContent,
     platformNotices: canReadMessageContent ? [] : [messageContentIntentNotice],
+    limits,
   };
 }
 

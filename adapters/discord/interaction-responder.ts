@@ -11,6 +11,7 @@ import type { Action } from '../../src/delivery/card.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
 import { noPings } from './channel-surface.ts';
 import { discordLimits } from './discord-limits.ts';
+import { asAttachments, fitMessageUploads } from './fit-uploads.ts';
 import { removePressedButton } from './pressed-button.ts';
 import { renderButtons, renderEmbed } from './render-embed.ts';
 
@@ -37,9 +38,12 @@ type Payload = InteractionEditReplyOptions & InteractionReplyOptions;
 export function createInteractionResponder({
   interaction,
   deferral,
+  maxRequestBytes = discordLimits.requestBytes,
 }: {
   interaction: RepliableInteraction;
   deferral: InteractionDeferral;
+  /** The largest request that may send a message, files included. */
+  maxRequestBytes?: number;
 }): CommandResponder {
   // 'waiting': still "thinking…"; 'progress': showing progress; 'done': answered, deleted, or not ours.
   let originalState: 'waiting' | 'progress' | 'done' = deferral === 'update' ? 'done' : 'waiting';
@@ -57,6 +61,23 @@ export function createInteractionResponder({
       await interaction.deleteReply().catch(() => undefined);
     }
     return interaction.followUp({ ...payload, ...(isPrivate ? { flags: MessageFlags.Ephemeral } : {}) });
+  };
+  // Checked before sending: Discord refuses the whole message when one file is too large.
+  const withFiles = async (
+    files: readonly OutgoingFile[] | undefined,
+    text: string,
+    otherPayload: Payload,
+  ): Promise<Payload> => {
+    if (!files || files.length === 0) return { ...otherPayload, content: text };
+    const fitted = await fitMessageUploads({
+      files: files.slice(0, discordLimits.attachmentsPerMessage),
+      text,
+      otherPayload,
+      maxFileBytes: interaction.attachmentSizeLimit || discordLimits.attachmentBytes,
+      maxRequestBytes,
+      maxTextLength: discordLimits.messageLength,
+    });
+    return { ...otherPayload, content: fitted.text, files: asAttachments(fitted.files) };
   };
   const editMessage = async (message: PostedMessage, payload: InteractionEditReplyOptions) => {
     await interaction.editReply({
@@ -82,10 +103,7 @@ export function createInteractionResponder({
     },
     edit: (message, text) => editMessage(message, { content: text, allowedMentions: noPings }),
     upload: async (files, text) => {
-      const message = await deliver(
-        { content: text ?? '', allowedMentions: noPings, ...filesOf(files) },
-        false,
-      );
+      const message = await deliver(await withFiles(files, text ?? '', { allowedMentions: noPings }), false);
       return { id: message.id };
     },
     setActions: (message: PostedMessage, actions: readonly Action[]) =>
@@ -100,16 +118,12 @@ export function createInteractionResponder({
       await interaction.editReply({ content: text, allowedMentions: noPings });
     },
     async send(result: CommandResult) {
-      const message = await deliver(
-        {
-          content: result.text ?? '',
-          allowedMentions: noPings,
-          embeds: result.card ? [renderEmbed(result.card)] : [],
-          components: renderButtons(result.actions ?? []),
-          ...filesOf(result.files),
-        },
-        result.isPrivate ?? false,
-      );
+      const payload = await withFiles(result.files, result.text ?? '', {
+        allowedMentions: noPings,
+        embeds: result.card ? [renderEmbed(result.card)] : [],
+        components: renderButtons(result.actions ?? []),
+      });
+      const message = await deliver(payload, result.isPrivate ?? false);
       // Discord's links to the files are public: a later Vary can hand them to the image model.
       return { fileUrls: message.attachments.map((attachment) => attachment.url) };
     },
@@ -117,14 +131,4 @@ export function createInteractionResponder({
       ? { removePressedAction: () => removePressedButton(interaction) }
       : {}),
   };
-}
-
-function filesOf(files: readonly OutgoingFile[] | undefined) {
-  return files && files.length > 0
-    ? {
-        files: files
-          .slice(0, discordLimits.attachmentsPerMessage)
-          .map((file) => ({ attachment: Buffer.from(file.bytes), name: file.name })),
-      }
-    : {};
 }

@@ -213,4 +213,26 @@ describe('fake discord: messages with the real client', () => {
     const plain = await textChannel(channelId).send('the answer');
     expect(fake.message(plain.id)?.replyToMessageId).toBeNull();
   });
+
+  it('refuses a file over the upload limit, and a request over the total, with 413 and 40005', async () => {
+    const small = await startFakeDiscord({ attachmentSizeLimitBytes: 1_000, requestSizeLimitBytes: 3_000 });
+    const smallClient = await connectClient(small);
+    try {
+      const channel = smallClient.channels.cache.get(small.textChannelIds[0] ?? '') as TextChannel;
+      const file = (name: string, sizeBytes: number) => ({ attachment: Buffer.alloc(sizeBytes, 7), name });
+      const tooBig = await channel
+        .send({ files: [file('big.bin', 1_001)] })
+        .catch((caught: unknown) => caught);
+      expect(tooBig).toMatchObject({ status: 413, code: 40005 });
+      const tooMany = await channel
+        .send({ files: [file('a.bin', 1_000), file('b.bin', 1_000), file('c.bin', 1_000)] })
+        .catch((caught: unknown) => caught);
+      expect(tooMany).toMatchObject({ status: 413, code: 40005 });
+      const fits = await channel.send({ files: [file('a.bin', 1_000), file('b.bin', 1_000)] });
+      expect(small.uploadedFiles(fits.id).map((uploaded) => uploaded.bytes.length)).toEqual([1_000, 1_000]);
+    } finally {
+      await smallClient.destroy();
+      await small.close();
+    }
+  });
 });

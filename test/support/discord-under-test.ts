@@ -44,6 +44,15 @@ export async function startDiscordUnderTest(
     discord: config.discord,
     maxImageBytes: config.images.maxInputBytes,
     logger,
+    // The limits the adapter cannot learn from Discord are the fake's, when a test changed them.
+    platformLimits: {
+      ...(fakeDiscord.requestSizeLimitBytes === undefined
+        ? {}
+        : { requestBytes: fakeDiscord.requestSizeLimitBytes }),
+      ...(fakeDiscord.interactionTokenLifetimeMs === undefined
+        ? {}
+        : { interactionTokenLifetimeMs: fakeDiscord.interactionTokenLifetimeMs }),
+    },
   });
   return {
     discord,

@@ -45,6 +45,8 @@ export interface FakeDiscordOptions {
   rateLimits?: RateLimitOptions | false;
   /** The upload limit a file, sent to the bot as `attachment_size_limit`. Default 10 MiB. */
   attachmentSizeLimitBytes?: number;
+  /** The largest request body that sends a message, files included. Default 25 MiB. */
+  requestSizeLimitBytes?: number;
   /** How long the first interaction callback is accepted. Default 3,000 ms, as on Discord. */
   interactionResponseDeadlineMs?: number;
   /** How long an interaction token works for edits and follow-ups. Default 15 minutes. */
@@ -151,6 +153,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     requests: [],
     settings: {
       attachmentSizeLimitBytes: options.attachmentSizeLimitBytes ?? messageLimits.attachmentSizeBytes,
+      requestSizeLimitBytes: options.requestSizeLimitBytes ?? messageLimits.requestSizeBytes,
       interactionResponseDeadlineMs: options.interactionResponseDeadlineMs ?? 3000,
       interactionTokenLifetimeMs: options.interactionTokenLifetimeMs ?? 15 * 60 * 1000,
       isMessageContentIntentEnabled: options.isMessageContentIntentEnabled ?? true,

@@ -53,7 +53,7 @@ export const interactionRoutes: RestRoute[] = [
         typeof json.data === 'object' && json.data !== null
           ? (json.data as Record<string, unknown>)
           : undefined;
-      const message = respond(context, interaction, type, { json: data, files: body.files });
+      const message = respond(context, interaction, type, { ...body, json: data });
       const response: InteractionResponse = { type, data, atMs: preciseNowMs() };
       interaction.responses.push(response);
       context.changes.emit({ type: 'interaction-response', interaction, response });

@@ -39,14 +39,21 @@ export function parseMessageDraft(
   if (problems.length > 0) {
     throw invalidFormBody(problems);
   }
-  for (const file of options.body.files.values()) {
-    if (file.bytes.length > context.settings.attachmentSizeLimitBytes) {
-      throw new DiscordApiError({
-        status: 413,
-        code: errorCodes.requestEntityTooLarge,
-        message: 'Request entity too large',
-      });
-    }
+  // reference.mdx, "Uploading Files": "The file upload size limit applies to each file in a
+  // request" (10 MiB by default; interactions carry it as `attachment_size_limit`).
+  const isAnyFileTooLarge = [...options.body.files.values()].some(
+    (file) => file.bytes.length > context.settings.attachmentSizeLimitBytes,
+  );
+  // resources/message.mdx, "Create Message", Limitations: "The maximum request size when sending a
+  // message is 25 MiB". Webhook and interaction uploads state no number of their own; the fake
+  // holds them to the same one.
+  if (isAnyFileTooLarge || options.body.sizeBytes > context.settings.requestSizeLimitBytes) {
+    // topics/opcodes-and-status-codes.mdx: 40005 "Request entity too large", with HTTP 413.
+    throw new DiscordApiError({
+      status: 413,
+      code: errorCodes.requestEntityTooLarge,
+      message: 'Request entity too large',
+    });
   }
 
   const draft: MessageDraft = {};

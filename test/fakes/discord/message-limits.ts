@@ -15,8 +15,10 @@ export const messageLimits = {
   embedAuthorNameCharacters: 256,
   embedTotalCharacters: 6000,
   attachmentsPerMessage: 10,
-  /** The default upload limit of a guild without boosts. */
+  /** The default upload limit of a file, in a guild without boosts (reference.mdx, Uploading Files). */
   attachmentSizeBytes: 10 * 1024 * 1024,
+  /** The largest request that sends a message, files included (resources/message.mdx, Create Message). */
+  requestSizeBytes: 25 * 1024 * 1024,
 } as const;
 
 /**
