@@ -3,7 +3,7 @@ import { decodeActionId } from '../../commands/action-store.ts';
 import { runAction } from '../../commands/run-action.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
 import { commandUserOf } from './command-user.ts';
-import { createInteractionResponder } from './interaction-responder.ts';
+import { responderForInteraction } from './responder-for-interaction.ts';
 
 /** Runs a clicked button: Stop, Regenerate, Continue, Vary. */
 export async function pressButton({
@@ -18,15 +18,20 @@ export async function pressButton({
   const isStop = decodeActionId(interaction.customId)?.verb === 'chat.stop';
   if (isStop) await interaction.deferUpdate();
   else await interaction.deferReply();
-  await runAction({
-    actionId: interaction.customId,
-    user: commandUserOf(interaction),
-    responder: createInteractionResponder({
-      maxRequestBytes: adapter.limits.requestBytes,
-      interaction,
-      deferral: isStop ? 'update' : 'public-reply',
-    }),
-    services: adapter.services,
-    signal: new AbortController().signal,
+  const responder = responderForInteraction({
+    interaction,
+    deferral: isStop ? 'update' : 'public-reply',
+    adapter,
   });
+  try {
+    await runAction({
+      actionId: interaction.customId,
+      user: commandUserOf(interaction),
+      responder,
+      services: adapter.services,
+      signal: new AbortController().signal,
+    });
+  } finally {
+    responder.dispose();
+  }
 }

@@ -18,7 +18,7 @@ import { renderButtons } from './render-embed.ts';
  * Discord counts creates and edits per channel (about 5 per 5 s each); the window is stretched a
  * little because Discord starts its window when a request arrives, a moment after we send it.
  */
-function channelBucket(kind: 'create' | 'edit', channelId: string): RequestBucket {
+export function channelBucket(kind: 'create' | 'edit', channelId: string): RequestBucket {
   return {
     key: `${kind}:${channelId}`,
     limit: discordLimits.editsPerWindow,

@@ -4,9 +4,9 @@ import { isAnswerPrivate, runCommand } from '../../commands/run-command.ts';
 import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { rawOptionsOf } from './command-registration.ts';
 import { commandUserOf } from './command-user.ts';
-import { createInteractionResponder } from './interaction-responder.ts';
 import { discordConversationKey } from './message-turn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
+import { responderForInteraction } from './responder-for-interaction.ts';
 
 /** Runs a slash command: deferred within Discord's 3 s, then answered through the interaction. */
 export async function runSlashCommand({
@@ -32,25 +32,30 @@ export async function runSlashCommand({
   const isPrivate = isAnswerPrivate({ command, rawOptions });
   await interaction.deferReply(isPrivate ? { flags: MessageFlags.Ephemeral } : {});
   const channel = interaction.channel;
-  await runCommand({
-    command,
-    rawOptions,
-    conversationKey: discordConversationKey({
-      guildId: interaction.guildId,
-      channelId: interaction.channelId,
-      channel,
-    }),
-    user: commandUserOf(interaction),
-    responder: createInteractionResponder({
-      maxRequestBytes: adapter.limits.requestBytes,
-      interaction,
-      deferral: isPrivate ? 'private-reply' : 'public-reply',
-    }),
-    services: adapter.services,
-    platformNotices: adapter.platformNotices,
-    readRecentMessages: async (limit) => {
-      if (!channel?.isSendable()) return [];
-      return readChannelHistory({ channel, limit, botUserId: botUserIdOf(adapter) });
-    },
+  const responder = responderForInteraction({
+    interaction,
+    deferral: isPrivate ? 'private-reply' : 'public-reply',
+    adapter,
   });
+  try {
+    await runCommand({
+      command,
+      rawOptions,
+      conversationKey: discordConversationKey({
+        guildId: interaction.guildId,
+        channelId: interaction.channelId,
+        channel,
+      }),
+      user: commandUserOf(interaction),
+      responder,
+      services: adapter.services,
+      platformNotices: adapter.platformNotices,
+      readRecentMessages: async (limit) => {
+        if (!channel?.isSendable()) return [];
+        return readChannelHistory({ channel, limit, botUserId: botUserIdOf(adapter) });
+      },
+    });
+  } finally {
+    responder.dispose();
+  }
 }

@@ -43,7 +43,8 @@ export const interactionRoutes: RestRoute[] = [
           message: 'Interaction has already been acknowledged.',
         });
       }
-      // After the deadline Discord has already shown "The application did not respond".
+      // After the deadline Discord has already shown "The application did not respond"
+      // (receiving-and-responding.mdx: "you must send an initial response within 3 seconds").
       if (preciseNowMs() - interaction.createdAtMs > context.settings.interactionResponseDeadlineMs) {
         throw unknownEntity('interaction', errorCodes.unknownInteraction);
       }
@@ -278,6 +279,8 @@ function requireWebhookInteraction(
   if (interaction === undefined || params.applicationId !== context.applicationId) {
     throw unknownEntity('Webhook', errorCodes.unknownWebhook);
   }
+  // receiving-and-responding.mdx: "Interaction tokens are valid for 15 minutes"; after that the
+  // webhook routes refuse it (opcodes-and-status-codes.mdx, 50027 "Invalid webhook token provided").
   if (preciseNowMs() - interaction.createdAtMs > context.settings.interactionTokenLifetimeMs) {
     throw new DiscordApiError({ status: 401, code: 50027, message: 'Invalid Webhook Token' });
   }
