@@ -235,4 +235,33 @@ describe('fake discord: messages with the real client', () => {
       await small.close();
     }
   });
+
+  it('refuses components over Discord’s limits with 50035, and takes five rows of five buttons', async () => {
+    const button = (customId: string, label = 'Go') => ({ type: 2, style: 2, label, custom_id: customId });
+    const row = (prefix: string, count = 5) => ({
+      type: 1,
+      components: Array.from({ length: count }, (_, index) => button(`${prefix}-${index}`)),
+    });
+    const send = (components: unknown[]) =>
+      client.rest
+        .post(`/channels/${generalId}/messages`, { body: { content: 'buttons', components } })
+        .catch((caught: unknown) => caught);
+    const refusals = [
+      ['six rows', Array.from({ length: 6 }, (_, index) => row(`r${index}`, 1))],
+      ['six buttons in a row', [row('a', 6)]],
+      ['a repeated custom_id', [{ type: 1, components: [button('same'), button('same')] }]],
+      ['a custom_id over 100 characters', [{ type: 1, components: [button('x'.repeat(101))] }]],
+      ['a label over 80 characters', [{ type: 1, components: [button('ok', 'y'.repeat(81))] }]],
+      ['an empty row', [{ type: 1, components: [] }]],
+    ] as const;
+    for (const [what, components] of refusals) {
+      const error = await send([...components]);
+      expect(error, what).toBeInstanceOf(DiscordAPIError);
+      expect((error as DiscordAPIError).code, what).toBe(50035);
+    }
+    const accepted = (await send(Array.from({ length: 5 }, (_, index) => row(`r${index}`)))) as {
+      id: string;
+    };
+    expect(fake.message(accepted.id)?.components).toHaveLength(5);
+  });
 });

@@ -1,5 +1,6 @@
 import type { APIEmbed, APIMessageTopLevelComponent } from 'discord.js';
 import type { FakeAttachment } from './attachment-hosting.ts';
+import { findComponentProblems } from './component-limits.ts';
 import { DiscordApiError, errorCodes, invalidFormBody } from './discord-api-error.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import type { MessageContent } from './message-actions.ts';
@@ -26,7 +27,7 @@ export function parseMessageDraft(
   options: { body: RequestBody; channel: FakeChannel; existing?: FakeMessage },
 ): MessageDraft {
   const json = jsonObject(options.body);
-  const problems = findLimitProblems(json);
+  const problems = [...findLimitProblems(json), ...findComponentProblems(json)];
   if (options.body.files.size > messageLimits.attachmentsPerMessage) {
     problems.push({
       path: ['files'],
