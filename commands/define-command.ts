@@ -117,7 +117,7 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
    * showing /model). A platform that must choose before the command runs (Discord's deferred reply,
    * whose privacy cannot change later) opens the answer privately. Absent: public.
    */
-  readonly isAnswerPrivate?: (input: CommandInput<Options>) => boolean;
+  isAnswerPrivate?(input: CommandInput<Options>): boolean;
   run(context: CommandContext<CommandInput<Options>>): Promise<void>;
 }
 

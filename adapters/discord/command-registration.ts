@@ -79,7 +79,10 @@ function toDiscordOption(name: string, option: CommandOption): APIApplicationCom
       return {
         ...base,
         type: ApplicationCommandOptionType.String,
+        // A choice Discord cannot take (over 100 characters) would fail the whole registration;
+        // it stays usable on the other platforms.
         choices: (option.choices ?? [])
+          .filter((choice) => choice.length <= discordLimits.choiceValue)
           .slice(0, discordLimits.optionChoices)
           .map((choice) => ({ name: choice, value: choice })),
       };

@@ -21,6 +21,8 @@ export const discordLimits = {
   interactionTokenLifetimeMs: 15 * 60 * 1000,
   commandDescription: 100,
   optionChoices: 25,
+  /** A choice's name and string value (interactions/application-commands.mdx). */
+  choiceValue: 100,
   autocompleteChoices: 25,
   /** About 5 edits per 5 s per channel is what bots observe; one a second keeps a stream inside it. */
   editsPerWindow: 5,
