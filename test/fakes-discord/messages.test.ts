@@ -264,4 +264,33 @@ describe('fake discord: messages with the real client', () => {
     };
     expect(fake.message(accepted.id)?.components).toHaveLength(5);
   });
+
+  it('stores as mentioned only what allowed_mentions lets through, with Discord’s defaults', async () => {
+    const grace = fake.createUser({ username: 'grace' });
+    const devs = fake.createRole({ name: 'devs', isMentionable: true });
+    const quiet = fake.createRole({ name: 'quiet' });
+    fake.createRole({ name: 'bot', permissions: ['mention-everyone'], memberIds: [fake.bot.id] });
+    const content = `@everyone look: <@&${devs}> <@&${quiet}> <@${grace.id}>`;
+    const send = (extra: Record<string, unknown>) =>
+      client.rest
+        .post(`/channels/${generalId}/messages`, { body: { content, ...extra } })
+        .then((sent) => fake.message((sent as { id: string }).id))
+        .catch((caught: unknown) => caught);
+    const pinged = (message: unknown) => {
+      const stored = message as { mentionIds: string[]; mentionRoleIds: string[]; mentionsEveryone: boolean };
+      return [stored.mentionIds, stored.mentionRoleIds, stored.mentionsEveryone];
+    };
+
+    // A regular message without allowed_mentions parses every type; the bot may ping any role.
+    expect(pinged(await send({}))).toEqual([[grace.id], [devs, quiet], true]);
+    expect(pinged(await send({ allowed_mentions: { parse: [] } }))).toEqual([[], [], false]);
+    expect(pinged(await send({ allowed_mentions: { users: [grace.id] } }))).toEqual([[grace.id], [], false]);
+    const exclusive = await send({ allowed_mentions: { parse: ['users'], users: [grace.id] } });
+    expect((exclusive as DiscordAPIError).code).toBe(50035);
+
+    const plain = (await send({ allowed_mentions: { parse: [] } })) as { id: string };
+    await client.rest.patch(`/channels/${generalId}/messages/${plain.id}`, { body: { content } });
+    // An edit without allowed_mentions parses the new content with the defaults.
+    expect(pinged(fake.message(plain.id))).toEqual([[grace.id], [devs, quiet], true]);
+  });
 });

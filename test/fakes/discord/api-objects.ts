@@ -41,7 +41,7 @@ export function apiMember(guild: FakeGuild, user: FakeUser): APIGuildMember {
     nick: null,
     avatar: null,
     banner: null,
-    roles: [],
+    roles: guild.roles.filter((role) => role.memberIds.includes(user.id)).map((role) => role.id),
     joined_at: discordTimestamp(guild.joinedAtMs),
     premium_since: null,
     deaf: false,
@@ -65,7 +65,7 @@ export function apiRole(role: FakeRole): APIRole {
     position: role.position,
     permissions: role.permissions.toString(),
     managed: false,
-    mentionable: false,
+    mentionable: role.isMentionable,
     flags: noFlags as RoleFlags,
   };
 }
@@ -164,12 +164,12 @@ export function apiMessage(
     timestamp: discordTimestamp(message.createdAtMs),
     edited_timestamp: message.editedAtMs === null ? null : discordTimestamp(message.editedAtMs),
     tts: false,
-    mention_everyone: false,
+    mention_everyone: message.mentionsEveryone,
     mentions: message.mentionIds.flatMap((id) => {
       const user = world.users.get(id);
       return user === undefined ? [] : [apiUser(user)];
     }),
-    mention_roles: [],
+    mention_roles: message.mentionRoleIds,
     attachments: message.attachments.map(apiAttachment),
     embeds: message.embeds,
     components: message.components,

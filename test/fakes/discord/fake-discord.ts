@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gatewayUrl } from './account-routes.ts';
-import { apiChannel } from './api-objects.ts';
+import { apiChannel, apiMember, apiRole } from './api-objects.ts';
 import { createAttachmentHosting, type FakeFile } from './attachment-hosting.ts';
 import { createChangeFeed, type FakeDiscordEvent, type WaitForOptions } from './change-feed.ts';
 import { createCommandRegistry, type RegisteredCommand } from './command-registry.ts';
@@ -17,7 +17,7 @@ import {
 } from './interaction-store.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type FakeMessage } from './message-store.ts';
-import type { BotPermission } from './permissions.ts';
+import { type BotPermission, bitsOf } from './permissions.ts';
 import {
   createRateLimiter,
   type ForcedRateLimit,
@@ -94,6 +94,16 @@ export interface FakeDiscord extends UserActions {
   createThread(options: { parentId: string; name?: string }): string;
   /** The id of the DM channel between the bot and a person (default: `user`). */
   directMessageChannel(userId?: string): string;
+  /**
+   * Adds a role to the guild (dispatching GUILD_ROLE_CREATE, and GUILD_MEMBER_UPDATE when the bot
+   * gets it) and returns its id. Give the bot `mention-everyone` to let its messages ping.
+   */
+  createRole(options: {
+    name: string;
+    isMentionable?: boolean;
+    permissions?: readonly BotPermission[];
+    memberIds?: readonly string[];
+  }): string;
   /** Takes permissions from the bot in a channel through a member overwrite (dispatching CHANNEL_UPDATE). */
   denyBotPermissions(channelId: string, permissions: readonly BotPermission[]): void;
 
@@ -219,6 +229,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       return channel.id;
     },
     directMessageChannel: (userId = user.id) => world.directMessageChannel(userId).channel.id,
+    createRole(roleOptions) {
+      const role = world.addRole(guild.id, {
+        name: roleOptions.name,
+        permissions: bitsOf(roleOptions.permissions ?? []),
+        isMentionable: roleOptions.isMentionable ?? false,
+        memberIds: roleOptions.memberIds ?? [],
+      });
+      context.gateway.dispatch(
+        'GUILD_ROLE_CREATE',
+        guildsDispatch({ guild_id: guild.id, role: apiRole(role) }),
+      );
+      if (role.memberIds.includes(world.bot.id)) {
+        // events/gateway.mdx, "Caveats": sent for the current user whatever the intents.
+        const member = { ...apiMember(guild, world.bot), guild_id: guild.id };
+        context.gateway.dispatch('GUILD_MEMBER_UPDATE', () => member);
+      }
+      return role.id;
+    },
     denyBotPermissions(channelId, permissions) {
       const channel = world.requireChannel(channelId);
       channel.deniedBotPermissions = [...new Set([...channel.deniedBotPermissions, ...permissions])];

@@ -98,6 +98,7 @@ export const interactionRoutes: RestRoute[] = [
         type: interaction.kind === 'slash-command' ? 20 : 0,
         interactionId: interaction.id,
         webhookId: context.applicationId,
+        mentionDefaults: 'webhook',
       });
       interaction.followUpMessageIds.push(message.id);
       return query.get('wait') === 'true' ? ok(messageObject(context, message)) : noContent;
@@ -235,6 +236,7 @@ function createOriginalMessage(
     type: interaction.kind === 'slash-command' ? 20 : 0,
     interactionId: interaction.id,
     webhookId: context.applicationId,
+    mentionDefaults: 'webhook' as const,
   };
   if (type === callbackTypes.deferredReply) {
     // receiving-and-responding.mdx, "Messages": with a deferred reply "the only valid message flag

@@ -3,6 +3,7 @@ import type { FakeAttachment } from './attachment-hosting.ts';
 import { findComponentProblems } from './component-limits.ts';
 import { DiscordApiError, errorCodes, invalidFormBody } from './discord-api-error.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
+import { parseAllowedMentions } from './mentions.ts';
 import type { MessageContent } from './message-actions.ts';
 import { findLimitProblems, messageLimits } from './message-limits.ts';
 import type { FakeMessage } from './message-store.ts';
@@ -73,6 +74,10 @@ export function parseMessageDraft(
   const attachments = resolveAttachments(context, json, options);
   if (attachments !== undefined) {
     draft.attachments = attachments;
+  }
+  const allowedMentions = parseAllowedMentions(json);
+  if (allowedMentions !== undefined) {
+    draft.allowedMentions = allowedMentions;
   }
   const replyToMessageId = resolveReply(context, json, options.channel);
   if (replyToMessageId !== undefined) {

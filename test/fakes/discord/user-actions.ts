@@ -123,6 +123,7 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
         embeds: options.embeds ?? [],
         attachments: (options.attachments ?? []).map((file) => context.attachments.host(channel.id, file)),
         replyToMessageId: options.replyToMessageId ?? null,
+        mentionDefaults: 'person',
         extraMentionIds: [
           ...mentionIds,
           ...(repliedAuthorId !== undefined && (options.pingsRepliedAuthor ?? true) ? [repliedAuthorId] : []),

@@ -15,6 +15,10 @@ export interface FakeRole {
   name: string;
   permissions: bigint;
   position: number;
+  /** Anyone may ping it; otherwise only authors with Mention Everyone. */
+  isMentionable: boolean;
+  /** Who has the role (everyone has @everyone, which lists nobody). */
+  memberIds: string[];
 }
 
 /** A guild (a "server"). */
@@ -55,6 +59,10 @@ export interface World {
   addUser(options: { username: string; globalName?: string; isBot?: boolean }): FakeUser;
   addGuild(options: { name: string; ownerId: string }): FakeGuild;
   addMember(guildId: string, userId: string): void;
+  addRole(
+    guildId: string,
+    options: { name: string; permissions: bigint; isMentionable: boolean; memberIds: readonly string[] },
+  ): FakeRole;
   addTextChannel(options: { guildId: string; name: string }): FakeChannel;
   addThread(options: { parentId: string; name: string }): FakeChannel;
   /** The DM channel between the bot and `userId`, created on first use. */
@@ -127,7 +135,16 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
         id,
         name: options.name,
         ownerId: options.ownerId,
-        roles: [{ id, name: '@everyone', permissions: everyonePermissions, position: 0 }],
+        roles: [
+          {
+            id,
+            name: '@everyone',
+            permissions: everyonePermissions,
+            position: 0,
+            isMentionable: false,
+            memberIds: [],
+          },
+        ],
         memberIds: [...new Set([bot.id, options.ownerId])],
         joinedAtMs: Date.now(),
       };
@@ -140,6 +157,19 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
       if (!guild.memberIds.includes(userId)) {
         guild.memberIds.push(userId);
       }
+    },
+    addRole(guildId, options) {
+      const guild = requireGuild(guildId);
+      const role: FakeRole = {
+        id: ids.next(),
+        name: options.name,
+        permissions: options.permissions,
+        position: guild.roles.length,
+        isMentionable: options.isMentionable,
+        memberIds: [...options.memberIds],
+      };
+      guild.roles.push(role);
+      return role;
     },
     addTextChannel(options) {
       requireGuild(options.guildId);
@@ -186,11 +216,15 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
       if (channel.guildId === null) {
         return everyonePermissions;
       }
-      const everyone = requireGuild(channel.guildId).roles[0]?.permissions ?? 0n;
+      const guild = requireGuild(channel.guildId);
+      // @everyone's permissions and those of every role the bot has.
+      const granted = guild.roles
+        .filter((role, index) => index === 0 || role.memberIds.includes(bot.id))
+        .reduce((bits, role) => bits | role.permissions, 0n);
       const threadParent = channel.parentId === null ? undefined : channels.get(channel.parentId);
       // A thread inherits the permissions of its parent channel, overwrites included.
       const denied = bitsOf([...channel.deniedBotPermissions, ...(threadParent?.deniedBotPermissions ?? [])]);
-      return everyone & ~denied;
+      return granted & ~denied;
     },
   };
 }
