@@ -5,7 +5,7 @@ import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { rawOptionsOf } from './command-registration.ts';
 import { commandUserOf } from './command-user.ts';
 import { discordConversationKey } from './message-turn.ts';
-import { readChannelHistory } from './read-channel-history.ts';
+import { cannotSeeChannelError, isMissingAccess, readChannelHistory } from './read-channel-history.ts';
 import { responderForInteraction } from './responder-for-interaction.ts';
 
 /** Runs a slash command: deferred within Discord's 3 s, then answered through the interaction. */
@@ -51,8 +51,14 @@ export async function runSlashCommand({
       services: adapter.services,
       platformNotices: adapter.platformNotices,
       readRecentMessages: async (limit) => {
-        if (!channel?.isSendable()) return [];
-        return readChannelHistory({ channel, limit, botUserId: botUserIdOf(adapter) });
+        // A channel the client never heard of may still be readable; Discord says if it is not.
+        const readable =
+          channel ??
+          (await adapter.client.channels.fetch(interaction.channelId).catch((error: unknown) => {
+            throw isMissingAccess(error) ? cannotSeeChannelError() : error;
+          }));
+        if (!readable?.isSendable()) return [];
+        return readChannelHistory({ channel: readable, limit, botUserId: botUserIdOf(adapter) });
       },
     });
   } finally {

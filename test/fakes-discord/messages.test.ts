@@ -293,4 +293,33 @@ describe('fake discord: messages with the real client', () => {
     // An edit without allowed_mentions parses the new content with the defaults.
     expect(pinged(fake.message(plain.id))).toEqual([[grace.id], [devs, quiet], true]);
   });
+
+  it('shows a private thread and its messages to the bot only once it is a member', async () => {
+    const seen: string[] = [];
+    const onMessage = (message: Message) => seen.push(message.content);
+    client.on(Events.MessageCreate, onMessage);
+    try {
+      const threadId = fake.createThread({
+        parentId: generalId,
+        name: 'secret',
+        isPrivate: true,
+        memberIds: [fake.user.id],
+      });
+      fake.sendUserMessage({ channelId: threadId, content: 'members only', mentionsBot: true });
+      const hidden = await client.rest
+        .get(`/channels/${threadId}/messages`)
+        .catch((caught: unknown) => caught);
+      expect(hidden).toMatchObject({ status: 403, code: 50001 });
+      expect(client.channels.cache.has(threadId)).toBe(false);
+
+      fake.addThreadMember(threadId, fake.bot.id);
+      const thread = await fake.waitFor(() => client.channels.cache.get(threadId));
+      expect(thread.type).toBe(12);
+      fake.sendUserMessage({ channelId: threadId, content: 'now you see it' });
+      await fake.waitFor(() => seen.includes('now you see it'));
+      expect(seen).not.toContain(`<@${fake.bot.id}> members only`);
+    } finally {
+      client.off(Events.MessageCreate, onMessage);
+    }
+  });
 });

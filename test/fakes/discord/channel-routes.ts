@@ -19,7 +19,9 @@ export const channelRoutes: RestRoute[] = [
     bucket: 'other',
     majorParameter: 'channelId',
     handle(context, { params }) {
-      return ok(apiChannel(requireChannel(context, params.channelId), context.world));
+      const channel = requireChannel(context, params.channelId);
+      assertBotMay(context, channel, 'view-channel');
+      return ok(apiChannel(channel, context.world));
     },
   },
   {
@@ -117,6 +119,7 @@ export const channelRoutes: RestRoute[] = [
     majorParameter: 'channelId',
     handle(context, { params, query }) {
       const channel = requireChannel(context, params.channelId);
+      assertBotMay(context, channel, 'view-channel');
       // Without Read Message History Discord answers an empty list rather than an error.
       if (!botMay(context, channel, 'read-message-history')) {
         return ok([]);

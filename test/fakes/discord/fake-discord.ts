@@ -90,8 +90,21 @@ export interface FakeDiscord extends UserActions {
   createUser(options: { username: string; globalName?: string }): FakeUser;
   /** Adds a text channel (dispatching CHANNEL_CREATE) and returns its id. */
   createTextChannel(options?: { name?: string; guildId?: string }): string;
-  /** Adds a public thread under `parentId` (dispatching THREAD_CREATE) and returns its id. */
-  createThread(options: { parentId: string; name?: string }): string;
+  /**
+   * Adds a thread under `parentId` and returns its id. A public one is announced with THREAD_CREATE;
+   * a private one only when the bot is among `memberIds`, since only members see it.
+   */
+  createThread(options: {
+    parentId: string;
+    name?: string;
+    isPrivate?: boolean;
+    memberIds?: readonly string[];
+  }): string;
+  /**
+   * Adds someone to a thread. When it is the bot, Discord sends THREAD_CREATE (for a private thread)
+   * and THREAD_MEMBERS_UPDATE (topics/threads.mdx, "Thread Membership", "Thread Access").
+   */
+  addThreadMember(threadId: string, userId: string): void;
   /** The id of the DM channel between the bot and a person (default: `user`). */
   directMessageChannel(userId?: string): string;
   /**
@@ -224,9 +237,37 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const channel = world.addThread({
         parentId: threadOptions.parentId,
         name: threadOptions.name ?? 'thread',
+        ...(threadOptions.isPrivate === undefined ? {} : { isPrivate: threadOptions.isPrivate }),
+        ...(threadOptions.memberIds === undefined ? {} : { memberIds: threadOptions.memberIds }),
       });
-      dispatchChannel('THREAD_CREATE', channel, { newly_created: true });
+      if (world.botCanView(channel)) {
+        dispatchChannel('THREAD_CREATE', channel, { newly_created: true });
+      }
       return channel.id;
+    },
+    addThreadMember(threadId, userId) {
+      const channel = world.requireChannel(threadId);
+      world.requireUser(userId);
+      if (channel.kind !== 'thread' || channel.threadMemberIds.includes(userId)) {
+        return;
+      }
+      channel.threadMemberIds.push(userId);
+      if (userId !== world.bot.id) {
+        return;
+      }
+      if (channel.isPrivate) {
+        dispatchChannel('THREAD_CREATE', channel);
+      }
+      const member = { id: channel.id, user_id: userId, join_timestamp: new Date().toISOString(), flags: 0 };
+      context.gateway.dispatch(
+        'THREAD_MEMBERS_UPDATE',
+        guildsDispatch({
+          id: channel.id,
+          guild_id: channel.guildId,
+          member_count: channel.threadMemberIds.length,
+          added_members: [member],
+        }),
+      );
     },
     directMessageChannel: (userId = user.id) => world.directMessageChannel(userId).channel.id,
     createRole(roleOptions) {

@@ -146,10 +146,15 @@ function dispatchMessage(context: FakeDiscordContext, eventName: string, message
   }
   const guild = message.guildId === null ? undefined : context.world.guilds.get(message.guildId);
   const channel = context.world.channels.get(message.channelId);
+  // topics/threads.mdx: a private thread is seen by its members only, and "Clients will not be
+  // informed of a thread through the gateway if they do not have permission to view that thread".
+  if (channel !== undefined && !context.world.botCanView(channel)) {
+    return;
+  }
   const data = {
     ...messageObject(context, message),
     // Without it discord.js cannot build the DM channel it has not seen yet (Partials.Channel).
-    ...(channel === undefined ? {} : { channel_type: channelTypeNumber(channel.kind) }),
+    ...(channel === undefined ? {} : { channel_type: channelTypeNumber(channel) }),
     ...(guild === undefined
       ? {}
       : { guild_id: guild.id, member: withoutUser(apiMember(guild, message.author)) }),

@@ -99,6 +99,10 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
       assertSomeoneListens();
       const channel = world.requireChannel(options.channelId);
       const author = resolveUser(options.author, channel);
+      if (channel.isPrivate && !channel.threadMemberIds.includes(author.id)) {
+        // Only members write in a private thread; the person joins it first.
+        channel.threadMemberIds.push(author.id);
+      }
       if (
         options.replyToMessageId !== undefined &&
         context.messages.get(options.replyToMessageId) === undefined

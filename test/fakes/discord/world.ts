@@ -48,6 +48,13 @@ export interface FakeChannel {
   recipientId: string | null;
   /** Permissions taken from the bot here, through a member overwrite. */
   deniedBotPermissions: BotPermission[];
+  /**
+   * A private thread: only its members see it (topics/threads.mdx, "Public & Private Threads":
+   * "You must be invited to the thread to be able to view or participate in it").
+   */
+  isPrivate: boolean;
+  /** Who joined the thread; empty for other channels. */
+  threadMemberIds: string[];
 }
 
 /** The guilds, channels and people of the fake, and the bot itself. */
@@ -64,14 +71,21 @@ export interface World {
     options: { name: string; permissions: bigint; isMentionable: boolean; memberIds: readonly string[] },
   ): FakeRole;
   addTextChannel(options: { guildId: string; name: string }): FakeChannel;
-  addThread(options: { parentId: string; name: string }): FakeChannel;
+  addThread(options: {
+    parentId: string;
+    name: string;
+    isPrivate?: boolean;
+    memberIds?: readonly string[];
+  }): FakeChannel;
   /** The DM channel between the bot and `userId`, created on first use. */
   directMessageChannel(userId: string): { channel: FakeChannel; isNew: boolean };
   /** The user, or an error naming the id: a test that mistypes an id should fail loudly. */
   requireUser(userId: string): FakeUser;
   requireChannel(channelId: string): FakeChannel;
-  /** The permissions the bot has in a channel (everything in a DM). */
+  /** The permissions the bot has in a channel (everything in a DM, nothing where it cannot see). */
   botPermissionsIn(channel: FakeChannel): bigint;
+  /** Whether the bot sees the channel at all: a private thread only when it is a member. */
+  botCanView(channel: FakeChannel): boolean;
 }
 
 /** Creates an empty world with just the bot in it. */
@@ -117,10 +131,23 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
     return channel;
   }
 
-  function addChannel(channel: Omit<FakeChannel, 'id' | 'deniedBotPermissions'>): FakeChannel {
-    const created: FakeChannel = { id: ids.next(), deniedBotPermissions: [], ...channel };
+  function addChannel(
+    channel: Omit<FakeChannel, 'id' | 'deniedBotPermissions' | 'isPrivate' | 'threadMemberIds'> &
+      Partial<Pick<FakeChannel, 'isPrivate' | 'threadMemberIds'>>,
+  ): FakeChannel {
+    const created: FakeChannel = {
+      id: ids.next(),
+      deniedBotPermissions: [],
+      isPrivate: false,
+      threadMemberIds: [],
+      ...channel,
+    };
     channels.set(created.id, created);
     return created;
+  }
+
+  function botCanView(channel: FakeChannel): boolean {
+    return !channel.isPrivate || channel.threadMemberIds.includes(bot.id);
   }
 
   return {
@@ -192,6 +219,8 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
         guildId: parent.guildId,
         parentId: parent.id,
         recipientId: null,
+        isPrivate: options.isPrivate ?? false,
+        threadMemberIds: [...(options.memberIds ?? [])],
       });
     },
     directMessageChannel(userId) {
@@ -212,9 +241,13 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
     },
     requireUser,
     requireChannel,
+    botCanView,
     botPermissionsIn(channel) {
       if (channel.guildId === null) {
         return everyonePermissions;
+      }
+      if (!botCanView(channel)) {
+        return 0n;
       }
       const guild = requireGuild(channel.guildId);
       // @everyone's permissions and those of every role the bot has.
