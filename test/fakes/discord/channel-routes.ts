@@ -52,7 +52,8 @@ export const channelRoutes: RestRoute[] = [
       }
       const message = createMessage(context, {
         ...draft,
-        // Without Embed Links Discord accepts the message and silently drops its embeds.
+        // Without Embed Links Discord accepts the message and silently drops its embeds: what bots
+        // observe (topics/permissions.mdx only says links then are not embedded).
         embeds: botMay(context, channel, 'embed-links') ? draft.embeds : [],
         channel,
         author: context.world.bot,
@@ -70,6 +71,8 @@ export const channelRoutes: RestRoute[] = [
     handle(context, { params, body }) {
       const channel = requireChannel(context, params.channelId);
       const message = requireMessage(context, channel, params.messageId);
+      // resources/message.mdx, "Edit Message": only the author edits content
+      // (opcodes-and-status-codes.mdx, 50005 "Cannot edit a message authored by another user").
       if (message.author.id !== context.world.bot.id) {
         throw new DiscordApiError({
           status: 403,
@@ -120,7 +123,8 @@ export const channelRoutes: RestRoute[] = [
     handle(context, { params, query }) {
       const channel = requireChannel(context, params.channelId);
       assertBotMay(context, channel, 'view-channel');
-      // Without Read Message History Discord answers an empty list rather than an error.
+      // resources/message.mdx, "Get Channel Messages": "If the current user is missing the
+      // READ_MESSAGE_HISTORY permission in the channel, then no messages will be returned."
       if (!botMay(context, channel, 'read-message-history')) {
         return ok([]);
       }
@@ -175,6 +179,11 @@ function botMay(context: FakeDiscordContext, channel: FakeChannel, permission: B
   return hasPermission(context.world.botPermissionsIn(channel), permission);
 }
 
+/**
+ * topics/permissions.mdx: without VIEW_CHANNEL nothing else counts (403, 50001 Missing Access);
+ * otherwise a missing permission is 403, 50013. Create Message needs SEND_MESSAGES, or in a thread
+ * SEND_MESSAGES_IN_THREADS ("Inherited Permissions (Threads)"); files need ATTACH_FILES.
+ */
 function assertBotMay(context: FakeDiscordContext, channel: FakeChannel, permission: BotPermission): void {
   if (!botMay(context, channel, 'view-channel')) {
     throw new DiscordApiError({ status: 403, code: errorCodes.missingAccess, message: 'Missing Access' });
@@ -188,7 +197,10 @@ function assertBotMay(context: FakeDiscordContext, channel: FakeChannel, permiss
   }
 }
 
-/** `GET /channels/:id/messages`: newest first, with `limit` (1–100, default 50), `before`, `after`. */
+/**
+ * `GET /channels/:id/messages`: newest first, with `limit` (1–100, default 50), `before`, `after`
+ * (resources/message.mdx, "Get Channel Messages").
+ */
 function listMessages(
   context: FakeDiscordContext,
   channel: FakeChannel,

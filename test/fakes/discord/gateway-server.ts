@@ -53,7 +53,10 @@ const opcodes = {
   heartbeatAck: 11,
 } as const;
 
-/** Close codes Discord uses for protocol mistakes; clients react to each differently. */
+/**
+ * Close codes Discord uses for protocol mistakes; clients react to each differently
+ * (topics/opcodes-and-status-codes.mdx, "Gateway Close Event Codes").
+ */
 const closeCodes = {
   unknownOpcode: 4001,
   decodeError: 4002,
@@ -150,6 +153,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
   }
 
+  /**
+   * events/gateway.mdx, "Resuming": the missed events are replayed, then RESUMED; a session that
+   * cannot be resumed gets INVALID_SESSION (op 9, `d: false`).
+   */
   function resume(connection: Connection, data: Record<string, unknown>): void {
     if (data.token !== options.token) {
       connection.socket.close(closeCodes.authenticationFailed, 'Authentication failed.');
@@ -207,7 +214,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     >;
     switch (payload.op) {
       case opcodes.heartbeat:
-        // Without an ACK the client declares the connection a zombie and reconnects.
+        // events/gateway.mdx, "Sending Heartbeats": every heartbeat is acknowledged with op 11;
+        // without an ACK the client declares the connection a zombie and reconnects.
         send(connection, { op: opcodes.heartbeatAck });
         return;
       case opcodes.identify:

@@ -36,6 +36,7 @@ export const interactionRoutes: RestRoute[] = [
       if (interaction === undefined || interaction.token !== params.token) {
         throw unknownEntity('interaction', errorCodes.unknownInteraction);
       }
+      // opcodes-and-status-codes.mdx, 40060 "Interaction has already been acknowledged".
       if (interaction.responses.length > 0) {
         throw new DiscordApiError({
           status: 400,
@@ -167,7 +168,10 @@ function loadingOriginal(context: FakeDiscordContext, interaction: FakeInteracti
   return original !== undefined && (original.flags & messageFlags.loading) !== 0 ? original : undefined;
 }
 
-/** The callback types each kind of interaction accepts. */
+/**
+ * The callback types each kind of interaction accepts (receiving-and-responding.mdx, "Interaction
+ * Callback Type": 6 and 7 only for components, 8 only for autocomplete).
+ */
 const allowedCallbackTypes: Record<FakeInteraction['kind'], readonly number[]> = {
   'slash-command': [callbackTypes.reply, callbackTypes.deferredReply, callbackTypes.modal],
   component: [

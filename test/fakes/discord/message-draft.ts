@@ -86,7 +86,10 @@ export function parseMessageDraft(
   return draft;
 }
 
-/** Whether a new message would show nothing, which Discord refuses with 50006. */
+/**
+ * Whether a new message would show nothing, which Discord refuses with 50006 (resources/message.mdx,
+ * "Create Message": at least one of content, embeds, sticker_ids, components, files or poll).
+ */
 export function isEmptyMessage(draft: MessageContent): boolean {
   return (
     (draft.content ?? '') === '' &&
@@ -144,6 +147,10 @@ function resolveAttachments(
   return resolved;
 }
 
+/**
+ * resources/message.mdx, "Create Message": "The referenced message must exist"; with
+ * `fail_if_not_exists: false` a missing one makes a plain message instead (same page, "Message Reference Structure").
+ */
 function resolveReply(
   context: FakeDiscordContext,
   json: Record<string, unknown>,

@@ -13,8 +13,8 @@ export type BotPermission =
   | 'mention-everyone'
   | 'use-application-commands';
 
-// Bit positions from Discord's permission table; written out here so the fake does not import the
-// client library it is meant to test.
+// Bit positions from Discord's permission table (topics/permissions.mdx, "Bitwise Permission
+// Flags"); written out here so the fake does not import the client library it is meant to test.
 const permissionBits: Record<BotPermission, bigint> = {
   'add-reactions': 1n << 6n,
   'view-channel': 1n << 10n,
