@@ -2,9 +2,9 @@ import type { FieldProblem } from './discord-api-error.ts';
 import { characterCount } from './message-limits.ts';
 
 // Every rule below is from interactions/application-commands.mdx: "Application Command Naming",
-// "Application Command Structure", "Application Command Option Structure", "Option Choice
-// Structure", the 8,000-character warning under "Slash Commands", and the command counts under
-// "Registering a Command".
+// "Application Command Structure", "Application Command Option Structure", "Application Command
+// Option Choice Structure", the 8,000-character warning under "Slash Commands", and the command
+// counts under "Registering a Command".
 
 /** The limits of application commands, written once. */
 export const commandLimits = {
