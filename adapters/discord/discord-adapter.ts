@@ -1,7 +1,7 @@
 import { Client, Events, type Interaction, type Message, Partials } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { Config } from '../../src/config.ts';
-import { createRequestScheduler, type RequestScheduler } from '../../src/delivery/request-scheduler.ts';
+import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import type { DiscordAdapterContext, DiscordPlatformLimits } from './adapter-context.ts';
 import { answerAutocomplete } from './autocomplete.ts';
@@ -41,20 +41,20 @@ export async function startDiscordAdapter({
   const logger = parentLogger.child({ adapter: 'discord' });
   const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
   const lifecycle = { isStopping: false };
+  const shared: SharedContext = {
+    services,
+    discord,
+    scheduler,
+    maxImageBytes,
+    logger,
+    limits: {
+      requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
+      interactionTokenLifetimeMs:
+        platformLimits.interactionTokenLifetimeMs ?? discordLimits.interactionTokenLifetimeMs,
+    },
+  };
   const connect = async (canReadMessageContent: boolean) => {
-    const adapter = createAdapterContext({
-      services,
-      discord,
-      scheduler,
-      maxImageBytes,
-      logger,
-      canReadMessageContent,
-      limits: {
-        requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
-        interactionTokenLifetimeMs:
-          platformLimits.interactionTokenLifetimeMs ?? discordLimits.interactionTokenLifetimeMs,
-      },
-    });
+    const adapter = createAdapterContext({ shared, canReadMessageContent });
     listen({ adapter, lifecycle });
     const outcome = await logIn({ client: adapter.client, token: discord.token });
     return outcome === 'ready' ? adapter : undefined;
@@ -81,40 +81,28 @@ export async function startDiscordAdapter({
   };
 }
 
+/** What every client of the adapter shares; a client adds itself and what it may read. */
+type SharedContext = Omit<DiscordAdapterContext, 'client' | 'canReadMessageContent' | 'platformNotices'>;
+
 function createAdapterContext({
-  services,
-  discord,
-  scheduler,
-  maxImageBytes,
-  logger,
+  shared,
   canReadMessageContent,
-  limits,
 }: {
-  services: CommandServices;
-  discord: NonNullable<Config['discord']>;
-  scheduler: RequestScheduler;
-  maxImageBytes: number;
-  logger: Logger;
+  shared: SharedContext;
   canReadMessageContent: boolean;
-  limits: DiscordPlatformLimits;
 }): DiscordAdapterContext {
   const client = new Client({
     intents: gatewayIntents({ canReadMessageContent }),
     // DMs arrive on channels the client has not cached; without these partials they are dropped.
     partials: [Partials.Channel, Partials.Message],
-    rest: { api: discord.apiUrl },
+    rest: { api: shared.discord.apiUrl },
     allowedMentions: noPings,
   });
   return {
+    ...shared,
     client,
-    services,
-    discord,
-    scheduler,
-    maxImageBytes,
-    logger,
     canReadMessageContent,
     platformNotices: canReadMessageContent ? [] : [messageContentIntentNotice],
-    limits,
   };
 }
 

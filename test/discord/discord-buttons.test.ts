@@ -9,7 +9,7 @@ beforeEach(async () => {
 });
 afterEach(() => under.close());
 
-const general = () => under.discord.textChannelIds[0] ?? '';
+const general = () => under.generalChannelId;
 const ephemeralFlag = 1 << 6;
 const customIdsOf = (components: unknown[]): string[] =>
   [...JSON.stringify(components).matchAll(/"custom_id":"([^"]+)"/g)].map((match) => match[1] ?? '');

@@ -8,14 +8,13 @@ beforeEach(async () => {
 });
 afterEach(() => under.close());
 
-const botMessages = (channelId: string) =>
-  under.discord.messages(channelId).filter((message) => message.author.id === under.discord.bot.id);
+const botMessages = (channelId: string) => under.botMessages(channelId);
 type ChatBody = { model: string; messages: Array<{ role: string; content: unknown }> };
 const chatBodies = () =>
   under.gateway.requests
     .filter((request) => request.path.endsWith('/chat/completions'))
     .map((request) => request.body as ChatBody);
-const general = () => under.discord.textChannelIds[0] ?? '';
+const general = () => under.generalChannelId;
 const labelsOf = (components: unknown[]): string[] => [
   ...(JSON.stringify(components).match(/"label":"[^"]+"/g) ?? []),
 ];

@@ -10,9 +10,8 @@ beforeEach(async () => {
 });
 afterEach(() => under.close());
 
-const general = () => under.discord.textChannelIds[0] ?? '';
-const botMessages = (channelId: string) =>
-  under.discord.messages(channelId).filter((message) => message.author.id === under.discord.bot.id);
+const general = () => under.generalChannelId;
+const botMessages = (channelId: string) => under.botMessages(channelId);
 
 describe('slash commands on Discord', () => {
   it('registers every command in the configured guild, with option types and autocomplete', () => {

@@ -7,9 +7,8 @@ beforeEach(async () => {
 });
 afterEach(() => under.close());
 
-const general = () => under.discord.textChannelIds[0] ?? '';
-const botMessages = () =>
-  under.discord.messages(general()).filter((message) => message.author.id === under.discord.bot.id);
+const general = () => under.generalChannelId;
+const botMessages = () => under.botMessages(general());
 
 describe('model text on Discord', () => {
   it('pings nobody: not @everyone, not a role, not a person, not the asker', async () => {

@@ -7,9 +7,8 @@ beforeEach(async () => {
 });
 afterEach(() => under.close());
 
-const general = () => under.discord.textChannelIds[0] ?? '';
-const botMessages = (channelId: string) =>
-  under.discord.messages(channelId).filter((message) => message.author.id === under.discord.bot.id);
+const general = () => under.generalChannelId;
+const botMessages = (channelId: string) => under.botMessages(channelId);
 const chatRequestCount = () =>
   under.gateway.requests.filter((request) => request.path.endsWith('/chat/completions')).length;
 

@@ -10,7 +10,7 @@ beforeEach(async () => {
 });
 afterEach(() => under.close());
 
-const general = () => under.discord.textChannelIds[0] ?? '';
+const general = () => under.generalChannelId;
 const loadingFlag = 1 << 7;
 const ephemeralFlag = 1 << 6;
 const originalOf = (interactionId: string) =>
