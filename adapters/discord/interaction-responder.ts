@@ -54,11 +54,26 @@ export interface InteractionResponder extends CommandResponder {
   dispose(): void;
 }
 
+/** What one responder knows and has done; the functions below share it. */
+interface ResponderState {
+  readonly interaction: RepliableInteraction;
+  readonly deferral: InteractionDeferral;
+  readonly logger: Logger;
+  readonly maxRequestBytes: number;
+  readonly tokenDeadline: TokenDeadline | undefined;
+  /** 'waiting': still "thinking…"; 'progress': showing progress; 'done': answered, deleted, or not ours. */
+  originalState: 'waiting' | 'progress' | 'done';
+  originalId: string | undefined;
+  /** Messages posted into the channel after the handover, which only the channel can edit. */
+  readonly channelMessageIds: Set<string>;
+}
+
 /**
  * Answers through an interaction that was deferred on arrival (within Discord's 3 s). The first
  * answer replaces the deferred "thinking…" when its privacy matches the defer's; otherwise, and for
  * every later answer, it is a follow-up. Interaction webhooks are exempt from the bot's global rate
- * limit, so these calls never compete with channel streams.
+ * limit, so these calls never compete with channel streams. Near the token's end it hands over to
+ * the channel (see `TokenDeadline`).
  */
 export function createInteractionResponder({
   interaction,
@@ -77,141 +92,31 @@ export function createInteractionResponder({
   /** Another reply of the conversation was running when this arrived, so the answer may wait. */
   isQueued?: boolean;
 }): InteractionResponder {
-  // 'waiting': still "thinking…"; 'progress': showing progress; 'done': answered, deleted, or not ours.
-  let originalState: 'waiting' | 'progress' | 'done' = deferral === 'update' ? 'done' : 'waiting';
-  let originalId: string | undefined;
-  const isPastDeadline = () => tokenDeadline !== undefined && tokenDeadline.now() >= tokenDeadline.atMs;
-  // Messages posted into the channel after the handover, which only the channel can edit.
-  const channelMessageIds = new Set<string>();
-
-  const handOver = async () => {
-    if (originalState === 'done') return;
-    originalState = 'done';
-    const where = !tokenDeadline?.fallback
-      ? 'so please run the command again in a moment.'
-      : deferral === 'private-reply'
-        ? "so I'll send you the answer as a direct message when it's ready."
-        : "so I'll post the answer in this channel when it's ready.";
-    await interaction
-      .editReply({
-        content: `⏳ Still queued behind the reply in progress here. Discord closes this answer soon, ${where}`,
-        allowedMentions: noPings,
-      })
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not say where a late answer will go'));
+  const state: ResponderState = {
+    interaction,
+    deferral,
+    logger,
+    maxRequestBytes,
+    tokenDeadline,
+    originalState: deferral === 'update' ? 'done' : 'waiting',
+    originalId: undefined,
+    channelMessageIds: new Set(),
   };
-  const handoverTimer =
-    tokenDeadline && deferral !== 'update'
-      ? setTimeout(() => void handOver(), Math.max(0, tokenDeadline.atMs - tokenDeadline.now()))
-      : undefined;
-  handoverTimer?.unref();
-  // An answer still "thinking…" after a moment, behind another reply, says that it waits in line.
-  const queuedTimer =
-    isQueued && deferral !== 'update'
-      ? setTimeout(() => {
-          if (originalState !== 'waiting' || isPastDeadline()) return;
-          originalState = 'progress';
-          interaction
-            .editReply({ content: queuedNotice, allowedMentions: noPings })
-            .catch((error: unknown) => logger.warn({ err: error }, 'could not say that an answer is queued'));
-        }, queuedNoticeDelayMs)
-      : undefined;
-  queuedTimer?.unref();
-
-  const deliver = async (payload: Payload, isPrivate: boolean): Promise<Message> => {
-    if (isPastDeadline()) {
-      await handOver();
-      const fallback = tokenDeadline?.fallback;
-      if (!fallback) throw new Error('the interaction token has expired and the channel is out of reach');
-      const message = await fallback.send(payload as MessageCreateOptions, { isPrivate });
-      channelMessageIds.add(message.id);
-      return message;
-    }
-    if (originalState !== 'done') {
-      originalState = 'done';
-      if (isPrivate === (deferral === 'private-reply')) {
-        const message = await interaction.editReply(payload);
-        originalId = message.id;
-        return message;
-      }
-      // The "thinking…" cannot change its privacy: it goes, and the answer comes as a follow-up.
-      await interaction.deleteReply().catch(() => undefined);
-    }
-    return interaction.followUp({ ...payload, ...(isPrivate ? { flags: MessageFlags.Ephemeral } : {}) });
-  };
-  // Checked before sending: Discord refuses the whole message when one file is too large.
-  const withFiles = async (
-    files: readonly OutgoingFile[] | undefined,
-    text: string,
-    otherPayload: Payload,
-  ): Promise<Payload> => {
-    if (!files || files.length === 0) return { ...otherPayload, content: text };
-    const fitted = await fitMessageUploads({
-      files: files.slice(0, discordLimits.attachmentsPerMessage),
-      text,
-      otherPayload,
-      maxFileBytes: interaction.attachmentSizeLimit || discordLimits.attachmentBytes,
-      maxRequestBytes,
-      maxTextLength: discordLimits.messageLength,
-    });
-    return { ...otherPayload, content: fitted.text, files: asAttachments(fitted.files) };
-  };
-  const editMessage = async (message: PostedMessage, payload: InteractionEditReplyOptions) => {
-    await interaction.editReply({
-      ...payload,
-      message: message.id === originalId ? '@original' : message.id,
-    });
-  };
-
-  const surface: Surface = {
-    limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 1_000 },
-    post: async (text, options) => {
-      const fallbackSurface = isPastDeadline() ? tokenDeadline?.fallback?.surface : undefined;
-      if (fallbackSurface) {
-        await handOver();
-        const posted = await fallbackSurface.post(text, options);
-        channelMessageIds.add(posted.id);
-        return posted;
-      }
-      const message = await deliver(
-        {
-          content: text,
-          allowedMentions: noPings,
-          ...(options?.actions && options.actions.length > 0
-            ? { components: renderButtons(options.actions) }
-            : {}),
-        },
-        false,
-      );
-      return { id: message.id };
-    },
-    edit: (message, text, options) =>
-      channelMessageIds.has(message.id) && tokenDeadline?.fallback
-        ? tokenDeadline.fallback.surface.edit(message, text, options)
-        : editMessage(message, { content: text, allowedMentions: noPings }),
-    upload: async (files, text) => {
-      const message = await deliver(await withFiles(files, text ?? '', { allowedMentions: noPings }), false);
-      return { id: message.id };
-    },
-    setActions: (message: PostedMessage, actions: readonly Action[]) =>
-      channelMessageIds.has(message.id) && tokenDeadline?.fallback?.surface.setActions
-        ? tokenDeadline.fallback.surface.setActions(message, actions)
-        : editMessage(message, { components: renderButtons(actions) }),
-  };
-
+  const timers = startWaitingTimers({ state, isQueued });
   return {
-    surface,
+    surface: createResponderSurface(state),
     async progress(text) {
-      if (originalState === 'done' || isPastDeadline()) return;
-      originalState = 'progress';
+      if (state.originalState === 'done' || isPastDeadline(state)) return;
+      state.originalState = 'progress';
       await interaction.editReply({ content: text, allowedMentions: noPings });
     },
     async send(result: CommandResult) {
-      const payload = await withFiles(result.files, result.text ?? '', {
+      const payload = await withFiles(state, result.files, result.text ?? '', {
         allowedMentions: noPings,
         embeds: result.card ? [renderEmbed(result.card)] : [],
         components: renderButtons(result.actions ?? []),
       });
-      const message = await deliver(payload, result.isPrivate ?? false);
+      const message = await deliver(state, payload, result.isPrivate ?? false);
       // Discord's links to the files are public: a later Vary can hand them to the image model.
       return { fileUrls: message.attachments.map((attachment) => attachment.url) };
     },
@@ -219,8 +124,155 @@ export function createInteractionResponder({
       ? { removePressedAction: () => removePressedButton(interaction) }
       : {}),
     dispose: () => {
-      clearTimeout(handoverTimer);
-      clearTimeout(queuedTimer);
+      for (const timer of timers) clearTimeout(timer);
+    },
+  };
+}
+
+function isPastDeadline(state: ResponderState): boolean {
+  const deadline = state.tokenDeadline;
+  return deadline !== undefined && deadline.now() >= deadline.atMs;
+}
+
+/**
+ * The handover a little before the token's end, and the queued notice of an answer still
+ * "thinking…" after a moment behind another reply. Neither touches a pressed button's message.
+ */
+function startWaitingTimers({
+  state,
+  isQueued,
+}: {
+  state: ResponderState;
+  isQueued: boolean;
+}): NodeJS.Timeout[] {
+  if (state.deferral === 'update') return [];
+  const timers: NodeJS.Timeout[] = [];
+  const deadline = state.tokenDeadline;
+  if (deadline) {
+    timers.push(setTimeout(() => void handOver(state), Math.max(0, deadline.atMs - deadline.now())));
+  }
+  if (isQueued) {
+    timers.push(
+      setTimeout(() => {
+        if (state.originalState !== 'waiting' || isPastDeadline(state)) return;
+        state.originalState = 'progress';
+        state.interaction
+          .editReply({ content: queuedNotice, allowedMentions: noPings })
+          .catch((error: unknown) =>
+            state.logger.warn({ err: error }, 'could not say that an answer is queued'),
+          );
+      }, queuedNoticeDelayMs),
+    );
+  }
+  for (const timer of timers) timer.unref();
+  return timers;
+}
+
+/** While the token still works, the "thinking…" says where the answer will come instead. */
+async function handOver(state: ResponderState): Promise<void> {
+  if (state.originalState === 'done') return;
+  state.originalState = 'done';
+  const where = !state.tokenDeadline?.fallback
+    ? 'so please run the command again in a moment.'
+    : state.deferral === 'private-reply'
+      ? "so I'll send you the answer as a direct message when it's ready."
+      : "so I'll post the answer in this channel when it's ready.";
+  await state.interaction
+    .editReply({
+      content: `⏳ Still queued behind the reply in progress here. Discord closes this answer soon, ${where}`,
+      allowedMentions: noPings,
+    })
+    .catch((error: unknown) =>
+      state.logger.warn({ err: error }, 'could not say where a late answer will go'),
+    );
+}
+
+/** Sends one answer: into the "thinking…", as a follow-up, or after the handover into the channel. */
+async function deliver(state: ResponderState, payload: Payload, isPrivate: boolean): Promise<Message> {
+  const { interaction } = state;
+  if (isPastDeadline(state)) {
+    await handOver(state);
+    const fallback = state.tokenDeadline?.fallback;
+    if (!fallback) throw new Error('the interaction token has expired and the channel is out of reach');
+    const message = await fallback.send(payload as MessageCreateOptions, { isPrivate });
+    state.channelMessageIds.add(message.id);
+    return message;
+  }
+  if (state.originalState !== 'done') {
+    state.originalState = 'done';
+    if (isPrivate === (state.deferral === 'private-reply')) {
+      const message = await interaction.editReply(payload);
+      state.originalId = message.id;
+      return message;
+    }
+    // The "thinking…" cannot change its privacy: it goes, and the answer comes as a follow-up.
+    await interaction.deleteReply().catch(() => undefined);
+  }
+  return interaction.followUp({ ...payload, ...(isPrivate ? { flags: MessageFlags.Ephemeral } : {}) });
+}
+
+/** The payload with its files, fitted before sending: Discord refuses a whole message for one file. */
+async function withFiles(
+  state: ResponderState,
+  files: readonly OutgoingFile[] | undefined,
+  text: string,
+  otherPayload: Payload,
+): Promise<Payload> {
+  if (!files || files.length === 0) return { ...otherPayload, content: text };
+  const fitted = await fitMessageUploads({
+    files: files.slice(0, discordLimits.attachmentsPerMessage),
+    text,
+    otherPayload,
+    maxFileBytes: state.interaction.attachmentSizeLimit || discordLimits.attachmentBytes,
+    maxRequestBytes: state.maxRequestBytes,
+    maxTextLength: discordLimits.messageLength,
+  });
+  return { ...otherPayload, content: fitted.text, files: asAttachments(fitted.files) };
+}
+
+/** Streamed replies (/chat, Regenerate, Continue): through the interaction, then the channel. */
+function createResponderSurface(state: ResponderState): Surface {
+  const fallbackSurface = () => state.tokenDeadline?.fallback?.surface;
+  const isChannelMessage = (message: PostedMessage) => state.channelMessageIds.has(message.id);
+  const editMessage = async (message: PostedMessage, payload: InteractionEditReplyOptions) => {
+    await state.interaction.editReply({
+      ...payload,
+      message: message.id === state.originalId ? '@original' : message.id,
+    });
+  };
+  return {
+    limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 1_000 },
+    post: async (text, options) => {
+      const channel = isPastDeadline(state) ? fallbackSurface() : undefined;
+      if (channel) {
+        await handOver(state);
+        const posted = await channel.post(text, options);
+        state.channelMessageIds.add(posted.id);
+        return posted;
+      }
+      const actions = options?.actions ?? [];
+      const payload = {
+        content: text,
+        allowedMentions: noPings,
+        ...(actions.length > 0 ? { components: renderButtons(actions) } : {}),
+      };
+      return { id: (await deliver(state, payload, false)).id };
+    },
+    edit: (message, text, options) => {
+      const channel = isChannelMessage(message) ? fallbackSurface() : undefined;
+      return channel
+        ? channel.edit(message, text, options)
+        : editMessage(message, { content: text, allowedMentions: noPings });
+    },
+    upload: async (files, text) => {
+      const payload = await withFiles(state, files, text ?? '', { allowedMentions: noPings });
+      return { id: (await deliver(state, payload, false)).id };
+    },
+    setActions: (message: PostedMessage, actions: readonly Action[]) => {
+      const channel = isChannelMessage(message) ? fallbackSurface() : undefined;
+      return channel?.setActions
+        ? channel.setActions(message, actions)
+        : editMessage(message, { components: renderButtons(actions) });
     },
   };
 }
