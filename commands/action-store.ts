@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { z } from 'zod';
+import { createImageStore, type ImageStore, storedImageRefSchema } from '../src/images/image-store.ts';
 
 /**
  * What a button needs to do its job later, kept in the store under a short random token, because a
@@ -11,8 +12,24 @@ const chatPayloadSchema = z.object({
   conversationKey: z.string(),
   author: z.object({ id: z.string(), name: z.string() }),
   text: z.string(),
-  imageDataUris: z.array(z.string()),
+  /** The turn's images, kept once each in the image store rather than in every payload. */
+  images: z.array(storedImageRefSchema).default([]),
+  /** Payloads saved before the image store held the images themselves; read for their 7 days. */
+  imageDataUris: z.array(z.string()).optional(),
   replyCreatedAt: z.string().optional(),
+});
+
+/** A reference image for `image_input`: a link, or an image kept in the store (sent as `data:`). */
+const referenceImageSchema = z.union([z.object({ link: z.string() }), storedImageRefSchema]);
+
+/** What Vary may use of one drawn image, best first. */
+const drawnImageSchema = z.object({
+  /** The gateway's own link to the image, when it answered with links. */
+  gatewayLink: z.string().optional(),
+  /** The platform's public link to the posted file (Discord's CDN; signed, it expires). */
+  postedLink: z.string().optional(),
+  /** The bytes, kept when the image model takes `data:` URIs and there is no lasting link. */
+  kept: storedImageRefSchema.optional(),
 });
 
 const imaginePayloadSchema = z.object({
@@ -22,8 +39,11 @@ const imaginePayloadSchema = z.object({
   count: z.number().int(),
   aspectRatio: z.string().optional(),
   outputFormat: z.enum(['png', 'jpg']),
-  referenceImages: z.array(z.string()),
-  generatedImages: z.array(z.string()),
+  references: z.array(referenceImageSchema).default([]),
+  drawnImages: z.array(drawnImageSchema).default([]),
+  /** The older shape (links or data: URIs inline); read for the 7 days its buttons live. */
+  referenceImages: z.array(z.string()).optional(),
+  generatedImages: z.array(z.string()).optional(),
 });
 
 const actionPayloadSchema = z.discriminatedUnion('kind', [chatPayloadSchema, imaginePayloadSchema]);
@@ -31,18 +51,33 @@ const actionPayloadSchema = z.discriminatedUnion('kind', [chatPayloadSchema, ima
 export type ActionPayload = z.infer<typeof actionPayloadSchema>;
 export type ChatActionPayload = z.infer<typeof chatPayloadSchema>;
 export type ImagineActionPayload = z.infer<typeof imaginePayloadSchema>;
+export type ReferenceImage = z.infer<typeof referenceImageSchema>;
+export type DrawnImage = z.infer<typeof drawnImageSchema>;
 
 export interface ActionStore {
   /** Saves a payload and returns the token that names it in button ids; a given token is overwritten. */
-  save(payload: ActionPayload, options?: { token?: string }): Promise<string>;
+  save(payload: z.input<typeof actionPayloadSchema>, options?: { token?: string }): Promise<string>;
   load(token: string): Promise<ActionPayload | undefined>;
+  /** The images payloads refer to, one copy each, living as long as the buttons. */
+  readonly images: ImageStore;
 }
 
 /** Buttons older than this answer "this button has expired". */
-const actionLifetimeMs = 7 * 24 * 60 * 60 * 1000;
+export const actionLifetimeMs = 7 * 24 * 60 * 60 * 1000;
 
-export function createActionStore({ store }: { store: Keyv }): ActionStore {
+/** The default cap of the images kept for buttons (IMAGE_STORE_MAX_BYTES). */
+const defaultMaxImageBytes = 256 * 1024 * 1024;
+
+export function createActionStore({
+  store,
+  maxImageBytes = defaultMaxImageBytes,
+}: {
+  store: Keyv;
+  /** Most bytes of kept images; the oldest are evicted first. */
+  maxImageBytes?: number;
+}): ActionStore {
   return {
+    images: createImageStore({ store, maxTotalBytes: maxImageBytes, lifetimeMs: actionLifetimeMs }),
     async save(payload, { token = randomBytes(9).toString('base64url') } = {}) {
       await store.set(token, payload, actionLifetimeMs);
       return token;

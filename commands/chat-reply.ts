@@ -3,7 +3,9 @@ import type { ReplyOutcome } from '../src/conversation/engine.ts';
 import type { ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
 import type { PostedMessage, Surface } from '../src/delivery/surface.ts';
-import { encodeActionId } from './action-store.ts';
+import type { StoredImageRef } from '../src/images/image-store.ts';
+import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
+import { type ChatActionPayload, encodeActionId } from './action-store.ts';
 import type { CommandServices } from './define-command.ts';
 
 /**
@@ -80,7 +82,7 @@ async function showFollowUpActions({
     conversationKey: turn.conversationKey,
     author: { id: turn.author.id, name: turn.author.name },
     text: turn.text,
-    imageDataUris: [...(outcome.imageDataUris ?? [])],
+    images: await keepImages({ services, dataUris: outcome.imageDataUris ?? [] }),
     ...(outcome.recordedAt ? { replyCreatedAt: outcome.recordedAt } : {}),
   });
   const actions: Action[] = [
@@ -121,10 +123,42 @@ function trackFirstMessage(
   return { surface: wrapped, firstMessage: () => firstMessage };
 }
 
-/** Turns stored `data:` URIs back into attachments, for a regenerated turn. */
-export function attachmentsFromDataUris(dataUris: readonly string[]): ImageAttachment[] {
-  return dataUris.map((uri, index) => ({
+/**
+ * The turn's images as the model got them, kept once each (by hash) in the image store: the payload
+ * holds only references, so three Regenerate payloads of one screenshot do not hold it three times.
+ */
+async function keepImages({
+  services,
+  dataUris,
+}: {
+  services: CommandServices;
+  dataUris: readonly string[];
+}): Promise<StoredImageRef[]> {
+  const refs: StoredImageRef[] = [];
+  for (const uri of dataUris) {
+    const bytes = bytesOfDataUri(uri);
+    const mimeType = detectImageType(bytes);
+    if (mimeType) refs.push(await services.actionStore.images.keep({ bytes, mimeType }));
+  }
+  return refs;
+}
+
+/**
+ * The images of a Regenerate payload as attachments again, or undefined when one is no longer kept
+ * (expired, or evicted by the store's cap): regenerating without it would answer another question.
+ */
+export async function attachmentsFromKeptImages({
+  payload,
+  services,
+}: {
+  payload: ChatActionPayload;
+  services: CommandServices;
+}): Promise<ImageAttachment[] | undefined> {
+  const legacy = (payload.imageDataUris ?? []).map((uri) => bytesOfDataUri(uri));
+  const kept = await Promise.all(payload.images.map((ref) => services.actionStore.images.load(ref)));
+  if (kept.some((image) => image === undefined)) return undefined;
+  return [...legacy, ...kept.map((image) => image?.bytes ?? new Uint8Array())].map((bytes, index) => ({
     name: `image-${index + 1}`,
-    load: async () => new Uint8Array(Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64')),
+    load: async () => bytes,
   }));
 }

@@ -7,7 +7,12 @@ import type { CommandServices, CommandUser } from './define-command.ts';
 /** Builds what commands need from the core app; called once by the process entry (and tests). */
 export function createCommandServices({ app }: { app: App }): CommandServices & { close(): Promise<void> } {
   const { config } = app;
-  const actionKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'actions', logger: app.logger });
+  const actionKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'actions',
+    logger: app.logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
   const editors = config.settingsEditors;
   return {
     engine: app.engine,
@@ -15,8 +20,9 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     history: app.history,
     settings: app.settings,
     usage: app.usage,
-    actionStore: createActionStore({ store: actionKeyv }),
+    actionStore: createActionStore({ store: actionKeyv, maxImageBytes: config.images.storeMaxBytes }),
     activeReplies: createActiveReplies(),
+    journal: app.journal,
     models: {
       chat: config.models.chat,
       vision: config.models.vision,

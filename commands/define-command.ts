@@ -1,6 +1,7 @@
 import type { ActiveReplies } from '../src/conversation/active-replies.ts';
 import type { ConversationEngine } from '../src/conversation/engine.ts';
 import type { HistoryStore } from '../src/conversation/history-store.ts';
+import type { ReplyJournal } from '../src/conversation/reply-journal.ts';
 import type { SettingsStore } from '../src/conversation/settings-store.ts';
 import type { ConversationKey } from '../src/conversation/turn.ts';
 import type { UsageLedger } from '../src/conversation/usage-ledger.ts';
@@ -57,6 +58,13 @@ export interface CommandResponder {
    * Only the responders of button presses on platforms that can edit that message have it.
    */
   removePressedAction?(): Promise<void>;
+  /** Files it posts get links anyone can fetch (Discord's CDN): the image model can take them. */
+  readonly hasPublicFileLinks?: boolean;
+  /**
+   * For a button press: the links of the files on the clicked message, fresh from the platform
+   * (Discord's attachment links are signed and expire; each payload carries newly signed ones).
+   */
+  readonly clickedMessageFileUrls?: readonly string[];
 }
 
 /** The core services every command may use; built once in the composition root. */
@@ -68,6 +76,8 @@ export interface CommandServices {
   readonly usage: UsageLedger;
   readonly actionStore: ActionStore;
   readonly activeReplies: ActiveReplies;
+  /** Replies in flight, so the ones a dead process left can be finished on the next start. */
+  readonly journal: ReplyJournal;
   readonly models: {
     readonly chat: string;
     readonly vision: string;

@@ -1,11 +1,11 @@
-import { loadImages } from '../src/conversation/image-intake.ts';
-import type { ImageAttachment } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
 import { toGatewayError } from '../src/gateway/gateway-error.ts';
-import { fileExtensionOf, toDataUri } from '../src/images/image-type.ts';
-import type { ImagineActionPayload } from './action-store.ts';
+import type { GeneratedImage } from '../src/gateway/image-generation.ts';
+import { fileExtensionOf } from '../src/images/image-type.ts';
+import type { DrawnImage, ImagineActionPayload, ReferenceImage } from './action-store.ts';
 import { encodeActionId } from './action-store.ts';
 import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
+import { acceptsImageWithoutLink, resolveReferences } from './reference-images.ts';
 
 /** What /imagine, its Regenerate and its Vary buttons ask for. */
 export interface DrawRequest {
@@ -14,8 +14,10 @@ export interface DrawRequest {
   readonly count: number;
   readonly aspectRatio: string | undefined;
   readonly outputFormat: 'png' | 'jpg';
-  /** `data:` URIs or links of reference images (`image_input`). */
-  readonly referenceImages: readonly string[];
+  /** Reference images (`image_input`): links, or images kept in the store. */
+  readonly references: readonly ReferenceImage[];
+  /** A button press: what goes wrong is told to the presser only, and the buttons stay. */
+  readonly isButtonPress?: boolean;
 }
 
 const progressIntervalMs = 3_000;
@@ -37,6 +39,11 @@ export async function drawImages({
   request: DrawRequest;
   signal: AbortSignal;
 }): Promise<void> {
+  const resolved = await resolveReferences({ references: request.references, services });
+  if ('problem' in resolved) {
+    await responder.send({ text: `⚠ ${resolved.problem}`, isPrivate: true });
+    return;
+  }
   const startedAt = services.now().getTime();
   const what = request.count === 1 ? '1 image' : `${request.count} images`;
   const showProgress = () => {
@@ -55,7 +62,7 @@ export async function drawImages({
       count: request.count,
       outputFormat: request.outputFormat,
       ...(request.aspectRatio ? { aspectRatio: request.aspectRatio } : {}),
-      ...(request.referenceImages.length > 0 ? { referenceImages: request.referenceImages } : {}),
+      ...(resolved.images.length > 0 ? { referenceImages: resolved.images } : {}),
       signal,
     });
   } catch (error) {
@@ -64,11 +71,9 @@ export async function drawImages({
       { err: failure, kind: failure.kind, model: services.models.image },
       'image generation failed',
     );
-    const isPrivateReference =
-      failure.kind === 'invalid-request' &&
-      request.referenceImages.some((image) => image.startsWith('data:'));
     await responder.send({
-      text: `⚠ ${isPrivateReference ? referenceNeedsLinkMessage : failure.userMessage}`,
+      text: `⚠ ${failure.userMessage}`,
+      ...(request.isButtonPress ? { isPrivate: true } : {}),
     });
     return;
   } finally {
@@ -87,6 +92,7 @@ export async function drawImages({
     mimeType: image.mimeType,
     bytes: image.bytes,
   }));
+  const drawnImages = await keepForVary({ services, images: result.images });
   const payload: ImagineActionPayload = {
     kind: 'imagine',
     conversationKey: request.conversationKey,
@@ -94,32 +100,29 @@ export async function drawImages({
     count: request.count,
     ...(request.aspectRatio ? { aspectRatio: request.aspectRatio } : {}),
     outputFormat: request.outputFormat,
-    referenceImages: [...request.referenceImages],
-    // A link when the gateway gave one, since image_input takes links; the platform's own link
-    // replaces a data: URI below once the files are posted.
-    generatedImages: result.images.map((image) => image.sourceUrl ?? toDataUri(image)),
+    // Inline data: URIs are never kept in a payload; only links and references to kept images.
+    references: request.references.filter(
+      (reference) => !('link' in reference && reference.link.startsWith('data:')),
+    ),
+    drawnImages,
   };
   const token = await services.actionStore.save(payload);
-  const actions: Action[] = [
-    { id: encodeActionId({ verb: 'imagine.regenerate', token }), label: 'Regenerate', style: 'secondary' },
-  ];
-  if (services.gateway.capabilitiesOf(services.models.image).imageInput) {
-    result.images.forEach((_, index) => {
-      actions.push({
-        id: encodeActionId({ verb: 'imagine.vary', token, index }),
-        label: result.images.length === 1 ? 'Vary' : `Vary ${index + 1}`,
-        style: 'primary',
-      });
-    });
-  }
+  const { actions, notice } = imageActions({ services, responder, token, drawnImages });
   const lines = [
     `**${request.prompt}**`,
     `_${user.name} · ${what} in ${seconds} s_`,
-    ...result.notices.map((notice) => `_${notice}_`),
+    ...[...result.notices, ...(notice ? [notice] : [])].map((line) => `_${line}_`),
   ];
   const sent = await responder.send({ text: lines.join('\n'), files, actions });
   if (sent?.fileUrls && sent.fileUrls.length === result.images.length) {
-    await services.actionStore.save({ ...payload, generatedImages: [...sent.fileUrls] }, { token });
+    const postedLinks = sent.fileUrls;
+    await services.actionStore.save(
+      {
+        ...payload,
+        drawnImages: drawnImages.map((image, index) => ({ ...image, postedLink: postedLinks[index] })),
+      },
+      { token },
+    );
   }
   await services.usage.record({
     userId: user.id,
@@ -129,40 +132,58 @@ export async function drawImages({
   });
 }
 
-const referenceNeedsLinkMessage =
-  'The image model takes reference images only as links, and this image has no public link here (files on this platform are private).';
-
 /**
- * A person's reference image for `image_input`: checked by its bytes, then sent as its public link
- * when the platform has one (the reference wants links), else as a `data:` URI, which some gateways
- * accept. Or a short reason it cannot be used.
+ * What Vary will need of each drawn image: the gateway's link when it gave one; otherwise the bytes,
+ * kept (once, by hash) only where the image model takes `data:` URIs, since a link is all it takes.
  */
-export async function referenceImageFor({
-  attachment,
-  maxBytes,
+async function keepForVary({
   services,
+  images,
 }: {
-  attachment: ImageAttachment;
-  maxBytes: number;
   services: CommandServices;
-}): Promise<{ reference: string } | { problem: string }> {
-  const checked = await imageDataUriOf({ attachment, maxBytes, services });
-  if ('problem' in checked) return checked;
-  return { reference: attachment.publicUrl ?? checked.dataUri };
+  images: readonly GeneratedImage[];
+}): Promise<DrawnImage[]> {
+  const isKeepingBytes = acceptsImageWithoutLink(services);
+  return Promise.all(
+    images.map(async (image) => {
+      if (image.sourceUrl) return { gatewayLink: image.sourceUrl };
+      return isKeepingBytes ? { kept: await services.actionStore.images.keep(image) } : {};
+    }),
+  );
 }
 
-/** A person's image as a `data:` URI for a vision model, or a short reason it cannot be used. */
-export async function imageDataUriOf({
-  attachment,
-  maxBytes,
+/**
+ * Regenerate always; Vary for each image that will have something to vary from: a gateway link,
+ * a public link once posted (Discord), or kept bytes. Where Vary cannot work, a note says why.
+ */
+function imageActions({
   services,
+  responder,
+  token,
+  drawnImages,
 }: {
-  attachment: ImageAttachment;
-  maxBytes: number;
   services: CommandServices;
-}): Promise<{ dataUri: string } | { problem: string }> {
-  const loaded = await loadImages({ attachments: [attachment], maxBytes, logger: services.logger });
-  const part = loaded.parts[0];
-  if (part?.type === 'image_url') return { dataUri: part.image_url.url };
-  return { problem: loaded.notices[0] ?? 'The reference image could not be read.' };
+  responder: CommandResponder;
+  token: string;
+  drawnImages: readonly DrawnImage[];
+}): { actions: Action[]; notice: string | undefined } {
+  const actions: Action[] = [
+    { id: encodeActionId({ verb: 'imagine.regenerate', token }), label: 'Regenerate', style: 'secondary' },
+  ];
+  if (!services.gateway.capabilitiesOf(services.models.image).imageInput)
+    return { actions, notice: undefined };
+  const canVary = (image: DrawnImage) =>
+    image.gatewayLink !== undefined || image.kept !== undefined || responder.hasPublicFileLinks === true;
+  drawnImages.forEach((image, index) => {
+    if (!canVary(image)) return;
+    actions.push({
+      id: encodeActionId({ verb: 'imagine.vary', token, index }),
+      label: drawnImages.length === 1 ? 'Vary' : `Vary ${index + 1}`,
+      style: 'primary',
+    });
+  });
+  const notice = drawnImages.some((image) => !canVary(image))
+    ? `No Vary button: the image model ${services.models.image} takes reference images only as links, and images posted here have none it could fetch.`
+    : undefined;
+  return { actions, notice };
 }

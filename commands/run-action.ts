@@ -1,14 +1,16 @@
-import { decodeActionId } from './action-store.ts';
-import { attachmentsFromDataUris, replyWithActions } from './chat-reply.ts';
+import { type ChatActionPayload, decodeActionId, type ImagineActionPayload } from './action-store.ts';
+import { attachmentsFromKeptImages, replyWithActions } from './chat-reply.ts';
 import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
 import { drawImages } from './draw-images.ts';
+import { imageGoneMessage, varyReferenceOf } from './reference-images.ts';
 
 const continueText =
   'Please continue your previous answer exactly where it stopped, without repeating anything.';
 
 /**
  * Does what a clicked button says. The button carries only a verb and a token; everything else comes
- * from the action store, so buttons keep working after a restart until they expire.
+ * from the action store, so buttons keep working after a restart until they expire. A press that
+ * cannot be done says why privately, so the buttons it sits among stay as they were.
  */
 export async function runAction({
   actionId,
@@ -43,26 +45,87 @@ export async function runAction({
     return;
   }
   if (payload.kind === 'chat') {
-    const isContinue = action.verb === 'chat.continue';
-    await replyWithActions({
+    await rerunChat({
+      payload,
+      isContinue: action.verb === 'chat.continue',
+      user,
+      responder,
       services,
-      surface: responder.surface,
       signal,
-      turn: {
-        conversationKey: payload.conversationKey,
-        author: isContinue ? { id: user.id, name: user.name } : payload.author,
-        text: isContinue ? continueText : payload.text,
-        images: isContinue ? [] : attachmentsFromDataUris(payload.imageDataUris),
-      },
-      ...(!isContinue && payload.replyCreatedAt ? { replacesReplyCreatedAt: payload.replyCreatedAt } : {}),
     });
     return;
   }
-  const varied = action.verb === 'imagine.vary' ? payload.generatedImages[action.index ?? 0] : undefined;
-  if (action.verb === 'imagine.vary' && !varied) {
-    await responder.send({ text: 'That image is no longer available.', isPrivate: true });
+  await redraw({
+    payload,
+    varyIndex: action.verb === 'imagine.vary' ? (action.index ?? 0) : undefined,
+    user,
+    responder,
+    services,
+    signal,
+  });
+}
+
+async function rerunChat({
+  payload,
+  isContinue,
+  user,
+  responder,
+  services,
+  signal,
+}: {
+  payload: ChatActionPayload;
+  isContinue: boolean;
+  user: CommandUser;
+  responder: CommandResponder;
+  services: CommandServices;
+  signal: AbortSignal;
+}): Promise<void> {
+  const images = isContinue ? [] : await attachmentsFromKeptImages({ payload, services });
+  if (images === undefined) {
+    await responder.send({ text: imageGoneMessage, isPrivate: true });
     return;
   }
+  await replyWithActions({
+    services,
+    surface: responder.surface,
+    signal,
+    turn: {
+      conversationKey: payload.conversationKey,
+      author: isContinue ? { id: user.id, name: user.name } : payload.author,
+      text: isContinue ? continueText : payload.text,
+      images,
+    },
+    ...(!isContinue && payload.replyCreatedAt ? { replacesReplyCreatedAt: payload.replyCreatedAt } : {}),
+  });
+}
+
+async function redraw({
+  payload,
+  varyIndex,
+  user,
+  responder,
+  services,
+  signal,
+}: {
+  payload: ImagineActionPayload;
+  /** Vary of this drawn image; Regenerate when undefined. */
+  varyIndex: number | undefined;
+  user: CommandUser;
+  responder: CommandResponder;
+  services: CommandServices;
+  signal: AbortSignal;
+}): Promise<void> {
+  const varied =
+    varyIndex === undefined ? undefined : varyReferenceOf({ payload, index: varyIndex, responder });
+  if (varyIndex !== undefined && !varied) {
+    await responder.send({ text: 'That image is no longer available to vary.', isPrivate: true });
+    return;
+  }
+  const references = varied
+    ? [varied]
+    : payload.references.length > 0
+      ? payload.references
+      : (payload.referenceImages ?? []).map((link) => ({ link }));
   await services.engine.runInOrder(payload.conversationKey, () =>
     drawImages({
       services,
@@ -75,7 +138,8 @@ export async function runAction({
         count: varied ? 1 : payload.count,
         aspectRatio: varied ? 'match_input_image' : payload.aspectRatio,
         outputFormat: payload.outputFormat,
-        referenceImages: varied ? [varied] : payload.referenceImages,
+        references,
+        isButtonPress: true,
       },
     }),
   );

@@ -1,12 +1,14 @@
 import type { Config } from './config.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
+import { createReplyJournal, type ReplyJournal } from './conversation/reply-journal.ts';
 import { createSettingsStore, type SettingsStore } from './conversation/settings-store.ts';
 import { createUsageLedger, type UsageLedger } from './conversation/usage-ledger.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import type { Logger } from './log.ts';
 import { createStore } from './state/create-store.ts';
 import { createInProcessLock } from './state/keyed-lock.ts';
+import { parseStoreUrl } from './state/store-url.ts';
 
 /** The platform-neutral core every adapter is given. */
 export interface App {
@@ -17,6 +19,7 @@ export interface App {
   readonly history: HistoryStore;
   readonly settings: SettingsStore;
   readonly usage: UsageLedger;
+  readonly journal: ReplyJournal;
   /** Closes stores and connections; the process can then exit on its own. */
   close(): Promise<void>;
 }
@@ -27,18 +30,47 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     baseUrl: config.gateway.baseUrl,
     apiKey: config.gateway.apiKey,
     timeoutMs: config.gateway.timeoutMs,
+    firstByteTimeoutMs: config.gateway.firstByteTimeoutMs,
     maxRetries: config.gateway.maxRetries,
     catalog: config.models.catalog,
     logger,
     maxImageBytes: config.images.maxInputBytes * 4,
     imageTimeoutMs: config.gateway.imageTimeoutMs,
+    imageUrlHosts: config.images.urlHosts,
   });
-  const historyKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'history', logger });
-  const settingsKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'settings', logger });
+  const historyKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'history',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
+  const settingsKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'settings',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
   const history = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
   const settings = createSettingsStore({ store: settingsKeyv });
-  const usageKeyv = createStore({ storeUrl: config.storeUrl, namespace: 'usage', logger });
+  const usageKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'usage',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
   const usage = createUsageLedger({ store: usageKeyv, lock: createInProcessLock(), logger });
+  const journalKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'journal',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
+  const journal = createReplyJournal({
+    store: journalKeyv,
+    // Only a server store can have several parley processes writing to it at once.
+    isStoreShared: parseStoreUrl({ storeUrl: config.storeUrl }).kind === 'redis',
+    logger,
+  });
   const engine = createConversationEngine({
     gateway,
     history,
@@ -53,6 +85,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     },
     logger,
     usageLedger: usage,
+    journal,
   });
   return {
     config,
@@ -62,8 +95,15 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     history,
     settings,
     usage,
+    journal,
     async close() {
-      await Promise.allSettled([historyKeyv.disconnect(), settingsKeyv.disconnect(), usageKeyv.disconnect()]);
+      journal.close();
+      await Promise.allSettled([
+        historyKeyv.disconnect(),
+        settingsKeyv.disconnect(),
+        usageKeyv.disconnect(),
+        journalKeyv.disconnect(),
+      ]);
     },
   };
 }

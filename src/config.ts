@@ -55,16 +55,30 @@ const environmentSchema = z
         'You are parley, a helpful assistant in a group chat. Several people may talk to you; each user message starts with the name of its author. Answer concisely in Markdown.',
       ),
     STORE_URL: z.string().trim().min(1).default('sqlite://./data/parley.sqlite'),
+    STORE_TIMEOUT_MS: positiveInteger(5_000),
+    SHUTDOWN_GRACE_MS: positiveInteger(10_000),
     LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
     LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
     LOG_FILE: optionalText,
     GATEWAY_TIMEOUT_MS: positiveInteger(60_000),
     GATEWAY_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    GATEWAY_FIRST_BYTE_TIMEOUT_MS: positiveInteger(20_000),
     IMAGE_TIMEOUT_MS: positiveInteger(180_000),
     HISTORY_MAX_TURNS: positiveInteger(200),
     REPLY_MAX_TOKENS: positiveInteger(1_024),
     IMAGE_MAX_BYTES: positiveInteger(10 * 1024 * 1024),
     IMAGE_OUTPUT_DIR: z.string().trim().min(1).default('out'),
+    IMAGE_URL_HOSTS: commaList.pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/i,
+            'must be host names (or *.domain for its subdomains), comma-separated',
+          ),
+      ),
+    ),
+    IMAGE_STORE_MAX_BYTES: positiveInteger(256 * 1024 * 1024),
     SELECTABLE_MODELS: commaList,
     SETTINGS_EDITORS: z
       .enum(['everyone', 'admins'], { error: 'must be everyone or admins' })
@@ -128,6 +142,8 @@ export interface Config {
     readonly baseUrl: string;
     readonly apiKey: string;
     readonly timeoutMs: number;
+    /** Per attempt of a streamed reply, until the gateway starts answering. */
+    readonly firstByteTimeoutMs: number;
     readonly maxRetries: number;
     /** Image generation is slow; it gets its own, longer timeout and no automatic retries. */
     readonly imageTimeoutMs: number;
@@ -151,6 +167,10 @@ export interface Config {
   };
   readonly systemPrompt: string;
   readonly storeUrl: string;
+  /** The longest one store operation may take before the turn fails with a message. */
+  readonly storeTimeoutMs: number;
+  /** After SIGTERM/SIGINT, the process exits by this deadline, non-zero when it had to force. */
+  readonly shutdownGraceMs: number;
   readonly log: {
     readonly level: (typeof logLevels)[number];
     readonly format: 'json' | 'pretty' | undefined;
@@ -163,6 +183,10 @@ export interface Config {
   readonly images: {
     readonly maxInputBytes: number;
     readonly outputDirectory: string;
+    /** Hosts the gateway's image links may name; empty: any host with a public address. */
+    readonly urlHosts: readonly string[];
+    /** Most bytes of images kept for buttons (Regenerate, Vary); the oldest go first. */
+    readonly storeMaxBytes: number;
   };
   /** Set when DISCORD_TOKEN is: the bot then runs on Discord. */
   readonly discord:
@@ -248,6 +272,7 @@ export function loadConfig({
       baseUrl: values.GATEWAY_BASE_URL,
       apiKey: values.GATEWAY_API_KEY,
       timeoutMs: values.GATEWAY_TIMEOUT_MS,
+      firstByteTimeoutMs: values.GATEWAY_FIRST_BYTE_TIMEOUT_MS,
       maxRetries: values.GATEWAY_MAX_RETRIES,
       imageTimeoutMs: values.IMAGE_TIMEOUT_MS,
     },
@@ -266,9 +291,16 @@ export function loadConfig({
     },
     systemPrompt: values.SYSTEM_PROMPT,
     storeUrl: values.STORE_URL,
+    storeTimeoutMs: values.STORE_TIMEOUT_MS,
+    shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT, file: values.LOG_FILE },
     history: { maxTurns: values.HISTORY_MAX_TURNS, replyMaxTokens: values.REPLY_MAX_TOKENS },
-    images: { maxInputBytes: values.IMAGE_MAX_BYTES, outputDirectory: values.IMAGE_OUTPUT_DIR },
+    images: {
+      maxInputBytes: values.IMAGE_MAX_BYTES,
+      outputDirectory: values.IMAGE_OUTPUT_DIR,
+      urlHosts: values.IMAGE_URL_HOSTS,
+      storeMaxBytes: values.IMAGE_STORE_MAX_BYTES,
+    },
     discord: values.DISCORD_TOKEN
       ? {
           token: values.DISCORD_TOKEN,

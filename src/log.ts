@@ -3,10 +3,14 @@ import { dirname } from 'node:path';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import pinoPretty from 'pino-pretty';
 import type { Config } from './config.ts';
+import { capLogLine, serializeErrorForLog, summarizeLogObject } from './log-values.ts';
 
 export type { Logger } from 'pino';
 
 const redactedMarker = '[redacted]';
+
+/** No line is longer than this; values are capped far below it (see log-values.ts). */
+const maxLineCharacters = 32_000;
 
 // Paths name secrets by where they sit in a logged object; the scrubber below catches the same
 // secrets anywhere else (an error message, a URL, a response body echoed into an error).
@@ -66,8 +70,11 @@ export function createLogger({ log, secrets, destination }: CreateLoggerOptions)
       level: log.level,
       base: { service: 'parley' },
       redact: { paths: redactedPaths, censor: redactedMarker },
-      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
-      hooks: { streamWrite: (line) => scrubSecrets(line, secrets) },
+      // Sizes, names and status codes, never payloads: an error carrying a request body (a failed
+      // upload holds its file) or a Buffer is summarised before it is written.
+      serializers: { err: serializeErrorForLog, error: serializeErrorForLog },
+      formatters: { log: summarizeLogObject },
+      hooks: { streamWrite: (line) => capLogLine(scrubSecrets(line, secrets), maxLineCharacters) },
     },
     stream,
   );

@@ -7,8 +7,8 @@ import { createApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createLogger, type Logger, scrubSecrets } from './log.ts';
 
-/** How long shutdown waits for stopped replies to write their last words and be recorded. */
-const shutdownGraceMs = 5_000;
+/** How long a clean end may take to let go of its last handles before the process exits anyway. */
+const lingerAfterEndMs = 200;
 
 /**
  * Process entry and the one place that picks adapters (the composition root may import them; the rest
@@ -33,7 +33,8 @@ async function main(): Promise<number> {
   const app = createApp({ config, logger });
   const services = createCommandServices({ app });
   const closeAll = async () => {
-    await services.activeReplies.stopAll(shutdownGraceMs);
+    // Stopped replies get half the grace to write their last words and be recorded.
+    await services.activeReplies.stopAll(config.shutdownGraceMs / 2);
     await services.close();
     await app.close();
   };
@@ -95,6 +96,16 @@ async function runPlatforms({
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info({ signal }, 'shutting down: no new messages; stopping replies in progress');
+  // A platform client stuck reconnecting, or a store that does not answer, must not keep the process
+  // alive: a supervisor waiting for it to exit would wait forever.
+  const deadline = setTimeout(() => {
+    logger.error(
+      { shutdownGraceMs: config.shutdownGraceMs },
+      'shutdown did not finish within SHUTDOWN_GRACE_MS; forcing the exit',
+    );
+    process.exit(1);
+  }, config.shutdownGraceMs);
+  deadline.unref();
   await Promise.allSettled(stops.map((stop) => stop()));
   await closeAll();
   logger.info('stopped');
@@ -104,6 +115,9 @@ async function runPlatforms({
 main().then(
   (exitCode) => {
     process.exitCode = exitCode;
+    // Normally nothing is left and the process ends by itself; a library that keeps a timer or a
+    // socket after being closed (a client that was reconnecting) must not keep it running.
+    setTimeout(() => process.exit(exitCode), lingerAfterEndMs).unref();
   },
   (error: unknown) => {
     process.stderr.write(

@@ -40,7 +40,9 @@ export function createConsoleResponder({
       if (result.files && result.files.length > 0) await surface.upload(result.files, text);
       else if (text !== '') write(text);
       write('\n');
-      onActions(result.actions ?? []);
+      // A private answer (an error, a refused button press) is an aside: the buttons of the last
+      // answer stay pressable, as they stay on Discord and Slack under an ephemeral reply.
+      if (!result.isPrivate || result.actions !== undefined) onActions(result.actions ?? []);
     },
   };
 }

@@ -14,7 +14,8 @@ export const consoleHelp = [
   '  /image <path> <question>   ask about a local image file (quote a path with spaces)',
   '  /press <number>            press a button shown under the last answer, e.g. /press 1',
   '  /exit                      leave (Ctrl+D works too; Ctrl+C stops a reply in progress)',
-  'Image options of commands take a file path, e.g. /imagine a fox --ref ./fox.png',
+  'Image options of commands take a file path, e.g. /extract --image ./receipt.png',
+  '  (/imagine --ref needs an image model that takes data: URIs: a file here has no public link)',
 ].join('\n');
 
 export function parseConsoleLine(line: string): ConsoleInput {

@@ -111,7 +111,8 @@ export function rawOptionsOf({
     const given = interaction.options.get(name);
     if (!given) continue;
     if (option.kind === 'image') {
-      if (given.attachment) raw[name] = discordImageAttachment(given.attachment, maxImageBytes);
+      if (given.attachment)
+        raw[name] = discordImageAttachment(given.attachment, maxImageBytes, interaction.client);
     } else if (given.value !== undefined && given.value !== null) {
       raw[name] = given.value;
     }

@@ -105,6 +105,12 @@ export function createInteractionResponder({
   const timers = startWaitingTimers({ state, isQueued });
   return {
     surface: createResponderSurface(state),
+    // Discord's attachment links are public; a button's payload carries the clicked message with
+    // freshly signed ones (discord-api-docs reference.mdx, "Signed Attachment CDN URLs").
+    hasPublicFileLinks: true,
+    ...(interaction.isButton()
+      ? { clickedMessageFileUrls: interaction.message.attachments.map((attachment) => attachment.url) }
+      : {}),
     async progress(text) {
       if (state.originalState === 'done' || isPastDeadline(state)) return;
       state.originalState = 'progress';

@@ -1,7 +1,8 @@
-import type { Attachment, Message } from 'discord.js';
+import type { Attachment, Client, Message } from 'discord.js';
 import { ImageLoadError } from '../../src/conversation/image-intake.ts';
 import { conversationKeyOf, type ImageAttachment, type IncomingTurn } from '../../src/conversation/turn.ts';
 import { downloadAttachment } from '../../src/images/download-attachment.ts';
+import { originsOf, type UrlPolicy } from '../../src/net/url-policy.ts';
 
 const imageExtensions = /\.(png|jpe?g|gif|webp)$/i;
 const textExtensions =
@@ -62,10 +63,27 @@ export function resolveMentions(message: Message, botUserId: string): string {
     .trim();
 }
 
+/**
+ * Where Discord serves attachments: its CDN (`https://cdn.discordapp.com/attachments/…`, and the
+ * media proxy `media.discordapp.net` of `proxy_url`; discord-api-docs developers/reference.mdx,
+ * "Image Formatting" and "Signed Attachment CDN URLs"), over https. The REST origin the operator
+ * configured (`DISCORD_API_URL`: a proxy, or the fake in tests) counts as Discord's own too; no other
+ * address is trusted because a message says so.
+ */
+export function discordAttachmentPolicy(client: Pick<Client, 'options'>): UrlPolicy {
+  return {
+    purpose: 'discord attachment',
+    allowedHosts: ['cdn.discordapp.com', 'media.discordapp.net'],
+    trustedOrigins: originsOf(client.options.rest?.api),
+    requiresHttps: true,
+  };
+}
+
 /** An image attachment that downloads only when the engine gets to it, refusing oversized files early. */
 export function discordImageAttachment(
   attachment: Pick<Attachment, 'name' | 'url' | 'size'>,
   maxBytes: number,
+  client: Pick<Client, 'options'>,
 ): ImageAttachment {
   return {
     name: attachment.name,
@@ -77,7 +95,12 @@ export function discordImageAttachment(
           userMessage: `${attachment.name} is over the ${Math.round(maxBytes / (1024 * 1024))} MB limit, so I left it out.`,
         });
       }
-      return downloadAttachment({ url: attachment.url, name: attachment.name, maxBytes });
+      return downloadAttachment({
+        url: attachment.url,
+        name: attachment.name,
+        maxBytes,
+        policy: discordAttachmentPolicy(client),
+      });
     },
   };
 }
@@ -101,13 +124,13 @@ export async function buildTurnFromMessage({
   for (const attachment of message.attachments.values()) {
     const contentType = attachment.contentType ?? '';
     if (contentType.startsWith('image/') || imageExtensions.test(attachment.name)) {
-      images.push(discordImageAttachment(attachment, maxImageBytes));
+      images.push(discordImageAttachment(attachment, maxImageBytes, message.client));
     } else if (
       contentType.startsWith('text/') ||
       contentType.includes('json') ||
       textExtensions.test(attachment.name)
     ) {
-      const text = await readTextAttachment(attachment, notices);
+      const text = await readTextAttachment({ attachment, client: message.client, notices });
       if (text !== undefined) inlinedFiles.push(`[file ${attachment.name}]\n\`\`\`\n${text}\n\`\`\``);
     } else {
       notices.push(`I can only read images and text files, so I left out ${attachment.name}.`);
@@ -127,12 +150,21 @@ export async function buildTurnFromMessage({
   };
 }
 
-async function readTextAttachment(attachment: Attachment, notices: string[]): Promise<string | undefined> {
+async function readTextAttachment({
+  attachment,
+  client,
+  notices,
+}: {
+  attachment: Attachment;
+  client: Client;
+  notices: string[];
+}): Promise<string | undefined> {
   try {
     const bytes = await downloadAttachment({
       url: attachment.url,
       name: attachment.name,
       maxBytes: 512 * 1024,
+      policy: discordAttachmentPolicy(client),
     });
     const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
     if (text.length <= maxTextFileCharacters) return text;

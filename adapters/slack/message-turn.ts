@@ -63,9 +63,11 @@ export async function buildTurnFromEvent({
   const notices: string[] = [];
   for (const file of event.files ?? []) {
     if (isImageFile(file)) {
-      images.push(slackImageAttachment({ file, botToken, maxBytes: maxImageBytes }));
+      images.push(
+        slackImageAttachment({ file, botToken, apiUrl: client.slackApiUrl, maxBytes: maxImageBytes }),
+      );
     } else if (isTextFile(file)) {
-      const content = await readTextFile({ file, botToken, notices });
+      const content = await readTextFile({ file, botToken, apiUrl: client.slackApiUrl, notices });
       if (content !== undefined) inlinedFiles.push(`[file ${fileNameOf(file)}]\n\`\`\`\n${content}\n\`\`\``);
     } else {
       notices.push(`I can only read images and text files, so I left out ${fileNameOf(file)}.`);
@@ -84,14 +86,16 @@ export async function buildTurnFromEvent({
 async function readTextFile({
   file,
   botToken,
+  apiUrl,
   notices,
 }: {
   file: SlackFileObject;
   botToken: string;
+  apiUrl: string;
   notices: string[];
 }): Promise<string | undefined> {
   try {
-    const bytes = await downloadSlackFile({ file, botToken, maxBytes: maxTextFileBytes });
+    const bytes = await downloadSlackFile({ file, botToken, apiUrl, maxBytes: maxTextFileBytes });
     const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
     if (text.length <= maxTextFileCharacters) return text;
     notices.push(

@@ -50,7 +50,7 @@ export function recentImageAttachment({
       const newestFirst = threadTs ? [...messages].reverse().slice(0, lookbackMessages) : messages;
       for (const message of newestFirst) {
         const image = (message.files ?? []).find(isImageFile);
-        if (image) return downloadSlackFile({ file: image, botToken, maxBytes });
+        if (image) return downloadSlackFile({ file: image, botToken, apiUrl: client.slackApiUrl, maxBytes });
       }
       throw new ImageLoadError({
         message: 'no recent image in the channel',

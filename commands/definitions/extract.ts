@@ -4,7 +4,7 @@ import type { ContentPart } from '../../src/gateway/chat-types.ts';
 import { imageOption, textOption } from '../command-options.ts';
 import { toCsv } from '../csv.ts';
 import { defineCommand } from '../define-command.ts';
-import { imageDataUriOf } from '../draw-images.ts';
+import { imageDataUriOf } from '../reference-images.ts';
 import { askForStructuredAnswer } from '../structured-answer.ts';
 
 export const extractionSchema = z.object({

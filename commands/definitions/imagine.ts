@@ -1,6 +1,8 @@
+import type { ReferenceImage } from '../action-store.ts';
 import { choiceOption, imageOption, integerOption, textOption } from '../command-options.ts';
 import { defineCommand } from '../define-command.ts';
-import { drawImages, referenceImageFor } from '../draw-images.ts';
+import { drawImages } from '../draw-images.ts';
+import { referenceImageFor } from '../reference-images.ts';
 
 export const aspectRatios = ['1:1', '16:9', '9:16', '4:3', '3:4', '3:2', '2:3', '21:9'] as const;
 
@@ -27,7 +29,7 @@ export const imagineCommand = defineCommand({
   },
   runsInConversationOrder: true,
   async run({ input, conversationKey, user, responder, services, signal }) {
-    const referenceImages: string[] = [];
+    const references: ReferenceImage[] = [];
     if (input.reference) {
       const reference = await referenceImageFor({
         attachment: input.reference,
@@ -38,7 +40,7 @@ export const imagineCommand = defineCommand({
         await responder.send({ text: `⚠ ${reference.problem}`, isPrivate: true });
         return;
       }
-      referenceImages.push(reference.reference);
+      references.push(reference.reference);
     }
     await drawImages({
       services,
@@ -51,7 +53,7 @@ export const imagineCommand = defineCommand({
         count: input.count,
         aspectRatio: input.aspect_ratio,
         outputFormat: input.format,
-        referenceImages,
+        references,
       },
     });
   },

@@ -12,6 +12,7 @@ import type { KeyedLock } from '../state/keyed-lock.ts';
 import { type ContextFit, fitToContext } from './context-budget.ts';
 import type { HistoryStore } from './history-store.ts';
 import { type LoadedImages, loadImages } from './image-intake.ts';
+import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { ConversationKey, IncomingTurn, StoredTurn } from './turn.ts';
 import type { UsageLedger } from './usage-ledger.ts';
@@ -71,6 +72,16 @@ export interface EngineDefaults {
   readonly maxImageBytes: number;
 }
 
+/** When the person is shown that parley is still working, while the model has not answered yet. */
+export interface WaitingIndicators {
+  /** After this long without text, the reply shows "still waiting for the model…". Default 5 s. */
+  readonly stillWaitingAfterMs: number;
+  /** How often the platform's typing indicator is renewed meanwhile (Discord's lasts 10 s). Default 8 s. */
+  readonly typingIntervalMs: number;
+}
+
+const defaultWaitingIndicators: WaitingIndicators = { stillWaitingAfterMs: 5_000, typingIntervalMs: 8_000 };
+
 export interface EngineDependencies {
   readonly gateway: Gateway;
   readonly history: HistoryStore;
@@ -81,7 +92,19 @@ export interface EngineDependencies {
   /** Where spending is counted for /usage; optional so the engine works without it in tests. */
   readonly usageLedger?: UsageLedger;
   readonly now?: () => Date;
+  readonly waiting?: WaitingIndicators;
+  /** Where replies in flight are noted, so a restart can finish the ones a dead process left. */
+  readonly journal?: ReplyJournal;
+  /** How long a failing final platform call is retried; see `StreamingWriterOptions`. */
+  readonly finalWriteRetryWindowMs?: number;
 }
+
+/** Shown while the model has not started answering after a few seconds. */
+export const stillWaitingText = '_⏳ still waiting for the model…_';
+
+/** Said under a reply that reached the person but could not be written to the conversation's history. */
+export const historyNotSavedNote =
+  '⚠ I could not save this exchange to the conversation history, so I will not remember it.';
 
 const storeUnavailableMessage =
   'I cannot reach my memory of this conversation right now. Please try again in a moment.';
@@ -94,6 +117,7 @@ interface PreparedTurn {
   readonly notices: string[];
   /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
   readonly replacedTurnCount: number;
+  readonly surface: Surface;
 }
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
@@ -111,6 +135,27 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
 }
 
 async function answer(dependencies: EngineDependencies, request: ReplyRequest): Promise<ReplyOutcome> {
+  const { turn, surface } = request;
+  const journalRecord =
+    dependencies.journal && surface.address
+      ? dependencies.journal.begin({
+          address: surface.address,
+          conversationKey: turn.conversationKey,
+          turn: { authorId: turn.author.id, authorName: turn.author.name, text: turn.text },
+        })
+      : undefined;
+  try {
+    return await answerJournaled(dependencies, request, journalRecord);
+  } finally {
+    await journalRecord?.end();
+  }
+}
+
+async function answerJournaled(
+  dependencies: EngineDependencies,
+  request: ReplyRequest,
+  journalRecord: JournalRecord | undefined,
+): Promise<ReplyOutcome> {
   const { turn, surface, signal } = request;
   const logger = dependencies.logger.child({
     conversationKey: turn.conversationKey,
@@ -119,6 +164,10 @@ async function answer(dependencies: EngineDependencies, request: ReplyRequest): 
   const writer = createStreamingWriter({
     surface,
     onError: (error) => logger.warn({ err: error }, 'platform call failed while streaming'),
+    ...(journalRecord ? { onDelivered: (progress) => journalRecord.update(progress) } : {}),
+    ...(dependencies.finalWriteRetryWindowMs === undefined
+      ? {}
+      : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),
   });
   let prepared: PreparedTurn;
   try {
@@ -152,15 +201,22 @@ async function answer(dependencies: EngineDependencies, request: ReplyRequest): 
 
   const startedAt = (dependencies.now ?? (() => new Date()))();
   const streamed = await streamReply({ dependencies, prepared, writer, signal, logger });
-  const { delivered, failure } = streamed;
-  const status: ReplyStatus = failure ? (delivered.text.length > 0 ? 'cut' : 'failed') : 'complete';
-  // A reply that never produced text leaves history as it was, so the person can simply ask again;
-  // a cut reply is kept as the person saw it, marked, so the model knows it broke off.
-  const recordedAt =
-    delivered.text.length > 0
-      ? await recordExchange({ dependencies, turn, prepared, streamed, startedAt, logger })
-      : undefined;
-  await recordUsage({ dependencies, turn, streamed });
+  // A reply that never produced visible text leaves history as it was, so the person can simply ask
+  // again; a cut reply is kept as the person saw it, marked, so the model knows it broke off. It is
+  // recorded before the last platform write, so that write can say when saving failed.
+  const hasText = /\S/.test(streamed.text);
+  const recording = hasText
+    ? await recordExchange({ dependencies, turn, prepared, streamed, startedAt, logger })
+    : undefined;
+  const notes = recording?.isSaved === false ? [...notices, historyNotSavedNote] : notices;
+  const delivery = await deliverEnding({ writer, streamed, notes, logger });
+  if (delivery.failure !== undefined && streamed.failure === undefined && recording?.isSaved) {
+    await markRecordedReplyInterrupted({ dependencies, turn, recording, logger });
+  }
+  const failure = streamed.failure ?? delivery.failure;
+  const delivered = delivery.delivered;
+  const status: ReplyStatus = failure ? (hasText ? 'cut' : 'failed') : 'complete';
+  await recordUsage({ dependencies, turn, streamed, hasText });
   logger.info(
     {
       status,
@@ -181,7 +237,7 @@ async function answer(dependencies: EngineDependencies, request: ReplyRequest): 
     finishReason: streamed.finishReason,
     usage: streamed.usage,
     error: failure,
-    recordedAt,
+    recordedAt: recording?.isSaved ? recording.assistantTurn.createdAt : undefined,
     imageDataUris: prepared.images.parts.flatMap((part) =>
       part.type === 'image_url' ? [part.image_url.url] : [],
     ),
@@ -230,16 +286,18 @@ async function prepareTurn(
       `The ${fit.droppedTurnCount} oldest messages of this conversation no longer fit in my context, so I left them out.`,
     );
   }
-  return { model, fit, images, notices, replacedTurnCount };
+  return { model, fit, images, notices, replacedTurnCount, surface: request.surface };
 }
 
 interface StreamedReply {
-  readonly delivered: DeliveredReply;
+  /** Exactly the model text streamed to the writer. */
+  readonly text: string;
   readonly finishReason: FinishReason | undefined;
   readonly usage: TokenUsage | undefined;
   readonly failure: GatewayError | undefined;
 }
 
+/** Streams the gateway's reply into the writer; the writer is left open for its ending. */
 async function streamReply({
   dependencies,
   prepared,
@@ -255,8 +313,13 @@ async function streamReply({
 }): Promise<StreamedReply> {
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
-  let appendedText = '';
+  let text = '';
   let failure: GatewayError | undefined;
+  const waiting = showWhileWaiting({
+    writer,
+    surface: prepared.surface,
+    indicators: dependencies.waiting ?? defaultWaitingIndicators,
+  });
   try {
     const events = dependencies.gateway.chatStream({
       model: prepared.model,
@@ -266,7 +329,8 @@ async function streamReply({
     });
     for await (const event of events) {
       if (event.type === 'text-delta') {
-        appendedText += event.text;
+        if (text === '') waiting.stop();
+        text += event.text;
         writer.append(event.text);
       } else if (event.type === 'notice') prepared.notices.push(event.message);
       else {
@@ -280,25 +344,74 @@ async function streamReply({
       { err: failure, kind: failure.kind, model: prepared.model },
       'reply did not complete',
     );
+  } finally {
+    waiting.stop();
   }
+  return { text, finishReason, usage, failure };
+}
+
+/**
+ * While the model has not started answering: the typing indicator, renewed before it fades, and
+ * after a few seconds a line saying parley is still waiting, so silence never looks like a dead bot.
+ */
+function showWhileWaiting({
+  writer,
+  surface,
+  indicators,
+}: {
+  writer: StreamingWriter;
+  surface: Surface;
+  indicators: WaitingIndicators;
+}): { stop(): void } {
+  const renewTyping = () => surface.showTyping?.().catch(() => undefined);
+  const typingTimer = setInterval(renewTyping, indicators.typingIntervalMs);
+  const waitingTimer = setTimeout(() => writer.showWaiting(stillWaitingText), indicators.stillWaitingAfterMs);
+  typingTimer.unref();
+  waitingTimer.unref();
+  return {
+    stop() {
+      clearInterval(typingTimer);
+      clearTimeout(waitingTimer);
+    },
+  };
+}
+
+/** The reply's last platform writes: the exact text and notes, or what is shown plus a cut-off note. */
+async function deliverEnding({
+  writer,
+  streamed,
+  notes,
+  logger,
+}: {
+  writer: StreamingWriter;
+  streamed: StreamedReply;
+  notes: readonly string[];
+  logger: Logger;
+}): Promise<{ delivered: DeliveredReply; failure: GatewayError | undefined }> {
   try {
-    const delivered = failure
-      ? await writer.fail({ reason: failure.userMessage })
-      : await writer.finish({ finishReason: finishReason ?? 'other', notes: prepared.notices });
-    return { delivered, finishReason, usage, failure };
+    const delivered = streamed.failure
+      ? await writer.fail({ reason: streamed.failure.userMessage })
+      : await writer.finish({ finishReason: streamed.finishReason ?? 'other', notes });
+    return { delivered, failure: undefined };
   } catch (error) {
-    // The platform refused the final post or edit: the person may not see the whole reply, but the
-    // model wrote it and history must stay consistent, so it is recorded as interrupted.
+    // The platform refused the final writes even after retries and a new message: the person may
+    // not see the whole reply, though the model wrote it.
     logger.error({ err: error }, 'final platform call failed; the reply may be incomplete on screen');
     return {
-      delivered: { text: appendedText, messages: [], editCount: 0, isComplete: false },
-      finishReason,
-      usage,
-      failure:
-        failure ??
-        new GatewayError({ kind: 'stream-interrupted', message: 'final platform call failed', cause: error }),
+      delivered: { text: streamed.text, messages: [], editCount: 0, isComplete: false },
+      failure: new GatewayError({
+        kind: 'stream-interrupted',
+        message: 'final platform call failed',
+        cause: error,
+      }),
     };
   }
+}
+
+interface RecordedExchange {
+  readonly isSaved: boolean;
+  readonly userTurn: StoredTurn;
+  readonly assistantTurn: StoredTurn;
 }
 
 async function recordExchange({
@@ -315,7 +428,7 @@ async function recordExchange({
   streamed: StreamedReply;
   startedAt: Date;
   logger: Logger;
-}): Promise<string | undefined> {
+}): Promise<RecordedExchange> {
   const now = dependencies.now ?? (() => new Date());
   const userTurn: StoredTurn = {
     role: 'user',
@@ -329,7 +442,7 @@ async function recordExchange({
     role: 'assistant',
     authorId: 'parley',
     authorName: 'parley',
-    text: streamed.delivered.text,
+    text: streamed.text,
     images: [],
     model: prepared.model,
     ...(streamed.usage ? { usage: streamed.usage } : {}),
@@ -340,11 +453,34 @@ async function recordExchange({
     await dependencies.history.append(turn.conversationKey, [userTurn, assistantTurn], {
       replacingLast: prepared.replacedTurnCount,
     });
-    return assistantTurn.createdAt;
+    return { isSaved: true, userTurn, assistantTurn };
   } catch (error) {
-    // The person already has the reply; losing it from memory is worth an error line, not a crash.
-    logger.error({ err: error }, 'reply delivered but not recorded in history');
-    return undefined;
+    // The person gets the reply with a note that it will not be remembered; the details go here.
+    logger.error({ err: error }, 'reply not recorded in history');
+    return { isSaved: false, userTurn, assistantTurn };
+  }
+}
+
+/** The reply was recorded whole, but the platform never showed all of it: mark it as cut. */
+async function markRecordedReplyInterrupted({
+  dependencies,
+  turn,
+  recording,
+  logger,
+}: {
+  dependencies: EngineDependencies;
+  turn: IncomingTurn;
+  recording: RecordedExchange;
+  logger: Logger;
+}): Promise<void> {
+  try {
+    await dependencies.history.append(
+      turn.conversationKey,
+      [recording.userTurn, { ...recording.assistantTurn, isInterrupted: true }],
+      { replacingLast: 2 },
+    );
+  } catch (error) {
+    logger.error({ err: error }, 'could not mark an undelivered reply as interrupted in history');
   }
 }
 
@@ -352,12 +488,14 @@ async function recordUsage({
   dependencies,
   turn,
   streamed,
+  hasText,
 }: {
   dependencies: EngineDependencies;
   turn: IncomingTurn;
   streamed: StreamedReply;
+  hasText: boolean;
 }): Promise<void> {
-  if (!dependencies.usageLedger || (!streamed.usage && streamed.delivered.text.length === 0)) return;
+  if (!dependencies.usageLedger || (!streamed.usage && !hasText)) return;
   await dependencies.usageLedger.record({
     userId: turn.author.id,
     conversationKey: turn.conversationKey,

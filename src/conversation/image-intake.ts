@@ -1,5 +1,5 @@
 import type { ContentPart } from '../gateway/chat-types.ts';
-import { fitImage } from '../images/fit-image.ts';
+import { defaultMaxInputPixels, fitImage, UndecodableImageError } from '../images/fit-image.ts';
 import { detectImageType, toDataUri } from '../images/image-type.ts';
 import type { Logger } from '../log.ts';
 import { UserFacingError } from '../user-facing-error.ts';
@@ -90,9 +90,16 @@ async function checkImage({
   try {
     return await fitImage({ bytes, mimeType, maxDimensionPx });
   } catch (error) {
+    if (error instanceof UndecodableImageError && error.reason === 'too-many-pixels') {
+      throw new ImageLoadError({
+        message: error.message,
+        userMessage: `${attachment.name} is ${error.widthPx} × ${error.heightPx} pixels, more than the ${defaultMaxInputPixels / 1_000_000} million I can read, so I left it out.`,
+        cause: error,
+      });
+    }
     throw new ImageLoadError({
       message: 'image could not be decoded',
-      userMessage: `${attachment.name} looks like an image but could not be decoded, so I left it out.`,
+      userMessage: `${attachment.name} is damaged or cut short (it could not be decoded), so I left it out.`,
       cause: error,
     });
   }

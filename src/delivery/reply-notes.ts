@@ -6,9 +6,23 @@ export const lengthLimitNote = '⚠ the reply hit the length limit and stops her
 /** Shown instead of a reply that had no visible text and no notes, so the person sees an answer. */
 export const noReplyText = '_(no reply)_';
 
+/** Heads a new message carrying the end of a reply whose last edit could not land. */
+export const carriedRestNote = '⚠ I could not finish the message above, so the rest of the reply is here.';
+
+/** Heads a new message repeating a reply whose message could not be brought up to date. */
+export const carriedWholeNote = '⚠ I could not finish the message above, so here is the whole reply.';
+
 /** The note under a reply that broke off; `reason` is a short user-facing message. */
 export function cutOffNote(reason: string): string {
   return `⚠ reply cut off: ${reason}`;
+}
+
+/**
+ * The line shown when a reply failed before any text: nothing was cut off, so it says only what
+ * happened ("⚠ The model service balance is used up…").
+ */
+export function failureNote(reason: string): string {
+  return `⚠ ${reason}`;
 }
 
 /**

@@ -1,8 +1,18 @@
 import { type Clock, systemClock } from './clock.ts';
+import { findFenceAt, findFenceRegions } from './markdown-fences.ts';
 import { type MessageSlot, openSlot, type PlannedCall, planNextCall } from './message-slots.ts';
-import { appendNotes, cutOffNote, lengthLimitNote, noReplyText } from './reply-notes.ts';
+import {
+  appendNotes,
+  carriedRestNote,
+  carriedWholeNote,
+  cutOffNote,
+  failureNote,
+  formatNotes,
+  lengthLimitNote,
+  noReplyText,
+} from './reply-notes.ts';
 import { minimumMaxLength, splitGrowingText, splitMessage } from './split-message.ts';
-import type { PostedMessage, Surface } from './surface.ts';
+import type { PlatformFailure, PostedMessage, Surface } from './surface.ts';
 
 /** What a finished or failed reply left on the platform. */
 export interface DeliveredReply {
@@ -14,6 +24,12 @@ export interface DeliveredReply {
   readonly editCount: number;
   /** True when the reply ended with `finish`, false when it broke off with `fail`. */
   readonly isComplete: boolean;
+}
+
+/** What the platform shows of a reply at one moment. */
+export interface DeliveryProgress {
+  readonly messages: ReadonlyArray<{ readonly id: string; readonly text: string }>;
+  readonly modelText: string;
 }
 
 export interface FinishOptions {
@@ -32,7 +48,18 @@ export interface StreamingWriterOptions {
   readonly surface: Surface;
   /** Called with each failed platform call the writer recovers from; the writer logs nothing itself. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Called after every platform call that was accepted, with what each message now shows and the
+   * model text so far: what a journal needs to finish the reply if the process dies.
+   */
+  readonly onDelivered?: (progress: DeliveryProgress) => void;
   readonly clock?: Clock;
+  /**
+   * How long a final call that keeps failing is tried again (with growing pauses) before the rest of
+   * the reply goes into a new message instead. Default three minutes: long enough to ride out a
+   * platform's bad minute, short enough that the person is not left with half a reply for long.
+   */
+  readonly finalWriteRetryWindowMs?: number;
 }
 
 /** Writes one streaming reply to a Surface, see {@link createStreamingWriter}. */
@@ -40,12 +67,20 @@ export interface StreamingWriter {
   /** Adds model text. Never waits for the platform and never throws because of it. */
   append(text: string): void;
   /**
+   * Shows `text` (e.g. "still waiting for the model…") while the reply has nothing to show yet; the
+   * first model text replaces it in the same message. Does nothing once text or a message exists.
+   */
+  showWaiting(text: string): void;
+  /**
    * Delivers the exact final text, then any notes, and resolves once the platform has all of it.
    * Rejects with the platform's error when one of these final calls fails. Calling `finish` or
    * `fail` again returns the first call's promise; text appended after either is ignored.
    */
   finish(options?: FinishOptions): Promise<DeliveredReply>;
-  /** Keeps the text delivered so far and adds a visible cut-off note; resolves and rejects like `finish`. */
+  /**
+   * Keeps the text delivered so far and adds a visible cut-off note (or, before any text, just the
+   * reason); resolves and rejects like `finish`.
+   */
   fail(options: FailOptions): Promise<DeliveredReply>;
 }
 
@@ -61,6 +96,7 @@ interface WriterState {
   readonly surface: Surface;
   readonly clock: Clock;
   readonly onError: ((error: unknown) => void) | undefined;
+  readonly onDelivered: ((progress: DeliveryProgress) => void) | undefined;
   readonly slots: MessageSlot[];
   text: string;
   /** Where the text still growing into the last message starts; the text before it is settled. */
@@ -70,10 +106,20 @@ interface WriterState {
   timer: unknown;
   editCount: number;
   closing: Closing | null;
+  readonly finalWriteRetryWindowMs: number;
+  /** Shown in the first message until model text arrives; see `showWaiting`. */
+  waitingText: string | null;
+  /** Final calls failing in a row: when the first failed and how many have. Null after a success. */
+  finalFailures: { readonly firstAtMs: number; count: number } | null;
 }
 
 /** After a failed call, wait at least this long before trying that message again, even on a terminal. */
 const minimumRetryDelayMs = 1_000;
+
+/** The longest pause between two tries of a final call. */
+const maximumFinalRetryDelayMs = 30_000;
+
+const defaultFinalWriteRetryWindowMs = 180_000;
 
 /**
  * Creates a writer that streams one reply into messages of a Surface. The first visible text is
@@ -86,7 +132,9 @@ const minimumRetryDelayMs = 1_000;
 export function createStreamingWriter({
   surface,
   onError,
+  onDelivered,
   clock = systemClock,
+  finalWriteRetryWindowMs = defaultFinalWriteRetryWindowMs,
 }: StreamingWriterOptions): StreamingWriter {
   if (surface.limits.maxMessageLength < minimumMaxLength) {
     throw new RangeError(`surface.limits.maxMessageLength must be at least ${minimumMaxLength}`);
@@ -95,6 +143,7 @@ export function createStreamingWriter({
     surface,
     clock,
     onError,
+    onDelivered,
     slots: [],
     text: '',
     growingStart: 0,
@@ -102,6 +151,9 @@ export function createStreamingWriter({
     timer: null,
     editCount: 0,
     closing: null,
+    finalWriteRetryWindowMs,
+    waitingText: null,
+    finalFailures: null,
   };
   return {
     append(delta) {
@@ -111,12 +163,18 @@ export function createStreamingWriter({
       // While a call is in flight or an edit waits for its turn, the text accumulates into that edit.
       if (!state.isCallInFlight && state.timer === null) pump(state);
     },
+    showWaiting(text) {
+      if (state.closing !== null || state.slots.length > 0 || /\S/.test(state.text)) return;
+      state.waitingText = text;
+      if (!state.isCallInFlight && state.timer === null) pump(state);
+    },
     finish({ finishReason, notes = [] } = {}) {
       const allNotes = finishReason === 'length' ? [lengthLimitNote, ...notes] : notes;
       return close(state, allNotes, true);
     },
     fail({ reason }) {
-      return close(state, [cutOffNote(reason)], false);
+      const hasVisibleText = /\S/.test(state.text);
+      return close(state, [hasVisibleText ? cutOffNote(reason) : failureNote(reason)], false);
     },
   };
 }
@@ -154,7 +212,12 @@ function settleGrowingText(state: WriterState): void {
     slot.isSettled = true;
     state.growingStart = piece.sourceEnd;
   }
-  if (growingPiece !== null) openSlot(state.slots).desiredText = growingPiece.text;
+  // The waiting line stays until there is visible text to put in its place.
+  if (growingPiece !== null && (state.waitingText === null || /\S/.test(growingPiece.text))) {
+    openSlot(state.slots).desiredText = growingPiece.text;
+  } else if (state.waitingText !== null && state.slots.length === 0) {
+    openSlot(state.slots).desiredText = state.waitingText;
+  }
 }
 
 /** Gives every remaining message its exact final text, notes included. */
@@ -192,10 +255,12 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
         if (posted !== null) slot.message = posted;
         else state.editCount += 1;
         slot.deliveredText = textAtSend ?? sentText;
+        if (isFinalCall) state.finalFailures = null;
+        reportDelivered(state);
       },
       (error: unknown) => {
         if (isFinalCall) {
-          endClosing(state, { error });
+          onFinalCallFailed(state, kind, slot, error);
           return;
         }
         reportError(state, error);
@@ -244,6 +309,89 @@ function currentTextOf(state: WriterState, slot: MessageSlot): string | undefine
     startIndex: state.growingStart,
   });
   return settledPieces[0]?.text ?? growingPiece?.text;
+}
+
+/**
+ * A final call failed. A passing failure is tried again after a growing pause (or as long as the
+ * platform asked), for up to `finalWriteRetryWindowMs`; a message whose final edit cannot land keeps
+ * what it shows and the rest of the reply goes out in a new message; when even that fails, the
+ * reply rejects with the platform's error.
+ */
+function onFinalCallFailed(
+  state: WriterState,
+  kind: PlannedCall['kind'],
+  slot: MessageSlot,
+  error: unknown,
+): void {
+  const nowMs = state.clock.now();
+  const failure = classifyFailure(state.surface, error);
+  const failures = state.finalFailures ?? { firstAtMs: nowMs, count: 0 };
+  state.finalFailures = failures;
+  failures.count += 1;
+  const isWithinWindow = nowMs - failures.firstAtMs < state.finalWriteRetryWindowMs;
+  if (failure.isRetryable && isWithinWindow) {
+    reportError(state, error);
+    const backoffMs = Math.min(maximumFinalRetryDelayMs, minimumRetryDelayMs * 2 ** (failures.count - 1));
+    slot.nextCallAtMs = Math.max(slot.nextCallAtMs, nowMs + Math.max(backoffMs, failure.retryAfterMs ?? 0));
+    return;
+  }
+  if (kind === 'edit' && slot.deliveredText !== null) {
+    reportError(state, error);
+    carryIntoNewMessages(state, slot);
+    return;
+  }
+  endClosing(state, { error });
+}
+
+function classifyFailure(surface: Surface, error: unknown): PlatformFailure {
+  try {
+    return surface.classifyFailure?.(error) ?? { isRetryable: true };
+  } catch {
+    return { isRetryable: true };
+  }
+}
+
+/**
+ * Leaves a message showing what it shows and posts the rest of its final text below it, after a
+ * note. When what it shows is not the start of its final text, or the cut falls inside a code block,
+ * the whole final text goes out again instead, so nothing is lost or broken.
+ */
+function carryIntoNewMessages(state: WriterState, slot: MessageSlot): void {
+  const shownText = slot.deliveredText ?? '';
+  const finalText = slot.desiredText;
+  const canContinue =
+    shownText !== '' &&
+    finalText.startsWith(shownText) &&
+    findFenceAt(findFenceRegions(finalText), shownText.length) === null;
+  const note = formatNotes([canContinue ? carriedRestNote : carriedWholeNote]);
+  const body = canContinue ? finalText.slice(shownText.length).replace(/^\s+/, '') : finalText;
+  slot.desiredText = shownText;
+  const pieces = splitMessage({
+    text: `${note}\n\n${body}`,
+    maxLength: state.surface.limits.maxMessageLength,
+  });
+  const carriers: MessageSlot[] = pieces.map((piece) => ({
+    message: null,
+    desiredText: piece.text,
+    deliveredText: null,
+    isSettled: true,
+    nextCallAtMs: Number.NEGATIVE_INFINITY,
+  }));
+  state.slots.splice(state.slots.indexOf(slot) + 1, 0, ...carriers);
+}
+
+function reportDelivered(state: WriterState): void {
+  if (state.onDelivered === undefined) return;
+  const messages = state.slots.flatMap((slot) =>
+    slot.message === null || slot.deliveredText === null
+      ? []
+      : [{ id: slot.message.id, text: slot.deliveredText }],
+  );
+  try {
+    state.onDelivered({ messages, modelText: state.text });
+  } catch (error) {
+    reportError(state, error);
+  }
 }
 
 function reportError(state: WriterState, error: unknown): void {

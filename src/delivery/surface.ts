@@ -7,6 +7,11 @@ import type { Action } from './card.ts';
  */
 export interface Surface {
   readonly limits: SurfaceLimits;
+  /**
+   * Where this surface writes, in the platform's terms (JSON), so the messages of a reply can be
+   * reached again after a restart. A surface without one (the terminal) is not journaled.
+   */
+  readonly address?: { readonly platform: string; readonly [detail: string]: unknown };
   /** Posts a new message and returns its platform id; `actions` become buttons under it. */
   post(text: string, options?: PostOptions): Promise<PostedMessage>;
   /** Replaces the whole text of a message this surface posted. */
@@ -17,6 +22,19 @@ export interface Surface {
   showTyping?(): Promise<void>;
   /** Replaces the buttons under a message this surface posted; an empty list removes them. */
   setActions?(message: PostedMessage, actions: readonly Action[]): Promise<void>;
+  /**
+   * Whether a failed call is worth trying again, and when, as the platform's error says. Without it
+   * delivery treats every failure as passing (a dropped connection, a 5xx, a rate limit).
+   */
+  classifyFailure?(error: unknown): PlatformFailure;
+}
+
+/** What a failed platform call means for trying it again. */
+export interface PlatformFailure {
+  /** False when the same call can never succeed (a deleted message, a missing permission). */
+  readonly isRetryable: boolean;
+  /** How long the platform asked us to wait (a rate limit's `Retry-After`), when it said. */
+  readonly retryAfterMs?: number;
 }
 
 export interface PostOptions {

@@ -17,6 +17,12 @@ export interface ChatCompletionsOptions {
   readonly catalog: ModelCatalog;
   /** Longest silence allowed between two chunks of a stream before it counts as stalled. */
   readonly streamIdleTimeoutMs: number;
+  /**
+   * Longest wait for a streamed reply to start, per attempt: for the response to arrive and then for
+   * its first chunk. Shorter than the idle timeout, so a gateway that never answers is given up on
+   * (and retried) in seconds rather than minutes.
+   */
+  readonly firstByteTimeoutMs?: number;
 }
 
 const imagesDroppedNotice = 'This model cannot see images, so I answered from the text only.';
@@ -69,24 +75,36 @@ export async function* streamChat(
   const { messages, notices } = fitMessagesToModel(options.catalog, request);
   for (const message of notices) yield { type: 'notice', message };
 
-  const idle = createIdleWatch({ timeoutMs: options.streamIdleTimeoutMs, parentSignal: request.signal });
+  const firstByteTimeoutMs = Math.min(
+    options.firstByteTimeoutMs ?? options.streamIdleTimeoutMs,
+    options.streamIdleTimeoutMs,
+  );
+  const idle = createIdleWatch({
+    timeoutMs: options.streamIdleTimeoutMs,
+    firstChunkTimeoutMs: firstByteTimeoutMs,
+    parentSignal: request.signal,
+  });
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
   try {
     // No signal goes to the SDK: it would join ours with its own, and a joined signal re-checks its
     // sources on every chunk (measurable at hundreds of streams). Cancellation goes through the
     // stream's own controller instead, and a request still being made when we stop is let go.
-    const streamRequest = options.client.chat.completions.create({
-      model: request.model,
-      messages: toWireMessages(messages),
-      stream: true,
-      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
-      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    });
+    const streamRequest = options.client.chat.completions.create(
+      {
+        model: request.model,
+        messages: toWireMessages(messages),
+        stream: true,
+        ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      },
+      // Per attempt, until the response headers: the SDK retries an attempt that timed out.
+      { timeout: firstByteTimeoutMs },
+    );
     const stream = await untilAborted(streamRequest, idle.signal);
     idle.signal.addEventListener('abort', () => stream.controller.abort(), { once: true });
     if (idle.signal.aborted) stream.controller.abort();
-    idle.touch();
+    idle.startWaitingForFirstChunk();
     for await (const chunk of stream) {
       idle.touch();
       const choice = chunk.choices?.[0];
@@ -207,6 +225,8 @@ async function untilAborted<Stream extends { controller: AbortController }>(
 
 interface IdleWatch {
   readonly signal: AbortSignal;
+  /** The response arrived: its first chunk must follow within the first-chunk timeout. */
+  startWaitingForFirstChunk(): void;
   touch(): void;
   stop(): void;
   /** Why the stream was stopped from our side (caller's abort or idle timeout), if it was. */
@@ -215,15 +235,18 @@ interface IdleWatch {
 
 function createIdleWatch({
   timeoutMs,
+  firstChunkTimeoutMs,
   parentSignal,
 }: {
   timeoutMs: number;
+  firstChunkTimeoutMs: number;
   parentSignal: AbortSignal | undefined;
 }): IdleWatch {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let lastActivityMs = 0;
   let hasTimedOut = false;
+  let timedOutAfterMs = timeoutMs;
   const forwardAbort = () => controller.abort(parentSignal?.reason);
   if (parentSignal?.aborted) forwardAbort();
   parentSignal?.addEventListener('abort', forwardAbort, { once: true });
@@ -240,7 +263,19 @@ function createIdleWatch({
   };
   return {
     signal: controller.signal,
+    startWaitingForFirstChunk() {
+      timer = setTimeout(() => {
+        if (lastActivityMs !== 0) return;
+        hasTimedOut = true;
+        timedOutAfterMs = firstChunkTimeoutMs;
+        controller.abort(new Error('no first chunk in time'));
+      }, firstChunkTimeoutMs);
+    },
     touch() {
+      if (lastActivityMs === 0) {
+        clearTimeout(timer);
+        timer = undefined;
+      }
       lastActivityMs = Date.now();
       if (timer === undefined) timer = setTimeout(check, timeoutMs);
     },
@@ -250,7 +285,7 @@ function createIdleWatch({
     },
     reasonForStop() {
       if (hasTimedOut)
-        return new GatewayError({ kind: 'timeout', message: `stream idle for ${timeoutMs} ms` });
+        return new GatewayError({ kind: 'timeout', message: `stream idle for ${timedOutAfterMs} ms` });
       if (parentSignal?.aborted) {
         return new GatewayError({ kind: 'cancelled', message: 'stream cancelled by the caller' });
       }

@@ -3,7 +3,12 @@ import type { z } from 'zod';
 import type { Logger } from '../log.ts';
 import { completeChat, streamChat } from './chat-completions.ts';
 import type { ChatReply, ChatRequest, ChatStreamEvent } from './chat-types.ts';
-import { generateImages, type ImageRequest, type ImageResult } from './image-generation.ts';
+import {
+  gatewayImagePolicy,
+  generateImages,
+  type ImageRequest,
+  type ImageResult,
+} from './image-generation.ts';
 import { capabilitiesOf, type ModelCapabilities, type ModelCatalog } from './model-catalog.ts';
 import { generateStructured, type StructuredReply, type StructuredRequest } from './structured-output.ts';
 
@@ -23,6 +28,8 @@ export interface CreateGatewayOptions {
   readonly apiKey: string;
   /** Per attempt, until the response starts; also the longest silence allowed inside a stream. */
   readonly timeoutMs: number;
+  /** Per attempt of a streamed reply, until its first chunk (see `ChatCompletionsOptions`). */
+  readonly firstByteTimeoutMs?: number;
   /** Retries of 408/409/429/5xx and connection errors, done by the SDK before any text arrives. */
   readonly maxRetries: number;
   readonly catalog: ModelCatalog;
@@ -31,6 +38,8 @@ export interface CreateGatewayOptions {
   readonly maxImageBytes: number;
   /** Longest an image generation may take. */
   readonly imageTimeoutMs: number;
+  /** Hosts the gateway's image links may name (`IMAGE_URL_HOSTS`); empty: any public host. */
+  readonly imageUrlHosts?: readonly string[];
 }
 
 export function createGateway(options: CreateGatewayOptions): Gateway {
@@ -48,13 +57,22 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       debug: (message, ...rest) => gatewayLogger.trace({ sdk: rest }, String(message)),
     },
   });
-  const chatOptions = { client, catalog: options.catalog, streamIdleTimeoutMs: options.timeoutMs };
+  const chatOptions = {
+    client,
+    catalog: options.catalog,
+    streamIdleTimeoutMs: options.timeoutMs,
+    ...(options.firstByteTimeoutMs === undefined ? {} : { firstByteTimeoutMs: options.firstByteTimeoutMs }),
+  };
   const imageOptions = {
     client,
     catalog: options.catalog,
     requestTimeoutMs: options.imageTimeoutMs,
     downloadTimeoutMs: options.timeoutMs,
     maxDownloadBytes: options.maxImageBytes,
+    imageUrlPolicy: gatewayImagePolicy({
+      baseUrl: options.baseUrl,
+      imageUrlHosts: options.imageUrlHosts ?? [],
+    }),
   };
   return {
     chat: (request) => completeChat(chatOptions, request),

@@ -1,6 +1,8 @@
 import type OpenAI from 'openai';
 import { detectImageType, type ImageMimeType } from '../images/image-type.ts';
 import { readBoundedBody } from '../images/read-bounded-body.ts';
+import { BlockedUrlError, describeRefusal, guardedFetch } from '../net/guarded-fetch.ts';
+import type { UrlPolicy } from '../net/url-policy.ts';
 import { GatewayError, toGatewayError } from './gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
 
@@ -37,6 +39,28 @@ export interface ImageGenerationOptions {
   readonly requestTimeoutMs: number;
   readonly downloadTimeoutMs: number;
   readonly maxDownloadBytes: number;
+  /** Where the gateway's image links may lead (see `gatewayImagePolicy`). */
+  readonly imageUrlPolicy: UrlPolicy;
+}
+
+/**
+ * Where a generated image's link may lead: the gateway's own origin (`GATEWAY_BASE_URL`, trusted as
+ * the operator configured it), and otherwise the hosts of `IMAGE_URL_HOSTS`, or any host when that is
+ * empty; never a private, loopback or link-local address, whatever the link says.
+ */
+export function gatewayImagePolicy({
+  baseUrl,
+  imageUrlHosts,
+}: {
+  baseUrl: string;
+  imageUrlHosts: readonly string[];
+}): UrlPolicy {
+  return {
+    purpose: 'generated image',
+    allowedHosts: imageUrlHosts.length > 0 ? imageUrlHosts : undefined,
+    trustedOrigins: [new URL(baseUrl).origin],
+    requiresHttps: false,
+  };
 }
 
 interface WireImageRequest {
@@ -140,17 +164,27 @@ async function download(
   url: string,
   signal: AbortSignal | undefined,
 ): Promise<Uint8Array> {
-  if (!/^https?:\/\//i.test(url)) {
-    throw new GatewayError({ kind: 'invalid-reply', message: 'generated image link is not http(s)' });
-  }
-  const timeout = AbortSignal.timeout(options.downloadTimeoutMs);
-  let response: Response;
+  let response: Awaited<ReturnType<typeof guardedFetch>>['response'];
   try {
-    response = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    ({ response } = await guardedFetch({
+      url,
+      policy: options.imageUrlPolicy,
+      timeoutMs: options.downloadTimeoutMs,
+      ...(signal ? { signal } : {}),
+    }));
   } catch (error) {
+    if (error instanceof BlockedUrlError) {
+      throw new GatewayError({
+        kind: 'invalid-reply',
+        message: `generated image link refused: ${error.message}`,
+        userMessage: `The image service sent a link I do not download from (${describeRefusal(error)}), so I cannot show the image.`,
+        cause: error,
+      });
+    }
     throw toGatewayError(error);
   }
   if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
     throw new GatewayError({
       kind: 'server-error',
       message: `image download answered ${response.status}`,

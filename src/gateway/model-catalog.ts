@@ -12,8 +12,13 @@ export interface ModelCapabilities {
   readonly jsonSchema: boolean;
   /** Image model answers `response_format: 'url'`; otherwise images come back as base64. */
   readonly imageUrlOutput: boolean;
-  /** Image model takes `image_input` reference images. */
+  /** Image model takes `image_input` reference images (as links: the reference says so). */
   readonly imageInput: boolean;
+  /**
+   * Image model (or the gateway in front of it) also takes `data:` URIs in `image_input`: only then
+   * can an image without a public link (a terminal file, a private Slack file) be a reference.
+   */
+  readonly imageInputDataUri: boolean;
   /** Image model takes `aspect_ratio`. */
   readonly aspectRatio: boolean;
   /** Tokens the model can read and write in one request. */
@@ -25,6 +30,7 @@ const capabilitiesSchema = z.strictObject({
   jsonSchema: z.boolean(),
   imageUrlOutput: z.boolean(),
   imageInput: z.boolean(),
+  imageInputDataUri: z.boolean(),
   aspectRatio: z.boolean(),
   contextTokens: z.number().int().positive(),
 });
@@ -35,6 +41,7 @@ export const cautiousDefaults: ModelCapabilities = {
   jsonSchema: false,
   imageUrlOutput: false,
   imageInput: false,
+  imageInputDataUri: false,
   aspectRatio: true,
   contextTokens: 8_192,
 };

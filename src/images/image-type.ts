@@ -29,3 +29,8 @@ export function fileExtensionOf(mimeType: ImageMimeType): string {
 export function toDataUri({ bytes, mimeType }: { bytes: Uint8Array; mimeType: ImageMimeType }): string {
   return `data:${mimeType};base64,${Buffer.from(bytes).toString('base64')}`;
 }
+
+/** The bytes of a base64 `data:` URI (what `toDataUri` made). */
+export function bytesOfDataUri(uri: string): Uint8Array {
+  return new Uint8Array(Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64'));
+}

@@ -1,3 +1,9 @@
+/** The parts of a fetch response (global fetch's, or guarded-fetch's) that reading a bounded body needs. */
+export interface BodyResponse {
+  readonly headers: { get(name: string): string | null };
+  readonly body: (AsyncIterable<Uint8Array> & { cancel(): Promise<void> }) | null;
+}
+
 /**
  * Reads a response body of at most `maxBytes`, refusing by the declared length first and then while
  * reading, since a length header can be absent or wrong: a link must never make us buffer an
@@ -8,7 +14,7 @@ export async function readBoundedBody({
   maxBytes,
   tooBig,
 }: {
-  response: Response;
+  response: BodyResponse;
   maxBytes: number;
   tooBig: () => Error;
 }): Promise<Uint8Array> {

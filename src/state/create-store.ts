@@ -3,6 +3,7 @@ import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { Logger } from 'pino';
 import { SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
+import { boundStoreTime } from './time-bound-store.ts';
 
 export { defaultStoreUrl, StoreUrlError } from './store-url.ts';
 
@@ -20,6 +21,11 @@ export interface CreateStoreOptions {
   readonly logger: Logger;
   /** How long a Redis operation waits for a connection before it fails instead of hanging. */
   readonly redisConnectTimeoutMs?: number;
+  /**
+   * The longest any operation of a server-backed store may take before it fails; a server that keeps
+   * the connection open but stops answering would otherwise hang the turn. Default 5 s.
+   */
+  readonly operationTimeoutMs?: number;
 }
 
 /**
@@ -35,13 +41,14 @@ export function createStore({
   namespace,
   logger,
   redisConnectTimeoutMs = 5_000,
+  operationTimeoutMs = 5_000,
 }: CreateStoreOptions): Keyv {
   if (namespace === '' || namespace.includes(':')) {
     throw new Error(`A store namespace must be non-empty and contain no ":"; got "${namespace}"`);
   }
   const location = parseStoreUrl({ storeUrl });
   const keyv = new Keyv({
-    store: openAdapter({ location, redisConnectTimeoutMs }),
+    store: openAdapter({ location, redisConnectTimeoutMs, operationTimeoutMs }),
     namespace,
     // SqliteStore and @keyv/redis prefix keys with the namespace themselves (a memory Map belongs to one
     // store alone). keyv's own prefixing would double that, and it leaves a key that already starts
@@ -56,9 +63,11 @@ export function createStore({
 function openAdapter({
   location,
   redisConnectTimeoutMs,
+  operationTimeoutMs,
 }: {
   location: StoreLocation;
   redisConnectTimeoutMs: number;
+  operationTimeoutMs: number;
 }): KeyvStoreAdapter | Map<string, unknown> {
   switch (location.kind) {
     case 'memory':
@@ -66,16 +75,19 @@ function openAdapter({
     case 'sqlite':
       return new SqliteStore({ filePath: location.filePath });
     case 'redis':
-      return new KeyvRedis(
-        {
-          url: location.url,
-          // Without this, commands issued while the connection is down wait in a queue until Redis is
-          // back, and a user's turn hangs instead of failing with a message.
-          disableOfflineQueue: true,
-          socket: { reconnectStrategy: defaultReconnectStrategy },
-        },
-        // Without connectionTimeout the first operation against an unreachable Redis never settles.
-        { throwOnErrors: true, connectionTimeout: redisConnectTimeoutMs },
+      return boundStoreTime(
+        new KeyvRedis(
+          {
+            url: location.url,
+            // Without this, commands issued while the connection is down wait in a queue until Redis is
+            // back, and a user's turn hangs instead of failing with a message.
+            disableOfflineQueue: true,
+            socket: { reconnectStrategy: defaultReconnectStrategy },
+          },
+          // Without connectionTimeout the first operation against an unreachable Redis never settles.
+          { throwOnErrors: true, connectionTimeout: redisConnectTimeoutMs },
+        ),
+        operationTimeoutMs,
       );
   }
 }

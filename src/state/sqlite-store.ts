@@ -1,14 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type { DatabaseSync, SQLOutputValue, StatementSync } from 'node:sqlite';
+import type { SQLOutputValue } from 'node:sqlite';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
-import { loadNodeSqlite } from './load-node-sqlite.ts';
+import { inMemorySqliteFilePath, openSqliteDatabase, type SqliteDatabase } from './sqlite-database.ts';
 
-const nodeSqlite = loadNodeSqlite();
-
-/** The file name that opens a private database in memory instead of a file. */
-export const inMemorySqliteFilePath = ':memory:';
+export { inMemorySqliteFilePath };
 
 const namespaceSeparator = ':';
 
@@ -37,31 +32,19 @@ interface StoredRow {
 export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
   /** keyv reads `dialect` to know that this adapter can iterate. */
   readonly opts: { readonly dialect: 'sqlite'; readonly url: string; readonly filePath: string };
-  readonly #database: DatabaseSync;
-  readonly #statements: ReturnType<typeof prepareStatements>;
+  readonly #database: SqliteDatabase;
+  readonly #stopListening: () => void;
   #namespace: string | undefined;
   #isOpen = true;
 
   constructor({ filePath, busyTimeoutMs = 5_000 }: SqliteStoreOptions) {
     super();
     this.opts = { dialect: 'sqlite', url: `sqlite://${filePath}`, filePath };
-    if (filePath !== inMemorySqliteFilePath) mkdirSync(dirname(filePath), { recursive: true });
-    this.#database = new nodeSqlite.DatabaseSync(filePath);
-    // WAL lets readers and the writer proceed together and survives a crash mid-write; with WAL,
-    // synchronous=NORMAL loses at most the last commits on power loss, never on a process crash,
-    // which is the right trade for chat history written on every turn.
-    this.#database.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA synchronous = NORMAL;
-      PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))};
-      CREATE TABLE IF NOT EXISTS entries (
-        key TEXT PRIMARY KEY NOT NULL,
-        value TEXT NOT NULL,
-        expires INTEGER NULL
-      );
-      CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires) WHERE expires IS NOT NULL;
-    `);
-    this.#statements = prepareStatements(this.#database);
+    this.#database = openSqliteDatabase({ filePath, busyTimeoutMs });
+    // keyv logs what an adapter emits as 'error'; a restored or replaced file is worth that line.
+    this.#stopListening = this.#database.onFileTrouble((description) => {
+      if (this.listenerCount('error') > 0) this.emit('error', new Error(description));
+    });
     // Expired rows nobody reads again would otherwise stay forever; a restart is a cheap moment to drop them.
     this.deleteExpired();
   }
@@ -97,14 +80,14 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
       throw new TypeError("SqliteStore stores keyv's serialized strings; keep keyv's default serialize");
     }
     const expiresAtMs = typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Date.now() + ttl : null;
-    this.#assertOpen();
-    this.#statements.upsert.run(this.#storageKey(key), value, expiresAtMs);
+    this.#assertWritable();
+    this.#statements().upsert.run(this.#storageKey(key), value, expiresAtMs);
     return true;
   }
 
   async delete(key: string): Promise<boolean> {
-    this.#assertOpen();
-    return Number(this.#statements.delete.run(this.#storageKey(key)).changes) > 0;
+    this.#assertWritable();
+    return Number(this.#statements().delete.run(this.#storageKey(key)).changes) > 0;
   }
 
   async has(key: string): Promise<boolean> {
@@ -113,10 +96,10 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
 
   /** Removes every entry of this store's namespace, or every entry when it has no namespace. */
   async clear(): Promise<void> {
-    this.#assertOpen();
+    this.#assertWritable();
     const range = this.#namespaceRange(this.#namespace);
-    if (range === undefined) this.#statements.deleteAll.run();
-    else this.#statements.deleteRange.run(range.fromKey, range.toKey);
+    if (range === undefined) this.#statements().deleteAll.run();
+    else this.#statements().deleteRange.run(range.fromKey, range.toKey);
   }
 
   /** Yields `[key, serialized value]` for the live entries of a namespace, keys without the prefix. */
@@ -129,8 +112,8 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
     // A snapshot, because other writes on this connection may run between two yields.
     const rawRows =
       range === undefined
-        ? this.#statements.selectAll.all()
-        : this.#statements.selectRange.all(range.fromKey, range.toKey);
+        ? this.#statements().selectAll.all()
+        : this.#statements().selectRange.all(range.fromKey, range.toKey);
     const nowMs = Date.now();
     const prefixLength = effectiveNamespace ? effectiveNamespace.length + namespaceSeparator.length : 0;
     for (const rawRow of rawRows) {
@@ -143,25 +126,26 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
   /** Deletes every expired row of every namespace and returns how many went. */
   deleteExpired(): number {
     this.#assertOpen();
-    return Number(this.#statements.deleteAllExpired.run(Date.now()).changes);
+    return Number(this.#statements().deleteAllExpired.run(Date.now()).changes);
   }
 
   /** Closes the database; later calls fail. Closing twice is harmless. */
   async disconnect(): Promise<void> {
     if (!this.#isOpen) return;
     this.#isOpen = false;
-    this.#database.close();
+    this.#stopListening();
+    this.#database.release();
   }
 
   #readLiveRow(storageKey: string): StoredRow | undefined {
     this.#assertOpen();
-    const rawRow = this.#statements.select.get(storageKey);
+    const rawRow = this.#statements().select.get(storageKey);
     if (rawRow === undefined) return undefined;
     const row = toStoredRow(rawRow);
     const nowMs = Date.now();
     if (!isExpired({ row, nowMs })) return row;
     // Conditional, so a fresh value another connection wrote since the read is not thrown away.
-    this.#statements.deleteIfExpired.run(storageKey, nowMs);
+    this.#statements().deleteIfExpired.run(storageKey, nowMs);
     return undefined;
   }
 
@@ -180,27 +164,19 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
     return { fromKey: `${namespace}${namespaceSeparator}`, toKey: `${namespace}${nextCharacter}` };
   }
 
+  #statements() {
+    return this.#database.statements();
+  }
+
   #assertOpen(): void {
     if (!this.#isOpen) throw new Error(`The SQLite store ${this.opts.filePath} is closed`);
   }
-}
 
-function prepareStatements(database: DatabaseSync) {
-  const prepare = (sql: string): StatementSync => database.prepare(sql);
-  return {
-    select: prepare('SELECT key, value, expires FROM entries WHERE key = ?'),
-    upsert: prepare(
-      `INSERT INTO entries (key, value, expires) VALUES (?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
-    ),
-    delete: prepare('DELETE FROM entries WHERE key = ?'),
-    deleteIfExpired: prepare('DELETE FROM entries WHERE key = ? AND expires IS NOT NULL AND expires < ?'),
-    deleteAllExpired: prepare('DELETE FROM entries WHERE expires IS NOT NULL AND expires < ?'),
-    deleteRange: prepare('DELETE FROM entries WHERE key >= ? AND key < ?'),
-    deleteAll: prepare('DELETE FROM entries'),
-    selectRange: prepare('SELECT key, value, expires FROM entries WHERE key >= ? AND key < ? ORDER BY key'),
-    selectAll: prepare('SELECT key, value, expires FROM entries ORDER BY key'),
-  };
+  /** Before a write: the file must still be the one on disk, or the write would go nowhere. */
+  #assertWritable(): void {
+    this.#assertOpen();
+    this.#database.ensureFile();
+  }
 }
 
 function toStoredRow(rawRow: Record<string, SQLOutputValue>): StoredRow {

@@ -46,15 +46,48 @@ describe('/imagine in the terminal', () => {
     expect(report.user.today.images).toBe(2);
   });
 
-  it('sends a local reference image as image_input, and explains when the model wants a link', async () => {
+  it('refuses a local reference image for a model that takes only links, before calling the gateway', async () => {
     const referencePath = join(under.workDirectory, 'sketch.png');
-    const png = createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 9, green: 9, blue: 9 } });
-    writeFileSync(referencePath, png);
+    writeFileSync(
+      referencePath,
+      createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 9, green: 9, blue: 9 } }),
+    );
     const printed = await under.type(`/imagine make it blue --ref ${referencePath}`);
-    // A terminal file has no public link, so it goes as a data: URI, which the reference's gateway
-    // (and the fake) refuses: the person is told why rather than shown a generic error.
-    expect(imageBodies()[0]?.image_input).toEqual([`data:image/png;base64,${png.toString('base64')}`]);
-    expect(printed).toContain('⚠ The image model takes reference images only as links');
+    // The reference says image_input takes links, and a file in the terminal has none.
+    expect(printed).toContain(
+      '⚠ The image model image-model takes reference images only as links, and this image has no public link here',
+    );
+    expect(imageBodies()).toEqual([]);
+  });
+
+  it('sends a local reference image as a data: URI where the model takes them, and offers Vary', async () => {
+    const dataUri = await startConsoleUnderTest({ IMAGE_MODEL: 'data-uri-image-model' });
+    try {
+      const referencePath = join(dataUri.workDirectory, 'sketch.png');
+      const png = createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 9, green: 9, blue: 9 } });
+      writeFileSync(referencePath, png);
+      const printed = await dataUri.type(`/imagine make it blue --ref ${referencePath}`, '/press 2');
+      const bodies = dataUri.fake.requests
+        .filter((request) => request.path.endsWith('/images/generations'))
+        .map((request) => request.body as ImageBody);
+      expect(bodies[0]?.image_input).toEqual([`data:image/png;base64,${png.toString('base64')}`]);
+      // Vary sends the drawn image back, kept once in the store.
+      const drawn = readFileSync(join(dataUri.outputDirectory, 'parley-make-it-blue-1.png'));
+      expect(bodies[1]?.image_input).toEqual([`data:image/png;base64,${drawn.toString('base64')}`]);
+      expect(printed).not.toContain('⚠');
+    } finally {
+      await dataUri.close();
+    }
+  });
+
+  it('offers no Vary where the drawn image has no link, says why, and keeps the buttons on a refusal', async () => {
+    const printed = await under.type('/imagine a lighthouse', '/press 2', '/press 1');
+    expect(printed).toContain(
+      'No Vary button: the image model image-model takes reference images only as links, and images posted here have none it could fetch.',
+    );
+    expect(printed).toContain('There is no button 2 under the last answer.');
+    // Button 1, Regenerate, still works after the refused press.
+    expect(imageBodies()).toHaveLength(2);
   });
 
   it('rejects a bad option in one line that says what is allowed, without calling the gateway', async () => {
@@ -83,6 +116,25 @@ describe('/imagine in the terminal', () => {
       expect(varied?.image_input?.[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\//);
       expect(printed).not.toContain('⚠');
       expect(readdirSync(linking.outputDirectory)).toHaveLength(3);
+    } finally {
+      await linking.close();
+    }
+  });
+
+  it('a button press that fails says so privately and leaves the other buttons pressable', async () => {
+    const linking = await startConsoleUnderTest({ IMAGE_MODEL: 'url-image-model' });
+    try {
+      // The first drawing works; the Vary after it fails at the gateway; Regenerate still works.
+      linking.fake.enqueue({ endpoint: 'images' });
+      linking.fake.enqueue({ endpoint: 'images', error: { status: 500 } });
+      const printed = await linking.type('/imagine a lighthouse', '/press 2', '/press 1');
+      const drawings = linking.fake.requests.filter((request) =>
+        request.path.endsWith('/images/generations'),
+      );
+      expect(drawings).toHaveLength(3);
+      expect(printed).toContain('⚠ ');
+      expect(printed).not.toContain('There is no button 1');
+      expect(readdirSync(linking.outputDirectory)).toHaveLength(2);
     } finally {
       await linking.close();
     }

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       baseUrl: 'http://127.0.0.1:9/api/v1',
       apiKey: 'secret-key-123',
       timeoutMs: 60_000,
+      firstByteTimeoutMs: 20_000,
       maxRetries: 2,
       imageTimeoutMs: 180_000,
     });

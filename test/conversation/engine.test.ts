@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IncomingTurn } from '../../src/conversation/turn.ts';
+import type { Surface } from '../../src/delivery/surface.ts';
 import { createSolidPng } from '../fakes/gateway/index.ts';
 import { type EngineUnderTest, startEngineUnderTest } from '../support/engine-under-test.ts';
 import { createRecordingSurface, type RecordingSurface } from '../support/recording-surface.ts';
@@ -97,12 +98,13 @@ describe('conversation engine', () => {
     expect(under.logOutput()).toContain('stream-interrupted');
   });
 
-  it('still records the reply when the platform refuses the final edit', async () => {
+  it('still records the reply, marked as cut, when the platform refuses every final write', async () => {
     under.subject.fake.enqueue({ text: 'alpha beta gamma delta', chunkSize: 6, delayBetweenChunksMs: 5 });
     const surface = createRecordingSurface({
       minEditIntervalMs: 0,
-      shouldReject: (call) => call.kind === 'edit',
+      shouldReject: (_call, callIndex) => callIndex > 0,
     });
+    (surface as Surface).classifyFailure = () => ({ isRetryable: false });
     const outcome = await under.engine.reply({ turn: turnOf('go'), surface });
     expect(outcome.status).toBe('cut');
     const stored = await under.history.load('test:workspace:channel-1');
@@ -114,14 +116,38 @@ describe('conversation engine', () => {
     expect(under.logOutput()).toContain('final platform call failed');
   });
 
+  it('puts the rest of the reply in a new message when the final edit cannot land, and records it whole', async () => {
+    under.subject.fake.enqueue({ text: 'alpha beta gamma delta', chunkSize: 6, delayBetweenChunksMs: 5 });
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 0,
+      shouldReject: (call) => call.kind === 'edit',
+    });
+    (surface as Surface).classifyFailure = () => ({ isRetryable: false });
+    const outcome = await under.engine.reply({ turn: turnOf('go'), surface });
+    expect(outcome.status).toBe('complete');
+    const texts = [...surface.messageTexts.values()];
+    expect(texts).toHaveLength(2);
+    expect(texts[1]).toMatch(/^_⚠ I could not finish the message above/);
+    expect(texts.join('')).toContain('delta');
+    const stored = await under.history.load('test:workspace:channel-1');
+    expect(stored[1]).toMatchObject({ role: 'assistant', text: 'alpha beta gamma delta' });
+    expect(stored[1]?.isInterrupted).toBeUndefined();
+  });
+
+  it('does not store a reply that is only whitespace', async () => {
+    under.subject.fake.enqueue({ text: '  \n\n  ' });
+    const surface = fastSurface();
+    await under.engine.reply({ turn: turnOf('hello'), surface });
+    expect(shownText(surface)).toBe('_(no reply)_');
+    expect(await under.history.load('test:workspace:channel-1')).toEqual([]);
+  });
+
   it('shows a short message and leaves history alone when the gateway fails before any text', async () => {
     under.subject.fake.enqueue({ error: { status: 402 } });
     const surface = fastSurface();
     const outcome = await under.engine.reply({ turn: turnOf('hello'), surface });
     expect(outcome.status).toBe('failed');
-    expect(shownText(surface)).toBe(
-      '_⚠ reply cut off: The model service balance is used up. An admin needs to top it up._',
-    );
+    expect(shownText(surface)).toBe('_⚠ The model service balance is used up. An admin needs to top it up._');
     expect(await under.history.load('test:workspace:channel-1')).toEqual([]);
   });
 
@@ -220,5 +246,42 @@ describe('conversation engine', () => {
     const body = under.subject.fake.requests[0]?.body as { model: string } & SentMessages;
     expect(body.model).toBe('vision-model');
     expect(body.messages[0]).toEqual({ role: 'system', content: 'Talk like a pirate.' });
+  });
+
+  it('tells the person, in the reply, when the exchange could not be saved', async () => {
+    await under.close();
+    under = await startEngineUnderTest({
+      wrapHistory: (history) => ({
+        ...history,
+        append: async () => {
+          throw new Error('database or disk is full');
+        },
+      }),
+    });
+    under.subject.fake.enqueue({ text: 'Here is your answer.' });
+    const surface = fastSurface();
+    const outcome = await under.engine.reply({ turn: turnOf('hello'), surface });
+    expect(outcome.status).toBe('complete');
+    expect(shownText(surface)).toBe(
+      'Here is your answer.\n\n_⚠ I could not save this exchange to the conversation history, so I will not remember it._',
+    );
+    expect(under.logOutput()).toContain('database or disk is full');
+  });
+
+  it('shows that it is still waiting when the model is slow to start, then replaces that with the reply', async () => {
+    await under.close();
+    under = await startEngineUnderTest({
+      engineOptions: { waiting: { stillWaitingAfterMs: 100, typingIntervalMs: 60 } },
+    });
+    under.subject.fake.enqueue({ text: 'Finally here.', latencyMs: 400 });
+    const surface = fastSurface();
+    let typingCount = 0;
+    (surface as Surface).showTyping = async () => {
+      typingCount += 1;
+    };
+    await under.engine.reply({ turn: turnOf('hello'), surface });
+    expect(surface.calls[0]).toMatchObject({ kind: 'post', text: '_⏳ still waiting for the model…_' });
+    expect([...surface.messageTexts.values()]).toEqual(['Finally here.']);
+    expect(typingCount).toBeGreaterThanOrEqual(3);
   });
 });

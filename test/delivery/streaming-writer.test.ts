@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lengthLimitNote, noReplyText } from '../../src/delivery/reply-notes.ts';
 import { createStreamingWriter, type StreamingWriter } from '../../src/delivery/streaming-writer.ts';
+import type { Surface } from '../../src/delivery/surface.ts';
 import { callsFor, createRecordingSurface, type RecordingSurface } from '../support/recording-surface.ts';
 
 beforeEach(() => {
@@ -43,6 +44,40 @@ describe('createStreamingWriter', () => {
     const writer = createStreamingWriter({ surface });
     writer.append('Hel');
     expect(surface.calls).toEqual([expect.objectContaining({ kind: 'post', text: 'Hel', startedAtMs: 0 })]);
+  });
+
+  it('shows a waiting line while there is no text, and puts the first text in its place', async () => {
+    const surface = createRecordingSurface({ minEditIntervalMs: 1000 });
+    const writer = createStreamingWriter({ surface });
+    writer.showWaiting('_still waiting for the model…_');
+    expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([
+      ['post', '_still waiting for the model…_'],
+    ]);
+    await vi.advanceTimersByTimeAsync(2000);
+    writer.append('  ');
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(surface.calls).toHaveLength(1);
+    writer.append('Here it is.');
+    const reply = await settle(writer.finish());
+    expect([...surface.messageTexts.values()]).toEqual(['  Here it is.']);
+    expect(reply).toMatchObject({ text: '  Here it is.', messages: [{ id: 'message-1' }] });
+  });
+
+  it('replaces the waiting line with the failure when no text ever came', async () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    writer.showWaiting('_still waiting for the model…_');
+    await settle(writer.fail({ reason: 'The model took too long to answer.' }));
+    expect([...surface.messageTexts.values()]).toEqual(['_⚠ The model took too long to answer._']);
+  });
+
+  it('ignores a waiting line once text has been shown', async () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hi');
+    writer.showWaiting('_still waiting_');
+    await settle(writer.finish());
+    expect(surface.calls.map((call) => call.text)).toEqual(['Hi']);
   });
 
   it('waits for visible text before posting', () => {
@@ -203,11 +238,11 @@ describe('createStreamingWriter', () => {
     expect(reply).toMatchObject({ text: 'Step one is to', isComplete: false });
   });
 
-  it('posts the cut-off note when it fails before any text', async () => {
+  it('posts the reason alone, not a cut-off note, when it fails before any text', async () => {
     const surface = createRecordingSurface();
     const reply = await settle(createStreamingWriter({ surface }).fail({ reason: 'the gateway is down' }));
     expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([
-      ['post', '_⚠ reply cut off: the gateway is down_'],
+      ['post', '_⚠ the gateway is down_'],
     ]);
     expect(reply).toMatchObject({ text: '', messages: [{ id: 'message-1' }], isComplete: false });
   });
@@ -268,10 +303,14 @@ describe('createStreamingWriter when the platform fails', () => {
     await expect(settle(writer.finish())).resolves.toMatchObject({ text: words(100) });
   });
 
-  it('rejects finish when the final edit fails, without reporting it twice', async () => {
+  it('rejects finish when neither the final edit nor a new message can land, reporting each failure once', async () => {
     const errors: unknown[] = [];
     const surface = createRecordingSurface();
-    const writer = createStreamingWriter({ surface, onError: (error) => errors.push(error) });
+    const writer = createStreamingWriter({
+      surface,
+      onError: (error) => errors.push(error),
+      finalWriteRetryWindowMs: 10_000,
+    });
     writer.append('Hello');
     await vi.advanceTimersByTimeAsync(10);
     writer.append(' world');
@@ -280,6 +319,86 @@ describe('createStreamingWriter when the platform fails', () => {
     const outcome = expect(finished).rejects.toThrow('platform unavailable');
     await vi.runAllTimersAsync();
     await outcome;
-    expect(errors).toEqual([]);
+    const failedCalls = surface.calls.filter((call) => call.outcome === 'rejected');
+    // Every failed call but the last one (which rejects `finish`) was reported, none twice.
+    expect(errors).toHaveLength(failedCalls.length - 1);
+    expect(failedCalls.at(-1)?.kind).toBe('post');
+  });
+
+  it('retries a final edit that fails for a while, with growing pauses, until it lands', async () => {
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hello');
+    await vi.advanceTimersByTimeAsync(10);
+    writer.append(' world, the whole answer');
+    let failuresLeft = 5;
+    surface.shouldReject = (call) => call.kind === 'edit' && failuresLeft-- > 0;
+    const reply = await settle(writer.finish({ notes: ['a note'] }));
+    expect([...surface.messageTexts.values()]).toEqual(['Hello world, the whole answer\n\n_a note_']);
+    const edits = surface.calls.filter((call) => call.kind === 'edit');
+    expect(edits.map((call) => call.outcome)).toEqual([...Array(5).fill('rejected'), 'accepted']);
+    const pauses = edits.slice(1).map((call, index) => call.startedAtMs - (edits[index]?.endedAtMs ?? 0));
+    for (const [index, pause] of pauses.entries()) {
+      if (index > 0) expect(pause).toBeGreaterThanOrEqual(pauses[index - 1] ?? 0);
+    }
+    expect(pauses.at(-1)).toBeGreaterThan(pauses[0] ?? 0);
+    expect(reply).toMatchObject({ text: 'Hello world, the whole answer', isComplete: true });
+  });
+
+  it('waits as long as the platform asks before retrying a final edit', async () => {
+    const surface: RecordingSurface & { classifyFailure?: Surface['classifyFailure'] } =
+      createRecordingSurface();
+    surface.classifyFailure = () => ({ isRetryable: true, retryAfterMs: 7_000 });
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hello');
+    await vi.advanceTimersByTimeAsync(10);
+    writer.append(' world');
+    let failuresLeft = 1;
+    surface.shouldReject = (call) => call.kind === 'edit' && failuresLeft-- > 0;
+    await settle(writer.finish());
+    const edits = surface.calls.filter((call) => call.kind === 'edit');
+    expect(edits).toHaveLength(2);
+    expect((edits[1]?.startedAtMs ?? 0) - (edits[0]?.endedAtMs ?? 0)).toBeGreaterThanOrEqual(7_000);
+  });
+
+  it('carries the rest of the reply in a new message, with a note, when the final edit never lands', async () => {
+    const errors: unknown[] = [];
+    const surface = createRecordingSurface();
+    const writer = createStreamingWriter({
+      surface,
+      onError: (error) => errors.push(error),
+      finalWriteRetryWindowMs: 60_000,
+    });
+    writer.append('The first part of the answer');
+    await vi.advanceTimersByTimeAsync(10);
+    writer.append(', and the rest of it.');
+    surface.shouldReject = (call) => call.kind === 'edit';
+    const reply = await settle(writer.finish({ notes: ['a note'] }));
+    expect([...surface.messageTexts.values()]).toEqual([
+      'The first part of the answer',
+      '_⚠ I could not finish the message above, so the rest of the reply is here._\n\n, and the rest of it.\n\n_a note_',
+    ]);
+    expect(reply.messages).toHaveLength(2);
+    expect(reply.isComplete).toBe(true);
+    // It kept trying for the whole window before giving up on the edit.
+    const edits = surface.calls.filter((call) => call.kind === 'edit');
+    expect((edits.at(-1)?.startedAtMs ?? 0) - (edits[0]?.startedAtMs ?? 0)).toBeGreaterThanOrEqual(30_000);
+    expect(errors.length).toBe(edits.length);
+  });
+
+  it('does not retry a final edit the platform refuses for good, and carries the whole text when the cut is inside a code block', async () => {
+    const surface: RecordingSurface & { classifyFailure?: Surface['classifyFailure'] } =
+      createRecordingSurface();
+    surface.classifyFailure = () => ({ isRetryable: false });
+    const writer = createStreamingWriter({ surface });
+    writer.append('Look:\n```ts\nconst a = 1;\n');
+    await vi.advanceTimersByTimeAsync(10);
+    writer.append('const b = 2;\n```\nDone.');
+    surface.shouldReject = (call) => call.kind === 'edit';
+    await settle(writer.finish());
+    expect(surface.calls.filter((call) => call.kind === 'edit')).toHaveLength(1);
+    expect([...surface.messageTexts.values()].at(-1)).toBe(
+      '_⚠ I could not finish the message above, so here is the whole reply._\n\nLook:\n```ts\nconst a = 1;\nconst b = 2;\n```\nDone.',
+    );
   });
 });

@@ -120,7 +120,7 @@ describe('chatting on Discord', () => {
       () => botMessages(general())[0]?.content.includes('API key') && botMessages(general())[0],
     );
     expect(reply.content).toBe(
-      '_⚠ reply cut off: The model service rejected our API key. An admin needs to check GATEWAY_API_KEY._',
+      '_⚠ The model service rejected our API key. An admin needs to check GATEWAY_API_KEY._',
     );
     expect(under.logOutput()).not.toContain('discord-e2e-gateway-key');
   });

@@ -73,7 +73,10 @@ describe('slash commands on Discord', () => {
     );
     // image_input takes links: Discord's attachment link is public, so it is sent as is.
     const [reference] = (imageRequest.body as { image_input: string[] }).image_input;
-    expect(reference).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/attachments\/.*ref\.png$/);
+    // Discord signs attachment links (ex, is, hm; discord-api-docs reference.mdx).
+    expect(reference).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/attachments\/.*ref\.png\?ex=[0-9a-f]+&is=[0-9a-f]+&hm=[0-9a-f]+&$/,
+    );
     const downloaded = new Uint8Array(await (await fetch(reference ?? '')).arrayBuffer());
     expect(Buffer.from(downloaded).equals(Buffer.from(png))).toBe(true);
   });
@@ -97,7 +100,10 @@ describe('slash commands on Discord', () => {
     const varied = await under.discord.waitFor(
       () => under.gateway.requests.filter((request) => request.path.endsWith('/images/generations'))[1],
     );
-    expect((varied.body as { image_input: string[] }).image_input).toEqual([posted.attachments[0]?.url]);
+    // The link of the posted file, signed afresh in the click's payload (it expires; see
+    // test/images/vary-after-expiry.test.ts).
+    const [reference] = (varied.body as { image_input: string[] }).image_input;
+    expect(new URL(reference ?? '').pathname).toBe(new URL(posted.attachments[0]?.url ?? '').pathname);
   });
 
   it('/summarize reads the channel from Discord and answers with an embed', async () => {

@@ -128,6 +128,40 @@ describe('chatStream against the fake gateway', () => {
     }
   });
 
+  it('gives up on a gateway that never starts answering within the first-byte timeout, per attempt, then retries', async () => {
+    const waiting = await startGatewayUnderTest({
+      timeoutMs: 60_000,
+      firstByteTimeoutMs: 300,
+      maxRetries: 1,
+    });
+    try {
+      waiting.fake.enqueue({ latencyMs: 5_000, text: 'too late' });
+      waiting.fake.enqueue({ latencyMs: 5_000, text: 'too late again' });
+      const startedAtMs = Date.now();
+      const { error } = await drain(waiting.gateway.chatStream({ model: 'chat-model', messages: hello }));
+      expect((error as GatewayError).kind).toBe('timeout');
+      // Two attempts of 300 ms and the SDK's pause between them: seconds, not the minute of timeoutMs.
+      expect(Date.now() - startedAtMs).toBeLessThan(4_000);
+      expect(waiting.fake.requests).toHaveLength(2);
+    } finally {
+      await waiting.close();
+    }
+  });
+
+  it('allows the longer idle timeout between chunks once the reply has started', async () => {
+    const steady = await startGatewayUnderTest({ timeoutMs: 2_000, firstByteTimeoutMs: 200 });
+    try {
+      steady.fake.enqueue({ text: 'a b c d', chunkSize: 2, delayBetweenChunksMs: 500 });
+      const { events, error } = await drain(
+        steady.gateway.chatStream({ model: 'chat-model', messages: hello }),
+      );
+      expect(error).toBeUndefined();
+      expect(textOf(events)).toBe('a b c d');
+    } finally {
+      await steady.close();
+    }
+  });
+
   it('sends images as data: URI parts to a vision model', async () => {
     const dataUri = 'data:image/png;base64,iVBORw0KGgo=';
     const messages = [

@@ -66,7 +66,7 @@ describe('loadImages', () => {
     expect(loaded.references.map((reference) => reference.name)).toEqual(['good.png']);
     expect(loaded.notices).toEqual([
       'huge.png is 2 KB, over the 1 KB limit, so I left it out.',
-      'broken.png looks like an image but could not be decoded, so I left it out.',
+      'broken.png is damaged or cut short (it could not be decoded), so I left it out.',
     ]);
   });
 });

@@ -25,7 +25,11 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     bot.gateway.requests.filter((request) => request.path.endsWith('/images/generations'));
 
   beforeAll(async () => {
-    bot = await startSlackUnderTest({ mode: 'http', environment: { SLACK_COMMAND_PREFIX: 'p-' } });
+    // Slack files are private, so Vary and --ref need an image model that takes data: URIs.
+    bot = await startSlackUnderTest({
+      mode: 'http',
+      environment: { SLACK_COMMAND_PREFIX: 'p-', IMAGE_MODEL: 'data-uri-image-model' },
+    });
   });
   afterAll(() => bot.close());
   beforeEach(() => bot.reset());
@@ -66,10 +70,7 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     expect(bot.slack.messages('C0IMAGINE1').map((message) => message.files?.length ?? 0)).toEqual([2, 0]);
   });
 
-  // The gateway reference says `image_input` takes links, and the fake refuses the data: URIs the
-  // shared /imagine code sends, so these two check what reaches the gateway and that the person
-  // hears back; the images themselves fail there for every platform alike.
-  it('a Vary click draws again from that image, in the same channel', async () => {
+  it('a Vary click draws again from that image (kept, sent as a data: URI), in the same channel', async () => {
     await bot.deliverCommand(slashCommand({ command: '/p-imagine', text: 'a fox', channel: 'C0IMAGINE2' }));
     const buttons = await bot.slack.waitFor(() =>
       bot.slack
@@ -81,16 +82,15 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     await bot.deliverInteraction(
       buttonClick({ actionId: vary.action_id, messageTs: buttons.ts, channel: 'C0IMAGINE2' }),
     );
-    await bot.slack.waitFor(() => imageRequests()[1]);
-    const answer = await bot.slack.waitFor(() =>
-      bot.slack.messages('C0IMAGINE2').find((message) => message.text.startsWith('⚠')),
-    );
+    await bot.slack.waitFor(() => bot.slack.uploadedFiles[1]);
 
     const [, varied] = imageRequests();
-    expect((varied?.body as { image_input?: string[] } | undefined)?.image_input?.[0]).toMatch(
-      /^data:image\/png;base64,/,
-    );
-    expect(answer.threadTs).toBeUndefined();
+    const drawn = bot.slack.uploadedFiles[0]?.bytes.toString('base64');
+    expect((varied?.body as { image_input?: string[] } | undefined)?.image_input).toEqual([
+      `data:image/png;base64,${drawn}`,
+    ]);
+    expect(bot.slack.uploadedFiles[1]?.channel).toBe('C0IMAGINE2');
+    expect(bot.slack.uploadedFiles[1]?.threadTs).toBeUndefined();
   });
 
   it('--ref takes the most recent image shared in the channel', async () => {
@@ -102,9 +102,7 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     await bot.deliverCommand(
       slashCommand({ command: '/p-imagine', text: '--ref a castle like this', channel: 'C0IMAGINE3' }),
     );
-    await bot.slack.waitFor(() =>
-      bot.slack.messages('C0IMAGINE3').find((message) => message.botId && message.text.startsWith('⚠')),
-    );
+    await bot.slack.waitFor(() => bot.slack.uploadedFiles[0]);
 
     const request = imageRequests()[0]?.body as { prompt: string; image_input?: string[] };
     expect(request.prompt).toBe('a castle like this');

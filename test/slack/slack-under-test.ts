@@ -49,7 +49,10 @@ export async function startSlackUnderTest({
   environment?: Record<string, string>;
   stopButtonDelayMs?: number;
 }): Promise<SlackUnderTest> {
-  const gateway = await startFakeGateway({ apiKey, models: { 'chat-model': { vision: false } } });
+  const gateway = await startFakeGateway({
+    apiKey,
+    models: { 'chat-model': { vision: false }, 'data-uri-image-model': { imageInputDataUri: true } },
+  });
   const slack = await startFakeSlack(slackOptions);
   const bot = buildTestBot({
     gatewayBaseUrl: gateway.baseUrl,

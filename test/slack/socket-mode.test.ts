@@ -59,7 +59,7 @@ describe('slack over Socket Mode, in a workspace without native streaming (unkno
     await bot.slack.waitFor(() =>
       bot.slack
         .messages('C0SOCKET02')
-        .find((message) => JSON.stringify(message.blocks ?? []).includes('Vary')),
+        .find((message) => JSON.stringify(message.blocks ?? []).includes('Regenerate')),
     );
 
     expect(delivery.ack.type).toBe('slash_commands');

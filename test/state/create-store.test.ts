@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { createStore, defaultStoreUrl, StoreUrlError } from '../../src/state/create-store.ts';
 import { SqliteStore } from '../../src/state/sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl } from '../../src/state/store-url.ts';
+import { StoreTimeoutError } from '../../src/state/time-bound-store.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 
 const silentLogger = pino({ level: 'silent' });
 
@@ -140,3 +142,42 @@ describe('createStore', () => {
     expect(new Set(messages).size).toBe(messages.length);
   });
 });
+
+const redisUrl = process.env.REDIS_URL;
+
+describe.skipIf(redisUrl === undefined)(
+  redisUrl === undefined
+    ? 'a frozen Redis (skipped: REDIS_URL is not set; run with REDIS_URL=redis://127.0.0.1:6379)'
+    : 'a frozen Redis',
+  () => {
+    it('fails each operation after the store timeout instead of hanging, and works again once Redis answers', async () => {
+      const target = new URL(redisUrl ?? '');
+      const proxy = await startTcpProxy({
+        targetHost: target.hostname,
+        targetPort: Number(target.port || 6379),
+      });
+      const store = createStore({
+        storeUrl: `redis://127.0.0.1:${proxy.port}`,
+        namespace: `frozen-test-${process.pid}`,
+        logger: silentLogger,
+        operationTimeoutMs: 300,
+      });
+      try {
+        await store.set('key', 'before');
+        proxy.freeze();
+        const startedAtMs = Date.now();
+        await expect(store.get('key')).rejects.toThrow(StoreTimeoutError);
+        await expect(store.set('key', 'during')).rejects.toThrow(/did not answer set within 300 ms/);
+        expect(Date.now() - startedAtMs).toBeLessThan(2_000);
+        proxy.thaw();
+        await store.set('key', 'after');
+        expect(await store.get('key')).toBe('after');
+      } finally {
+        proxy.thaw();
+        await store.delete('key').catch(() => undefined);
+        await store.disconnect();
+        await proxy.close();
+      }
+    });
+  },
+);

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Keyv } from 'keyv';
@@ -177,5 +177,52 @@ describe('SqliteStore', () => {
     expect(JSON.parse(reader.stdout)).toEqual([{ role: 'user', text: 'héllo' }]);
     // No ExperimentalWarning (or anything else) on stderr, on any supported Node version.
     expect(writer.stderr + reader.stderr).toBe('');
+  });
+
+  it('writes a file deleted while it runs anew from the open connection, losing nothing, and says so', async () => {
+    const history = openStore('history');
+    const settings = openStore('settings');
+    const troubles: string[] = [];
+    history.keyv.on('error', (error: Error) => troubles.push(error.message));
+    await history.keyv.set('before', 'kept');
+    await settings.keyv.set('model', 'gpt');
+    await rm(dirname(filePath), { recursive: true, force: true });
+    await history.keyv.set('after', 'also kept');
+    expect(troubles).toEqual([expect.stringMatching(/was deleted while parley ran; it was written anew/)]);
+    // Another reader of the path (a restarted parley) finds everything, both namespaces.
+    expect(readRows().map((row) => row.key)).toEqual(['history:after', 'history:before', 'settings:model']);
+    await settings.keyv.set('system', 'be brief');
+    expect(readRows().map((row) => row.key)).toContain('settings:system');
+  });
+
+  it('restores a deleted file whose write-ahead log was left behind, without mixing the two', async () => {
+    const { keyv } = openStore();
+    for (let index = 0; index < 50; index += 1) await keyv.set(`key-${index}`, 'x'.repeat(500));
+    await rm(filePath);
+    await keyv.set('after', 'value');
+    const keys = readRows().map((row) => row.key);
+    expect(keys).toHaveLength(51);
+    expect(keys).toContain('history:after');
+    const database = new DatabaseSync(filePath);
+    try {
+      expect(database.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+    } finally {
+      database.close();
+    }
+  });
+
+  it('uses the new file when the file is replaced while it runs', async () => {
+    const { keyv } = openStore();
+    await keyv.set('old', 'value');
+    const replacement = new SqliteStore({ filePath: `${filePath}.new` });
+    await new Keyv({ store: replacement, namespace: 'history', useKeyPrefix: false }).set(
+      'restored',
+      'from backup',
+    );
+    await replacement.disconnect();
+    await rename(`${filePath}.new`, filePath);
+    await keyv.set('new', 'value');
+    expect(await keyv.get('restored')).toBe('from backup');
+    expect(readRows().map((row) => row.key)).toEqual(['history:new', 'history:restored']);
   });
 });

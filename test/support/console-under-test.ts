@@ -32,6 +32,7 @@ export async function startConsoleUnderTest(
       'chat-model': { vision: false },
       'no-schema-model': { jsonSchema: false, vision: false },
       'plain-image-model': { imageUrlOutput: false, imageInput: false },
+      'data-uri-image-model': { imageInputDataUri: true },
     },
   });
   const bot = buildTestBot({ gatewayBaseUrl: fake.baseUrl, gatewayApiKey: apiKey, environment });

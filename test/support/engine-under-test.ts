@@ -17,14 +17,24 @@ export interface EngineUnderTest {
 
 /** The real engine, gateway client and a keyv store, against the fake gateway over loopback. */
 export async function startEngineUnderTest(
-  options: { storeUrl?: string; replyMaxTokens?: number } = {},
+  options: {
+    storeUrl?: string;
+    replyMaxTokens?: number;
+    /** Puts a test double in front of the real history store, e.g. one whose writes fail. */
+    wrapHistory?: (history: HistoryStore) => HistoryStore;
+    engineOptions?: Pick<
+      Parameters<typeof createConversationEngine>[0],
+      'waiting' | 'finalWriteRetryWindowMs'
+    >;
+  } = {},
 ): Promise<EngineUnderTest> {
   const subject = await startGatewayUnderTest();
   const { logger, output } = createCapturedLogger([testApiKey]);
   const storeUrl = options.storeUrl ?? 'memory://';
   const historyKeyv = createStore({ storeUrl, namespace: 'history', logger });
   const settingsKeyv = createStore({ storeUrl, namespace: 'settings', logger });
-  const history = createHistoryStore({ store: historyKeyv, maxTurns: 50, logger });
+  const realHistory = createHistoryStore({ store: historyKeyv, maxTurns: 50, logger });
+  const history = options.wrapHistory ? options.wrapHistory(realHistory) : realHistory;
   const settings = createSettingsStore({ store: settingsKeyv });
   const engine = createConversationEngine({
     gateway: subject.gateway,
@@ -39,6 +49,7 @@ export async function startEngineUnderTest(
       maxImageBytes: 1024 * 1024,
     },
     logger,
+    ...options.engineOptions,
   });
   return {
     subject,

@@ -36,7 +36,7 @@ export interface GatewayUnderTest {
 
 /** The real gateway client (on the real `openai` SDK) against the fake gateway over loopback HTTP. */
 export async function startGatewayUnderTest(
-  options: { maxRetries?: number; timeoutMs?: number } = {},
+  options: { maxRetries?: number; timeoutMs?: number; firstByteTimeoutMs?: number } = {},
 ): Promise<GatewayUnderTest> {
   const fake = await startFakeGateway({ apiKey: testApiKey, models: fakeModels });
   const { logger, output } = createCapturedLogger([testApiKey]);
@@ -44,6 +44,7 @@ export async function startGatewayUnderTest(
     baseUrl: fake.baseUrl,
     apiKey: testApiKey,
     timeoutMs: options.timeoutMs ?? 5_000,
+    ...(options.firstByteTimeoutMs === undefined ? {} : { firstByteTimeoutMs: options.firstByteTimeoutMs }),
     maxRetries: options.maxRetries ?? 0,
     catalog: testCatalog,
     logger,

@@ -16,6 +16,8 @@ const testCatalog = {
     'no-schema-model': { vision: false, jsonSchema: false },
     'image-model': { imageInput: true, imageUrlOutput: false, aspectRatio: true },
     'url-image-model': { imageInput: true, imageUrlOutput: true, aspectRatio: true },
+    // A gateway that takes data: URIs in image_input too (the reference promises only links).
+    'data-uri-image-model': { imageInput: true, imageInputDataUri: true, imageUrlOutput: false },
     'plain-image-model': { imageInput: false, imageUrlOutput: false, aspectRatio: false },
   },
 };

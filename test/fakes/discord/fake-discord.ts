@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gatewayUrl } from './account-routes.ts';
 import { apiChannel, apiMember, apiRole } from './api-objects.ts';
-import { createAttachmentHosting, type FakeFile } from './attachment-hosting.ts';
+import { type AttachmentDownload, createAttachmentHosting, type FakeFile } from './attachment-hosting.ts';
 import { createChangeFeed, type FakeDiscordEvent, type WaitForOptions } from './change-feed.ts';
 import { createCommandRegistry, type RegisteredCommand } from './command-registry.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
@@ -130,6 +130,10 @@ export interface FakeDiscord extends UserActions {
   registeredCommands(guildId?: string): RegisteredCommand[];
   /** The files of a message with their bytes. */
   uploadedFiles(messageId: string): FakeFile[];
+  /** Every GET of an attachment link on the fake's CDN, with the status it got. */
+  readonly attachmentDownloads: readonly AttachmentDownload[];
+  /** Moves the CDN's clock forward: attachment links issued before may expire (they live 24 h). */
+  advanceAttachmentClock(elapsedMs: number): void;
   /** Calls `listener` on every change; returns the function that stops it. */
   subscribe(listener: (event: FakeDiscordEvent) => void): () => void;
   /** Resolves with the first truthy value of `check`, evaluated on every change. */
@@ -306,6 +310,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         ...(attachment.description === null ? {} : { description: attachment.description }),
       }));
     },
+    attachmentDownloads: context.attachments.downloads,
+    advanceAttachmentClock: (elapsedMs) => context.attachments.advanceClock(elapsedMs),
     subscribe: (listener) => context.changes.subscribe(listener),
     waitFor: (check, waitOptions) => context.changes.waitFor(check, waitOptions),
     forceRateLimit(forced) {

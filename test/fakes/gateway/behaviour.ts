@@ -64,6 +64,11 @@ export interface FakeBehaviour {
   invalidJson?: boolean;
   /** Replaces fields of the computed `usage`; a missing `total_tokens` is recomputed. */
   usage?: Partial<Usage>;
+  /**
+   * Images: answer `url` items with these links instead of the fake's own files, as a gateway (or
+   * something in its place) whose links lead elsewhere would.
+   */
+  imageLinks?: readonly string[];
 }
 
 /** The per-request switches: a FIFO queue of one-shot behaviours over a default per endpoint. */

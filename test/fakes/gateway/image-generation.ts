@@ -60,6 +60,14 @@ function validateImageRequest(body: unknown, catalog: ModelCatalog): ImageReques
       param: 'image_input',
     });
   }
+  // The reference: `image_input` takes links. A data: URI passes only where a test said so.
+  const dataUriIndex = (request.image_input ?? []).findIndex((input) => input.startsWith('data:'));
+  if (dataUriIndex !== -1 && !capabilities.imageInputDataUri) {
+    throw invalidRequest(`image_input.${dataUriIndex}: must be a link`, {
+      code: 'invalid_value',
+      param: `image_input.${dataUriIndex}`,
+    });
+  }
   return request;
 }
 

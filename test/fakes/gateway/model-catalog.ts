@@ -13,6 +13,11 @@ export interface ModelCapabilities {
   imageUrlOutput?: boolean;
   /** Image models: accepts `image_input` reference images. */
   imageInput?: boolean;
+  /**
+   * Image models: accepts `data:` URIs in `image_input` too. The reference says `image_input` takes
+   * links, so this one defaults to false; a test opts a model in.
+   */
+  imageInputDataUri?: boolean;
 }
 
 /** The models the fake knows and what each supports. */
@@ -26,6 +31,7 @@ const allCapabilities: Required<ModelCapabilities> = {
   vision: true,
   imageUrlOutput: true,
   imageInput: true,
+  imageInputDataUri: false,
 };
 
 /**

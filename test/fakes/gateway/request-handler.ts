@@ -140,6 +140,9 @@ async function handle(
       response.destroy();
       return;
     }
+    if (behaviour.imageLinks !== undefined) {
+      images.data = behaviour.imageLinks.map((url) => ({ url }));
+    }
     sendJson(response, 200, images);
     return;
   }

@@ -61,7 +61,7 @@ export const imageRequestSchema = z.object({
   prompt: z.string().min(1),
   n: z.int().positive().max(10).optional(),
   response_format: z.enum(['url', 'b64_json']).optional(),
-  image_input: z.array(z.string().regex(/^https?:\/\//, 'must be a link')).optional(),
+  image_input: z.array(z.string().regex(/^(https?:\/\/|data:image\/)/, 'must be a link')).optional(),
   aspect_ratio: z.string().min(1).optional(),
   output_format: z.enum(['jpg', 'png']).optional(),
 });

@@ -4,7 +4,13 @@ import { type AppDelivery, createAppDelivery } from './app-delivery.ts';
 import { createChangeNotifier } from './change-notifier.ts';
 import { defaultPersonId } from './event-payloads.ts';
 import type { ApiCall, EphemeralMessage, FakeSlackState, NativeStreamingMode } from './fake-slack-state.ts';
-import { createFileStore, type FileDownload, type SlackFile, type UploadedFile } from './file-store.ts';
+import {
+  createFileStore,
+  type FileDownload,
+  type FileRedirect,
+  type SlackFile,
+  type UploadedFile,
+} from './file-store.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type NewMessage, type StoredMessage } from './message-store.ts';
 import type { NativeStream } from './native-streams.ts';
@@ -88,6 +94,10 @@ export interface FakeSlack extends AppDelivery {
     mimetype?: string;
     title?: string;
     user?: string;
+    /** An external file whose `url_private` points here, outside Slack. */
+    linkTo?: string;
+    /** Downloads redirect: to another Slack file host, or away from Slack. */
+    redirect?: FileRedirect;
   }): SlackFile;
   addUser(user: Partial<WorkspaceUser> & { id: string }): WorkspaceUser;
   addChannel(channel: Partial<WorkspaceChannel> & { id: string }): WorkspaceChannel;

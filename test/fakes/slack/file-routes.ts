@@ -3,9 +3,12 @@ import type { FakeSlackState } from './fake-slack-state.ts';
 import { readBodyBytes, sendBody } from './http-io.ts';
 
 /**
- * GET of a private file URL. With the bot token: the bytes. Without it (or with another token) Slack
- * does not answer 401: it redirects to its sign-in page, so a bot that only checks the status gets an
- * HTML page where it expected an image.
+ * GET of a private file URL. `url_private` needs `Authorization: Bearer <token>` (Slack Platform
+ * Blog, "Important Changes to Files in the Web API"; docs.slack.dev file object). With the bot
+ * token: the bytes, or a redirect where the file says so (to the same file on another Slack file
+ * host, which needs the token again; or away from Slack). Without it (or with anything but exactly
+ * `Bearer <token>`) Slack does not answer 401: it redirects to its sign-in page, so a bot that only
+ * checks the status gets an HTML page where it expected an image.
  */
 export function serveFileDownload(
   state: FakeSlackState,
@@ -13,12 +16,21 @@ export function serveFileDownload(
   response: ServerResponse,
   path: string,
 ): void {
-  // `/files-pri/<team>-<file id>/<name>` or `/files-pri/<team>-<file id>/download/<name>`.
-  const fileId = path.split('/')[2]?.split('-')[1] ?? '';
+  // `/files-pri/<team>-<file id>/<name>`, `/files-pri/<team>-<file id>/download/<name>`, or the same
+  // under `/files-origin/` (the other file host a download may be redirected to).
+  const [, host, teamAndFile = ''] = path.split('/');
+  const fileId = teamAndFile.split('-')[1] ?? '';
   const stored = state.files.get(fileId);
-  const isAuthorized = request.headers.authorization === `Bearer ${state.botToken}`;
+  const authorization = request.headers.authorization;
+  const isAuthorized = authorization === `Bearer ${state.botToken}`;
   if (stored !== undefined) {
-    state.files.downloads.push({ fileId, isAuthorized, atMs: Date.now() });
+    state.files.downloads.push({
+      fileId,
+      isAuthorized,
+      authorization,
+      host: host === 'files-origin' ? 'files-origin' : 'files-pri',
+      atMs: Date.now(),
+    });
     state.notifyChange();
   }
   if (!isAuthorized) {
@@ -34,6 +46,15 @@ export function serveFileDownload(
       'text/html; charset=utf-8',
       '<!DOCTYPE html><html><body>File not found</body></html>',
     );
+    return;
+  }
+  if (stored.redirect !== undefined && host === 'files-pri') {
+    const location =
+      stored.redirect === 'another-slack-host'
+        ? `${state.origin}${path.replace(/^\/files-pri\//, '/files-origin/')}`
+        : stored.redirect.to;
+    response.writeHead(302, { location, 'content-length': 0 });
+    response.end();
     return;
   }
   sendBody(response, 200, stored.file.mimetype, stored.bytes, {

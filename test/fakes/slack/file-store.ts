@@ -13,8 +13,8 @@ export interface SlackFile {
   user: string;
   user_team: string;
   size: number;
-  mode: 'hosted';
-  is_external: false;
+  mode: 'hosted' | 'external';
+  is_external: boolean;
   is_public: boolean;
   /** Needs `Authorization: Bearer <bot token>`; without it the fake redirects to a sign-in page. */
   url_private: string;
@@ -23,10 +23,18 @@ export interface SlackFile {
   alt_txt?: string;
 }
 
+/**
+ * How a download of the file is answered besides the bytes: `another-slack-host` redirects to the
+ * same file on another Slack file host (here a second path, `/files-origin/`), as Slack may; a link
+ * redirects there, away from Slack.
+ */
+export type FileRedirect = 'another-slack-host' | { to: string };
+
 /** A file with its bytes. */
 export interface StoredFile {
   file: SlackFile;
   bytes: Buffer;
+  redirect: FileRedirect | undefined;
 }
 
 /** A file a bot uploaded through `files.getUploadURLExternal` → POST → `files.completeUploadExternal`. */
@@ -62,8 +70,12 @@ export interface PendingUpload {
 /** One GET of a private file URL. */
 export interface FileDownload {
   fileId: string;
-  /** Whether the request carried the bot token; only then did it get the bytes. */
+  /** Whether the request carried exactly `Bearer <bot token>`; only then did it get the bytes. */
   isAuthorized: boolean;
+  /** The `Authorization` header as sent, to catch a doubled scheme or a wrong token. */
+  authorization: string | undefined;
+  /** Which file host was asked: `files-pri`, or `files-origin` after a redirect between hosts. */
+  host: 'files-pri' | 'files-origin';
   atMs: number;
 }
 
@@ -78,6 +90,12 @@ export interface FileStore {
     user: string;
     /** The id to use, e.g. the one `files.getUploadURLExternal` announced; default a new one. */
     id?: string;
+    /**
+     * An external file: `url_private` points here, outside Slack (Slack documents that remote and
+     * external files carry their own service's link).
+     */
+    linkTo?: string;
+    redirect?: FileRedirect;
   }): SlackFile;
   get(fileId: string): StoredFile | undefined;
   startUpload(options: {
@@ -101,7 +119,7 @@ export function createFileStore(options: { origin: () => string; teamId: string 
   const downloads: FileDownload[] = [];
 
   return {
-    add({ name, bytes, title, user, mimetype, id = randomSlackId('F') }) {
+    add({ name, bytes, title, user, mimetype, id = randomSlackId('F'), linkTo, redirect }) {
       const type = mimetype ?? guessMimetype(name, bytes);
       const base = `${options.origin()}/files-pri/${options.teamId}-${id}`;
       const nowSec = Math.floor(Date.now() / 1000);
@@ -117,14 +135,14 @@ export function createFileStore(options: { origin: () => string; teamId: string 
         user,
         user_team: options.teamId,
         size: bytes.length,
-        mode: 'hosted',
-        is_external: false,
+        mode: linkTo === undefined ? 'hosted' : 'external',
+        is_external: linkTo !== undefined,
         is_public: false,
-        url_private: `${base}/${encodeURIComponent(name)}`,
-        url_private_download: `${base}/download/${encodeURIComponent(name)}`,
+        url_private: linkTo ?? `${base}/${encodeURIComponent(name)}`,
+        url_private_download: linkTo ?? `${base}/download/${encodeURIComponent(name)}`,
         permalink: `${options.origin()}/files/${user}/${id}/${encodeURIComponent(name)}`,
       };
-      files.set(id, { file, bytes });
+      files.set(id, { file, bytes, redirect });
       return file;
     },
     get: (fileId) => files.get(fileId),

@@ -39,7 +39,7 @@ async function route(
     await handleWebApiCall(state, request, response, decodeURIComponent(path.slice('/api/'.length)));
   } else if (method === 'POST' && path.startsWith('/upload/')) {
     await receiveUpload(state, request, response, path);
-  } else if (method === 'GET' && path.startsWith('/files-pri/')) {
+  } else if (method === 'GET' && (path.startsWith('/files-pri/') || path.startsWith('/files-origin/'))) {
     serveFileDownload(state, request, response, path);
   } else if (method === 'GET' && path === '/') {
     serveSignInPage(state, response);

@@ -1,0 +1,125 @@
+import type { HistoryStore } from '../src/conversation/history-store.ts';
+import type { JournalEntry, SurfaceAddress } from '../src/conversation/reply-journal.ts';
+import type { StoredTurn } from '../src/conversation/turn.ts';
+import { appendNotes } from '../src/delivery/reply-notes.ts';
+import type { Surface } from '../src/delivery/surface.ts';
+import { encodeActionId } from './action-store.ts';
+import type { CommandServices } from './define-command.ts';
+
+/** Under a reply whose process died mid-stream, once a restarted parley has found it. */
+export const interruptedByRestartNote = '⚠ interrupted by a restart — press Regenerate to ask again';
+
+/**
+ * Finishes the replies a dead process left behind on one platform: each message keeps the text it
+ * showed, the last one gets a note and a Regenerate button, Stop buttons go, and the exchange is
+ * recorded in history as interrupted. Called by an adapter once it is connected; a reply the
+ * adapter can no longer reach (an expired interaction) is still recorded and forgotten.
+ */
+export async function finishOrphanedReplies({
+  services,
+  platform,
+  surfaceAt,
+}: {
+  services: CommandServices;
+  platform: string;
+  /** A surface able to edit the messages at `address`, or undefined when they cannot be reached. */
+  surfaceAt: (address: SurfaceAddress) => Surface | undefined;
+}): Promise<{ finishedCount: number }> {
+  const logger = services.logger.child({ component: 'orphaned-replies', platform });
+  let orphans: Awaited<ReturnType<CommandServices['journal']['listOrphans']>>;
+  try {
+    orphans = await services.journal.listOrphans(platform);
+  } catch (error) {
+    logger.error({ err: error }, 'could not read the journal of replies in flight');
+    return { finishedCount: 0 };
+  }
+  let finishedCount = 0;
+  for (const { key, entry } of orphans) {
+    try {
+      await finishOrphan({ services, entry, surface: surfaceAt(entry.address) });
+      await services.journal.remove(key);
+      finishedCount += 1;
+    } catch (error) {
+      logger.warn(
+        { err: error, conversationKey: entry.conversationKey },
+        'could not finish an orphaned reply',
+      );
+    }
+  }
+  if (finishedCount > 0) logger.info({ finishedCount }, 'finished replies interrupted by a restart');
+  return { finishedCount };
+}
+
+async function finishOrphan({
+  services,
+  entry,
+  surface,
+}: {
+  services: CommandServices;
+  entry: JournalEntry;
+  surface: Surface | undefined;
+}): Promise<void> {
+  const replyCreatedAt = await recordInterruptedExchange(services.history, entry);
+  if (surface === undefined) return;
+  const token = await services.actionStore.save({
+    kind: 'chat',
+    conversationKey: entry.conversationKey,
+    author: { id: entry.turn.authorId, name: entry.turn.authorName },
+    text: entry.turn.text,
+    imageDataUris: [],
+    ...(replyCreatedAt === undefined ? {} : { replyCreatedAt }),
+  });
+  const regenerate = {
+    id: encodeActionId({ verb: 'chat.regenerate', token }),
+    label: 'Regenerate',
+    style: 'secondary' as const,
+  };
+  const last = entry.messages.at(-1);
+  if (last === undefined) return;
+  for (const message of entry.messages.slice(0, -1)) await surface.setActions?.(message, []);
+  const [lastText = last.text, ...overflow] = appendNotes({
+    messageTexts: [last.text],
+    notes: [interruptedByRestartNote],
+    maxLength: surface.limits.maxMessageLength,
+  });
+  await surface.edit(last, lastText, { isFinal: true });
+  let buttonsMessage: { id: string } = last;
+  for (const text of overflow) {
+    if (buttonsMessage === last) await surface.setActions?.(last, []);
+    buttonsMessage = await surface.post(text);
+  }
+  await surface.setActions?.(buttonsMessage, [regenerate]);
+}
+
+/**
+ * Adds the person's turn and the reply as far as it got, marked as interrupted, unless a run of this
+ * recovery that died halfway already did. Returns the reply's `createdAt`, which Regenerate names.
+ */
+async function recordInterruptedExchange(
+  history: HistoryStore,
+  entry: JournalEntry,
+): Promise<string | undefined> {
+  if (!/\S/.test(entry.modelText)) return undefined;
+  const stored = await history.load(entry.conversationKey);
+  const isRecorded = stored.some((turn) => turn.role === 'assistant' && turn.createdAt === entry.startedAt);
+  if (isRecorded) return entry.startedAt;
+  const userTurn: StoredTurn = {
+    role: 'user',
+    authorId: entry.turn.authorId,
+    authorName: entry.turn.authorName,
+    text: entry.turn.text,
+    images: [],
+    createdAt: entry.startedAt,
+  };
+  const assistantTurn: StoredTurn = {
+    role: 'assistant',
+    authorId: 'parley',
+    authorName: 'parley',
+    text: entry.modelText,
+    images: [],
+    isInterrupted: true,
+    createdAt: entry.startedAt,
+  };
+  await history.append(entry.conversationKey, [userTurn, assistantTurn]);
+  return entry.startedAt;
+}

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import type { Keyv } from 'keyv';
+import { z } from 'zod';
+import type { Logger } from '../log.ts';
+
+/**
+ * Where a reply's messages live on a platform, in the platform's own terms (a Discord channel id, a
+ * Slack channel and thread): enough for the adapter to reach the messages again after a restart.
+ */
+export const surfaceAddressSchema = z.looseObject({ platform: z.string() });
+export type SurfaceAddress = z.infer<typeof surfaceAddressSchema>;
+
+const journalEntrySchema = z.object({
+  /** The process that writes it; a restarted parley has a new one. */
+  processId: z.string(),
+  /** When the writing process last said it is alive (ISO time); stale means it died. */
+  heartbeatAt: z.iso.datetime(),
+  startedAt: z.iso.datetime(),
+  address: surfaceAddressSchema,
+  conversationKey: z.string(),
+  /** The person's turn, to record the interrupted exchange in history. */
+  turn: z.object({ authorId: z.string(), authorName: z.string(), text: z.string() }),
+  /** Each message of the reply with the text the platform last accepted for it. */
+  messages: z.array(z.object({ id: z.string(), text: z.string() })),
+  /** The model's text so far. */
+  modelText: z.string(),
+});
+
+/** One reply in flight, as written to the store while it streams. */
+export type JournalEntry = z.infer<typeof journalEntrySchema>;
+
+/** What a reply in flight tells the journal each time the platform accepted a call. */
+export interface JournalProgress {
+  readonly messages: ReadonlyArray<{ readonly id: string; readonly text: string }>;
+  readonly modelText: string;
+}
+
+/** The journal's handle on one reply. Every method swallows store errors: the reply matters more. */
+export interface JournalRecord {
+  update(progress: JournalProgress): void;
+  /** The reply ended normally: it is no orphan. Resolves once the entry is gone. */
+  end(): Promise<void>;
+}
+
+/**
+ * A small record, in the store, of every reply being written: which messages, what they show, whose
+ * turn. A reply that ends removes its record; one whose process was killed leaves it behind, and the
+ * next start finds it and finishes the messages (see `recoverOrphanedReplies`).
+ */
+export interface ReplyJournal {
+  begin(options: {
+    address: SurfaceAddress;
+    conversationKey: string;
+    turn: JournalEntry['turn'];
+  }): JournalRecord;
+  /**
+   * Replies of `platform` whose process is gone: another process's are included only once its
+   * heartbeat is older than `staleAfterMs`; with `isStoreShared` false every record of another
+   * process is an orphan at once, since no other process can be writing to this store.
+   */
+  listOrphans(platform: string): Promise<Array<{ readonly key: string; readonly entry: JournalEntry }>>;
+  remove(key: string): Promise<void>;
+  /** Stops the heartbeat timer. */
+  close(): void;
+}
+
+/** How often a live process renews the heartbeat of its replies in flight. */
+const heartbeatIntervalMs = 5_000;
+/** A record is kept at most this long; a reply never takes so long, and this bounds any leftovers. */
+const recordLifetimeMs = 24 * 60 * 60 * 1000;
+
+export function createReplyJournal({
+  store,
+  isStoreShared,
+  logger,
+  staleAfterMs = heartbeatIntervalMs * 4,
+  now = () => new Date(),
+}: {
+  store: Keyv;
+  /** True for a store several processes may use at once (Redis). */
+  isStoreShared: boolean;
+  logger: Logger;
+  staleAfterMs?: number;
+  now?: () => Date;
+}): ReplyJournal {
+  const processId = randomBytes(6).toString('base64url');
+  const live = new Map<string, JournalEntry>();
+  const write = (key: string, entry: JournalEntry) =>
+    store.set(key, entry, recordLifetimeMs).catch((error: unknown) => {
+      logger.warn({ err: error, key }, 'reply journal: could not write a record');
+    });
+  const heartbeat = setInterval(() => {
+    for (const [key, entry] of live) {
+      const renewed = { ...entry, heartbeatAt: now().toISOString() };
+      live.set(key, renewed);
+      void write(key, renewed);
+    }
+  }, heartbeatIntervalMs);
+  heartbeat.unref();
+
+  return {
+    begin({ address, conversationKey, turn }) {
+      const key = `${address.platform}:${randomBytes(9).toString('base64url')}`;
+      let entry: JournalEntry | undefined;
+      let isEnded = false;
+      const startedAt = now().toISOString();
+      return {
+        update({ messages, modelText }) {
+          if (isEnded || messages.length === 0) return;
+          entry = {
+            processId,
+            heartbeatAt: now().toISOString(),
+            startedAt,
+            address,
+            conversationKey,
+            turn,
+            messages: messages.map(({ id, text }) => ({ id, text })),
+            modelText,
+          };
+          live.set(key, entry);
+          void write(key, entry);
+        },
+        async end() {
+          isEnded = true;
+          live.delete(key);
+          if (entry === undefined) return;
+          await store.delete(key).catch((error: unknown) => {
+            logger.warn({ err: error, key }, 'reply journal: could not remove a record');
+          });
+        },
+      };
+    },
+    async listOrphans(platform) {
+      const orphans: Array<{ key: string; entry: JournalEntry }> = [];
+      const cutoffMs = now().getTime() - staleAfterMs;
+      for await (const [key, value] of store.iterator?.(undefined) ?? []) {
+        if (typeof key !== 'string' || !key.startsWith(`${platform}:`)) continue;
+        const parsed = journalEntrySchema.safeParse(value);
+        if (!parsed.success) {
+          logger.warn({ key }, 'reply journal: dropping a record it cannot read');
+          await store.delete(key).catch(() => undefined);
+          continue;
+        }
+        const entry = parsed.data;
+        if (entry.processId === processId) continue;
+        const isStale = Date.parse(entry.heartbeatAt) < cutoffMs;
+        if (!isStoreShared || isStale) orphans.push({ key, entry });
+      }
+      return orphans;
+    },
+    async remove(key) {
+      await store.delete(key);
+    },
+    close() {
+      clearInterval(heartbeat);
+    },
+  };
+}

@@ -1,0 +1,209 @@
+import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { loadNodeSqlite } from './load-node-sqlite.ts';
+
+const nodeSqlite = loadNodeSqlite();
+
+/** The file name that opens a private database in memory instead of a file. */
+export const inMemorySqliteFilePath = ':memory:';
+
+/** How often an idle database checks that its file is still the one it opened. */
+const fileCheckIntervalMs = 5_000;
+
+/** The prepared statements of the one table every namespace shares. */
+export type SqliteStatements = ReturnType<typeof prepareStatements>;
+
+/** One connection to one database file, shared by every store (namespace) on that file. */
+export interface SqliteDatabase {
+  readonly filePath: string;
+  /** The statements of the connection as it is now; valid until the next call to `ensureFile`. */
+  statements(): SqliteStatements;
+  /**
+   * Checks that the file on disk is still the one the connection has open, before a write. A file
+   * deleted while parley runs is written anew from the open connection (nothing is lost); a file
+   * replaced by another (a restored backup) is opened instead. Says what happened, for the log.
+   */
+  ensureFile(): string | undefined;
+  /** Called with a description each time the file had to be restored or reopened. */
+  onFileTrouble(listener: (description: string) => void): () => void;
+  /** Gives up this user's share; the connection closes with the last one. */
+  release(): void;
+}
+
+interface SharedConnection {
+  database: DatabaseSync;
+  statements: SqliteStatements;
+  identity: FileIdentity | undefined;
+  users: number;
+  readonly listeners: Set<(description: string) => void>;
+  readonly timer: ReturnType<typeof setInterval> | undefined;
+}
+
+interface FileIdentity {
+  readonly device: number;
+  readonly inode: number;
+}
+
+const connections = new Map<string, SharedConnection>();
+
+/**
+ * Opens (or joins) the connection to `filePath`. Every store of a file shares one connection, so
+ * the stores see each other's writes at once and a file deleted underneath them is restored once,
+ * from the one connection that holds all of its data.
+ */
+export function openSqliteDatabase({
+  filePath,
+  busyTimeoutMs,
+}: {
+  filePath: string;
+  busyTimeoutMs: number;
+}): SqliteDatabase {
+  const isInMemory = filePath === inMemorySqliteFilePath;
+  // A private in-memory database per store: ":memory:" is never shared.
+  let shared = isInMemory ? undefined : connections.get(filePath);
+  if (shared === undefined) {
+    const database = openFile(filePath, busyTimeoutMs);
+    const listeners = new Set<(description: string) => void>();
+    const timer = isInMemory
+      ? undefined
+      : setInterval(() => {
+          const description = ensureFileInPlace(filePath, busyTimeoutMs);
+          if (description !== undefined) for (const listener of listeners) listener(description);
+        }, fileCheckIntervalMs);
+    timer?.unref();
+    shared = {
+      database,
+      statements: prepareStatements(database),
+      identity: isInMemory ? undefined : identityOf(filePath),
+      users: 0,
+      listeners,
+      timer,
+    };
+    if (!isInMemory) connections.set(filePath, shared);
+  }
+  shared.users += 1;
+  const connection = shared;
+  let isReleased = false;
+  return {
+    filePath,
+    statements: () => connection.statements,
+    ensureFile() {
+      if (isInMemory) return undefined;
+      const description = ensureFileInPlace(filePath, busyTimeoutMs);
+      if (description !== undefined) for (const listener of connection.listeners) listener(description);
+      return description;
+    },
+    onFileTrouble(listener) {
+      connection.listeners.add(listener);
+      return () => connection.listeners.delete(listener);
+    },
+    release() {
+      if (isReleased) return;
+      isReleased = true;
+      connection.users -= 1;
+      if (connection.users > 0) return;
+      clearInterval(connection.timer);
+      if (connections.get(filePath) === connection) connections.delete(filePath);
+      connection.database.close();
+    },
+  };
+}
+
+function ensureFileInPlace(filePath: string, busyTimeoutMs: number): string | undefined {
+  const connection = connections.get(filePath);
+  if (connection === undefined) return undefined;
+  const onDisk = identityOf(filePath);
+  if (onDisk !== undefined && sameIdentity(onDisk, connection.identity)) return undefined;
+  if (onDisk === undefined) {
+    restoreDeletedFile(connection, filePath);
+    reopen(connection, filePath, busyTimeoutMs);
+    return `the SQLite file ${filePath} was deleted while parley ran; it was written anew from the open connection, with nothing lost`;
+  }
+  // Someone put another file in its place (a restored backup, say): that file is the store now.
+  closeEmptyingLog(connection.database);
+  reopen(connection, filePath, busyTimeoutMs);
+  return `the SQLite file ${filePath} was replaced while parley ran; the new file is used from now on`;
+}
+
+/**
+ * The connection still holds the deleted file (its inode lives while it is open), so a copy of it is
+ * written beside the path and moved into place once the connection is closed.
+ */
+function restoreDeletedFile(connection: SharedConnection, filePath: string): void {
+  const restoringPath = `${filePath}.restoring-${process.pid}`;
+  // The whole folder may have gone with it.
+  mkdirSync(dirname(filePath), { recursive: true });
+  rmSync(restoringPath, { force: true });
+  connection.database.exec(`VACUUM INTO '${restoringPath.replaceAll("'", "''")}'`);
+  closeEmptyingLog(connection.database);
+  renameSync(restoringPath, filePath);
+}
+
+/**
+ * The old file's write-ahead log sits at the same path as the new file's will (`<file>-wal`), and
+ * SQLite does not remove it when the file it belongs to was unlinked: left full, its pages would be
+ * read into the new file. A TRUNCATE checkpoint moves them into the old file and empties the log.
+ */
+function closeEmptyingLog(database: DatabaseSync): void {
+  database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  database.close();
+}
+
+function reopen(connection: SharedConnection, filePath: string, busyTimeoutMs: number): void {
+  connection.database = openFile(filePath, busyTimeoutMs);
+  connection.statements = prepareStatements(connection.database);
+  connection.identity = identityOf(filePath);
+}
+
+function openFile(filePath: string, busyTimeoutMs: number): DatabaseSync {
+  if (filePath !== inMemorySqliteFilePath) mkdirSync(dirname(filePath), { recursive: true });
+  const database = new nodeSqlite.DatabaseSync(filePath);
+  // WAL lets readers and the writer proceed together and survives a crash mid-write; with WAL,
+  // synchronous=NORMAL loses at most the last commits on power loss, never on a process crash,
+  // which is the right trade for chat history written on every turn.
+  database.exec(`
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = NORMAL;
+    PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))};
+    CREATE TABLE IF NOT EXISTS entries (
+      key TEXT PRIMARY KEY NOT NULL,
+      value TEXT NOT NULL,
+      expires INTEGER NULL
+    );
+    CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires) WHERE expires IS NOT NULL;
+  `);
+  return database;
+}
+
+function identityOf(filePath: string): FileIdentity | undefined {
+  try {
+    const stats = statSync(filePath);
+    return { device: stats.dev, inode: stats.ino };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function sameIdentity(left: FileIdentity, right: FileIdentity | undefined): boolean {
+  return right !== undefined && left.device === right.device && left.inode === right.inode;
+}
+
+function prepareStatements(database: DatabaseSync) {
+  const prepare = (sql: string): StatementSync => database.prepare(sql);
+  return {
+    select: prepare('SELECT key, value, expires FROM entries WHERE key = ?'),
+    upsert: prepare(
+      `INSERT INTO entries (key, value, expires) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
+    ),
+    delete: prepare('DELETE FROM entries WHERE key = ?'),
+    deleteIfExpired: prepare('DELETE FROM entries WHERE key = ? AND expires IS NOT NULL AND expires < ?'),
+    deleteAllExpired: prepare('DELETE FROM entries WHERE expires IS NOT NULL AND expires < ?'),
+    deleteRange: prepare('DELETE FROM entries WHERE key >= ? AND key < ?'),
+    deleteAll: prepare('DELETE FROM entries'),
+    selectRange: prepare('SELECT key, value, expires FROM entries WHERE key >= ? AND key < ? ORDER BY key'),
+    selectAll: prepare('SELECT key, value, expires FROM entries ORDER BY key'),
+  };
+}

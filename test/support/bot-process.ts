@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+
+/** The repository root, where `src/main.ts` and the default config live. */
+export const repositoryRoot = resolve(import.meta.dirname, '../..');
+
+/** One JSON log line of the bot. */
+export type LogLine = Record<string, unknown> & { msg?: string; level?: number };
+
+/** parley as a real process (`node src/main.ts`), the way an operator runs it. */
+export interface BotProcess {
+  readonly pid: number;
+  /** Every JSON log line written so far. */
+  readonly logLines: LogLine[];
+  /** Everything written to stderr and stdout, log lines included. */
+  output(): string;
+  /** Resolves with the first log line (past or future) the predicate accepts. */
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** Resolves with the exit code and signal once the process has ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+const liveProcesses = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of liveProcesses) child.kill('SIGKILL');
+});
+
+/**
+ * Starts the bot with exactly `environment` (plus PATH and HOME): no developer's .env or token leaks
+ * in, since the working directory is the given one and the config reads its .env.
+ */
+export function startBotProcess({
+  environment,
+  workingDirectory = repositoryRoot,
+}: {
+  environment: Record<string, string>;
+  workingDirectory?: string;
+}): BotProcess {
+  const child = spawn(process.execPath, [resolve(repositoryRoot, 'src/main.ts')], {
+    cwd: workingDirectory,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      LOG_FORMAT: 'json',
+      MODEL_CAPABILITIES_FILE: resolve(repositoryRoot, 'config/models.json'),
+      ...environment,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new Error('could not start the bot');
+  liveProcesses.add(child);
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    liveProcesses.delete(child);
+    return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+  });
+  const logLines: LogLine[] = [];
+  const waiters: Array<{ predicate: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
+  let output = '';
+  let pending = '';
+  const onData = (data: Buffer) => {
+    const text = data.toString('utf8');
+    output += text;
+    pending += text;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      let parsed: LogLine;
+      try {
+        parsed = JSON.parse(line) as LogLine;
+      } catch {
+        continue;
+      }
+      logLines.push(parsed);
+      for (const waiter of waiters.filter((candidate) => candidate.predicate(parsed))) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(parsed);
+      }
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  return {
+    pid: child.pid,
+    logLines,
+    output: () => output,
+    exited,
+    kill: (signal) => child.kill(signal),
+    waitForLog(predicate, timeoutMs = 10_000) {
+      const seen = logLines.find(predicate);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolvePromise, reject) => {
+        const timer = setTimeout(() => {
+          reject(
+            new Error(
+              `the bot wrote no such log line within ${timeoutMs} ms; output:\n${output.slice(-3000)}`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.push({
+          predicate,
+          resolve: (line) => {
+            clearTimeout(timer);
+            resolvePromise(line);
+          },
+        });
+        void exited.then(({ code }) => {
+          clearTimeout(timer);
+          reject(new Error(`the bot exited (${code}) before the log line; output:\n${output.slice(-3000)}`));
+        });
+      });
+    },
+  };
+}
