@@ -67,7 +67,10 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     // The progress line was posted, then removed once the images were there.
     expect(bot.slack.callsTo('chat.postMessage')[0]?.arguments.text).toMatch(/drawing 2 images/);
     expect(bot.slack.callsTo('chat.delete')).toHaveLength(1);
+    // The images, then their buttons: Slack shares an upload a moment after completing it, so the
+    // buttons wait until files.info lists the share.
     expect(bot.slack.messages('C0IMAGINE1').map((message) => message.files?.length ?? 0)).toEqual([2, 0]);
+    expect(bot.slack.callsTo('files.info').length).toBeGreaterThan(0);
   });
 
   it('a Vary click draws again from that image (kept, sent as a data: URI), in the same channel', async () => {

@@ -17,7 +17,7 @@ export interface BotProcess {
   output(): string;
   /** Resolves with the first log line (past or future) the predicate accepts. */
   waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
-  /** Resolves with the exit code and signal once the process has ended. */
+  /** Resolves with the exit code and signal once the process has ended and its output is read. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   kill(signal: NodeJS.Signals): void;
 }
@@ -51,7 +51,7 @@ export function startBotProcess({
   });
   if (child.pid === undefined) throw new Error('could not start the bot');
   liveProcesses.add(child);
-  const exited = once(child, 'exit').then(([code, signal]) => {
+  const exited = once(child, 'close').then(([code, signal]) => {
     liveProcesses.delete(child);
     return { code: code as number | null, signal: signal as NodeJS.Signals | null };
   });
