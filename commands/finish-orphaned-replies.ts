@@ -57,6 +57,11 @@ export async function finishOrphanedReplies({
   return { finishedCount };
 }
 
+/**
+ * Records the exchange (a store failure keeps the journal record for the next start), then finishes
+ * the messages; messages that cannot be reached any more (an expired interaction, a deleted channel)
+ * are logged and given up, since trying again at every start would never succeed.
+ */
 async function finishOrphan({
   services,
   entry,
@@ -68,6 +73,25 @@ async function finishOrphan({
 }): Promise<void> {
   const replyCreatedAt = await recordInterruptedExchange(services.history, entry);
   if (surface === undefined) return;
+  await finishMessages({ services, entry, surface, replyCreatedAt }).catch((error: unknown) => {
+    services.logger.warn(
+      { err: error, conversationKey: entry.conversationKey },
+      'could not finish the messages of an orphaned reply; its turn is recorded',
+    );
+  });
+}
+
+async function finishMessages({
+  services,
+  entry,
+  surface,
+  replyCreatedAt,
+}: {
+  services: CommandServices;
+  entry: JournalEntry;
+  surface: Surface;
+  replyCreatedAt: string | undefined;
+}): Promise<void> {
   const token = await services.actionStore.save({
     kind: 'chat',
     conversationKey: entry.conversationKey,

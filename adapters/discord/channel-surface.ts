@@ -10,6 +10,7 @@ import {
 import type { Action } from '../../src/delivery/card.ts';
 import type { RequestBucket, RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { OutgoingFile, PostedMessage, PostOptions, Surface } from '../../src/delivery/surface.ts';
+import { classifyDiscordFailure } from './classify-failure.ts';
 import { discordLimits } from './discord-limits.ts';
 import { asAttachments, fitMessageUploads } from './fit-uploads.ts';
 import { renderButtons } from './render-embed.ts';
@@ -108,6 +109,8 @@ export function createChannelSurface({
   };
   return {
     limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 1_000 },
+    address: { platform: 'discord', channelId: channel.id },
+    classifyFailure: classifyDiscordFailure,
     post: (text, options) => post(text, options),
     edit: (message, text, options) =>
       editMessage({

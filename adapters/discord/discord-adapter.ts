@@ -1,5 +1,6 @@
 import { Client, Events, type Interaction, type Message, Partials } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
+import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
 import type { Config } from '../../src/config.ts';
 import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
@@ -14,6 +15,7 @@ import { registerCommands } from './command-registration.ts';
 import { discordLimits } from './discord-limits.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { handleMessage } from './message-events.ts';
+import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
 
 export interface DiscordAdapter {
   readonly client: Client;
@@ -71,6 +73,7 @@ export async function startDiscordAdapter({
   const { client } = adapter;
   logger.info({ botUserId: client.user?.id, guildCount: client.guilds.cache.size }, 'connected to discord');
   await registerCommands({ client, discord, logger });
+  finishRepliesLeftByARestart({ client, services });
 
   return {
     client,
@@ -82,6 +85,26 @@ export async function startDiscordAdapter({
       reportPlatformConnection({ platform: 'discord', isConnected: false, state: 'stopped' });
     },
   };
+}
+
+/** In the background: replies a killed process left half-written get their text, a note and buttons. */
+function finishRepliesLeftByARestart({
+  client,
+  services,
+}: {
+  client: Client;
+  services: CommandServices;
+}): void {
+  void finishOrphanedReplies({
+    services,
+    platform: 'discord',
+    surfaceAt: ({ address, messages }) => {
+      const parsed = discordReplyAddressSchema.safeParse(address);
+      return parsed.success
+        ? createOrphanedReplySurface({ client, address: parsed.data, messages })
+        : undefined;
+    },
+  });
 }
 
 /** What every client of the adapter shares; a client adds itself and what it may read. */

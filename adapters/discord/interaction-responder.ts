@@ -13,6 +13,7 @@ import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/su
 import type { Logger } from '../../src/log.ts';
 import type { ChannelFallback } from './channel-fallback.ts';
 import { noPings } from './channel-surface.ts';
+import { classifyDiscordFailure } from './classify-failure.ts';
 import { discordLimits } from './discord-limits.ts';
 import { asAttachments, fitMessageUploads } from './fit-uploads.ts';
 import { removePressedButton } from './pressed-button.ts';
@@ -248,6 +249,12 @@ function createResponderSurface(state: ResponderState): Surface {
   };
   return {
     limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 1_000 },
+    address: {
+      platform: 'discord',
+      channelId: state.interaction.channelId,
+      interaction: { applicationId: state.interaction.applicationId, token: state.interaction.token },
+    },
+    classifyFailure: classifyDiscordFailure,
     post: async (text, options) => {
       const channel = isPastDeadline(state) ? fallbackSurface() : undefined;
       if (channel) {
