@@ -6,7 +6,7 @@ import type { SettingsStore } from '../src/conversation/settings-store.ts';
 import type { ConversationKey } from '../src/conversation/turn.ts';
 import type { UsageLedger } from '../src/conversation/usage-ledger.ts';
 import type { Action, Card } from '../src/delivery/card.ts';
-import type { OutgoingFile, Surface } from '../src/delivery/surface.ts';
+import type { OutgoingFile, PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { ActionStore } from './action-store.ts';
@@ -48,8 +48,11 @@ export interface SentResult {
 export interface CommandResponder {
   /** The surface streamed text goes to (/chat, Regenerate, Continue). */
   readonly surface: Surface;
-  /** Shows or replaces a short progress line; the next `send` replaces it where the platform can. */
-  progress(text: string): Promise<void>;
+  /**
+   * Shows or replaces a short progress line; the next `send` replaces it where the platform can.
+   * Resolves with the message that shows it, where the platform has one (for the journal).
+   */
+  progress(text: string): Promise<PostedMessage | undefined>;
   // biome-ignore lint/suspicious/noConfusingVoidType: most responders report nothing; only those that post files with public links return them.
   send(result: CommandResult): Promise<SentResult | void>;
   /**

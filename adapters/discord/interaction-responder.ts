@@ -113,9 +113,11 @@ export function createInteractionResponder({
       ? { clickedMessageFileUrls: interaction.message.attachments.map((attachment) => attachment.url) }
       : {}),
     async progress(text) {
-      if (state.originalState === 'done' || isPastDeadline(state)) return;
+      if (state.originalState === 'done' || isPastDeadline(state)) return undefined;
       state.originalState = 'progress';
       await interaction.editReply({ content: text, allowedMentions: noPings });
+      // The interaction's own message, which its webhook edits by this name.
+      return { id: '@original' };
     },
     async send(result: CommandResult) {
       const payload = await withFiles(state, result.files, result.text ?? '', {

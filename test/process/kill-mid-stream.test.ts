@@ -157,4 +157,38 @@ describe('kill -9 mid-stream', () => {
       ['assistant', true],
     ]);
   }, 40_000);
+
+  it('on Discord: a drawing killed midway says it stopped, once parley is back', async () => {
+    gateway = await startFakeGateway({ apiKey });
+    discord = await startFakeDiscord();
+    const fakeDiscord = discord;
+    const storeFile = join(mkdtempSync(join(tmpdir(), 'parley-kill-')), 'parley.sqlite');
+    const first = startDiscordBot(storeFile);
+    await first.waitForLog((line) => line.msg === 'parley running');
+    gateway.enqueue({ endpoint: 'images', latencyMs: 30_000 });
+    const channelId = fakeDiscord.textChannelIds[0] ?? '';
+    const interactionId = fakeDiscord.sendSlashCommand({
+      name: 'imagine',
+      channelId,
+      options: { prompt: 'a slow fox' },
+    });
+    const progress = await fakeDiscord.waitFor(
+      () => {
+        const originalId = fakeDiscord.interaction(interactionId)?.originalMessageId;
+        const original = originalId ? fakeDiscord.message(originalId) : undefined;
+        return original?.content.startsWith('🎨 drawing') ? original : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    // The first progress line is in; give its journal record a moment, as a drawing takes seconds.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    first.kill('SIGKILL');
+    await first.exited;
+
+    const second = startDiscordBot(storeFile);
+    await second.waitForLog((line) => line.msg === 'finished replies interrupted by a restart', 15_000);
+    expect(fakeDiscord.message(progress.id)?.content).toMatch(
+      /^🎨 drawing 1 image….*\n\n_⚠ stopped: parley restarted before this was done — please run the command again_$/s,
+    );
+  }, 40_000);
 });
