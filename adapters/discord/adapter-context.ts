@@ -1,4 +1,4 @@
-import type { Client } from 'discord.js';
+import type { Client, Message } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { Config } from '../../src/config.ts';
 import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
@@ -32,6 +32,8 @@ export interface DiscordAdapterContext {
   /** What /help tells people about how parley runs here, such as a missing intent. */
   readonly platformNotices: readonly string[];
   readonly limits: DiscordPlatformLimits;
+  /** Tells a person, privately and not too often, why parley did not answer them in a channel. */
+  readonly tellUnableToPost: (message: Message, permission: string) => Promise<void>;
 }
 
 /** The bot's own user id once logged in; empty before READY. */

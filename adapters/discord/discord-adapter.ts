@@ -16,6 +16,7 @@ import { discordLimits } from './discord-limits.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
+import { createUnableToPostNotice } from './unable-to-post-notice.ts';
 
 export interface DiscordAdapter {
   readonly client: Client;
@@ -51,6 +52,7 @@ export async function startDiscordAdapter({
     scheduler,
     maxImageBytes,
     logger,
+    tellUnableToPost: createUnableToPostNotice({ logger }),
     limits: {
       requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
       interactionTokenLifetimeMs:

@@ -23,6 +23,10 @@ export async function handleMessage({
       : permissions?.has(PermissionFlagsBits.SendMessages);
     if (canSend === false) {
       adapter.logger.warn({ channelId: channel.id }, 'mentioned in a channel where it may not send messages');
+      await adapter.tellUnableToPost(
+        message,
+        channel.isThread() ? 'Send Messages in Threads' : 'Send Messages',
+      );
       return;
     }
   }

@@ -202,6 +202,22 @@ describe('chatting on Discord', () => {
     expect([...lengths].sort((first, second) => first - second)).toEqual(lengths);
   });
 
+  it('tells the person in a DM, once, when it may not post where it was asked', async () => {
+    under.discord.denyBotPermissions(general(), ['send-messages']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    under.discord.sendUserMessage({ channelId: general(), content: 'hello?', mentionsBot: true });
+    under.discord.sendUserMessage({ channelId: general(), content: 'anyone?', mentionsBot: true });
+    const dmChannel = under.discord.directMessageChannel();
+    const notice = await under.discord.waitFor(() => botMessages(dmChannel)[0]);
+    expect(notice.content).toMatch(
+      /^I saw your message in #\S+, but I may not post there \(I need the \*\*Send Messages\*\* permission\)/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(botMessages(dmChannel)).toHaveLength(1);
+    expect(botMessages(general())).toEqual([]);
+    expect(chatBodies()).toEqual([]);
+  });
+
   it('answers without Read Message History as a plain message, since a reply needs that permission', async () => {
     under.discord.denyBotPermissions(general(), ['read-message-history']);
     await new Promise((resolve) => setTimeout(resolve, 100));
