@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ReplyOutcome } from '../src/conversation/engine.ts';
 import type { ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
+import { retryFinalCall } from '../src/delivery/final-call-retries.ts';
 import type { PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
 import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
@@ -62,6 +63,11 @@ export async function replyWithActions({
   return outcome;
 }
 
+/**
+ * Stop gives way to Regenerate (and Continue). These calls finish the reply on screen (on Slack they
+ * also carry its last text), so a passing platform failure is tried again until they land; and when
+ * the store cannot save what Regenerate needs, Stop still goes, so no finished reply keeps it.
+ */
 async function showFollowUpActions({
   services,
   turn,
@@ -76,7 +82,35 @@ async function showFollowUpActions({
   firstMessage: PostedMessage | undefined;
 }): Promise<void> {
   const lastMessage = outcome.delivered.messages.at(-1);
-  // Regenerate is offered after every reply, a failed one included: there it is "try again".
+  let actions: Action[] = [];
+  let savingError: unknown;
+  try {
+    actions = await followUpActionsOf({ services, turn, outcome });
+  } catch (error) {
+    savingError = error;
+  }
+  const setActions = (message: PostedMessage, list: readonly Action[]) =>
+    retryFinalCall({
+      call: async () => surface.setActions?.(message, list),
+      classifyFailure: surface.classifyFailure?.bind(surface),
+      onRetry: (error, delayMs) =>
+        services.logger.warn({ err: error, delayMs }, 'the buttons of a reply did not land; trying again'),
+    });
+  if (firstMessage && firstMessage.id !== lastMessage?.id) await setActions(firstMessage, []);
+  if (lastMessage) await setActions(lastMessage, actions);
+  if (savingError !== undefined) throw savingError;
+}
+
+/** Regenerate is offered after every reply, a failed one included: there it is "try again". */
+async function followUpActionsOf({
+  services,
+  turn,
+  outcome,
+}: {
+  services: CommandServices;
+  turn: IncomingTurn;
+  outcome: ReplyOutcome;
+}): Promise<Action[]> {
   const token = await services.actionStore.save({
     kind: 'chat',
     conversationKey: turn.conversationKey,
@@ -95,8 +129,7 @@ async function showFollowUpActions({
       style: 'primary',
     });
   }
-  if (firstMessage && firstMessage.id !== lastMessage?.id) await surface.setActions?.(firstMessage, []);
-  if (lastMessage) await surface.setActions?.(lastMessage, actions);
+  return actions;
 }
 
 // The Stop button goes out with the first post itself, so showing it costs no extra platform call.
