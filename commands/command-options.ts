@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { ImageAttachment } from '../src/conversation/turn.ts';
+import type { DocumentAttachment, ImageAttachment } from '../src/conversation/turn.ts';
 
 /**
  * A command option, declared once: the zod schema that validates it, and what each platform needs to
  * show it (Discord option type, choices, limits, autocomplete; Slack `--flag` names).
  */
 export interface CommandOption<Value = unknown> {
-  readonly kind: 'text' | 'integer' | 'boolean' | 'choice' | 'image';
+  readonly kind: 'text' | 'integer' | 'boolean' | 'choice' | 'image' | 'file';
   readonly description: string;
   readonly isRequired: boolean;
   /** Validates and converts the raw platform value (a string from Slack text, a typed value from Discord). */
@@ -24,7 +24,7 @@ export interface CommandOption<Value = unknown> {
 }
 
 /** A raw value as a platform hands it over, before validation. */
-export type RawOptionValue = string | number | boolean | ImageAttachment;
+export type RawOptionValue = string | number | boolean | ImageAttachment | DocumentAttachment;
 
 const imageAttachmentSchema = z.custom<ImageAttachment>(
   (value) =>
@@ -145,6 +145,26 @@ export function imageOption(options: {
     description: options.description,
     isRequired: false,
     schema: imageAttachmentSchema.optional(),
+    ...(options.aliases ? { aliases: options.aliases } : {}),
+  };
+}
+
+const documentAttachmentSchema = z.custom<DocumentAttachment>(
+  (value) =>
+    typeof value === 'object' && value !== null && typeof (value as DocumentAttachment).load === 'function',
+  { error: 'must be a file' },
+);
+
+/** A document (PDF, Word, Excel, CSV, text): an attachment on Discord, the latest file on Slack, a path in the terminal. */
+export function fileOption(options: {
+  description: string;
+  aliases?: readonly string[];
+}): CommandOption<DocumentAttachment | undefined> {
+  return {
+    kind: 'file',
+    description: options.description,
+    isRequired: false,
+    schema: documentAttachmentSchema.optional(),
     ...(options.aliases ? { aliases: options.aliases } : {}),
   };
 }

@@ -4,6 +4,8 @@ import { createHistoryStore, type HistoryStore } from './conversation/history-st
 import { createReplyJournal, type ReplyJournal } from './conversation/reply-journal.ts';
 import { createSettingsStore, type SettingsStore } from './conversation/settings-store.ts';
 import { createUsageLedger, type UsageLedger } from './conversation/usage-ledger.ts';
+import { createDocumentReader, type DocumentReader } from './documents/document-reader.ts';
+import { createDocumentStore } from './documents/document-store.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import type { Logger } from './log.ts';
 import { createStore } from './state/create-store.ts';
@@ -20,9 +22,14 @@ export interface App {
   readonly settings: SettingsStore;
   readonly usage: UsageLedger;
   readonly journal: ReplyJournal;
+  /** Reads documents (attachments, links, `--file` of commands), each once. */
+  readonly documents: DocumentReader;
   /** Closes stores and connections; the process can then exit on its own. */
   close(): Promise<void>;
 }
+
+/** How long extracted text is kept after its last use: as long as the buttons that may need it. */
+const documentLifetimeMs = 7 * 24 * 60 * 60 * 1000;
 
 /** The composition root of the core: everything is built here from config, and only here. */
 export function createApp({ config, logger }: { config: Config; logger: Logger }): App {
@@ -71,6 +78,31 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     isStoreShared: parseStoreUrl({ storeUrl: config.storeUrl }).kind === 'redis',
     logger,
   });
+  const documentKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'documents',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
+  const documents = createDocumentReader({
+    store: createDocumentStore({
+      store: documentKeyv,
+      maxTotalBytes: config.documents.storeMaxBytes,
+      lifetimeMs: documentLifetimeMs,
+    }),
+    maxBytes: config.documents.maxBytes,
+    readLimits: {
+      maxUnits: config.documents.maxPages,
+      maxCharacters: config.documents.maxCharacters,
+      maxRenderedPages: config.documents.maxScannedPages,
+      maxUnpackedBytes: config.documents.maxUnpackedBytes,
+    },
+    workerLimits: {
+      timeoutMs: config.documents.parseTimeoutMs,
+      maxHeapMb: config.documents.parseMaxMemoryMb,
+    },
+    logger,
+  });
   const engine = createConversationEngine({
     gateway,
     history,
@@ -86,6 +118,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
     usageLedger: usage,
     journal,
+    reading: { reader: documents, maxContextCharacters: config.documents.maxContextCharacters },
   });
   return {
     config,
@@ -96,6 +129,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     settings,
     usage,
     journal,
+    documents,
     async close() {
       journal.close();
       await Promise.allSettled([
@@ -103,6 +137,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         settingsKeyv.disconnect(),
         usageKeyv.disconnect(),
         journalKeyv.disconnect(),
+        documentKeyv.disconnect(),
       ]);
     },
   };

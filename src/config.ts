@@ -118,6 +118,16 @@ const environmentSchema = z
       .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
     SLACK_REPLY_TO_BOTS: z.stringbool({ error: 'must be true or false' }).default(false),
     PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65_535).default(3000),
+    // Reading documents, links and the web (issue 16).
+    DOCUMENT_MAX_BYTES: positiveInteger(20 * 1024 * 1024),
+    DOCUMENT_MAX_PAGES: positiveInteger(100),
+    DOCUMENT_MAX_CHARACTERS: positiveInteger(400_000),
+    DOCUMENT_CONTEXT_MAX_CHARACTERS: positiveInteger(120_000),
+    DOCUMENT_SCANNED_PAGES: positiveInteger(5),
+    DOCUMENT_MAX_UNPACKED_BYTES: positiveInteger(100 * 1024 * 1024),
+    DOCUMENT_PARSE_TIMEOUT_MS: positiveInteger(30_000),
+    DOCUMENT_PARSE_MAX_MEMORY_MB: positiveInteger(256),
+    DOCUMENT_STORE_MAX_BYTES: positiveInteger(128 * 1024 * 1024),
   })
   .superRefine((values, context) => {
     if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {
@@ -219,6 +229,26 @@ export interface Config {
     | undefined;
   /** Every secret value, so the logger can scrub them from any line, wherever they hide. */
   readonly secrets: readonly string[];
+  /** Reading documents people attach (issue 16). */
+  readonly documents: {
+    /** Largest file read. */
+    readonly maxBytes: number;
+    /** Pages (sheets) read of one file at most. */
+    readonly maxPages: number;
+    /** Characters extracted from one file at most. */
+    readonly maxCharacters: number;
+    /** Characters of documents in one request to the model at most (the context may allow fewer). */
+    readonly maxContextCharacters: number;
+    /** Pages of a scanned PDF shown to the vision model at most. */
+    readonly maxScannedPages: number;
+    /** What a DOCX/XLSX may unpack to at most. */
+    readonly maxUnpackedBytes: number;
+    readonly parseTimeoutMs: number;
+    /** Heap of the parse worker, in MB. */
+    readonly parseMaxMemoryMb: number;
+    /** Most bytes of extracted text kept for follow-ups and Regenerate. */
+    readonly storeMaxBytes: number;
+  };
 }
 
 /** Thrown when the environment is wrong; its message lists every problem, one per line. */
@@ -322,6 +352,17 @@ export function loadConfig({
             isReplyingToBots: values.SLACK_REPLY_TO_BOTS,
           }
         : undefined,
+    documents: {
+      maxBytes: values.DOCUMENT_MAX_BYTES,
+      maxPages: values.DOCUMENT_MAX_PAGES,
+      maxCharacters: values.DOCUMENT_MAX_CHARACTERS,
+      maxContextCharacters: values.DOCUMENT_CONTEXT_MAX_CHARACTERS,
+      maxScannedPages: values.DOCUMENT_SCANNED_PAGES,
+      maxUnpackedBytes: values.DOCUMENT_MAX_UNPACKED_BYTES,
+      parseTimeoutMs: values.DOCUMENT_PARSE_TIMEOUT_MS,
+      parseMaxMemoryMb: values.DOCUMENT_PARSE_MAX_MEMORY_MB,
+      storeMaxBytes: values.DOCUMENT_STORE_MAX_BYTES,
+    },
     secrets: [
       values.GATEWAY_API_KEY,
       ...passwordOf(values.STORE_URL),

@@ -83,6 +83,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
           break;
         case 'chat':
         case 'image':
+        case 'file':
           await replyWithActions({
             services,
             surface: responder.surface,
@@ -92,6 +93,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
               author: { id: user.id, name: user.name },
               text: request.kind === 'chat' ? request.text : request.question,
               images: request.kind === 'image' ? [fileAttachment(request.path)] : [],
+              documents: request.kind === 'file' ? [fileAttachment(request.path)] : [],
             },
           }).finally(() => responder.surface.flush());
           write('\n');
@@ -136,7 +138,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   lines.close();
 }
 
-// Image options are file paths in the terminal.
+// Image and file options are paths in the terminal.
 function toRawOptions(
   commandOptions: (typeof allCommands)[number]['options'],
   text: string,
@@ -144,7 +146,9 @@ function toRawOptions(
   const raw: Record<string, RawOptionValue> = parseCommandText(commandOptions, text);
   for (const [name, option] of Object.entries(commandOptions)) {
     const value = raw[name];
-    if (option.kind === 'image' && typeof value === 'string') raw[name] = fileAttachment(value);
+    if ((option.kind === 'image' || option.kind === 'file') && typeof value === 'string') {
+      raw[name] = fileAttachment(value);
+    }
   }
   return raw;
 }

@@ -8,7 +8,7 @@ import type { CommandOption, RawOptionValue } from '../../commands/command-optio
 import type { Command } from '../../commands/define-command.ts';
 import { truncateText } from '../../src/delivery/card.ts';
 import { discordLimits } from './discord-limits.ts';
-import { discordImageAttachment } from './message-turn.ts';
+import { discordDocumentAttachment, discordImageAttachment } from './message-turn.ts';
 
 /** A command as Discord's application command JSON: option types, choices, ranges, autocomplete. */
 export function toDiscordCommand(command: Command): RESTPostAPIChatInputApplicationCommandsJSONBody {
@@ -40,6 +40,7 @@ function toDiscordOption(name: string, option: CommandOption): APIApplicationCom
     case 'boolean':
       return { ...base, type: ApplicationCommandOptionType.Boolean };
     case 'image':
+    case 'file':
       return { ...base, type: ApplicationCommandOptionType.Attachment };
     case 'choice':
       return {
@@ -64,10 +65,12 @@ export function rawOptionsOf({
   interaction,
   command,
   maxImageBytes,
+  maxDocumentBytes,
 }: {
   interaction: ChatInputCommandInteraction;
   command: Command;
   maxImageBytes: number;
+  maxDocumentBytes: number;
 }): Record<string, RawOptionValue> {
   const raw: Record<string, RawOptionValue> = {};
   for (const [name, option] of Object.entries(command.options)) {
@@ -76,6 +79,9 @@ export function rawOptionsOf({
     if (option.kind === 'image') {
       if (given.attachment)
         raw[name] = discordImageAttachment(given.attachment, maxImageBytes, interaction.client);
+    } else if (option.kind === 'file') {
+      if (given.attachment)
+        raw[name] = discordDocumentAttachment(given.attachment, maxDocumentBytes, interaction.client);
     } else if (given.value !== undefined && given.value !== null) {
       raw[name] = given.value;
     }

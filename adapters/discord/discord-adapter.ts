@@ -166,7 +166,12 @@ async function handleMessage({
       return;
     }
   }
-  const turn = await buildTurnFromMessage({ message, botUserId, maxImageBytes });
+  const turn = await buildTurnFromMessage({
+    message,
+    botUserId,
+    maxImageBytes,
+    maxDocumentBytes: services.maxDocumentBytes,
+  });
   const surface = createChannelSurface({ channel, scheduler, replyTo: message, botUserId });
   surface.showTyping?.().catch(() => undefined);
   await replyWithActions({ services, turn, surface });
@@ -243,7 +248,12 @@ async function runSlashCommand({
   const channel = interaction.channel;
   await runCommand({
     command,
-    rawOptions: rawOptionsOf({ interaction, command, maxImageBytes }),
+    rawOptions: rawOptionsOf({
+      interaction,
+      command,
+      maxImageBytes,
+      maxDocumentBytes: services.maxDocumentBytes,
+    }),
     conversationKey: discordConversationKey({
       guildId: interaction.guildId,
       channelId: interaction.channelId,

@@ -4,17 +4,31 @@ import {
   type StreamingWriter,
 } from '../delivery/streaming-writer.ts';
 import type { Surface } from '../delivery/surface.ts';
+import {
+  buildDocumentContext,
+  citationInstructions,
+  describeDocument,
+  pageImageTokens,
+} from '../documents/document-context.ts';
+import type { ReadDocument } from '../documents/document-reader.ts';
+import { readTurnDocuments, type TurnReading } from '../documents/turn-documents.ts';
 import type { ChatMessage, FinishReason, TokenUsage } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
-import { type ContextFit, fitToContext } from './context-budget.ts';
+import {
+  type ContextFit,
+  estimateTokens,
+  fitToContext,
+  promptBudgetTokens,
+  tokensPerImage,
+} from './context-budget.ts';
 import type { HistoryStore } from './history-store.ts';
 import { type LoadedImages, loadImages } from './image-intake.ts';
 import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
 import type { SettingsStore } from './settings-store.ts';
-import type { ConversationKey, IncomingTurn, StoredTurn } from './turn.ts';
+import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
 import type { UsageLedger } from './usage-ledger.ts';
 
 /** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
@@ -32,6 +46,8 @@ export interface ReplyOutcome {
   readonly recordedAt?: string | undefined;
   /** The turn's images as the model got them (`data:` URIs), so Regenerate can send them again. */
   readonly imageDataUris?: readonly string[];
+  /** The turn's documents as kept, so Regenerate reads them from the store again. */
+  readonly documents?: readonly DocumentReference[];
 }
 
 export interface ReplyRequest {
@@ -97,6 +113,8 @@ export interface EngineDependencies {
   readonly journal?: ReplyJournal;
   /** How long a failing final platform call is retried; see `StreamingWriterOptions`. */
   readonly finalWriteRetryWindowMs?: number;
+  /** Documents and links: read when given, otherwise only text and images are. */
+  readonly reading?: TurnReading;
 }
 
 /** Shown while the model has not started answering after a few seconds. */
@@ -114,6 +132,7 @@ interface PreparedTurn {
   readonly model: string;
   readonly fit: ContextFit;
   readonly images: LoadedImages;
+  readonly documents: readonly ReadDocument[];
   readonly notices: string[];
   /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
   readonly replacedTurnCount: number;
@@ -241,6 +260,7 @@ async function answerJournaled(
     imageDataUris: prepared.images.parts.flatMap((part) =>
       part.type === 'image_url' ? [part.image_url.url] : [],
     ),
+    documents: documentReferencesOf(prepared.documents),
   };
 }
 
@@ -251,11 +271,13 @@ async function prepareTurn(
 ): Promise<PreparedTurn> {
   const { turn } = request;
   const { gateway, defaults } = dependencies;
-  const [conversationSettings, allStoredTurns, images] = await Promise.all([
+  const [conversationSettings, allStoredTurns, attachedImages, read] = await Promise.all([
     dependencies.settings.get(turn.conversationKey),
     dependencies.history.load(turn.conversationKey),
     loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
+    readTurnDocuments({ reading: dependencies.reading, turn, signal: request.signal }),
   ]);
+  const images = await withLinkImages({ images: attachedImages, read, dependencies, logger });
   const lastTurn = allStoredTurns.at(-1);
   const replacedTurnCount =
     request.replacesReplyCreatedAt !== undefined &&
@@ -266,27 +288,87 @@ async function prepareTurn(
       : 0;
   const storedTurns = allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount);
   let model = conversationSettings.model ?? defaults.chatModel;
-  if (images.parts.length > 0 && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
+  const hasPictures = images.parts.length > 0 || pageImageTokens(read.documents) > 0;
+  if (hasPictures && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
 
   const text = `${turn.author.name}: ${turn.text}`;
+  const baseSystemPrompt = conversationSettings.systemPrompt ?? defaults.systemPrompt;
+  const contextTokens = gateway.capabilitiesOf(model).contextTokens;
+  const documentContext = await buildDocumentContext({
+    documents: read.documents,
+    history: storedTurns,
+    reader: dependencies.reading?.reader,
+    maxCharacters: dependencies.reading?.maxContextCharacters ?? 0,
+    roomTokens:
+      promptBudgetTokens({ contextTokens, replyMaxTokens: defaults.replyMaxTokens }) -
+      estimateTokens({ role: 'system', content: `${baseSystemPrompt}\n\n${citationInstructions}` }) -
+      estimateTokens({ role: 'user', content: text }) -
+      images.parts.length * tokensPerImage -
+      pageImageTokens(read.documents),
+  });
+  const fullText = documentContext.text === '' ? text : `${text}\n\n${documentContext.text}`;
+  const pictureParts = [...images.parts, ...documentContext.imageParts];
   const newTurn: ChatMessage = {
     role: 'user',
-    content: images.parts.length === 0 ? text : [{ type: 'text', text }, ...images.parts],
+    content: pictureParts.length === 0 ? fullText : [{ type: 'text', text: fullText }, ...pictureParts],
   };
   const fit = fitToContext({
-    systemPrompt: conversationSettings.systemPrompt ?? defaults.systemPrompt,
-    history: storedTurns,
+    systemPrompt: documentContext.hasDocuments
+      ? `${baseSystemPrompt}\n\n${citationInstructions}`
+      : baseSystemPrompt,
+    history: documentContext.history,
     newTurn,
-    contextTokens: gateway.capabilitiesOf(model).contextTokens,
+    contextTokens,
     replyMaxTokens: defaults.replyMaxTokens,
   });
-  const notices = [...(turn.notices ?? []), ...images.notices];
+  const notices = [...(turn.notices ?? []), ...images.notices, ...read.notices, ...documentContext.notices];
   if (fit.droppedTurnCount > 0) {
     notices.push(
       `The ${fit.droppedTurnCount} oldest messages of this conversation no longer fit in my context, so I left them out.`,
     );
   }
-  return { model, fit, images, notices, replacedTurnCount, surface: request.surface };
+  return {
+    model,
+    fit,
+    images,
+    documents: read.documents,
+    notices,
+    replacedTurnCount,
+    surface: request.surface,
+  };
+}
+
+// Images that links in the message led to join the attached ones, checked the same way.
+async function withLinkImages({
+  images,
+  read,
+  dependencies,
+  logger,
+}: {
+  images: LoadedImages;
+  read: Awaited<ReturnType<typeof readTurnDocuments>>;
+  dependencies: EngineDependencies;
+  logger: Logger;
+}): Promise<LoadedImages> {
+  if (read.linkImages.length === 0) return images;
+  const linked = await loadImages({
+    attachments: read.linkImages,
+    maxBytes: dependencies.defaults.maxImageBytes,
+    logger,
+  });
+  return {
+    parts: [...images.parts, ...linked.parts],
+    references: [...images.references, ...linked.references],
+    notices: [...images.notices, ...linked.notices],
+  };
+}
+
+function documentReferencesOf(documents: readonly ReadDocument[]): DocumentReference[] {
+  return documents.map((read) => ({
+    name: read.document.name,
+    documentHash: read.documentHash,
+    description: describeDocument(read.document),
+  }));
 }
 
 interface StreamedReply {
@@ -436,6 +518,7 @@ async function recordExchange({
     authorName: turn.author.name,
     text: turn.text,
     images: prepared.images.references,
+    ...(prepared.documents.length > 0 ? { documents: documentReferencesOf(prepared.documents) } : {}),
     createdAt: startedAt.toISOString(),
   };
   const assistantTurn: StoredTurn = {
