@@ -7,6 +7,7 @@ import { createUsageLedger, type UsageLedger } from './conversation/usage-ledger
 import { createDocumentReader, type DocumentReader } from './documents/document-reader.ts';
 import { createDocumentStore } from './documents/document-store.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
+import { createLinkReader, type LinkReader } from './links/link-reader.ts';
 import type { Logger } from './log.ts';
 import { createStore } from './state/create-store.ts';
 import { createInProcessLock } from './state/keyed-lock.ts';
@@ -24,12 +25,17 @@ export interface App {
   readonly journal: ReplyJournal;
   /** Reads documents (attachments, links, `--file` of commands), each once. */
   readonly documents: DocumentReader;
+  /** Fetches links: those in messages, and those a model asks for (`read_url`). */
+  readonly links: LinkReader;
   /** Closes stores and connections; the process can then exit on its own. */
   close(): Promise<void>;
 }
 
 /** How long extracted text is kept after its last use: as long as the buttons that may need it. */
 const documentLifetimeMs = 7 * 24 * 60 * 60 * 1000;
+
+/** Links read from one message at most. */
+const maxLinksPerMessage = 3;
 
 /** The composition root of the core: everything is built here from config, and only here. */
 export function createApp({ config, logger }: { config: Config; logger: Logger }): App {
@@ -103,6 +109,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     },
     logger,
   });
+  const links = createLinkReader({ ...config.links, maxLinks: maxLinksPerMessage, logger });
   const engine = createConversationEngine({
     gateway,
     history,
@@ -118,7 +125,11 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
     usageLedger: usage,
     journal,
-    reading: { reader: documents, maxContextCharacters: config.documents.maxContextCharacters },
+    reading: {
+      reader: documents,
+      maxContextCharacters: config.documents.maxContextCharacters,
+      ...(config.links.mode === 'off' ? {} : { readLinks: links.readLinks }),
+    },
   });
   return {
     config,
@@ -130,6 +141,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     usage,
     journal,
     documents,
+    links,
     async close() {
       journal.close();
       await Promise.allSettled([

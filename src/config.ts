@@ -128,6 +128,26 @@ const environmentSchema = z
     DOCUMENT_PARSE_TIMEOUT_MS: positiveInteger(30_000),
     DOCUMENT_PARSE_MAX_MEMORY_MB: positiveInteger(256),
     DOCUMENT_STORE_MAX_BYTES: positiveInteger(128 * 1024 * 1024),
+    LINK_READING: z
+      .enum(['on', 'off', 'mention-only'], { error: 'must be on, off or mention-only' })
+      .default('on'),
+    LINK_MAX_BYTES: positiveInteger(2 * 1024 * 1024),
+    LINK_TIMEOUT_MS: positiveInteger(15_000),
+    LINK_USER_AGENT: z
+      .string()
+      .trim()
+      .min(1)
+      .default('parley/0.1 (chat assistant; reads links people share with it; honours robots.txt)'),
+    LINK_PRIVATE_ORIGINS: commaList.pipe(
+      z.array(
+        z
+          .url({
+            protocol: /^https?$/,
+            error: 'must be origins such as http://wiki.internal, comma-separated',
+          })
+          .transform((value) => new URL(value).origin),
+      ),
+    ),
   })
   .superRefine((values, context) => {
     if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {
@@ -249,6 +269,16 @@ export interface Config {
     /** Most bytes of extracted text kept for follow-ups and Regenerate. */
     readonly storeMaxBytes: number;
   };
+  /** Reading the links in messages (issue 16). */
+  readonly links: {
+    readonly mode: 'on' | 'off' | 'mention-only';
+    /** Bytes read of one link at most. */
+    readonly maxBytes: number;
+    readonly timeoutMs: number;
+    readonly userAgent: string;
+    /** Origins on a private network that links may lead to (an intranet wiki); others are refused. */
+    readonly privateOrigins: readonly string[];
+  };
 }
 
 /** Thrown when the environment is wrong; its message lists every problem, one per line. */
@@ -362,6 +392,13 @@ export function loadConfig({
       parseTimeoutMs: values.DOCUMENT_PARSE_TIMEOUT_MS,
       parseMaxMemoryMb: values.DOCUMENT_PARSE_MAX_MEMORY_MB,
       storeMaxBytes: values.DOCUMENT_STORE_MAX_BYTES,
+    },
+    links: {
+      mode: values.LINK_READING,
+      maxBytes: values.LINK_MAX_BYTES,
+      timeoutMs: values.LINK_TIMEOUT_MS,
+      userAgent: values.LINK_USER_AGENT,
+      privateOrigins: values.LINK_PRIVATE_ORIGINS,
     },
     secrets: [
       values.GATEWAY_API_KEY,

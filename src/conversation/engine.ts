@@ -260,7 +260,8 @@ async function answerJournaled(
     imageDataUris: prepared.images.parts.flatMap((part) =>
       part.type === 'image_url' ? [part.image_url.url] : [],
     ),
-    documents: documentReferencesOf(prepared.documents),
+    // Documents from links are not kept for Regenerate: the links are in the text, read again.
+    documents: documentReferencesOf(prepared.documents.filter((read) => !read.document.sourceUrl)),
   };
 }
 

@@ -18,7 +18,8 @@ export function readHtml({
 }): ExtractedDocument {
   const { document } = parseHTML(text);
   const fallbackTitle = document.title?.trim() || undefined;
-  const fallbackText = document.body?.textContent ?? '';
+  // A page without <html>/<body> (a fragment, or a page cut short) still has its text at the root.
+  const fallbackText = document.body?.textContent || document.documentElement?.textContent || '';
   let title = fallbackTitle;
   let body = fallbackText;
   try {
