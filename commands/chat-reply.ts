@@ -119,6 +119,7 @@ function trackFirstMessage(
     edit: (message, text, options) => surface.edit(message, text, options),
     ...(surface.upload ? { upload: surface.upload.bind(surface) } : {}),
     ...(surface.showTyping ? { showTyping: surface.showTyping.bind(surface) } : {}),
+    ...(surface.showStatus ? { showStatus: surface.showStatus.bind(surface) } : {}),
     ...(surface.setActions ? { setActions: surface.setActions.bind(surface) } : {}),
   };
   return { surface: wrapped, firstMessage: () => firstMessage };

@@ -34,6 +34,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     maxImageBytes: config.images.maxInputBytes,
     maxDocumentBytes: config.documents.maxBytes,
     documents: app.documents,
+    isSearchConfigured: config.search !== undefined,
     mayChangeSettings: (user: CommandUser) =>
       editors.policy === 'everyone' ||
       user.isAdmin ||

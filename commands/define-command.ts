@@ -86,6 +86,8 @@ export interface CommandServices {
   readonly maxImageBytes: number;
   /** Largest document (PDF, Word, Excel, CSV, text) a person may attach, in bytes. */
   readonly maxDocumentBytes: number;
+  /** Whether web search is configured (`SEARCH_URL`), for `/search`. */
+  readonly isSearchConfigured: boolean;
   /** Reads documents for `--file` options, once each (kept by hash). */
   readonly documents: DocumentReader;
   /** Whether this person may change /model and /system. */

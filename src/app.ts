@@ -9,6 +9,9 @@ import { createDocumentStore } from './documents/document-store.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import { createLinkReader, type LinkReader } from './links/link-reader.ts';
 import type { Logger } from './log.ts';
+import { createReadPage } from './search/read-page.ts';
+import { createSearxngProvider } from './search/searxng-provider.ts';
+import { createWebSearch } from './search/web-search.ts';
 import { createStore } from './state/create-store.ts';
 import { createInProcessLock } from './state/keyed-lock.ts';
 import { parseStoreUrl } from './state/store-url.ts';
@@ -110,6 +113,19 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
   });
   const links = createLinkReader({ ...config.links, maxLinks: maxLinksPerMessage, logger });
+  const search = config.search
+    ? createWebSearch({
+        gateway,
+        provider: createSearxngProvider({
+          baseUrl: config.search.url,
+          maxResults: config.search.maxResults,
+          timeoutMs: config.search.timeoutMs,
+          userAgent: config.links.userAgent,
+        }),
+        readPage: createReadPage({ links, documents }),
+        logger,
+      })
+    : undefined;
   const engine = createConversationEngine({
     gateway,
     history,
@@ -130,6 +146,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       maxContextCharacters: config.documents.maxContextCharacters,
       ...(config.links.mode === 'off' ? {} : { readLinks: links.readLinks }),
     },
+    ...(search ? { search } : {}),
   });
   return {
     config,

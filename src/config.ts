@@ -138,6 +138,16 @@ const environmentSchema = z
       .trim()
       .min(1)
       .default('parley/0.1 (chat assistant; reads links people share with it; honours robots.txt)'),
+    SEARCH_URL: optionalText.pipe(
+      z
+        .url({
+          protocol: /^https?$/,
+          error: 'must be the http(s) URL of a SearXNG instance, e.g. http://localhost:8080',
+        })
+        .optional(),
+    ),
+    SEARCH_MAX_RESULTS: z.coerce.number().int().min(1).max(20).default(5),
+    SEARCH_TIMEOUT_MS: positiveInteger(10_000),
     LINK_PRIVATE_ORIGINS: commaList.pipe(
       z.array(
         z
@@ -279,6 +289,15 @@ export interface Config {
     /** Origins on a private network that links may lead to (an intranet wiki); others are refused. */
     readonly privateOrigins: readonly string[];
   };
+  /** Web search through a SearXNG instance; undefined when SEARCH_URL is not set (issue 16). */
+  readonly search:
+    | {
+        readonly url: string;
+        /** Results given to the model for one search. */
+        readonly maxResults: number;
+        readonly timeoutMs: number;
+      }
+    | undefined;
 }
 
 /** Thrown when the environment is wrong; its message lists every problem, one per line. */
@@ -400,6 +419,9 @@ export function loadConfig({
       userAgent: values.LINK_USER_AGENT,
       privateOrigins: values.LINK_PRIVATE_ORIGINS,
     },
+    search: values.SEARCH_URL
+      ? { url: values.SEARCH_URL, maxResults: values.SEARCH_MAX_RESULTS, timeoutMs: values.SEARCH_TIMEOUT_MS }
+      : undefined,
     secrets: [
       values.GATEWAY_API_KEY,
       ...passwordOf(values.STORE_URL),

@@ -250,6 +250,10 @@ export function createReplySurface({
     async showTyping() {
       await showThinkingStatus(place, context);
     },
+    // What parley is doing before it answers (web search): Slack shows it as the thread status.
+    async showStatus(text) {
+      await showThinkingStatus(place, context, text);
+    },
   };
 }
 
@@ -277,13 +281,17 @@ async function postPrivateActions(place: ReplyPlace, actions: readonly Action[])
  * "is thinking…" under the thread (`assistant.threads.setStatus`), where the workspace allows it.
  * Slack clears it by itself when the reply arrives. Never throws: a status is not worth a failed reply.
  */
-export async function showThinkingStatus(place: ReplyPlace, context: SlackDeliveryContext): Promise<void> {
+export async function showThinkingStatus(
+  place: ReplyPlace,
+  context: SlackDeliveryContext,
+  status = 'is thinking…',
+): Promise<void> {
   if (place.threadTs === undefined || !context.features.isAvailable(place.teamId, 'threadStatus')) return;
   try {
     await place.client.assistant.threads.setStatus({
       channel_id: place.channel,
       thread_ts: place.threadTs,
-      status: 'is thinking…',
+      status,
     });
   } catch (error) {
     const code = slackErrorCodeOf(error);

@@ -12,10 +12,11 @@ import {
 } from '../documents/document-context.ts';
 import type { ReadDocument } from '../documents/document-reader.ts';
 import { readTurnDocuments, type TurnReading } from '../documents/turn-documents.ts';
-import type { ChatMessage, FinishReason, TokenUsage } from '../gateway/chat-types.ts';
+import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
+import type { WebSearch } from '../search/web-search.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import {
   type ContextFit,
@@ -115,6 +116,8 @@ export interface EngineDependencies {
   readonly finalWriteRetryWindowMs?: number;
   /** Documents and links: read when given, otherwise only text and images are. */
   readonly reading?: TurnReading;
+  /** Web search (`SEARCH_URL`): replies may search before answering, with sources. */
+  readonly search?: WebSearch;
 }
 
 /** Shown while the model has not started answering after a few seconds. */
@@ -219,7 +222,7 @@ async function answerJournaled(
   }
 
   const startedAt = (dependencies.now ?? (() => new Date()))();
-  const streamed = await streamReply({ dependencies, prepared, writer, signal, logger });
+  const streamed = await streamReply({ dependencies, prepared, turn, writer, signal, logger });
   // A reply that never produced visible text leaves history as it was, so the person can simply ask
   // again; a cut reply is kept as the person saw it, marked, so the model knows it broke off. It is
   // recorded before the last platform write, so that write can say when saving failed.
@@ -384,12 +387,14 @@ interface StreamedReply {
 async function streamReply({
   dependencies,
   prepared,
+  turn,
   writer,
   signal,
   logger,
 }: {
   dependencies: EngineDependencies;
   prepared: PreparedTurn;
+  turn: IncomingTurn;
   writer: StreamingWriter;
   signal: AbortSignal | undefined;
   logger: Logger;
@@ -404,19 +409,30 @@ async function streamReply({
     indicators: dependencies.waiting ?? defaultWaitingIndicators,
   });
   try {
-    const events = dependencies.gateway.chatStream({
+    const chat: ChatRequest = {
       model: prepared.model,
       messages: prepared.fit.messages,
       maxTokens: dependencies.defaults.replyMaxTokens,
       ...(signal ? { signal } : {}),
-    });
+    };
+    const events = dependencies.search
+      ? dependencies.search.stream({
+          chat,
+          isSearchForced: turn.isSearchForced === true,
+          // The extra calls (tool rounds, the search decision) count like any other request.
+          recordUsage: (usage) => recordUsage({ dependencies, turn, streamed: { usage }, hasText: true }),
+        })
+      : dependencies.gateway.chatStream(chat);
     for await (const event of events) {
       if (event.type === 'text-delta') {
         if (text === '') waiting.stop();
         text += event.text;
         writer.append(event.text);
       } else if (event.type === 'notice') prepared.notices.push(event.message);
-      else {
+      else if (event.type === 'status') {
+        if (text === '') writer.showWaiting(`_${event.text}_`);
+        prepared.surface.showStatus?.(event.text).catch(() => undefined);
+      } else if (event.type === 'finish') {
         finishReason = event.finishReason;
         usage = event.usage;
       }
@@ -576,7 +592,7 @@ async function recordUsage({
 }: {
   dependencies: EngineDependencies;
   turn: IncomingTurn;
-  streamed: StreamedReply;
+  streamed: Pick<StreamedReply, 'usage'>;
   hasText: boolean;
 }): Promise<void> {
   if (!dependencies.usageLedger || (!streamed.usage && !hasText)) return;

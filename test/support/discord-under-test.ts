@@ -24,7 +24,10 @@ const apiKey = 'discord-e2e-gateway-key-0123456789';
 export async function startDiscordUnderTest(
   environment: Record<string, string> = {},
 ): Promise<DiscordUnderTest> {
-  const gateway = await startFakeGateway({ apiKey, models: { 'chat-model': { vision: false } } });
+  const gateway = await startFakeGateway({
+    apiKey,
+    models: { 'chat-model': { vision: false }, 'believed-tools-model': { tools: false } },
+  });
   const discord = await startFakeDiscord();
   const bot = buildTestBot({
     gatewayBaseUrl: gateway.baseUrl,
