@@ -5,6 +5,7 @@ import {
   type DocumentAttachment,
   type ImageAttachment,
   type IncomingTurn,
+  textOfWordlessMessage,
 } from '../../src/conversation/turn.ts';
 import { downloadAttachment } from '../../src/images/download-attachment.ts';
 import { originsOf, type UrlPolicy } from '../../src/net/url-policy.ts';
@@ -159,12 +160,7 @@ export async function buildTurnFromMessage({
   }
   const text = resolveMentions(message, botUserId);
   const author = message.member?.displayName ?? message.author.displayName ?? message.author.username;
-  const fallback =
-    images.length > 0
-      ? '(sent an image)'
-      : documents.length > 0
-        ? '(sent a file)'
-        : '(mentioned you without a message)';
+  const fallback = textOfWordlessMessage({ imageCount: images.length, documentCount: documents.length });
   return {
     conversationKey: conversationKeyOfMessage(message),
     author: { id: message.author.id, name: author },

@@ -1,9 +1,10 @@
 import type { webApi } from '@slack/bolt';
-import type {
-  ConversationKey,
-  DocumentAttachment,
-  ImageAttachment,
-  IncomingTurn,
+import {
+  type ConversationKey,
+  type DocumentAttachment,
+  type ImageAttachment,
+  type IncomingTurn,
+  textOfWordlessMessage,
 } from '../../src/conversation/turn.ts';
 import {
   downloadSlackFile,
@@ -72,12 +73,7 @@ export async function buildTurnFromEvent({
       );
     }
   }
-  const fallback =
-    images.length > 0
-      ? '(sent an image)'
-      : documents.length > 0
-        ? '(sent a file)'
-        : '(mentioned you without a message)';
+  const fallback = textOfWordlessMessage({ imageCount: images.length, documentCount: documents.length });
   return {
     conversationKey,
     author: { id: authorId, name: author },

@@ -42,6 +42,18 @@ export interface DocumentAttachment {
   load(): Promise<Uint8Array>;
 }
 
+/** What stands for the text of a message that has none, so the model knows what was sent. */
+export function textOfWordlessMessage({
+  imageCount,
+  documentCount,
+}: {
+  imageCount: number;
+  documentCount: number;
+}): string {
+  if (imageCount > 0) return '(sent an image)';
+  return documentCount > 0 ? '(sent a file)' : '(mentioned you without a message)';
+}
+
 /** What an adapter hands the engine for one message a person wrote to the bot. */
 export interface IncomingTurn {
   readonly conversationKey: ConversationKey;

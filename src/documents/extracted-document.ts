@@ -44,6 +44,20 @@ export interface ReadLimits {
   readonly maxUnpackedBytes: number;
 }
 
+/** What every reader is given: the file's bytes (or its decoded text), its name, the limits. */
+export interface ReaderInput {
+  readonly bytes: Uint8Array;
+  readonly name: string;
+  readonly limits: ReadLimits;
+}
+
+/** The same for readers of text formats (CSV, HTML, plain text): the bytes decoded as UTF-8. */
+export interface TextReaderInput {
+  readonly text: string;
+  readonly name: string;
+  readonly limits: ReadLimits;
+}
+
 /** What a kind is called in a note or a document header. */
 export function describeKind(kind: DocumentKind): string {
   const names: Record<DocumentKind, string> = {

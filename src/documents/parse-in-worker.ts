@@ -24,9 +24,12 @@ const workerUrl = new URL('./parse-worker.ts', import.meta.url);
 export function parseInWorker({
   request,
   limits,
+  onStarted,
 }: {
   request: ParseRequest;
   limits: WorkerLimits;
+  /** Given the worker once it runs (the benchmark samples its heap). */
+  onStarted?: (worker: Worker) => void;
 }): Promise<ParseOutcome> {
   return new Promise((resolve) => {
     let isSettled = false;
@@ -63,6 +66,7 @@ export function parseInWorker({
     );
     const bytes = new Uint8Array(request.bytes);
     worker.postMessage({ ...request, bytes }, [bytes.buffer]);
+    onStarted?.(worker);
   });
 }
 

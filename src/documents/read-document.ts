@@ -1,6 +1,12 @@
-import type { DocumentKind, ExtractedDocument, ReadLimits } from './extracted-document.ts';
+import type {
+  DocumentKind,
+  ExtractedDocument,
+  ReaderInput,
+  ReadLimits,
+  TextReaderInput,
+} from './extracted-document.ts';
 import { ReadProblem } from './readers/read-problem.ts';
-import { createTextBudget } from './readers/text-budget.ts';
+import { createTextBudget, cutNotes } from './readers/text-budget.ts';
 import { checkZip } from './readers/zip-guard.ts';
 
 /** What a file is, by its bytes first: a name or a platform's MIME type only tell text kinds apart. */
@@ -69,15 +75,7 @@ export async function readDocument({
   }
 }
 
-async function readOfficeFile({
-  bytes,
-  name,
-  limits,
-}: {
-  bytes: Uint8Array;
-  name: string;
-  limits: ReadLimits;
-}): Promise<ExtractedDocument> {
+async function readOfficeFile({ bytes, name, limits }: ReaderInput): Promise<ExtractedDocument> {
   const entryNames = await checkZip({ bytes, maxUnpackedBytes: limits.maxUnpackedBytes });
   if (entryNames.includes('word/document.xml')) {
     return (await import('./readers/docx-reader.ts')).readDocx({ bytes, name, limits });
@@ -91,22 +89,10 @@ async function readOfficeFile({
   throw new ReadProblem({ reason: 'unsupported', detail: 'a zip that is not an office file' });
 }
 
-function readPlainText({
-  text,
-  name,
-  limits,
-}: {
-  text: string;
-  name: string;
-  limits: ReadLimits;
-}): ExtractedDocument {
+function readPlainText({ text, name, limits }: TextReaderInput): ExtractedDocument {
   const budget = createTextBudget(limits.maxCharacters);
   budget.add({ text });
-  const notes = budget.isCut
-    ? [
-        `${name} is long, so I read only its first ${budget.characterCount.toLocaleString('en-US')} characters.`,
-      ]
-    : [];
+  const notes = cutNotes({ name, budget });
   return { name, kind: 'text', sections: budget.sections, pageImages: [], notes };
 }
 

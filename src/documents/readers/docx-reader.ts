@@ -1,18 +1,10 @@
 import mammoth from 'mammoth';
-import type { ExtractedDocument, ReadLimits } from '../extracted-document.ts';
+import type { ExtractedDocument, ReaderInput } from '../extracted-document.ts';
 import { ReadProblem } from './read-problem.ts';
-import { createTextBudget } from './text-budget.ts';
+import { createTextBudget, cutNotes } from './text-budget.ts';
 
 /** A Word document's text through mammoth; Word has no fixed pages to cite. */
-export async function readDocx({
-  bytes,
-  name,
-  limits,
-}: {
-  bytes: Uint8Array;
-  name: string;
-  limits: ReadLimits;
-}): Promise<ExtractedDocument> {
+export async function readDocx({ bytes, name, limits }: ReaderInput): Promise<ExtractedDocument> {
   let text: string;
   try {
     text = (await mammoth.extractRawText({ buffer: Buffer.from(bytes) })).value;
@@ -25,10 +17,6 @@ export async function readDocx({
   }
   const budget = createTextBudget(limits.maxCharacters);
   budget.add({ text: text.replace(/\n{3,}/g, '\n\n').trim() });
-  const notes = budget.isCut
-    ? [
-        `${name} is long, so I read only its first ${budget.characterCount.toLocaleString('en-US')} characters.`,
-      ]
-    : [];
+  const notes = cutNotes({ name, budget });
   return { name, kind: 'docx', sections: budget.sections, pageImages: [], notes };
 }

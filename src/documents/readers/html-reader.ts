@@ -1,21 +1,13 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import type { ExtractedDocument, ReadLimits } from '../extracted-document.ts';
-import { createTextBudget } from './text-budget.ts';
+import type { ExtractedDocument, TextReaderInput } from '../extracted-document.ts';
+import { createTextBudget, cutNotes } from './text-budget.ts';
 
 /**
  * A web page's readable part (Readability, as Firefox's Reader View, on linkedom's DOM), with its
  * title; a page Readability finds no article in falls back to the body's text.
  */
-export function readHtml({
-  text,
-  name,
-  limits,
-}: {
-  text: string;
-  name: string;
-  limits: ReadLimits;
-}): ExtractedDocument {
+export function readHtml({ text, name, limits }: TextReaderInput): ExtractedDocument {
   const { document } = parseHTML(text);
   const fallbackTitle = document.title?.trim() || undefined;
   // A page without <html>/<body> (a fragment, or a page cut short) still has its text at the root.
@@ -35,11 +27,7 @@ export function readHtml({
   }
   const budget = createTextBudget(limits.maxCharacters);
   budget.add({ text: tidyText(body) });
-  const notes = budget.isCut
-    ? [
-        `${name} is long, so I read only its first ${budget.characterCount.toLocaleString('en-US')} characters.`,
-      ]
-    : [];
+  const notes = cutNotes({ name, budget });
   return {
     name,
     kind: 'html',

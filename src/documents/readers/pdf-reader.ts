@@ -1,5 +1,5 @@
 import { getDocumentProxy, renderPageAsImage } from 'unpdf';
-import type { ExtractedDocument, ReadLimits } from '../extracted-document.ts';
+import type { ExtractedDocument, ReaderInput } from '../extracted-document.ts';
 import { ReadProblem } from './read-problem.ts';
 import { createTextBudget } from './text-budget.ts';
 
@@ -14,15 +14,7 @@ const renderedWidthPx = 1_400;
  * Text of each page, marked `p. N` so answers can cite it, up to the page and character caps. A PDF
  * whose pages have no text layer (a scan) has its first pages rendered as images for a vision model.
  */
-export async function readPdf({
-  bytes,
-  name,
-  limits,
-}: {
-  bytes: Uint8Array;
-  name: string;
-  limits: ReadLimits;
-}): Promise<ExtractedDocument> {
+export async function readPdf({ bytes, name, limits }: ReaderInput): Promise<ExtractedDocument> {
   const pdf = await openPdf(bytes);
   try {
     const pageCount = pdf.numPages;

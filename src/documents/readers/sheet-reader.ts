@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
-import type { ExtractedDocument, ReadLimits } from '../extracted-document.ts';
+import type { ExtractedDocument, ReaderInput, TextReaderInput } from '../extracted-document.ts';
 import { ReadProblem } from './read-problem.ts';
 import { addTableSections } from './table-text.ts';
 import { createTextBudget } from './text-budget.ts';
@@ -9,15 +9,7 @@ import { createTextBudget } from './text-budget.ts';
 const maxRowsPerSheet = 20_000;
 
 /** Every sheet (up to the caps) as tables with cell ranges, through exceljs. */
-export async function readXlsx({
-  bytes,
-  name,
-  limits,
-}: {
-  bytes: Uint8Array;
-  name: string;
-  limits: ReadLimits;
-}): Promise<ExtractedDocument> {
+export async function readXlsx({ bytes, name, limits }: ReaderInput): Promise<ExtractedDocument> {
   const workbook = new ExcelJS.Workbook();
   try {
     await workbook.xlsx.load(Buffer.from(bytes) as unknown as ArrayBuffer);
@@ -71,15 +63,7 @@ function cellText(cell: ExcelJS.Cell): string {
 }
 
 /** A CSV (or TSV) file as one table, its ranges named after the file. */
-export function readCsv({
-  text,
-  name,
-  limits,
-}: {
-  text: string;
-  name: string;
-  limits: ReadLimits;
-}): ExtractedDocument {
+export function readCsv({ text, name, limits }: TextReaderInput): ExtractedDocument {
   const parsed = Papa.parse<string[]>(text, { skipEmptyLines: 'greedy', preview: maxRowsPerSheet });
   const budget = createTextBudget(limits.maxCharacters);
   addTableSections({ sheetName: name.replace(/\.(csv|tsv)$/i, ''), rows: parsed.data, budget });

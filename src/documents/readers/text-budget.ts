@@ -39,3 +39,12 @@ export function createTextBudget(maxCharacters: number): TextBudget {
     },
   };
 }
+
+/** The note for a file cut at the character budget, or none when it was read whole. */
+export function cutNotes({ name, budget }: { name: string; budget: TextBudget }): string[] {
+  return budget.isCut
+    ? [
+        `${name} is long, so I read only its first ${budget.characterCount.toLocaleString('en-US')} characters.`,
+      ]
+    : [];
+}
