@@ -102,4 +102,4 @@ for (const sample of await samples()) {
     `| ${sample.label} | ${(sample.bytes.length / 1024).toFixed(0)} KB | ${median.outcome} | ${median.parseMs.toFixed(0)} ms | ${median.peakHeapMb.toFixed(0)} MB | ${Math.max(...runs.map((run) => run.maxLoopDelayMs)).toFixed(1)} ms |`,
   );
 }
-console.log(rows.join('\n'));
+process.stdout.write(`${rows.join('\n')}\n`);
