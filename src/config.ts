@@ -425,6 +425,7 @@ export function loadConfig({
     secrets: [
       values.GATEWAY_API_KEY,
       ...passwordOf(values.STORE_URL),
+      ...passwordOf(values.SEARCH_URL ?? ''),
       ...[
         values.DISCORD_TOKEN,
         values.SLACK_BOT_TOKEN,
