@@ -121,6 +121,8 @@ function trackFirstMessage(
     ...(surface.showTyping ? { showTyping: surface.showTyping.bind(surface) } : {}),
     ...(surface.showStatus ? { showStatus: surface.showStatus.bind(surface) } : {}),
     ...(surface.setActions ? { setActions: surface.setActions.bind(surface) } : {}),
+    ...(surface.classifyFailure ? { classifyFailure: surface.classifyFailure.bind(surface) } : {}),
+    ...(surface.address ? { address: surface.address } : {}),
   };
   return { surface: wrapped, firstMessage: () => firstMessage };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DocumentAttachment, ImageAttachment } from '../src/conversation/turn.ts';
+import { type ParsedCommandText, strayTextKey, typedFlags } from './parse-command-text.ts';
 
 /**
  * A command option, declared once: the zod schema that validates it, and what each platform needs to
@@ -177,25 +178,60 @@ export type CommandInput<Options extends CommandOptions> = {
   [Name in keyof Options]: Options[Name] extends CommandOption<infer Value> ? Value : never;
 };
 
-/** Validates raw platform values against the options; every problem is one short line for the person. */
+/**
+ * Validates raw platform values against the options; every problem is one short line for the person,
+ * naming the flag as they typed it when the values came from command text.
+ */
 export function parseCommandInput<Options extends CommandOptions>(
   options: Options,
   raw: Readonly<Record<string, RawOptionValue | undefined>>,
 ): { isValid: true; input: CommandInput<Options> } | { isValid: false; problems: string[] } {
-  const shape = Object.fromEntries(Object.entries(options).map(([name, option]) => [name, option.schema]));
-  const unknownNames = Object.keys(raw).filter((name) => !(name in options));
-  const result = z.object(shape).safeParse(raw);
-  const problems = unknownNames.map(
-    (name) => `there is no option "${name}" (options: ${Object.keys(options).join(', ') || 'none'})`,
+  const typed = (raw as Partial<ParsedCommandText>)[typedFlags] ?? {};
+  const labelOf = (name: string) => typed[name] ?? name;
+  const problems = Object.keys(raw)
+    .filter((name) => !(name in options))
+    .map((name) => unknownNameProblem({ name, value: raw[name], options }));
+  // A flag typed without its value: saying so beats what its schema would say about an empty string.
+  const withoutValue = new Set(
+    Object.keys(options).filter((name) => raw[name] === '' && typed[name] !== undefined),
   );
+  for (const name of withoutValue) problems.push(`${labelOf(name)} needs a value`);
+  const shape = Object.fromEntries(Object.entries(options).map(([name, option]) => [name, option.schema]));
+  const result = z.object(shape).safeParse(raw);
   if (!result.success) {
     for (const issue of result.error.issues) {
       const name = String(issue.path[0] ?? 'input');
+      if (withoutValue.has(name)) continue;
       const message =
-        issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
-      problems.push(`${name} ${message}`);
+        issue.code === 'invalid_type' && raw[name] === undefined ? 'is required' : issue.message;
+      problems.push(`${labelOf(name)} ${message}`);
     }
   }
   if (problems.length > 0 || !result.success) return { isValid: false, problems };
   return { isValid: true, input: result.data as CommandInput<Options> };
+}
+
+function unknownNameProblem({
+  name,
+  value,
+  options,
+}: {
+  name: string;
+  value: RawOptionValue | undefined;
+  options: CommandOptions;
+}): string {
+  const flags = Object.entries(options)
+    .filter(([, option]) => !option.isFreeText)
+    .map(
+      ([optionName, option]) => `--${optionName}${option.aliases?.[0] ? ` (or --${option.aliases[0]})` : ''}`,
+    );
+  if (name === strayTextKey) {
+    return `this command takes no text${flags.length > 0 ? ', only its flags' : ''} (you wrote "${String(value)}")`;
+  }
+  if (name.startsWith('--')) {
+    const typedFlag = typeof value === 'string' ? value : name;
+    const known = flags.length > 0 ? `its flags are ${flags.join(', ')}` : 'it has no flags';
+    return `${typedFlag} is not a flag of this command; ${known}. To write ${typedFlag} in the text, type \\${typedFlag}`;
+  }
+  return `there is no option "${name}" (options: ${Object.keys(options).join(', ') || 'none'})`;
 }

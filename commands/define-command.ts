@@ -53,6 +53,12 @@ export interface CommandResponder {
   progress(text: string): Promise<void>;
   // biome-ignore lint/suspicious/noConfusingVoidType: most responders report nothing; only those that post files with public links return them.
   send(result: CommandResult): Promise<SentResult | void>;
+  /**
+   * Takes the pressed button off the message it sits on, leaving the message and its other buttons
+   * as they are: a Stop that no running reply answers to (left by a restart, or pressed twice).
+   * Only the responders of button presses on platforms that can edit that message have it.
+   */
+  removePressedAction?(): Promise<void>;
   /** Files it posts get links anyone can fetch (Discord's CDN): the image model can take them. */
   readonly hasPublicFileLinks?: boolean;
   /**
@@ -105,6 +111,11 @@ export interface CommandContext<Input> {
   /** The newest messages of the channel or thread, oldest first, read from the platform. */
   readRecentMessages(limit: number): Promise<ChannelMessage[]>;
   readonly signal: AbortSignal;
+  /**
+   * What the platform wants people to know about how parley runs there, in one sentence each
+   * (e.g. a privileged setting that is off and what it costs); /help shows them.
+   */
+  readonly platformNotices?: readonly string[];
 }
 
 export interface Command<Options extends CommandOptions = CommandOptions> {
@@ -118,6 +129,12 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
    * engine (/chat) are ordered by the engine itself and say false here.
    */
   readonly runsInConversationOrder: boolean;
+  /**
+   * True when the answer to this input is private whatever the command finds (/help, /usage,
+   * showing /model). A platform that must choose before the command runs (Discord's deferred reply,
+   * whose privacy cannot change later) opens the answer privately. Absent: public.
+   */
+  isAnswerPrivate?(input: CommandInput<Options>): boolean;
   run(context: CommandContext<CommandInput<Options>>): Promise<void>;
 }
 

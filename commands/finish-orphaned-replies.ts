@@ -22,8 +22,11 @@ export async function finishOrphanedReplies({
 }: {
   services: CommandServices;
   platform: string;
-  /** A surface able to edit the messages at `address`, or undefined when they cannot be reached. */
-  surfaceAt: (address: SurfaceAddress) => Surface | undefined;
+  /**
+   * A surface able to edit the reply's messages at `address` (their last known texts come along, for
+   * platforms that must resend a text to change its buttons), or undefined when they cannot be reached.
+   */
+  surfaceAt: (orphan: { address: SurfaceAddress; messages: JournalEntry['messages'] }) => Surface | undefined;
 }): Promise<{ finishedCount: number }> {
   const logger = services.logger.child({ component: 'orphaned-replies', platform });
   let orphans: Awaited<ReturnType<CommandServices['journal']['listOrphans']>>;
@@ -36,7 +39,11 @@ export async function finishOrphanedReplies({
   let finishedCount = 0;
   for (const { key, entry } of orphans) {
     try {
-      await finishOrphan({ services, entry, surface: surfaceAt(entry.address) });
+      await finishOrphan({
+        services,
+        entry,
+        surface: surfaceAt({ address: entry.address, messages: entry.messages }),
+      });
       await services.journal.remove(key);
       finishedCount += 1;
     } catch (error) {
@@ -50,6 +57,11 @@ export async function finishOrphanedReplies({
   return { finishedCount };
 }
 
+/**
+ * Records the exchange (a store failure keeps the journal record for the next start), then finishes
+ * the messages; messages that cannot be reached any more (an expired interaction, a deleted channel)
+ * are logged and given up, since trying again at every start would never succeed.
+ */
 async function finishOrphan({
   services,
   entry,
@@ -61,6 +73,25 @@ async function finishOrphan({
 }): Promise<void> {
   const replyCreatedAt = await recordInterruptedExchange(services.history, entry);
   if (surface === undefined) return;
+  await finishMessages({ services, entry, surface, replyCreatedAt }).catch((error: unknown) => {
+    services.logger.warn(
+      { err: error, conversationKey: entry.conversationKey },
+      'could not finish the messages of an orphaned reply; its turn is recorded',
+    );
+  });
+}
+
+async function finishMessages({
+  services,
+  entry,
+  surface,
+  replyCreatedAt,
+}: {
+  services: CommandServices;
+  entry: JournalEntry;
+  surface: Surface;
+  replyCreatedAt: string | undefined;
+}): Promise<void> {
   const token = await services.actionStore.save({
     kind: 'chat',
     conversationKey: entry.conversationKey,

@@ -1,43 +1,68 @@
 import type { CommandOptions } from './command-options.ts';
 
 /**
- * Reads `/command free text --flag value --other=value --switch` (Slack and the terminal) into raw
- * option values by name. Only the command's own option names and aliases are flags, so a prompt may
- * say `--verbose` or `--no-text`. Free text keeps its line breaks; flag values may be quoted; `—flag`
- * counts as `--flag`, because phones and macOS turn `--` into an em dash.
+ * The flags as the person typed them, by option name (`{ count: '--n' }`), kept on the parsed record
+ * under this symbol so that a problem names what they wrote. A symbol, so that code that walks the
+ * record's entries (or an adapter that adds to it) never sees it as an option; a copy of the record
+ * loses it, and problems then name options by their names.
  */
-export function parseCommandText(options: CommandOptions, text: string): Record<string, string> {
+export const typedFlags: unique symbol = Symbol('typedFlags');
+
+/** Raw option values by name, as `parseCommandText` reads them; see the keys it adds below. */
+export type ParsedCommandText = Record<string, string> & { [typedFlags]?: Record<string, string> };
+
+/** Key under which text is kept when the command has no free-text option. */
+export const strayTextKey = '(text)';
+
+/**
+ * Reads `/command free text --flag value --other=value --switch` (Slack and the terminal) into raw
+ * option values by name. Free text keeps its line breaks; flag values may be quoted; `—flag` counts as
+ * `--flag`, because phones and macOS turn `--` into an em dash. A `--word` that names no option is
+ * kept under the key `--word`, for validation to refuse with the list of flags; `\--word` is text.
+ * A flag other than a switch given without a value gets the empty string.
+ */
+export function parseCommandText(options: CommandOptions, text: string): ParsedCommandText {
   const namesByFlag = new Map<string, string>();
   for (const [name, option] of Object.entries(options)) {
     namesByFlag.set(name.toLowerCase(), name);
     namesByFlag.set(name.toLowerCase().replaceAll('_', '-'), name);
     for (const alias of option.aliases ?? []) namesByFlag.set(alias.toLowerCase(), name);
   }
-  const values: Record<string, string> = {};
+  const values: ParsedCommandText = {};
+  const flagsTyped: Record<string, string> = {};
   const removedSpans: Array<[number, number]> = [];
-  const flagPattern = /(?<=^|\s)(?:--|—)([a-zA-Z][\w-]*)(?:=("[^"]*"|'[^']*'|\S*))?/g;
+  const flagPattern = /(?<=^|\s)(--|—)([a-zA-Z][\w-]*)(?:=("[^"]*"|'[^']*'|\S*))?/g;
   for (let match = flagPattern.exec(text); match !== null; match = flagPattern.exec(text)) {
-    const flag = (match[1] ?? '').toLowerCase();
-    const name = namesByFlag.get(flag);
-    if (name === undefined) continue;
+    const typed = `${match[1]}${match[2]}`;
+    const name = namesByFlag.get((match[2] ?? '').toLowerCase());
     let end = match.index + match[0].length;
-    let value = match[2] === undefined ? undefined : unquote(match[2]);
+    removedSpans.push([match.index, end]);
+    if (name === undefined) {
+      values[`--${match[2]}`] = typed;
+      continue;
+    }
+    let value = match[3] === undefined ? undefined : unquote(match[3]);
     if (value === undefined && options[name]?.kind !== 'boolean') {
       const next = /^\s+("[^"]*"|'[^']*'|[^\s"']\S*)/.exec(text.slice(end));
       if (next?.[1] && !/^(--|—)[a-zA-Z]/.test(next[1])) {
         value = unquote(next[1]);
         end += next[0].length;
+        removedSpans[removedSpans.length - 1] = [match.index, end];
       }
     }
-    values[name] = value ?? 'true';
-    removedSpans.push([match.index, end]);
+    values[name] = value ?? (options[name]?.kind === 'boolean' ? 'true' : '');
+    flagsTyped[name] = typed;
     flagPattern.lastIndex = end;
   }
-  const freeText = removeSpans(text, removedSpans).trim();
+  // Not enumerable: it is about the options, not one of them, and logs and comparisons leave it out.
+  Object.defineProperty(values, typedFlags, { value: flagsTyped, enumerable: false });
+  const freeText = removeSpans(text, removedSpans)
+    .replace(/(^|\s)\\(--|—)/g, '$1$2')
+    .trim();
   const freeTextOption = Object.entries(options).find(([, option]) => option.isFreeText)?.[0];
   if (freeText !== '' && freeTextOption && values[freeTextOption] === undefined)
     values[freeTextOption] = freeText;
-  else if (freeText !== '' && !freeTextOption) values['(text)'] = freeText;
+  else if (freeText !== '' && !freeTextOption) values[strayTextKey] = freeText;
   return values;
 }
 

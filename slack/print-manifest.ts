@@ -1,8 +1,45 @@
 /**
- * Prints the Slack app manifest for a command prefix, e.g. `node slack/print-manifest.ts parley-`
- * for /parley-imagine … (match SLACK_COMMAND_PREFIX). Without a prefix it prints manifest.json.
+ * Prints the Slack app manifest to paste into https://api.slack.com/apps (Create New App → From a
+ * manifest). `npm run slack-manifest` prints slack/manifest.json (Socket Mode);
+ * `npm run slack-manifest -- --http https://bot.example.com/slack/events` the HTTP-mode one, whose
+ * request URLs point at parley; `--prefix parley-` puts a prefix before every command (match
+ * SLACK_COMMAND_PREFIX). A bare first word is taken as the prefix, as before.
  */
+import { parseArgs } from 'node:util';
 import { buildSlackManifest } from '../adapters/slack/app-manifest.ts';
 
-const commandPrefix = process.argv[2] ?? '';
-process.stdout.write(`${JSON.stringify(buildSlackManifest({ commandPrefix }), null, 2)}\n`);
+const usage = 'usage: npm run slack-manifest -- [--http https://<your host>/slack/events] [--prefix parley-]';
+
+function main(): number {
+  let parsed: ReturnType<typeof parseManifestArguments>;
+  try {
+    parsed = parseManifestArguments(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
+    return 1;
+  }
+  process.stdout.write(`${JSON.stringify(buildSlackManifest(parsed), null, 2)}\n`);
+  return 0;
+}
+
+function parseManifestArguments(args: string[]): { commandPrefix: string; requestUrl?: string } {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { http: { type: 'string' }, prefix: { type: 'string' } },
+    allowPositionals: true,
+  });
+  const commandPrefix = values.prefix ?? positionals[0] ?? '';
+  if (!/^[a-z0-9_-]*$/.test(commandPrefix)) throw new Error(`the prefix may hold only a-z, 0-9, - and _`);
+  if (values.http === undefined) return { commandPrefix };
+  // Slack sends requests only to public https URLs (manifest reference, "request_url").
+  let url: URL;
+  try {
+    url = new URL(values.http);
+  } catch {
+    throw new Error(`--http must be a URL such as https://bot.example.com/slack/events, not ${values.http}`);
+  }
+  if (url.protocol !== 'https:') throw new Error(`--http must be an https:// URL: Slack calls only those`);
+  return { commandPrefix, requestUrl: url.href };
+}
+
+process.exitCode = main();

@@ -30,6 +30,8 @@ export interface App {
   readonly documents: DocumentReader;
   /** Fetches links: those in messages, and those a model asks for (`read_url`). */
   readonly links: LinkReader;
+  /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
+  probeStore(): Promise<unknown>;
   /** Closes stores and connections; the process can then exit on its own. */
   close(): Promise<void>;
 }
@@ -159,6 +161,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     journal,
     documents,
     links,
+    probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
       await Promise.allSettled([

@@ -4,8 +4,13 @@ import { startDiscordAdapter } from '../adapters/discord/discord-adapter.ts';
 import { startSlackAdapter } from '../adapters/slack/slack-adapter.ts';
 import { createCommandServices } from '../commands/command-services.ts';
 import { createApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, resolveFromProjectRoot } from './config.ts';
 import { createLogger, type Logger, scrubSecrets } from './log.ts';
+import { checkReadiness } from './operations/health.ts';
+import { startHealthServer } from './operations/health-server.ts';
+import { unwritableFileProblems, type WritableFile } from './operations/writable-paths.ts';
+import { shutDownWithin } from './shut-down.ts';
+import { parseStoreUrl } from './state/store-url.ts';
 
 /** How long a clean end may take to let go of its last handles before the process exits anyway. */
 const lingerAfterEndMs = 200;
@@ -26,10 +31,17 @@ async function main(): Promise<number> {
     }
     throw error;
   }
+  for (const warning of config.warnings) process.stderr.write(`parley: warning: ${warning}\n`);
   const isConsole = !config.discord && !config.slack;
   // In the terminal the chat owns the screen, so logs go to a file unless LOG_FILE says otherwise.
-  const logFile = config.log.file ?? (isConsole ? 'data/parley.log' : undefined);
+  const logFile = config.log.file ?? (isConsole ? resolveFromProjectRoot('data/parley.log') : undefined);
+  const unwritable = unwritableFileProblems(filesToWrite({ config, logFile }));
+  if (unwritable.length > 0) {
+    process.stderr.write(unwritable.map((problem) => `parley cannot start: ${problem}\n`).join(''));
+    return 1;
+  }
   const logger = createLogger({ log: { ...config.log, file: logFile }, secrets: config.secrets });
+  for (const warning of config.warnings) logger.warn(warning);
   const app = createApp({ config, logger });
   const services = createCommandServices({ app });
   const closeAll = async () => {
@@ -38,6 +50,10 @@ async function main(): Promise<number> {
     await services.close();
     await app.close();
   };
+  if (!(await startHealth({ config, logger, probeStore: app.probeStore }))) {
+    await closeAll();
+    return 1;
+  }
 
   if (isConsole) {
     logger.info({ chatModel: config.models.chat }, 'parley starting (terminal)');
@@ -96,20 +112,66 @@ async function runPlatforms({
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info({ signal }, 'shutting down: no new messages; stopping replies in progress');
-  // A platform client stuck reconnecting, or a store that does not answer, must not keep the process
-  // alive: a supervisor waiting for it to exit would wait forever.
-  const deadline = setTimeout(() => {
-    logger.error(
-      { shutdownGraceMs: config.shutdownGraceMs },
-      'shutdown did not finish within SHUTDOWN_GRACE_MS; forcing the exit',
-    );
-    process.exit(1);
-  }, config.shutdownGraceMs);
-  deadline.unref();
-  await Promise.allSettled(stops.map((stop) => stop()));
-  await closeAll();
+  await shutDownWithin({
+    graceMs: config.shutdownGraceMs,
+    steps: [() => Promise.allSettled(stops.map((stop) => stop())), closeAll],
+    logger,
+    forceExit: (exitCode) => process.exit(exitCode),
+  });
   logger.info('stopped');
   return 0;
+}
+
+// The files start-up writes, checked first so that a read-only folder is one clear line, not a crash.
+function filesToWrite({ config, logFile }: { config: Config; logFile: string | undefined }): WritableFile[] {
+  const files: WritableFile[] = [];
+  if (logFile) {
+    files.push({
+      path: logFile,
+      what: config.log.file ? 'LOG_FILE' : 'the log file',
+      remedy: 'Set LOG_FILE to a writable place.',
+    });
+  }
+  const store = parseStoreUrl({ storeUrl: config.storeUrl });
+  if (store.kind === 'sqlite') {
+    files.push({
+      path: store.filePath,
+      what: 'STORE_URL (the SQLite file)',
+      remedy: 'Make its folder writable (in a container, mount a volume there) or set STORE_URL.',
+    });
+  }
+  return files;
+}
+
+// Off unless HEALTH_PORT or a platform run turns it on. It never keeps the process alive by itself.
+async function startHealth({
+  config,
+  logger,
+  probeStore,
+}: {
+  config: Config;
+  logger: Logger;
+  probeStore: () => Promise<unknown>;
+}): Promise<boolean> {
+  if (config.health.port === undefined) return true;
+  const platforms = [config.discord && 'discord', config.slack && 'slack'].filter(
+    (platform): platform is string => typeof platform === 'string',
+  );
+  try {
+    const server = await startHealthServer({
+      port: config.health.port,
+      readiness: () => checkReadiness({ platforms, probeStore }),
+      logger,
+    });
+    server.unref();
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    process.stderr.write(
+      `parley cannot start: HEALTH_PORT ${config.health.port}: ${code === 'EADDRINUSE' ? 'the port is in use' : (error as Error).message}. Set HEALTH_PORT to a free port, or off.\n`,
+    );
+    return false;
+  }
 }
 
 main().then(

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { homedir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { type allCommands, findCommand } from '../../commands/all-commands.ts';
 import { replyWithActions } from '../../commands/chat-reply.ts';
@@ -8,10 +7,11 @@ import type { ChannelMessage, CommandServices, CommandUser } from '../../command
 import { parseCommandText } from '../../commands/parse-command-text.ts';
 import { runAction } from '../../commands/run-action.ts';
 import { runCommand } from '../../commands/run-command.ts';
-import { conversationKeyOf, type ImageAttachment } from '../../src/conversation/turn.ts';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { Action } from '../../src/delivery/card.ts';
 import { createConsoleResponder } from './console-responder.ts';
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
+import { readLocalDocument, readLocalImage } from './read-local-image.ts';
 
 export interface ConsoleAdapterOptions {
   readonly services: CommandServices;
@@ -34,8 +34,16 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   const { services, input, output, userName, outputDirectory, isInteractive } = options;
   const conversationKey = conversationKeyOf({ platform: 'console', workspace: 'local', channel: userName });
   const user: CommandUser = { id: userName, name: userName, isAdmin: true, roleIds: [] };
-  const lines = createInterface({ input, terminal: isInteractive, crlfDelay: Number.POSITIVE_INFINITY });
+  // At a terminal readline puts it in raw mode, so the typed line shows only if readline echoes it
+  // to `output`; piped input needs no echo.
+  const lines = createInterface({
+    input,
+    ...(isInteractive ? { output, prompt: '> ' } : {}),
+    terminal: isInteractive,
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
   const logger = services.logger.child({ adapter: 'console' });
+  const homeDirectory = homedir();
   let inFlight: AbortController | undefined;
   let shownActions: readonly Action[] = [];
 
@@ -63,7 +71,10 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
       isBot: turn.role === 'assistant',
     }));
 
-  if (isInteractive) write('parley — chat, or type /help for commands\n> ');
+  if (isInteractive) {
+    write('parley — chat, or type /help for commands\n');
+    lines.prompt();
+  }
   for await (const line of lines) {
     const request = parseConsoleLine(line);
     if (request.kind === 'exit') break;
@@ -83,7 +94,21 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
           break;
         case 'chat':
         case 'image':
-        case 'file':
+        case 'file': {
+          const image =
+            request.kind === 'image'
+              ? await readLocalImage({ path: request.path, homeDirectory })
+              : undefined;
+          const file =
+            request.kind === 'file'
+              ? await readLocalDocument({ path: request.path, homeDirectory })
+              : undefined;
+          const problem = (image && 'problem' in image ? image : file && 'problem' in file ? file : undefined)
+            ?.problem;
+          if (problem) {
+            write(`${problem}\n`);
+            break;
+          }
           await replyWithActions({
             services,
             surface: responder.surface,
@@ -92,12 +117,13 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
               conversationKey,
               author: { id: user.id, name: user.name },
               text: request.kind === 'chat' ? request.text : request.question,
-              images: request.kind === 'image' ? [fileAttachment(request.path)] : [],
-              documents: request.kind === 'file' ? [fileAttachment(request.path)] : [],
+              images: image && 'attachment' in image ? [image.attachment] : [],
+              documents: file && 'attachment' in file ? [file.attachment] : [],
             },
           }).finally(() => responder.surface.flush());
           write('\n');
           break;
+        }
         case 'press': {
           const action = shownActions[request.actionNumber - 1];
           if (!action) write(`There is no button ${request.actionNumber} under the last answer.\n`);
@@ -112,10 +138,19 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
             write(`Unknown command /${request.name}. Type /help for the list.\n`);
             break;
           }
+          const options = await toRawOptions({
+            commandOptions: command.options,
+            text: request.text,
+            homeDirectory,
+          });
+          if ('problem' in options) {
+            write(`${options.problem}\n`);
+            break;
+          }
           if (command.name === 'help') write(`${consoleHelp}\n\n`);
           await runCommand({
             command,
-            rawOptions: toRawOptions(command.options, request.text),
+            rawOptions: options.raw,
             conversationKey,
             user,
             responder,
@@ -133,26 +168,36 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
     } finally {
       inFlight = undefined;
     }
-    if (isInteractive) write('\n> ');
+    if (isInteractive) {
+      write('\n');
+      lines.prompt();
+    }
   }
   lines.close();
 }
 
-// Image and file options are paths in the terminal.
-function toRawOptions(
-  commandOptions: (typeof allCommands)[number]['options'],
-  text: string,
-): Record<string, RawOptionValue> {
+// Image and file options are paths in the terminal, read (and images checked) before the command runs.
+async function toRawOptions({
+  commandOptions,
+  text,
+  homeDirectory,
+}: {
+  commandOptions: (typeof allCommands)[number]['options'];
+  text: string;
+  homeDirectory: string;
+}): Promise<{ raw: Record<string, RawOptionValue> } | { problem: string }> {
   const raw: Record<string, RawOptionValue> = parseCommandText(commandOptions, text);
   for (const [name, option] of Object.entries(commandOptions)) {
     const value = raw[name];
-    if ((option.kind === 'image' || option.kind === 'file') && typeof value === 'string') {
-      raw[name] = fileAttachment(value);
+    if ((option.kind !== 'image' && option.kind !== 'file') || typeof value !== 'string' || value === '') {
+      continue;
     }
+    const read =
+      option.kind === 'image'
+        ? await readLocalImage({ path: value, homeDirectory })
+        : await readLocalDocument({ path: value, homeDirectory });
+    if ('problem' in read) return read;
+    raw[name] = read.attachment;
   }
-  return raw;
-}
-
-function fileAttachment(path: string): ImageAttachment {
-  return { name: basename(path), load: async () => new Uint8Array(await readFile(path)) };
+  return { raw };
 }

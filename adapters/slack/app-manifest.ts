@@ -23,18 +23,25 @@ const botEvents = ['app_mention', 'message.channels', 'message.groups', 'message
 
 /**
  * The Slack app manifest: scopes, events, every command of `commands/` under the prefix, and
- * interactivity, over Socket Mode (no public URL needed). `slack/manifest.json` is this with no
- * prefix; a test keeps the two equal.
+ * interactivity, over Socket Mode (no public URL needed), or, given `requestUrl`, over HTTP: Slack
+ * then sends events, commands and button clicks to that URL (the manifest's
+ * `event_subscriptions.request_url`, `interactivity.request_url` and each command's `url`, with
+ * `socket_mode_enabled: false`). `slack/manifest.json` is the Socket Mode one with no prefix; a test
+ * keeps the two equal.
  */
 export function buildSlackManifest({
   commandPrefix = '',
   commands = allCommands,
   appName = 'parley',
+  requestUrl,
 }: {
   commandPrefix?: string;
   commands?: readonly Command[];
   appName?: string;
+  /** HTTP mode: where parley's `POST /slack/events` is reachable, e.g. `https://bot.example.com/slack/events`. */
+  requestUrl?: string;
 } = {}): Record<string, unknown> {
+  const viaUrl = requestUrl === undefined ? {} : { request_url: requestUrl };
   return {
     _metadata: { major_version: 2, minor_version: 1 },
     display_information: {
@@ -54,6 +61,7 @@ export function buildSlackManifest({
         const usageHint = usageHintOf(command);
         return {
           command: slackCommandName({ prefix: commandPrefix, command }),
+          ...(requestUrl === undefined ? {} : { url: requestUrl }),
           description: command.description,
           ...(usageHint === '' ? {} : { usage_hint: usageHint }),
           should_escape: false,
@@ -62,10 +70,10 @@ export function buildSlackManifest({
     },
     oauth_config: { scopes: { bot: Object.keys(botScopes).sort() } },
     settings: {
-      event_subscriptions: { bot_events: botEvents },
-      interactivity: { is_enabled: true },
+      event_subscriptions: { ...viaUrl, bot_events: botEvents },
+      interactivity: { is_enabled: true, ...viaUrl },
       org_deploy_enabled: false,
-      socket_mode_enabled: true,
+      socket_mode_enabled: requestUrl === undefined,
       token_rotation_enabled: false,
     },
   };

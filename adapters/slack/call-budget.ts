@@ -19,6 +19,15 @@ export interface CallBudget {
     writerId?: string;
     call: () => Promise<Result>;
   }): Promise<Result>;
+  /**
+   * Makes the call only if the method's budget allows it now, without waiting: undefined when it
+   * would have had to wait (the caller then takes another way, e.g. chat.update for a native stream).
+   */
+  runIfFree<Result>(options: {
+    teamId: string;
+    method: string;
+    call: () => Promise<Result>;
+  }): Promise<{ result: Result } | undefined>;
   /** A reply is writing in the workspace: it shares the budget until `forgetWriter`. */
   noteWriter(options: { teamId: string; writerId: string }): void;
   forgetWriter(options: { teamId: string; writerId: string }): void;
@@ -27,6 +36,8 @@ export interface CallBudget {
    * gets an equal share of the method's budget: at least `minimumMs`.
    */
   fairIntervalMs(options: { teamId: string; method: string; minimumMs: number }): number;
+  /** Forgets every bucket and writer, as after a quiet hour (tests start each case from here). */
+  reset(): void;
 }
 
 /** A reply that was never forgotten (it broke off) stops counting this long after its last call. */
@@ -80,14 +91,26 @@ export function createCallBudget({
     return active.size;
   };
 
-  const dispatch = (bucket: Bucket): void => {
-    const tokensPerMs = bucket.budget.perMinute / 60_000;
+  const bucketOf = (teamId: string, method: string, budget: MethodBudget): Bucket => {
+    const key = `${teamId} ${method}`;
+    let bucket = buckets.get(key);
+    if (bucket === undefined) {
+      bucket = { budget, tokens: budget.burst, refilledAtMs: now(), waiting: [], isTimerSet: false };
+      buckets.set(key, bucket);
+    }
+    return bucket;
+  };
+  const refill = (bucket: Bucket): void => {
     const nowMs = now();
     bucket.tokens = Math.min(
       bucket.budget.burst,
-      bucket.tokens + (nowMs - bucket.refilledAtMs) * tokensPerMs,
+      bucket.tokens + ((nowMs - bucket.refilledAtMs) * bucket.budget.perMinute) / 60_000,
     );
     bucket.refilledAtMs = nowMs;
+  };
+  const dispatch = (bucket: Bucket): void => {
+    const tokensPerMs = bucket.budget.perMinute / 60_000;
+    refill(bucket);
     while (bucket.tokens >= 1 && bucket.waiting.length > 0) {
       bucket.tokens -= 1;
       takeMostUrgent(bucket.waiting)?.start();
@@ -119,13 +142,7 @@ export function createCallBudget({
       const budget = budgets[method];
       if (writerId !== undefined) noteWriter({ teamId, writerId });
       if (budget === undefined) return call();
-      const key = `${teamId} ${method}`;
-      let bucket = buckets.get(key);
-      if (bucket === undefined) {
-        bucket = { budget, tokens: budget.burst, refilledAtMs: now(), waiting: [], isTimerSet: false };
-        buckets.set(key, bucket);
-      }
-      const target = bucket;
+      const target = bucketOf(teamId, method, budget);
       return new Promise((resolve, reject) => {
         sequence += 1;
         target.waiting.push({
@@ -138,6 +155,20 @@ export function createCallBudget({
         });
         dispatch(target);
       });
+    },
+    async runIfFree({ teamId, method, call }) {
+      const budget = budgets[method];
+      if (budget !== undefined) {
+        const bucket = bucketOf(teamId, method, budget);
+        refill(bucket);
+        if (bucket.tokens < 1 || bucket.waiting.length > 0) return undefined;
+        bucket.tokens -= 1;
+      }
+      return { result: await call() };
+    },
+    reset() {
+      buckets.clear();
+      writers.clear();
     },
   };
 }

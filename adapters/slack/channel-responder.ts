@@ -10,23 +10,26 @@ import {
   renderCardBlocks,
   renderFallbackText,
   renderTextSections,
+  type SlackBlock,
 } from './render-blocks.ts';
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
-import { explainSlackError } from './slack-errors.ts';
+import { explainSlackError, isOutOfChannelError, slackErrorCodeOf } from './slack-errors.ts';
 import { uploadFiles } from './upload-files.ts';
 
 /**
  * Where a slash command or a button answers on Slack. Public answers go into the channel (or the
  * thread of the clicked message) through the Web API, so they can be edited, carry files and stream;
  * private answers are ephemeral messages through the `response_url`, which works even where the bot
- * is not a member.
+ * is not a member; once it has expired (30 minutes, 5 uses), through `chat.postEphemeral`, and for a
+ * person no longer in the channel, in their DM with the app.
  */
 export function createChannelResponder({
   place,
   context,
   respond,
   attribution,
+  notes,
 }: {
   place: ReplyPlace & { recipientUserId: string };
   context: SlackDeliveryContext;
@@ -34,6 +37,11 @@ export function createChannelResponder({
   respond: RespondFn | undefined;
   /** Who asked for what, shown small above the first public answer (`@ada used /imagine …`). */
   attribution?: string;
+  /**
+   * Sentences for the person gathered while the answer was made (e.g. Slack let /summarize read
+   * fewer messages); the next answer shows them and empties the list.
+   */
+  notes?: string[];
 }): CommandResponder {
   const answer = createAnswerMessage({ place, context, attribution });
   const thread = place.threadTs === undefined ? {} : { thread_ts: place.threadTs };
@@ -44,12 +52,18 @@ export function createChannelResponder({
     const text = actions.map((action) => action.label).join(' · ');
     await place.client.chat.postMessage({ channel: place.channel, ...thread, text, blocks: [actionsBlock] });
   };
+  const takeNotes = () => (notes ?? []).splice(0);
   const sendPublic = async (result: CommandResult) => {
     const files = result.files ?? [];
     const actions = result.actions ?? [];
+    const noteBlocks: SlackBlock[] = takeNotes().map((note) => ({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: markdownToMrkdwn(`_${note}_`) }],
+    }));
     const contentBlocks = [
       ...(result.text ? renderTextSections(result.text) : []),
       ...(result.card ? renderCardBlocks(result.card, files.length === 0 ? actions : []) : []),
+      ...noteBlocks,
     ];
     if (files.length === 0) {
       const actionsBlock = result.card ? undefined : renderActionsBlock(actions);
@@ -61,18 +75,25 @@ export function createChannelResponder({
     }
     if (result.card) {
       await answer.show(notificationText(result), contentBlocks);
-      await uploadFiles({ place, files });
+      await uploadFiles({ place, files, logger: context.logger });
     } else {
       await answer.removeProgress();
-      await uploadFiles({ place, files, comment: answer.attributed(markdownToMrkdwn(result.text ?? '')) });
+      await uploadFiles({
+        place,
+        files,
+        comment: answer.attributed(markdownToMrkdwn(result.text ?? '')),
+        logger: context.logger,
+      });
     }
-    // Buttons go under the files they act on, so they follow the upload as a message of their own.
+    // Buttons go under the files they act on, so they follow the upload (once Slack has shared it) as
+    // a message of their own.
     await postActions(actions);
   };
   const sendPrivate = async (result: CommandResult) => {
     await answer.removeProgress();
     const blocks = result.card ? renderCardBlocks(result.card, result.actions ?? []) : undefined;
-    const message = { text: notificationText(result), ...(blocks ? { blocks } : {}) };
+    const noted = [notificationText(result), ...takeNotes().map((note) => markdownToMrkdwn(`_${note}_`))];
+    const message = { text: noted.join('\n'), ...(blocks ? { blocks } : {}) };
     if (respond !== undefined) {
       try {
         await respond({ response_type: 'ephemeral', replace_original: false, ...message });
@@ -82,11 +103,27 @@ export function createChannelResponder({
         context.logger.debug({ err: error }, 'slack: response_url refused; posting an ephemeral message');
       }
     }
-    await place.client.chat.postEphemeral({
-      channel: place.channel,
-      user: place.recipientUserId,
-      ...thread,
-      ...message,
+    try {
+      await place.client.chat.postEphemeral({
+        channel: place.channel,
+        user: place.recipientUserId,
+        ...thread,
+        ...message,
+      });
+      return;
+    } catch (error) {
+      if (!isOutOfChannelError(slackErrorCodeOf(error))) throw error;
+      context.logger.info(
+        { channel: place.channel, error: slackErrorCodeOf(error) },
+        'slack: cannot answer privately in the channel; answering in the DM with the app',
+      );
+    }
+    // The person left the channel (or it is gone) while the answer was made: a message to their
+    // user id goes to their DM with the app (chat.postMessage, "Channels"), still private.
+    await place.client.chat.postMessage({
+      channel: place.recipientUserId,
+      text: `About your command in <#${place.channel}>:\n${message.text}`,
+      ...(message.blocks ? { blocks: message.blocks } : {}),
     });
   };
 

@@ -4,7 +4,8 @@ import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
 import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
 import type { ReplyPlace } from './reply-place.ts';
-import { createReplySurface, showThinkingStatus } from './reply-surface.ts';
+import { createReplySurface } from './reply-surface.ts';
+import { showThinkingStatus } from './thread-status.ts';
 
 /** Message subtypes that are something a person said; edits, deletions, joins and the like are not. */
 const spokenSubtypes = new Set([undefined, 'file_share', 'thread_broadcast', 'me_message', 'bot_message']);
@@ -71,6 +72,8 @@ async function handleEvent({
     channel: event.channel,
     threadTs,
     recipientUserId: event.user,
+    // app_mention events carry no channel_type; a DM's id says it is one.
+    channelType: event.channel_type ?? (event.channel.startsWith('D') ? 'im' : undefined),
   };
   const conversationKey = conversationKeyOf({
     platform: 'slack',

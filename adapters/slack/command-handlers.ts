@@ -54,7 +54,9 @@ async function runSlashCommand({
     resolveSlackText({ text: payload.text, botUserId: context.botUserId, nameOfUser }),
   ]);
   const user: CommandUser = { id: person.id, name: person.name, isAdmin: person.isAdmin, roleIds: [] };
+  const notes: string[] = [];
   const responder = createChannelResponder({
+    notes,
     place: { client, teamId, channel, threadTs: undefined, recipientUserId: user.id },
     context: adapter.delivery,
     respond,
@@ -97,6 +99,7 @@ async function runSlashCommand({
         limit,
         botUserId: context.botUserId,
         directory: adapter.directory,
+        onNote: (note) => notes.push(note),
       }),
   });
 }

@@ -1,4 +1,6 @@
 import type { Action } from '../../src/delivery/card.ts';
+import { preformatTables, withoutTrailingTableLines } from './markdown-tables.ts';
+import { neutraliseMentions, withoutUnclosedTail } from './mention-guard.ts';
 import { renderActionsBlock } from './render-blocks.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
@@ -6,7 +8,7 @@ import { slackErrorCodeOf } from './slack-errors.ts';
 /** A message written with Slack's native streaming (`chat.startStream` … `chat.stopStream`). */
 export interface NativeStream {
   readonly ts: string;
-  /** The Markdown Slack has received so far; a stream can only grow. */
+  /** The Markdown Slack has received so far (mentions made inert); a stream can only grow. */
   streamedText: string;
   isOpen: boolean;
 }
@@ -23,13 +25,23 @@ export type StreamWriteResult = 'written' | 'diverged' | 'closed';
 // a fence line at the very end waits until more text follows it or the stream stops.
 const trailingFenceLine = /\n[ \t]*(`{3,}|~{3,})[ \t]*$/;
 
-/** The part of `text` that can be streamed now, see {@link trailingFenceLine}. */
+/**
+ * The part of `text` that can be streamed now, as Slack is sent it: without a fence line at the end
+ * (see {@link trailingFenceLine}), a `<` not yet closed (it may become a mention) or table lines that
+ * may still grow, with tables drawn as preformatted text and mentions made inert. Empty when nothing
+ * can be streamed yet.
+ */
 export function streamableHead(text: string): string {
-  const head = text.replace(trailingFenceLine, '');
-  return /\S/.test(head) ? head : text;
+  const head = withoutTrailingTableLines(withoutUnclosedTail(text.replace(trailingFenceLine, '')));
+  return /\S/.test(head) ? finalForm(head) : '';
 }
 
-/** Starts a stream in the place's thread with the first text. */
+/** A message's final text as Slack is sent it: tables preformatted, mentions inert, nothing held back. */
+function finalForm(text: string): string {
+  return neutraliseMentions(preformatTables(text));
+}
+
+/** Starts a stream in the place's thread with the first text; its {@link streamableHead} must not be empty. */
 export async function startNativeStream({
   place,
   text,
@@ -89,8 +101,9 @@ export async function stopNativeStream({
   actions: readonly Action[];
 }): Promise<StreamWriteResult> {
   if (!stream.isOpen) return 'closed';
-  const continues = text.startsWith(stream.streamedText);
-  const rest = continues ? text.slice(stream.streamedText.length) : '';
+  const final = finalForm(text);
+  const continues = final.startsWith(stream.streamedText);
+  const rest = continues ? final.slice(stream.streamedText.length) : '';
   const actionsBlock = continues ? renderActionsBlock(actions) : undefined;
   try {
     await place.client.chat.stopStream({
@@ -104,7 +117,7 @@ export async function stopNativeStream({
   }
   stream.isOpen = false;
   if (!continues) return 'diverged';
-  stream.streamedText = text;
+  stream.streamedText = final;
   return 'written';
 }
 

@@ -1,6 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import type { ChannelMessage } from '../../commands/define-command.ts';
-import { explainSlackError } from './slack-errors.ts';
+import { UserFacingError } from '../../src/user-facing-error.ts';
+import { explainSlackError, retryAfterSecOf } from './slack-errors.ts';
 import { fileNameOf, type SlackFileObject } from './slack-files.ts';
 import { slackLimits } from './slack-limits.ts';
 import { resolveSlackText } from './slack-text.ts';
@@ -26,7 +27,9 @@ const maxPages = 5;
 /**
  * The newest `limit` messages of a thread (`conversations.replies`) or of a channel's top level
  * (`conversations.history`), oldest first, with mentions resolved to names, read from Slack itself
- * so /summarize sees the whole discussion, not only what the bot took part in.
+ * so /summarize sees the whole discussion, not only what the bot took part in. When Slack gives fewer
+ * than asked for (the limits of apps outside the Marketplace), `onNote` hears why, in a sentence for
+ * the person.
  */
 export async function readChannelHistory({
   client,
@@ -35,6 +38,7 @@ export async function readChannelHistory({
   limit,
   botUserId,
   directory,
+  onNote,
 }: {
   client: webApi.WebClient;
   channel: string;
@@ -42,15 +46,16 @@ export async function readChannelHistory({
   limit: number;
   botUserId: string | undefined;
   directory: UserDirectory;
+  onNote?: (note: string) => void;
 }): Promise<ChannelMessage[]> {
-  let messages: HistoryMessage[];
-  try {
-    messages = await fetchMessages({ client, channel, threadTs, limit });
-  } catch (error) {
-    throw explainSlackError(error);
-  }
+  const { messages, isCapped } = await fetchMessages({ client, channel, threadTs, limit });
   const nameOfUser = async (userId: string) => (await directory.lookUp({ client, userId })).name;
   const readable = messages.filter((message) => readableSubtypes.has(message.subtype)).slice(-limit);
+  if (isCapped && readable.length < limit) {
+    onNote?.(
+      `Slack let me read only the ${threadTs ? 'first' : 'last'} ${readable.length} of the ${limit} messages you asked for: apps from outside the Slack Marketplace may read ${slackLimits.nonMarketplaceHistoryPage} messages a minute.`,
+    );
+  }
   return Promise.all(
     readable.map(async (message) => {
       const isBot = message.bot_id !== undefined || message.subtype === 'bot_message';
@@ -70,7 +75,12 @@ export async function readChannelHistory({
   );
 }
 
-/** Oldest first. A thread is read from its start (Slack pages replies oldest first), a channel from now. */
+/**
+ * Oldest first. A thread is read from its start (Slack pages replies oldest first), a channel from
+ * now. `isCapped`: Slack returned a page smaller than asked for while more remained, which is its
+ * per-call cap for apps outside the Marketplace; those read at Tier 1 (one call a minute), so reading
+ * on would only draw a 429, and parley stops there.
+ */
 async function fetchMessages({
   client,
   channel,
@@ -81,27 +91,66 @@ async function fetchMessages({
   channel: string;
   threadTs: string | undefined;
   limit: number;
-}): Promise<HistoryMessage[]> {
+}): Promise<{ messages: HistoryMessage[]; isCapped: boolean }> {
   const pageSize = Math.min(slackLimits.historyPageSize, limit + 20);
   const pages: HistoryMessage[][] = [];
   let count = 0;
   let cursor: string | undefined;
+  let isCapped = false;
   for (let page = 0; page < maxPages; page += 1) {
-    const response = threadTs
-      ? await client.conversations.replies({
-          channel,
-          ts: threadTs,
-          limit: pageSize,
-          ...(cursor ? { cursor } : {}),
-        })
-      : await client.conversations.history({ channel, limit: pageSize, ...(cursor ? { cursor } : {}) });
+    const response = await fetchPage({ client, channel, threadTs, pageSize, cursor, isFirst: page === 0 });
+    if (response === undefined) {
+      isCapped = true;
+      break;
+    }
     const pageMessages = (response.messages ?? []) as HistoryMessage[];
     pages.push(pageMessages);
     count += pageMessages.length;
     cursor = response.response_metadata?.next_cursor || undefined;
     // A channel is read newest first, so once enough messages are in, older pages are not needed.
     if (cursor === undefined || (!threadTs && count >= limit + 20)) break;
+    if (pageMessages.length < pageSize) {
+      isCapped = true;
+      break;
+    }
   }
   // Channel pages run newest first, and so does each page: both orders are turned around.
-  return threadTs ? pages.flat() : pages.reverse().flatMap((page) => [...page].reverse());
+  const messages = threadTs ? pages.flat() : pages.reverse().flatMap((page) => [...page].reverse());
+  return { messages, isCapped };
+}
+
+/**
+ * One page. A 429 on the first page is a sentence for the person (nothing was read); on a later one
+ * the pages so far are used (undefined).
+ */
+async function fetchPage({
+  client,
+  channel,
+  threadTs,
+  pageSize,
+  cursor,
+  isFirst,
+}: {
+  client: webApi.WebClient;
+  channel: string;
+  threadTs: string | undefined;
+  pageSize: number;
+  cursor: string | undefined;
+  isFirst: boolean;
+}) {
+  try {
+    const paging = { limit: pageSize, ...(cursor ? { cursor } : {}) };
+    return threadTs
+      ? await client.conversations.replies({ channel, ts: threadTs, ...paging })
+      : await client.conversations.history({ channel, ...paging });
+  } catch (error) {
+    const retryAfterSec = retryAfterSecOf(error);
+    if (retryAfterSec === undefined) throw explainSlackError(error);
+    if (!isFirst) return undefined;
+    throw new UserFacingError({
+      message: `slack rate limited conversations.* (retry after ${retryAfterSec} s)`,
+      userMessage: `Slack is limiting how often I may read this channel. Try again in ${retryAfterSec} seconds.`,
+      cause: error,
+    });
+  }
 }

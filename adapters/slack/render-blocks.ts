@@ -1,6 +1,8 @@
 import type { types } from '@slack/bolt';
 import { type Action, type Card, renderTableAsText, truncateText } from '../../src/delivery/card.ts';
+import { splitTrailingTable } from './markdown-tables.ts';
 import { escapeControlCharacters, markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
+import { neutraliseMentions } from './mention-guard.ts';
 import { slackLimits } from './slack-limits.ts';
 
 /** A Block Kit block as the Web API takes it. */
@@ -23,12 +25,21 @@ export function renderActionsBlock(actions: readonly Action[]): types.ActionsBlo
 }
 
 /**
- * A chat reply message: its Markdown in one `markdown` block, which Slack renders as Markdown (the
- * same text a native stream carries), and the buttons under it.
+ * A chat reply message: its Markdown in a `markdown` block, which Slack renders as Markdown (the same
+ * text a native stream carries) with mentions made inert; a table the reply ends with as a `table`
+ * block, other tables as preformatted text (markdown-tables.ts); and the buttons under it.
  */
 export function renderReplyBlocks(markdown: string, actions: readonly Action[] = []): SlackBlock[] {
   const actionsBlock = renderActionsBlock(actions);
-  return [{ type: 'markdown', text: markdown }, ...(actionsBlock ? [actionsBlock] : [])];
+  const { markdown: text, table } = splitTrailingTable(markdown, {
+    maxLength: slackLimits.markdownBlockCharacters,
+  });
+  const hasText = text.trim() !== '' || table === undefined;
+  return [
+    ...(hasText ? [{ type: 'markdown' as const, text: neutraliseMentions(text) }] : []),
+    ...(table ? [table] : []),
+    ...(actionsBlock ? [actionsBlock] : []),
+  ];
 }
 
 /** The notification `text` that goes with blocks: the Markdown as mrkdwn, kept short. */

@@ -12,6 +12,11 @@ export interface ReplyPlace {
   /** The thread replies go to; undefined posts at the top (a DM, a slash command's channel). */
   readonly threadTs: string | undefined;
   /**
+   * `channel`, `group`, `im` or `mpim` where known (message events carry it; a DM's id starts with
+   * D): a refusal of native streaming for a kind of channel is remembered for that kind.
+   */
+  readonly channelType?: string;
+  /**
    * The person the reply is for: a native stream outside a DM must name them, and private buttons go
    * to them. Undefined for another bot's message, which then gets no native stream.
    */

@@ -2,19 +2,23 @@ import { randomUUID } from 'node:crypto';
 import type { Action } from '../../src/delivery/card.ts';
 import type { RequestPriority } from '../../src/delivery/request-scheduler.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
+import { classifySlackFailure } from './classify-failure.ts';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
 import {
   appendToNativeStream,
   type NativeStream,
   startNativeStream,
   stopNativeStream,
+  streamableHead,
 } from './native-stream.ts';
-import { renderActionsBlock, renderFallbackText, renderReplyBlocks } from './render-blocks.ts';
+import { postPrivateActions } from './private-actions.ts';
+import { renderFallbackText, renderReplyBlocks } from './render-blocks.ts';
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
 import { editIntervals, slackLimits } from './slack-limits.ts';
+import { mayStreamNatively, rememberStreamRefusal } from './stream-refusals.ts';
+import { showThinkingStatus } from './thread-status.ts';
 import { uploadFiles } from './upload-files.ts';
-import { isMissingFeatureError } from './workspace-features.ts';
 
 /** One message of a reply, with what it should show and how it is written. */
 interface ReplyMessage {
@@ -25,6 +29,11 @@ interface ReplyMessage {
   text: string;
   /** The buttons shown under the message itself. */
   shownActions: readonly Action[];
+  /**
+   * The buttons a native stream could not carry (Stop): once Slack has ended the stream and the
+   * message is rewritten with chat.update, they go under it.
+   */
+  readonly streamActions: readonly Action[];
   /** When Slack last accepted a write of the whole message (a post or a `chat.update`). */
   writtenAtMs: number;
   /** The final text is in but not yet sent: it waits for the buttons, to go out in the same call. */
@@ -59,8 +68,7 @@ export function createReplySurface({
 }): Surface {
   const messages: ReplyMessage[] = [];
   const writerId = randomUUID();
-  const canStreamNatively = () =>
-    place.threadTs !== undefined && context.features.isAvailable(place.teamId, 'nativeStreaming');
+  const canStreamNatively = () => place.threadTs !== undefined && mayStreamNatively(context.features, place);
   const recordOf = (message: PostedMessage): ReplyMessage => {
     const record = messages.find((candidate) => candidate.ts === message.id);
     if (record === undefined) throw new Error(`not a message of this reply: ${message.id}`);
@@ -116,7 +124,15 @@ export function createReplySurface({
   const endStream = async (record: ReplyMessage, actions: readonly Action[]) => {
     if (!record.stream?.isOpen) return;
     for (const timer of record.timers.splice(0)) clearTimeout(timer);
-    const result = await stopNativeStream({ place, stream: record.stream, text: record.text, actions });
+    const stream = record.stream;
+    const result = await context.budget.run({
+      teamId: place.teamId,
+      method: 'chat.stopStream',
+      priority: 'final-edit',
+      staleSinceMs: record.writtenAtMs,
+      writerId,
+      call: () => stopNativeStream({ place, stream, text: record.text, actions }),
+    });
     if (result !== 'written') return rewrite(record, actions, 'final-edit');
     record.shownActions = actions;
     record.hasPendingText = false;
@@ -125,24 +141,51 @@ export function createReplySurface({
   const startStream = async (text: string, actions: readonly Action[]): Promise<ReplyMessage | undefined> => {
     const { threadTs, recipientUserId } = place;
     if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively()) return undefined;
-    let stream: NativeStream;
+    // A reply that opens with what a stream must hold back (a table, say) could not start cleanly.
+    if (streamableHead(text) === '') return undefined;
+    let started: { result: NativeStream } | undefined;
     try {
-      stream = await startNativeStream({ place: { ...place, threadTs, recipientUserId }, text });
+      // Tier 2: a reply that finds the budget spent streams with chat.update rather than wait.
+      started = await context.budget.runIfFree({
+        teamId: place.teamId,
+        method: 'chat.startStream',
+        call: () => startNativeStream({ place: { ...place, threadTs, recipientUserId }, text }),
+      });
     } catch (error) {
-      if (!isMissingFeatureError(slackErrorCodeOf(error))) throw error;
-      context.features.markUnavailable(place.teamId, 'nativeStreaming');
-      context.logger.info(
-        { teamId: place.teamId, error: slackErrorCodeOf(error) },
-        'slack: no native streaming in this workspace; streaming with chat.update instead',
+      // Whatever the refusal, the reply goes on with chat.postMessage + chat.update; it is
+      // remembered as widely as Slack's error code means, so it costs one refused call, not one a reply.
+      const errorCode = slackErrorCodeOf(error);
+      const scope = rememberStreamRefusal({ features: context.features, place, errorCode });
+      const details = {
+        teamId: place.teamId,
+        channel: place.channel,
+        error: errorCode ?? String(error),
+        scope,
+      };
+      if (scope === 'this-reply')
+        context.logger.warn(details, 'slack: chat.startStream failed; using chat.update');
+      else
+        context.logger.info(details, 'slack: chat.startStream refused; using chat.update here from now on');
+      return undefined;
+    }
+    if (started === undefined) {
+      context.logger.debug(
+        { teamId: place.teamId },
+        'slack: chat.startStream budget spent; using chat.update',
       );
       return undefined;
     }
-    const record = newRecord({ ts: stream.ts, stream, text, shownActions: [] });
+    const stream = started.result;
+    const record = newRecord({ ts: stream.ts, stream, text, shownActions: [], streamActions: actions });
     // A streaming message cannot carry buttons, so Stop reaches the person privately, and only when
     // the reply takes long enough to want stopping.
     if (actions.length > 0) {
       later(record, context.stopButtonDelayMs, async () => {
-        if (record.stream?.isOpen) await postPrivateActions(place, actions);
+        if (!record.stream?.isOpen) return;
+        // A courtesy: when Slack refuses it (the person left the channel, a limit), the reply goes on.
+        await postPrivateActions(place, actions).catch((error: unknown) => {
+          context.logger.info({ err: error }, 'slack: could not offer a private Stop button');
+        });
       });
     }
     return record;
@@ -164,7 +207,13 @@ export function createReplySurface({
           throw error;
         });
       if (typeof response.ts !== 'string') throw new Error('chat.postMessage answered without a ts');
-      record = newRecord({ ts: response.ts, stream: undefined, text, shownActions: actions });
+      record = newRecord({
+        ts: response.ts,
+        stream: undefined,
+        text,
+        shownActions: actions,
+        streamActions: [],
+      });
     }
     // Delivery rolled over to this message. An earlier stream ends with its final edit; when that
     // edit was not needed (the message already showed its final text), it ends after a while.
@@ -211,11 +260,20 @@ export function createReplySurface({
           return;
         }
         if (result === 'diverged') return endStream(record, []);
+        // Slack ended the stream while the model paused: chat.update writes the rest, with Stop.
+        if (record === messages.at(-1)) record.shownActions = record.streamActions;
       }
       await rewriteInTurn(record, record.shownActions, isFinal ? 'final-edit' : 'edit');
     });
 
   return {
+    address: {
+      platform: 'slack',
+      teamId: place.teamId,
+      channel: place.channel,
+      ...(place.threadTs === undefined ? {} : { threadTs: place.threadTs }),
+    },
+    classifyFailure: classifySlackFailure,
     // Read live: the interval changes when the workspace turns out to lack native streaming, and
     // wrappers of this surface keep a reference to this object rather than copies of its values.
     limits: {
@@ -244,7 +302,12 @@ export function createReplySurface({
       });
     },
     async upload(files: readonly OutgoingFile[], text?: string) {
-      const ts = await uploadFiles({ place, files, ...(text ? { comment: markdownToMrkdwn(text) } : {}) });
+      const ts = await uploadFiles({
+        place,
+        files,
+        logger: context.logger,
+        ...(text ? { comment: markdownToMrkdwn(text) } : {}),
+      });
       return { id: ts ?? `upload-${Date.now()}` };
     },
     async showTyping() {
@@ -257,49 +320,10 @@ export function createReplySurface({
   };
 }
 
-function newRecord(fields: Pick<ReplyMessage, 'ts' | 'stream' | 'text' | 'shownActions'>): ReplyMessage {
+function newRecord(
+  fields: Pick<ReplyMessage, 'ts' | 'stream' | 'text' | 'shownActions' | 'streamActions'>,
+): ReplyMessage {
   return { ...fields, writtenAtMs: Date.now(), hasPendingText: false, queue: Promise.resolve(), timers: [] };
-}
-
-/** Buttons only the person sees, for a message that cannot carry them (a native stream). */
-async function postPrivateActions(place: ReplyPlace, actions: readonly Action[]): Promise<void> {
-  const actionsBlock = renderActionsBlock(actions);
-  if (actionsBlock === undefined || place.recipientUserId === undefined) return;
-  await place.client.chat.postEphemeral({
-    channel: place.channel,
-    user: place.recipientUserId,
-    ...(place.threadTs === undefined ? {} : { thread_ts: place.threadTs }),
-    text: 'I am still writing my reply.',
-    blocks: [
-      { type: 'context', elements: [{ type: 'mrkdwn', text: 'I am still writing my reply.' }] },
-      actionsBlock,
-    ],
-  });
-}
-
-/**
- * "is thinking…" under the thread (`assistant.threads.setStatus`), where the workspace allows it.
- * Slack clears it by itself when the reply arrives. Never throws: a status is not worth a failed reply.
- */
-export async function showThinkingStatus(
-  place: ReplyPlace,
-  context: SlackDeliveryContext,
-  status = 'is thinking…',
-): Promise<void> {
-  if (place.threadTs === undefined || !context.features.isAvailable(place.teamId, 'threadStatus')) return;
-  try {
-    await place.client.assistant.threads.setStatus({
-      channel_id: place.channel,
-      thread_ts: place.threadTs,
-      status,
-    });
-  } catch (error) {
-    const code = slackErrorCodeOf(error);
-    if (isMissingFeatureError(code) || code === 'invalid_arguments') {
-      context.features.markUnavailable(place.teamId, 'threadStatus');
-    }
-    context.logger.debug({ err: error }, 'slack: could not set the thread status');
-  }
 }
 
 function sameActions(left: readonly Action[], right: readonly Action[]): boolean {

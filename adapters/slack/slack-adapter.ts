@@ -1,17 +1,23 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, webApi } from '@slack/bolt';
+import { App } from '@slack/bolt';
 import type { CommandServices } from '../../commands/define-command.ts';
+import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
 import type { Config } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
+import { countPlatformRequests } from '../../src/operations/count-platform-requests.ts';
+import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createBoltLogger } from './bolt-logger.ts';
-import { createCallBudget } from './call-budget.ts';
+import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
-import { slackErrorCodeOf } from './slack-errors.ts';
+import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
+import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
+import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
+import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
 import { createWorkspaceFeatures } from './workspace-features.ts';
 
@@ -27,6 +33,10 @@ export interface StartSlackAdapterOptions {
   readonly deduper?: Deduper;
   /** How long a native stream runs before the person gets a private Stop button. Default 2,500 ms. */
   readonly stopButtonDelayMs?: number;
+  /** The per-workspace budget of Web API calls; default a new one. */
+  readonly budget?: CallBudget;
+  /** Holds a rate-limited method (and only it) for its Retry-After; default a new layer. */
+  readonly methodPauses?: MethodPauses;
 }
 
 /** A running Slack adapter. */
@@ -38,7 +48,7 @@ export interface SlackAdapter {
 }
 
 /**
- * The WebClient's retries: a 429 waits for its `Retry-After` and is tried again, a few times. Bolt's
+ * The WebClient's retries of failed requests (a 429 is retried by method-pauses.ts instead). Bolt's
  * default would retry for half an hour, long after the person stopped waiting.
  */
 const retryConfig = { retries: 3, factor: 2, minTimeout: 100, maxTimeout: 2_000 };
@@ -47,7 +57,8 @@ const retryConfig = { retries: 3, factor: 2, minTimeout: 100, maxTimeout: 2_000 
  * Starts parley on Slack with a real Bolt app: over Socket Mode when `slack.appToken` is set (no
  * public URL needed), else over HTTP with events, commands and interactivity at
  * `POST /slack/events` on `slack.port`, signed requests only. Resolves once it is connected or
- * listening; rejects when Slack refuses the bot token.
+ * listening, having logged the mode, the address and the workspace; rejects with one sentence naming
+ * the variable to fix when Slack refuses a token or the port cannot be opened.
  */
 export async function startSlackAdapter({
   services,
@@ -57,14 +68,42 @@ export async function startSlackAdapter({
   host,
   deduper = createInMemoryDeduper(),
   stopButtonDelayMs = 2_500,
+  budget = createCallBudget(),
+  methodPauses,
 }: StartSlackAdapterOptions): Promise<SlackAdapter> {
   const adapterLogger = logger.child({ adapter: 'slack' });
   const boltLogger = createBoltLogger(adapterLogger);
-  const clientOptions = { slackApiUrl: slack.apiUrl, retryConfig, timeout: 30_000, logger: boltLogger };
-  const identity = await identify({ token: slack.botToken, clientOptions });
+  const pauses =
+    methodPauses ??
+    createMethodPauses({
+      apiUrl: slack.apiUrl,
+      logger: adapterLogger,
+      // Every Web API call and 429 as it goes out, by method, for /metrics (uploads go to a URL that
+      // holds a token, so they are one class).
+      baseFetch: countPlatformRequests({
+        platform: 'slack',
+        routeClassOf: (url) => /\/api\/([\w.]+)$/.exec(url.pathname)?.[1] ?? 'file-upload',
+      }),
+    });
+  const clientOptions = {
+    slackApiUrl: slack.apiUrl,
+    retryConfig,
+    timeout: 30_000,
+    logger: boltLogger,
+    // A 429 pauses only its own method (method-pauses.ts), never the client's whole queue.
+    rejectRateLimitedCalls: true,
+    fetch: pauses.fetch,
+  };
+  const identity = await identifyBot({ token: slack.botToken, clientOptions });
   adapterLogger.info(
-    { teamId: identity.teamId, botUserId: identity.botUserId, mode: slack.appToken ? 'socket' : 'http' },
-    'slack: bot token accepted',
+    {
+      teamId: identity.teamId,
+      team: identity.teamName,
+      workspaceUrl: identity.workspaceUrl,
+      botUserId: identity.botUserId,
+      mode: slack.appToken ? 'socket' : 'http',
+    },
+    `slack: signed in to the workspace "${identity.teamName ?? identity.teamId}" (${identity.workspaceUrl ?? 'no URL'}) as @${identity.botName ?? identity.botUserId}`,
   );
 
   const common = {
@@ -79,7 +118,14 @@ export async function startSlackAdapter({
   };
   const app = slack.appToken
     ? new App({ ...common, appToken: slack.appToken, socketMode: true })
-    : new App({ ...common, signingSecret: slack.signingSecret });
+    : new App({
+        ...common,
+        receiver: createSignedRequestReceiver({
+          signingSecret: slack.signingSecret,
+          boltLogger,
+          logger: adapterLogger,
+        }),
+      });
   app.error(async (error) => {
     adapterLogger.error({ err: error }, 'slack: a listener failed');
   });
@@ -88,7 +134,7 @@ export async function startSlackAdapter({
     services,
     delivery: {
       features: createWorkspaceFeatures(),
-      budget: createCallBudget(),
+      budget,
       logger: adapterLogger,
       stopButtonDelayMs,
     },
@@ -105,38 +151,62 @@ export async function startSlackAdapter({
   registerActions({ app, adapter });
 
   if (slack.appToken) {
-    await app.start();
-    adapterLogger.info('slack: connected over Socket Mode');
+    await app.start().catch((error: unknown) => {
+      throw startupErrorOf({ error, variable: 'SLACK_APP_TOKEN', apiUrl: slack.apiUrl });
+    });
+    adapterLogger.info(
+      { mode: 'socket' },
+      'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
+    );
+    reportPlatformConnection({ platform: 'slack', isConnected: true, state: 'connected over Socket Mode' });
+    finishRepliesLeftByARestart({ app, services });
     return { app, port: undefined, stop: () => stopApp(app) };
   }
-  const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) })) as Server;
+  const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
+    throw startupErrorOf({ error, variable: 'SLACK_BOT_TOKEN', apiUrl: slack.apiUrl, port: slack.port });
+  })) as Server;
   const { port } = server.address() as AddressInfo;
-  adapterLogger.info({ port }, 'slack: listening for events at POST /slack/events');
+  logHttpMode({ logger: adapterLogger, host, port });
+  reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
+  finishRepliesLeftByARestart({ app, services });
   return { app, port, stop: () => stopApp(app) };
 }
 
-async function identify({
-  token,
-  clientOptions,
+/** In the background: replies a killed process left half-written get their text, a note and buttons. */
+function finishRepliesLeftByARestart({ app, services }: { app: App; services: CommandServices }): void {
+  void finishOrphanedReplies({
+    services,
+    platform: 'slack',
+    surfaceAt: ({ address, messages }) => {
+      const parsed = slackReplyAddressSchema.safeParse(address);
+      return parsed.success
+        ? createOrphanedReplySurface({ client: app.client, address: parsed.data, messages })
+        : undefined;
+    },
+  });
+}
+
+/**
+ * HTTP mode is what runs when SLACK_APP_TOKEN is unset, also for an app made from the Socket Mode
+ * manifest, which then never hears from Slack: the log says which mode, where, and how to match.
+ */
+function logHttpMode({
+  logger,
+  host,
+  port,
 }: {
-  token: string;
-  clientOptions: webApi.WebClientOptions;
-}): Promise<{ teamId: string | undefined; botUserId: string; botId: string }> {
-  try {
-    const result = await new webApi.WebClient(token, clientOptions).auth.test();
-    if (typeof result.user_id !== 'string' || typeof result.bot_id !== 'string') {
-      throw new Error('auth.test did not name a bot user: is SLACK_BOT_TOKEN a bot token (xoxb-)?');
-    }
-    return { teamId: result.team_id, botUserId: result.user_id, botId: result.bot_id };
-  } catch (error) {
-    const code = slackErrorCodeOf(error);
-    if (code === undefined) throw error;
-    throw new Error(`Slack refused SLACK_BOT_TOKEN (${code}): check the Bot User OAuth Token of the app`, {
-      cause: error,
-    });
-  }
+  logger: Logger;
+  host: string | undefined;
+  port: number;
+}): void {
+  const url = `http://${host ?? '0.0.0.0'}:${port}${slackEventsPath}`;
+  logger.info(
+    { mode: 'http', url, port },
+    `slack: HTTP mode (SLACK_APP_TOKEN is not set): listening at ${url}. Slack must reach this port as https://<your host>${slackEventsPath}, with request URLs set by the manifest of \`npm run slack-manifest -- --http https://<your host>${slackEventsPath}\`; for an app made from slack/manifest.json (Socket Mode), set SLACK_APP_TOKEN instead.`,
+  );
 }
 
 async function stopApp(app: App): Promise<void> {
   await app.stop();
+  reportPlatformConnection({ platform: 'slack', isConnected: false, state: 'stopped' });
 }

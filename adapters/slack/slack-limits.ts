@@ -11,6 +11,8 @@ export const slackLimits = {
    * `chat.update` may refuse a long `text` that `chat.postMessage` accepts, so it stays short.
    */
   fallbackTextLength: 3_000,
+  /** All `markdown` blocks of one payload together ("Markdown block", docs.slack.dev). */
+  markdownBlockCharacters: 12_000,
   blocksPerMessage: 50,
   headerText: 150,
   sectionText: 3_000,
@@ -29,6 +31,11 @@ export const slackLimits = {
   ackTimeoutMs: 3_000,
   /** `conversations.history` and `conversations.replies` return at most this many messages a page. */
   historyPageSize: 200,
+  /**
+   * What those return to an app distributed outside the Slack Marketplace: 15 a call, one call a
+   * minute (docs.slack.dev changelog, 2025-05-29, "Rate limit changes for non-Marketplace apps").
+   */
+  nonMarketplaceHistoryPage: 15,
 } as const;
 
 /** A token bucket for one Web API method, per workspace. */
@@ -47,6 +54,12 @@ export const methodBudgets: Readonly<Record<string, MethodBudget>> = {
   'chat.update': { perMinute: 45, burst: 5 },
   /** Tier 4: about 100 a minute. */
   'chat.appendStream': { perMinute: 90, burst: 10 },
+  /**
+   * Tier 2: about 20 a minute, and every native reply needs one start and one stop. A reply that finds
+   * no start left streams with chat.update instead of waiting; a stop waits its turn.
+   */
+  'chat.startStream': { perMinute: 18, burst: 4 },
+  'chat.stopStream': { perMinute: 18, burst: 4 },
 };
 
 /** The least time between two edits of one message, per path (the writer's `minEditIntervalMs`). */

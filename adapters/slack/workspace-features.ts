@@ -10,8 +10,9 @@ export type OptionalFeature = 'nativeStreaming' | 'threadStatus';
  * refused call per workspace instead of one a reply.
  */
 export interface WorkspaceFeatures {
-  isAvailable(teamId: string, feature: OptionalFeature): boolean;
-  markUnavailable(teamId: string, feature: OptionalFeature): void;
+  /** `scope` is a workspace id, or a narrower key within one (see stream-refusals.ts). */
+  isAvailable(scope: string, feature: OptionalFeature): boolean;
+  markUnavailable(scope: string, feature: OptionalFeature): void;
 }
 
 /** The Web API errors that mean "this app or workspace does not have the feature". */
@@ -33,9 +34,9 @@ export function isMissingFeatureError(errorCode: string | undefined): boolean {
 export function createWorkspaceFeatures(): WorkspaceFeatures {
   const unavailable = new Set<string>();
   return {
-    isAvailable: (teamId, feature) => !unavailable.has(`${teamId} ${feature}`),
-    markUnavailable(teamId, feature) {
-      unavailable.add(`${teamId} ${feature}`);
+    isAvailable: (scope, feature) => !unavailable.has(`${scope} ${feature}`),
+    markUnavailable(scope, feature) {
+      unavailable.add(`${scope} ${feature}`);
     },
   };
 }

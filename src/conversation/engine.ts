@@ -16,6 +16,7 @@ import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from '../gate
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
+import { measureReply } from '../operations/measure-reply.ts';
 import type { WebSearch } from '../search/web-search.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import {
@@ -183,13 +184,18 @@ async function answerJournaled(
     conversationKey: turn.conversationKey,
     authorId: turn.author.id,
   });
-  const writer = createStreamingWriter({
+  const writer = measureReply({
+    platform: turn.conversationKey.split(':')[0] ?? 'unknown',
     surface,
-    onError: (error) => logger.warn({ err: error }, 'platform call failed while streaming'),
-    ...(journalRecord ? { onDelivered: (progress) => journalRecord.update(progress) } : {}),
-    ...(dependencies.finalWriteRetryWindowMs === undefined
-      ? {}
-      : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),
+    createWriter: (measuredSurface) =>
+      createStreamingWriter({
+        surface: measuredSurface,
+        onError: (error) => logger.warn({ err: error }, 'platform call failed while streaming'),
+        ...(journalRecord ? { onProgress: (progress) => journalRecord.update(progress) } : {}),
+        ...(dependencies.finalWriteRetryWindowMs === undefined
+          ? {}
+          : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),
+      }),
   });
   let prepared: PreparedTurn;
   try {

@@ -1,3 +1,5 @@
+import { recordQueueWait } from '../operations/metrics.ts';
+
 /**
  * One budget for every platform call made with one bot token (Discord: 50 requests/s for the whole
  * bot). Under load it decides who waits: new text first (a post is the moment a person first sees an
@@ -173,12 +175,14 @@ export function createRequestScheduler({
     schedule<Result>(request: ScheduledRequest<Result>): Promise<Result> {
       return new Promise<Result>((resolve, reject) => {
         sequence += 1;
+        const queuedAtMs = clock.now();
         waiting.push({
           priority: request.priority,
           bucket: request.bucket,
           staleSinceMs: request.staleSinceMs ?? clock.now(),
           sequence,
           start: (onSettled) => {
+            recordQueueWait({ priority: request.priority, waitMs: clock.now() - queuedAtMs });
             request.run().then(resolve, reject).finally(onSettled);
           },
         });

@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from 'openai/resources/shared';
+import { recordGatewayError, recordGatewayRequest, recordTokens } from '../operations/metrics.ts';
 import type {
   ChatMessage,
   ChatReply,
@@ -10,7 +11,7 @@ import type {
   TokenUsage,
   ToolCall,
 } from './chat-types.ts';
-import { GatewayError, toGatewayError } from './gateway-error.ts';
+import { type FailedRequest, GatewayError, toGatewayError } from './gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
 
 export interface ChatCompletionsOptions {
@@ -35,6 +36,7 @@ export async function completeChat(
   wireExtras: { readonly responseFormat?: ResponseFormatJSONSchema | ResponseFormatJSONObject } = {},
 ): Promise<ChatReply> {
   const { messages, notices } = fitMessagesToModel(options.catalog, request);
+  recordGatewayRequest({ operation: 'chat' });
   try {
     const completion = await options.client.chat.completions.create(
       {
@@ -53,14 +55,16 @@ export async function completeChat(
         message: 'gateway reply has no choices[0].message.content',
       });
     }
+    const usage = toUsage(completion.usage);
+    recordUsage(request.model, usage);
     return {
       text: choice.message.content,
       finishReason: toFinishReason(choice.finish_reason),
-      usage: toUsage(completion.usage),
+      usage,
       notices,
     };
   } catch (error) {
-    throw toGatewayError(error);
+    throw countedFailure('chat', toGatewayError(error, chatRequestOf(options)));
   }
 }
 
@@ -88,6 +92,7 @@ export async function* streamChat(
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
   const toolCalls = createToolCallCollector();
+  recordGatewayRequest({ operation: 'chat-stream' });
   try {
     // No signal goes to the SDK: it would join ours with its own, and a joined signal re-checks its
     // sources on every chunk (measurable at hundreds of streams). Cancellation goes through the
@@ -118,20 +123,40 @@ export async function* streamChat(
       if (chunk.usage) usage = toUsage(chunk.usage);
     }
   } catch (error) {
-    throw idle.reasonForStop() ?? toGatewayError(error);
+    throw countedFailure(
+      'chat-stream',
+      idle.reasonForStop() ?? toGatewayError(error, chatRequestOf(options)),
+    );
   } finally {
     idle.stop();
   }
   // An aborted body can end the SDK's iteration quietly, so the reason is checked here too.
   const stopReason = idle.reasonForStop();
-  if (stopReason) throw stopReason;
+  if (stopReason) throw countedFailure('chat-stream', stopReason);
   if (finishReason === undefined) {
     // The reference ends every stream with a finish chunk and [DONE]; without it the text is partial.
-    throw new GatewayError({ kind: 'stream-interrupted', message: 'stream ended without a finish_reason' });
+    throw countedFailure(
+      'chat-stream',
+      new GatewayError({ kind: 'stream-interrupted', message: 'stream ended without a finish_reason' }),
+    );
   }
   const calls = toolCalls.calls();
   if (calls.length > 0) yield { type: 'tool-calls', calls };
+  recordUsage(request.model, usage);
   yield { type: 'finish', finishReason, usage };
+}
+
+function chatRequestOf(options: ChatCompletionsOptions): FailedRequest {
+  return { method: 'POST', url: `${options.client.baseURL}/chat/completions` };
+}
+
+function countedFailure(operation: string, failure: GatewayError): GatewayError {
+  recordGatewayError({ operation, kind: failure.kind });
+  return failure;
+}
+
+function recordUsage(model: string, usage: TokenUsage | undefined): void {
+  if (usage) recordTokens({ model, inputTokens: usage.promptTokens, outputTokens: usage.completionTokens });
 }
 
 // A model without vision gets the text of every part instead of failing the whole request.

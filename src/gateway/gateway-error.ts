@@ -5,6 +5,7 @@ export type GatewayErrorKind =
   | 'authentication'
   | 'insufficient-balance'
   | 'unknown-model'
+  | 'wrong-url'
   | 'invalid-request'
   | 'rate-limited'
   | 'timeout'
@@ -14,10 +15,13 @@ export type GatewayErrorKind =
   | 'cancelled'
   | 'invalid-reply';
 
+const expectedBaseUrlShape = 'the base URL ending in the API version, like https://gateway.example/api/v1';
+
 const userMessages: Record<GatewayErrorKind, string> = {
   authentication: 'The model service rejected our API key. An admin needs to check GATEWAY_API_KEY.',
   'insufficient-balance': 'The model service balance is used up. An admin needs to top it up.',
   'unknown-model': 'That model is not available on the model service.',
+  'wrong-url': `The model service address is wrong. An admin needs to check GATEWAY_BASE_URL: ${expectedBaseUrlShape}.`,
   'invalid-request': 'The model service did not accept this request.',
   'rate-limited': 'The model service is busy right now. Please try again in a moment.',
   timeout: 'The model took too long to answer. Please try again.',
@@ -61,8 +65,15 @@ export class GatewayError extends Error {
   }
 }
 
+/** The request a failure answered, so a wrong address can be named. */
+export interface FailedRequest {
+  readonly method: string;
+  /** The full URL the request went to. */
+  readonly url: string;
+}
+
 /** Turns anything the `openai` SDK (or fetch, or our own parsing) threw into a GatewayError. */
-export function toGatewayError(error: unknown): GatewayError {
+export function toGatewayError(error: unknown, request?: FailedRequest): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof Error && error.name === 'TimeoutError') {
     return new GatewayError({ kind: 'timeout', message: 'gateway request timed out', cause: error });
@@ -87,6 +98,7 @@ export function toGatewayError(error: unknown): GatewayError {
       headers: error.headers,
       sdkMessage: error.message,
       cause: error,
+      request,
     });
   }
   if (error instanceof APIError) {
@@ -110,8 +122,9 @@ function fromStatus(options: {
   headers: Headers | undefined;
   sdkMessage: string;
   cause: unknown;
+  request: FailedRequest | undefined;
 }): GatewayError {
-  const { status, body, headers, cause } = options;
+  const { status, body, headers, cause, request } = options;
   const bodyError = readErrorBody(body);
   const detail = bodyError.message ?? options.sdkMessage;
   const message = `gateway answered ${status}: ${detail}`;
@@ -122,6 +135,7 @@ function fromStatus(options: {
   if (status === 402 || /insufficient|balance|quota|credit/.test(hint)) {
     return new GatewayError({ kind: 'insufficient-balance', ...base });
   }
+  if (status === 404 && isWrongAddress({ body, hint })) return wrongAddressError({ base, request });
   if (status === 404 || /model_not_found|unknown model|model .*not (found|exist)/.test(hint)) {
     return new GatewayError({ kind: 'unknown-model', ...base });
   }
@@ -141,6 +155,48 @@ function fromStatus(options: {
   if (status >= 500) return new GatewayError({ kind: 'server-error', ...base });
   if (status === 400 || status === 422) return new GatewayError({ kind: 'invalid-request', ...base });
   return new GatewayError({ kind: 'server-error', ...base });
+}
+
+// The gateway's own 404 (an unknown model) comes as its error JSON. A web page, plain text, an empty
+// body or JSON that says the path is unknown means the request went to an address that is not the
+// gateway's API: most often a base URL without /api/v1, or with /chat/completions already on it.
+function isWrongAddress({ body, hint }: { body: unknown; hint: string }): boolean {
+  if (/model/.test(hint)) return false;
+  if (/unknown_url|invalid_url|unknown request url|invalid url|no route|route not found/.test(hint))
+    return true;
+  const isErrorJson =
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as Record<string, unknown>).error === 'object' &&
+    (body as Record<string, unknown>).error !== null;
+  return !isErrorJson;
+}
+
+function wrongAddressError({
+  base,
+  request,
+}: {
+  base: { message: string; status: number; detail: string; cause: unknown };
+  request: FailedRequest | undefined;
+}): GatewayError {
+  if (!request) return new GatewayError({ kind: 'wrong-url', ...base });
+  const tried = `${request.method} ${withoutCredentials(request.url)}`;
+  return new GatewayError({
+    kind: 'wrong-url',
+    ...base,
+    message: `${base.message} (${tried}: not the gateway's API; GATEWAY_BASE_URL should be ${expectedBaseUrlShape})`,
+    userMessage: `The model service address is wrong: ${tried} answered 404. An admin needs to set GATEWAY_BASE_URL to ${expectedBaseUrlShape}.`,
+  });
+}
+
+// An operator may have put user:password@ in the base URL; it is not shown to anyone.
+function withoutCredentials(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  parsed.search = '';
+  return parsed.toString();
 }
 
 interface ErrorBodyFields {

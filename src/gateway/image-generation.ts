@@ -3,6 +3,7 @@ import { detectImageType, type ImageMimeType } from '../images/image-type.ts';
 import { readBoundedBody } from '../images/read-bounded-body.ts';
 import { BlockedUrlError, describeRefusal, guardedFetch } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
+import { recordGatewayError, recordGatewayRequest, recordImagesGenerated } from '../operations/metrics.ts';
 import { GatewayError, toGatewayError } from './gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
 
@@ -83,6 +84,7 @@ export async function generateImages(
 ): Promise<ImageResult> {
   const { body, notices } = toWireRequest(options.catalog, request);
   let response: { data?: Array<{ b64_json?: string | null; url?: string | null }> | null };
+  recordGatewayRequest({ operation: 'images' });
   try {
     // The reference's image parameters (`image_input`, `aspect_ratio`, `output_format`) are not in the
     // SDK's types, so the body goes through the SDK's generic POST, which keeps its retries and errors.
@@ -95,7 +97,12 @@ export async function generateImages(
       ...(request.signal ? { signal: request.signal } : {}),
     });
   } catch (error) {
-    throw toGatewayError(error);
+    const failure = toGatewayError(error, {
+      method: 'POST',
+      url: `${options.client.baseURL}/images/generations`,
+    });
+    recordGatewayError({ operation: 'images', kind: failure.kind });
+    throw failure;
   }
   const items = Array.isArray(response?.data) ? response.data : [];
   if (items.length === 0) {
@@ -105,6 +112,7 @@ export async function generateImages(
   const images = await Promise.all(
     items.slice(0, request.count).map((item) => readImage(options, item, request.signal)),
   );
+  recordImagesGenerated({ model: request.model, count: images.length });
   return { images, notices };
 }
 

@@ -1,6 +1,7 @@
 import KeyvRedis, { defaultReconnectStrategy } from '@keyv/redis';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { Logger } from 'pino';
+import { timeStoreCalls } from '../operations/time-store-calls.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
 import { boundStoreTime } from './time-bound-store.ts';
@@ -57,7 +58,7 @@ export function createStore({
     throwOnErrors: true,
   });
   logStoreErrors({ keyv, logger, redactedStoreUrl: redactStoreUrl(storeUrl), namespace });
-  return keyv;
+  return timeStoreCalls({ keyv, backend: location.kind });
 }
 
 function openAdapter({

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Enforces the dependency rule of design.md by reading every import: src/ imports neither adapters/
+ * Enforces the dependency rule of ARCHITECTURE.md by reading every import: src/ imports neither adapters/
  * nor commands/ (except the process entry, which picks the adapters); commands/ imports no adapter;
  * an adapter imports no other adapter. Only src/config.ts reads process.env.
  */

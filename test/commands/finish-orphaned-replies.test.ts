@@ -103,7 +103,7 @@ describe('the journal of replies in flight', () => {
     const { finishedCount } = await finishOrphanedReplies({
       services: after.services,
       platform: 'test',
-      surfaceAt: (found) => (found.channel === 'c1' ? surface : undefined),
+      surfaceAt: ({ address: found }) => (found.channel === 'c1' ? surface : undefined),
     });
     expect(finishedCount).toBe(1);
     expect(surface.messageTexts.get('m2')).toBe(`there was a\n\n_${interruptedByRestartNote}_`);

@@ -92,9 +92,7 @@ describe('/imagine in the terminal', () => {
 
   it('rejects a bad option in one line that says what is allowed, without calling the gateway', async () => {
     const printed = await under.type('/imagine a fox --n 9 --ar 5:1');
-    expect(printed).toContain(
-      '⚠ count must be a whole number from 1 to 4; aspect_ratio must be one of 1:1, 16:9',
-    );
+    expect(printed).toContain('⚠ --n must be a whole number from 1 to 4; --ar must be one of 1:1, 16:9');
     expect(printed).toContain('Usage: `/imagine <prompt> [--n 1–4]');
     expect(imageBodies()).toEqual([]);
     expect(await under.type('/imagine')).toContain('prompt is required');

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseCommandInput } from '../../commands/command-options.ts';
 import { imagineCommand } from '../../commands/definitions/imagine.ts';
+import { resetCommand } from '../../commands/definitions/reset.ts';
 import { systemCommand } from '../../commands/definitions/system.ts';
 import { describeUsage, parseCommandText } from '../../commands/parse-command-text.ts';
 
@@ -34,11 +36,50 @@ describe('parseCommandText', () => {
     });
   });
 
-  it('leaves dashes that name no option in the free text', () => {
-    expect(parseCommandText(imagineCommand.options, 'a logo --no-text --count 2')).toEqual({
+  it('keeps an escaped dash-word in the free text', () => {
+    expect(parseCommandText(imagineCommand.options, 'a logo \\--no-text --count 2')).toEqual({
       prompt: 'a logo --no-text',
       count: '2',
     });
+  });
+});
+
+describe('flags a person typed wrong', () => {
+  const problemsOf = (options: Parameters<typeof parseCommandText>[0], text: string) => {
+    const parsed = parseCommandInput(options, parseCommandText(options, text));
+    return parsed.isValid ? [] : parsed.problems;
+  };
+
+  it('an unknown flag is an error naming the known ones, not part of the prompt', () => {
+    expect(problemsOf(imagineCommand.options, 'a logo --no-text --count 2')).toEqual([
+      '--no-text is not a flag of this command; its flags are --count (or --n), --aspect_ratio (or --ar), --format (or --f), --reference (or --ref). To write --no-text in the text, type \\--no-text',
+    ]);
+  });
+
+  it('--n two says it must be a whole number, naming the flag typed', () => {
+    expect(problemsOf(imagineCommand.options, 'a boat --n two')).toEqual([
+      '--n must be a whole number from 1 to 4',
+    ]);
+    expect(problemsOf(imagineCommand.options, 'a boat --count 2.5')).toEqual([
+      '--count must be a whole number from 1 to 4',
+    ]);
+    expect(problemsOf(imagineCommand.options, 'a boat —ar wide')).toEqual([
+      '—ar must be one of 1:1, 16:9, 9:16, 4:3, 3:4, 3:2, 2:3, 21:9',
+    ]);
+  });
+
+  it('a flag without its value says so', () => {
+    expect(problemsOf(imagineCommand.options, 'a boat --n')).toEqual(['--n needs a value']);
+  });
+
+  it('a command that takes no text says so in words', () => {
+    expect(problemsOf(resetCommand.options, 'everything please')).toEqual([
+      'this command takes no text (you wrote "everything please")',
+    ]);
+  });
+
+  it('a required text that is missing is named by its name', () => {
+    expect(problemsOf(imagineCommand.options, '--n 2')).toEqual(['prompt is required']);
   });
 });
 

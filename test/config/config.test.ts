@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, projectRoot } from '../../src/config.ts';
 
 const missingEnvFile = join(tmpdir(), 'parley-no-such-env-file');
 const required = { GATEWAY_BASE_URL: 'http://127.0.0.1:9/api/v1', GATEWAY_API_KEY: 'secret-key-123' };
@@ -29,7 +29,7 @@ describe('loadConfig', () => {
       imageTimeoutMs: 180_000,
     });
     expect(config.models.chat).toBe('gpt-4o-mini');
-    expect(config.storeUrl).toBe('sqlite://./data/parley.sqlite');
+    expect(config.storeUrl).toBe(`sqlite://${join(projectRoot, 'data/parley.sqlite')}`);
     expect(config.models.catalog.models['gpt-4o-mini']?.vision).toBe(true);
     expect(config.secrets).toContain('secret-key-123');
   });
@@ -41,7 +41,7 @@ describe('loadConfig', () => {
       GATEWAY_TIMEOUT_MS: '-5',
     });
     expect(problems).toHaveLength(4);
-    expect(problems.join('\n')).toMatch(/GATEWAY_BASE_URL: .*http\(s\) URL/);
+    expect(problems.join('\n')).toMatch(/GATEWAY_BASE_URL: is not a URL: "not a url"/);
     expect(problems.join('\n')).toMatch(/GATEWAY_API_KEY: is required/);
     expect(problems.join('\n')).toMatch(/LOG_LEVEL: must be one of/);
     expect(problems.join('\n')).toMatch(/GATEWAY_TIMEOUT_MS/);
@@ -101,5 +101,78 @@ describe('loadConfig', () => {
       envFilePath: missingEnvFile,
     });
     expect(config.gateway.baseUrl).toBe('https://gw.example/api/v1');
+  });
+
+  it('says "not a URL" for a malformed URL and "is required" only when it is missing', () => {
+    expect(problemsOf({ GATEWAY_API_KEY: 'k', GATEWAY_BASE_URL: 'gateway.example/api/v1' })).toEqual([
+      'GATEWAY_BASE_URL: is not a URL: "gateway.example/api/v1"; expected one like https://gateway.example/api/v1',
+    ]);
+    expect(problemsOf({ GATEWAY_API_KEY: 'k' })).toEqual([
+      'GATEWAY_BASE_URL: is required: an http(s) URL like https://gateway.example/api/v1',
+    ]);
+    expect(problemsOf({ ...required, DISCORD_API_URL: 'ftp://discord.example' })[0]).toMatch(
+      /^DISCORD_API_URL: must start with http:\/\/ or https:\/\//,
+    );
+  });
+
+  it('refuses a base URL that names an operation, and warns about one without an API version', () => {
+    expect(
+      problemsOf({ ...required, GATEWAY_BASE_URL: 'https://gw.example/api/v1/chat/completions' }),
+    ).toEqual([
+      'GATEWAY_BASE_URL: ends in /chat/completions, the address of one operation; set the base it sits under instead: https://gw.example/api/v1 (parley adds /chat/completions itself)',
+    ]);
+    const withoutVersion = loadConfig({
+      environment: { ...required, GATEWAY_BASE_URL: 'https://gw.example' },
+      envFilePath: missingEnvFile,
+    });
+    expect(withoutVersion.warnings).toEqual([
+      expect.stringMatching(/does not end in an API version such as \/api\/v1/),
+    ]);
+    expect(withoutVersion.warnings[0]).toContain('https://gw.example/chat/completions');
+    expect(loadConfig({ environment: required, envFilePath: missingEnvFile }).warnings).toEqual([]);
+  });
+
+  it('treats an empty value in .env as unset, as it does in the environment', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'parley-config-'));
+    const envFile = join(directory, '.env');
+    writeFileSync(envFile, 'LOG_FORMAT=\nLOG_FILE=\nSELECTABLE_MODELS=\nPORT=\nHEALTH_PORT=\n');
+    const config = loadConfig({ environment: required, envFilePath: envFile });
+    expect(config.log).toMatchObject({ format: undefined, file: undefined });
+    expect(config.health.port).toBeUndefined();
+  });
+
+  it('resolves relative paths against the project folder, not the working directory', () => {
+    const config = loadConfig({
+      environment: {
+        ...required,
+        LOG_FILE: 'logs/x.log',
+        IMAGE_OUTPUT_DIR: 'pictures',
+        STORE_URL: 'sqlite://state/p.sqlite',
+      },
+      envFilePath: missingEnvFile,
+    });
+    expect(config.log.file).toBe(join(projectRoot, 'logs/x.log'));
+    expect(config.images.outputDirectory).toBe(join(projectRoot, 'pictures'));
+    expect(config.storeUrl).toBe(`sqlite://${join(projectRoot, 'state/p.sqlite')}`);
+    expect(
+      loadConfig({
+        environment: { ...required, LOG_FILE: '/var/log/parley.log' },
+        envFilePath: missingEnvFile,
+      }).log.file,
+    ).toBe('/var/log/parley.log');
+  });
+
+  it('serves health checks on 8080 for a platform run, not in the terminal, unless HEALTH_PORT says', () => {
+    const load = (environment: Record<string, string>) =>
+      loadConfig({ environment: { ...required, ...environment }, envFilePath: missingEnvFile }).health.port;
+    const discord = { DISCORD_TOKEN: 'token-for-discord' };
+    expect(load({})).toBeUndefined();
+    expect(load(discord)).toBe(8080);
+    expect(load({ ...discord, HEALTH_PORT: '9100' })).toBe(9100);
+    expect(load({ ...discord, HEALTH_PORT: 'off' })).toBeUndefined();
+    expect(load({ HEALTH_PORT: '0' })).toBe(0);
+    expect(problemsOf({ ...required, HEALTH_PORT: 'eighty' })).toEqual([
+      'HEALTH_PORT: must be a port number (0–65535) or off, got "eighty"',
+    ]);
   });
 });

@@ -32,7 +32,7 @@ describe('the settings of documents, links and web search', () => {
     expect(config.links.mode).toBe('mention-only');
     expect(config.links.privateOrigins).toEqual(['http://wiki.internal:8080', 'https://intranet.example']);
     expect(config.search).toEqual({
-      url: 'https://parley:hunter22@search.example/',
+      url: 'https://parley:hunter22@search.example',
       maxResults: 5,
       timeoutMs: 10_000,
     });
@@ -52,7 +52,7 @@ describe('the settings of documents, links and web search', () => {
     expect(problems).toEqual(
       expect.arrayContaining([
         'LINK_READING: must be on, off or mention-only',
-        'SEARCH_URL: must be the http(s) URL of a SearXNG instance, e.g. http://localhost:8080',
+        'SEARCH_URL: is not a URL: "searx"; expected one like http://localhost:8080',
         expect.stringMatching(/^DOCUMENT_MAX_PAGES: /),
       ]),
     );

@@ -20,7 +20,7 @@ describe('fake slack: files', () => {
   afterAll(() => fake.close());
   beforeEach(() => fake.reset());
 
-  it('receives the bytes of filesUploadV2 and shares the file in the thread', async () => {
+  it('receives the bytes of filesUploadV2 and shares the file in the thread, a moment later', async () => {
     const thread = fake.addMessage({ channel: 'C0FILES001', user: 'U0PERSON01', text: 'draw a cat' });
 
     const result = await client.filesUploadV2({
@@ -46,17 +46,37 @@ describe('fake slack: files', () => {
       initialComment: 'Here is your cat',
     });
     expect(uploaded?.bytes.equals(pngBytes)).toBe(true);
-    expect(fake.messages('C0FILES001', thread.ts)).toMatchObject([
-      {
-        text: 'Here is your cat',
-        botId: fake.workspace.botId,
-        files: [{ id: uploaded?.id, name: 'cat.png' }],
-      },
-    ]);
-    expect(JSON.stringify(result)).toContain(uploaded?.id);
+    // Completing answers only id and title; the share comes afterwards.
+    expect(fake.callsTo('files.completeUploadExternal')[0]?.result).toEqual({
+      ok: true,
+      files: [{ id: uploaded?.id, title: 'A cat' }],
+    });
+    expect(JSON.stringify(result)).not.toContain('shares');
+    expect(fake.messages('C0FILES001', thread.ts)).toEqual([]);
+    const before = await client.files.info({ file: String(uploaded?.id) });
+    expect(before.file).toMatchObject({ channels: [], groups: [], ims: [] });
+    expect(before.file?.shares).toBeUndefined();
+
+    const [message] = await fake.waitFor(() => {
+      const shared = fake.messages('C0FILES001', thread.ts);
+      return shared.length > 0 ? shared : undefined;
+    });
+    expect(message).toMatchObject({
+      text: 'Here is your cat',
+      botId: fake.workspace.botId,
+      files: [{ id: uploaded?.id, name: 'cat.png' }],
+    });
+    const after = await client.files.info({ file: String(uploaded?.id) });
+    expect(after.file).toMatchObject({
+      channels: ['C0FILES001'],
+      shares: { public: { C0FILES001: [{ ts: message?.ts, thread_ts: thread.ts }] } },
+    });
+    expect(fake.uploadedFiles[0]?.messageTs).toBe(message?.ts);
     expect(fake.calls.map((call) => call.method)).toEqual([
       'files.getUploadURLExternal',
       'files.completeUploadExternal',
+      'files.info',
+      'files.info',
     ]);
   });
 
@@ -100,7 +120,10 @@ describe('fake slack: files', () => {
       file: Buffer.from('hello'),
       filename: 'hello.txt',
     });
-    const [message] = fake.messages('C0FILES002');
+    const [message] = await fake.waitFor(() => {
+      const shared = fake.messages('C0FILES002');
+      return shared.length > 0 ? shared : undefined;
+    });
     const url = message?.files?.[0]?.url_private_download ?? '';
 
     const response = await fetch(url, { headers: { authorization: `Bearer ${fake.botToken}` } });

@@ -107,4 +107,19 @@ describe('fake slack: HTTP deliveries on the wire', () => {
     expect(fake.responseUrlPosts).toHaveLength(6);
     expect(fake.messages('C0GENERAL1')).toHaveLength(5);
   });
+
+  it('expires a response_url after 30 minutes', async () => {
+    await fake.deliverSlashCommand({ command: slashCommand({ command: '/help', channel: 'C0EXPIRE01' }) });
+    const responseUrl = new URLSearchParams(received[0]?.body).get('response_url') ?? '';
+    fake.expireResponseUrls();
+
+    const response = await fetch(responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'too late' }),
+    });
+
+    expect([response.status, await response.text()]).toEqual([404, 'expired_url']);
+    expect(fake.ephemeralMessages).toEqual([]);
+  });
 });

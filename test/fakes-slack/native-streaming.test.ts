@@ -184,4 +184,73 @@ describe('fake slack: native streaming with the real chatStream helper', () => {
       '',
     ]);
   });
+
+  it('refuses a stream for a recipient of another team, a deactivated one, or where posting is restricted', async () => {
+    fake.addUser({ id: 'U0GONE0001', isDeleted: true });
+    fake.addChannel({ id: 'C0READONLY', postingRestriction: 'restricted_action_read_only_channel' });
+    const start = (channel: string, recipientTeamId: string, recipientUserId: string) =>
+      slackErrorOf(
+        client.chat.startStream({
+          channel,
+          thread_ts: '1700000000.000001',
+          recipient_team_id: recipientTeamId,
+          recipient_user_id: recipientUserId,
+          markdown_text: 'x',
+        }),
+      );
+
+    expect(await start('C0STREAM05', 'T0OTHERTEAM', 'U0PERSON01')).toBe('team_not_found');
+    expect(await start('C0STREAM05', fake.workspace.teamId, 'U0GONE0001')).toBe('user_not_found');
+    expect(await start('C0READONLY', fake.workspace.teamId, 'U0PERSON01')).toBe(
+      'restricted_action_read_only_channel',
+    );
+    expect(await slackErrorOf(client.chat.postMessage({ channel: 'C0READONLY', text: 'x' }))).toBe(
+      'restricted_action_read_only_channel',
+    );
+    expect(fake.streams).toEqual([]);
+  });
+});
+
+describe('fake slack: streams Slack ends on its own', () => {
+  let fake: FakeSlack;
+  let client: WebClient;
+
+  beforeAll(async () => {
+    fake = await startFakeSlack({ rateLimits: false, streamIdleTimeoutMs: 200, isMessagesTabEnabled: false });
+    client = createWebClient(fake);
+  });
+  afterAll(() => fake.close());
+
+  it('ends a stream that goes without writes, keeping its text; later writes are refused', async () => {
+    const start = await client.chat.startStream({
+      channel: 'C0IDLE0001',
+      thread_ts: '1700000000.000001',
+      recipient_team_id: fake.workspace.teamId,
+      recipient_user_id: 'U0PERSON01',
+      markdown_text: 'so far',
+    });
+    await fake.waitFor(() => fake.streams[0]?.state === 'stopped');
+
+    expect(fake.message('C0IDLE0001', String(start.ts))).toMatchObject({
+      text: 'so far',
+      streamingState: 'completed',
+    });
+    expect(
+      await slackErrorOf(
+        client.chat.appendStream({ channel: 'C0IDLE0001', ts: String(start.ts), markdown_text: '!' }),
+      ),
+    ).toBe('message_not_in_streaming_state');
+  });
+
+  it('refuses a stream into a DM when the app has no Messages tab', async () => {
+    expect(
+      await slackErrorOf(
+        client.chat.startStream({
+          channel: 'D0DIRECT06',
+          thread_ts: '1700000000.000001',
+          markdown_text: 'x',
+        }),
+      ),
+    ).toBe('messages_tab_disabled');
+  });
 });

@@ -106,6 +106,28 @@ describe('fake slack: web api with the real WebClient', () => {
     expect(await slackErrorOf(client.chat.postMessage({ channel: 'C0CHAT0003', text: '' }))).toBe('no_text');
   });
 
+  it('takes one table block within its limits, and refuses a second, a big one or an empty cell', async () => {
+    const cell = (text: string) => ({ type: 'raw_text', text });
+    const table = (rows: unknown[][]) => ({ type: 'table', rows });
+    const post = (blocks: unknown[]) =>
+      client.chat.postMessage({ channel: 'C0TABLE001', text: 't', blocks: blocks as never });
+
+    await post([
+      table([
+        [cell('a'), cell('b')],
+        [cell('1'), cell('2')],
+      ]),
+    ]);
+    const refusals = [
+      [table([[cell('a')]]), table([[cell('b')]])],
+      [table(Array.from({ length: 101 }, () => [cell('x')]))],
+      [table([Array.from({ length: 21 }, () => cell('x'))])],
+      [table([[cell('')]])],
+    ];
+    for (const blocks of refusals) expect(await slackErrorOf(post(blocks))).toBe('invalid_blocks');
+    expect(fake.messages('C0TABLE001')).toHaveLength(1);
+  });
+
   it('refuses to update a message that does not exist or is not the bot’s', async () => {
     const person = fake.addMessage({ channel: 'C0CHAT0004', user: 'U0PERSON01', text: 'mine' });
 
@@ -175,7 +197,33 @@ describe('fake slack: web api with the real WebClient', () => {
       real_name: 'Alice Example',
       profile: { display_name: 'Ali' },
       is_bot: false,
+      is_admin: false,
+      is_owner: false,
     });
+  });
+
+  it('says who administers the workspace in users.info', async () => {
+    fake.addUser({ id: 'U0ADMIN001', isAdmin: true });
+    fake.addUser({ id: 'U0OWNER001', isOwner: true });
+
+    const admin = await client.users.info({ user: 'U0ADMIN001' });
+    const owner = await client.users.info({ user: 'U0OWNER001' });
+
+    expect(admin.user).toMatchObject({ is_admin: true, is_owner: false });
+    expect(owner.user).toMatchObject({ is_admin: false, is_owner: true });
+  });
+
+  it('refuses an ephemeral message to someone not in the channel, and posts to a user id as a DM', async () => {
+    fake.addChannel({ id: 'C0MEMBERS1', members: ['U0PERSON01'] });
+
+    await client.chat.postEphemeral({ channel: 'C0MEMBERS1', user: 'U0PERSON01', text: 'member' });
+    expect(
+      await slackErrorOf(client.chat.postEphemeral({ channel: 'C0MEMBERS1', user: 'U0STRANGER', text: 'x' })),
+    ).toBe('user_not_in_channel');
+    const direct = await client.chat.postMessage({ channel: 'U0STRANGER', text: 'in private' });
+
+    expect(direct.channel).toMatch(/^D/);
+    expect(fake.messages(String(direct.channel)).map((message) => message.text)).toEqual(['in private']);
   });
 
   it('keeps ephemeral messages apart, and forced failures answer ok:false', async () => {
@@ -216,5 +264,37 @@ describe('fake slack: web api with the real WebClient', () => {
     });
 
     expect(result.view).toMatchObject({ id: expect.stringMatching(/^V/), type: 'modal' });
+  });
+});
+
+describe('fake slack: history limits of apps outside the Slack Marketplace', () => {
+  let fake: FakeSlack;
+  let client: WebClient;
+
+  beforeAll(async () => {
+    fake = await startFakeSlack({ historyAccess: 'non-marketplace' });
+    client = new WebClient(fake.botToken, {
+      slackApiUrl: fake.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      logger: silentLogger,
+    });
+  });
+  afterAll(() => fake.close());
+
+  it('returns at most 15 messages a call, and one call a minute', async () => {
+    for (let index = 0; index < 40; index += 1) {
+      fake.addMessage({ channel: 'C0HISTORY9', user: 'U0PERSON01', text: `message ${index}` });
+    }
+
+    const first = await client.conversations.history({ channel: 'C0HISTORY9', limit: 200 });
+    const second = await client.conversations
+      .history({ channel: 'C0HISTORY9', limit: 200, cursor: first.response_metadata?.next_cursor })
+      .catch((error: unknown) => error as { code?: string; retryAfter?: number });
+
+    expect(first.messages).toHaveLength(15);
+    expect(first.has_more).toBe(true);
+    expect(second).toMatchObject({ code: 'slack_webapi_rate_limited_error' });
+    expect((second as { retryAfter?: number }).retryAfter).toBeGreaterThan(50);
   });
 });

@@ -132,3 +132,59 @@ describe('retries', () => {
     }
   });
 });
+
+describe('a gateway address of the wrong shape', () => {
+  const withoutVersion = (correct: string) => correct.replace(/\/api\/v1$/, '');
+
+  it('is told apart from an unknown model, naming the URL tried and the shape expected', async () => {
+    const misconfigured = await startGatewayUnderTest({ baseUrlOf: withoutVersion });
+    try {
+      const failure = await errorOf(misconfigured.gateway.chat({ model: 'chat-model', messages: hello }));
+      const triedUrl = `${withoutVersion(misconfigured.fake.baseUrl)}/chat/completions`;
+      expect(failure.kind).toBe('wrong-url');
+      expect(failure.status).toBe(404);
+      expect(failure.userMessage).toContain(`POST ${triedUrl}`);
+      expect(failure.userMessage).toMatch(/GATEWAY_BASE_URL/);
+      expect(failure.userMessage).toMatch(
+        /ending in the API version, like https:\/\/gateway\.example\/api\/v1/,
+      );
+      expect(failure.message).toContain(triedUrl);
+
+      const streamFailure = await errorOf(
+        (async () => {
+          for await (const _event of misconfigured.gateway.chatStream({
+            model: 'chat-model',
+            messages: hello,
+          })) {
+            // draining
+          }
+        })(),
+      );
+      expect(streamFailure.kind).toBe('wrong-url');
+      const imageFailure = await errorOf(
+        misconfigured.gateway.generateImages({ model: 'plain-image-model', prompt: 'a fox', count: 1 }),
+      );
+      expect(imageFailure.kind).toBe('wrong-url');
+      expect(imageFailure.userMessage).toContain(
+        `${withoutVersion(misconfigured.fake.baseUrl)}/images/generations`,
+      );
+    } finally {
+      await misconfigured.close();
+    }
+  });
+
+  it('is recognised when a 404 is a web page rather than the gateway error JSON', async () => {
+    subject.fake.enqueue({
+      error: { status: 404, body: '<html><body><h1>404 Not Found</h1></body></html>' },
+    });
+    const failure = await errorOf(subject.gateway.chat({ model: 'chat-model', messages: hello }));
+    expect(failure.kind).toBe('wrong-url');
+    expect(failure.userMessage).toContain(`POST ${subject.fake.baseUrl}/chat/completions`);
+  });
+
+  it('leaves a 404 that is the gateway error JSON about a model an unknown model', async () => {
+    subject.fake.enqueue({ error: { status: 404 } });
+    const failure = await errorOf(subject.gateway.chat({ model: 'no-such-model', messages: hello }));
+    expect(failure.kind).toBe('unknown-model');
+  });
+});

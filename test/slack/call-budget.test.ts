@@ -67,4 +67,23 @@ describe('slack call budget', () => {
 
     expect(order).toEqual(['first', 'final', 'stale edit', 'fresh edit']);
   });
+
+  it('runs a call only when the budget allows it now, and never makes it wait', async () => {
+    const budget = createCallBudget({
+      budgets: { 'chat.startStream': { perMinute: 60, burst: 2 } },
+      now: () => Date.now(),
+    });
+    const start = () =>
+      budget.runIfFree({ teamId: 'T1', method: 'chat.startStream', call: async () => 'started' });
+
+    expect([await start(), await start(), await start()]).toEqual([
+      { result: 'started' },
+      { result: 'started' },
+      undefined,
+    ]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await start()).toEqual({ result: 'started' });
+    budget.reset();
+    expect([await start(), await start()]).toEqual([{ result: 'started' }, { result: 'started' }]);
+  });
 });

@@ -8,14 +8,8 @@ import {
   directMessage,
   threadReply,
 } from '../fakes/slack/index.ts';
+import { lastUserContent } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
-
-/** The text the model saw last: the user message of the newest chat request. */
-function lastUserContent(bot: SlackUnderTest): unknown {
-  const chats = bot.gateway.requests.filter((request) => request.path.endsWith('/chat/completions'));
-  const body = chats.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> } | undefined;
-  return body?.messages.at(-1)?.content;
-}
 
 describe('slack over HTTP: chat with native streaming', () => {
   let bot: SlackUnderTest;
@@ -162,16 +156,21 @@ describe('slack over HTTP: chat with native streaming', () => {
     expect(bot.slack.callsTo('chat.postMessage')).toEqual([]);
   });
 
-  it('answers 401 to a forged or stale signature, and never replies', async () => {
+  it('answers 401 to a forged signature or a timestamp over 5 minutes away, and never replies', async () => {
+    const nowSec = Math.floor(Date.now() / 1000);
     const forged = await bot.deliverEvent(appMention({ channel: 'C0EVIL0001', text: 'evil' }), {
       forgeSignature: true,
     });
     const stale = await bot.deliverEvent(appMention({ channel: 'C0EVIL0001', text: 'replayed' }), {
-      timestampSec: Math.floor(Date.now() / 1000) - 6 * 60,
+      timestampSec: nowSec - 6 * 60,
+    });
+    // Correctly signed, but dated 10 minutes ahead: Bolt checks only the past.
+    const future = await bot.deliverEvent(appMention({ channel: 'C0EVIL0001', text: 'from the future' }), {
+      timestampSec: nowSec + 10 * 60,
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
 
-    expect([forged.status, stale.status]).toEqual([401, 401]);
+    expect([forged.status, stale.status, future.status]).toEqual([401, 401, 401]);
     expect(bot.gateway.requests).toEqual([]);
     expect(bot.slack.streams).toEqual([]);
   });

@@ -67,7 +67,10 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     // The progress line was posted, then removed once the images were there.
     expect(bot.slack.callsTo('chat.postMessage')[0]?.arguments.text).toMatch(/drawing 2 images/);
     expect(bot.slack.callsTo('chat.delete')).toHaveLength(1);
+    // The images, then their buttons: Slack shares an upload a moment after completing it, so the
+    // buttons wait until files.info lists the share.
     expect(bot.slack.messages('C0IMAGINE1').map((message) => message.files?.length ?? 0)).toEqual([2, 0]);
+    expect(bot.slack.callsTo('files.info').length).toBeGreaterThan(0);
   });
 
   it('a Vary click draws again from that image (kept, sent as a data: URI), in the same channel', async () => {
@@ -176,7 +179,7 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     expect(prefixNote).toMatch(/^In this workspace my commands start with `\/p-`: `\/p-chat`, `\/p-imagine`/);
     expect(texts[0]).toContain('`/imagine &lt;prompt&gt;');
     expect(texts[1]).toBe(
-      '⚠ count must be a whole number from 1 to 4.\nUsage: `/imagine &lt;prompt&gt; [--n 1–4] [--ar 1:1|16:9|9:16|4:3|3:4|3:2|2:3|21:9] [--f png|jpg] [--ref image]`',
+      '⚠ --count must be a whole number from 1 to 4.\nUsage: `/imagine &lt;prompt&gt; [--n 1–4] [--ar 1:1|16:9|9:16|4:3|3:4|3:2|2:3|21:9] [--f png|jpg] [--ref image]`',
     );
     expect(texts[2]).toBe('Only admins can change the model here.');
     expect(bot.slack.ephemeralMessages.every((message) => message.source === 'response_url')).toBe(true);

@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -5,13 +6,22 @@ import { botScopes, buildSlackManifest } from '../../adapters/slack/app-manifest
 import { allCommands } from '../../commands/all-commands.ts';
 
 interface Manifest {
-  features: { slash_commands: Array<{ command: string; description: string; usage_hint?: string }> };
+  features: {
+    slash_commands: Array<{ command: string; description: string; usage_hint?: string; url?: string }>;
+  };
   oauth_config: { scopes: { bot: string[] } };
   settings: {
-    event_subscriptions: { bot_events: string[] };
-    interactivity: { is_enabled: boolean };
+    event_subscriptions: { bot_events: string[]; request_url?: string };
+    interactivity: { is_enabled: boolean; request_url?: string };
     socket_mode_enabled: boolean;
   };
+}
+
+const scriptPath = resolve(import.meta.dirname, '../../slack/print-manifest.ts');
+
+/** Runs `npm run slack-manifest -- …` the way npm does: the script under this Node. */
+function printManifest(args: string[]) {
+  return spawnSync(process.execPath, [scriptPath, ...args], { encoding: 'utf8' });
 }
 
 const manifestPath = resolve(import.meta.dirname, '../../slack/manifest.json');
@@ -54,5 +64,40 @@ describe('slack/manifest.json', () => {
     expect(prefixed.features.slash_commands.map((command) => command.command)).toEqual(
       allCommands.map((command) => `/parley-${command.name}`),
     );
+  });
+
+  it('prints slack/manifest.json with no arguments', () => {
+    expect(JSON.parse(execFileSync(process.execPath, [scriptPath], { encoding: 'utf8' }))).toEqual(manifest);
+  });
+});
+
+describe('npm run slack-manifest -- --http <url>', () => {
+  it('points events, interactivity and every command at the URL, without Socket Mode', () => {
+    const url = 'https://bot.example.com/slack/events';
+    const printed = printManifest(['--http', url, '--prefix', 'parley-']);
+    const http = JSON.parse(printed.stdout) as Manifest;
+
+    expect(printed.status).toBe(0);
+    expect(http.settings.socket_mode_enabled).toBe(false);
+    expect(http.settings.event_subscriptions.request_url).toBe(url);
+    expect(http.settings.interactivity).toEqual({ is_enabled: true, request_url: url });
+    expect(http.features.slash_commands.map((command) => [command.command, command.url])).toEqual(
+      allCommands.map((command) => [`/parley-${command.name}`, url]),
+    );
+    // Everything else is the manifest made from commands/, as in slack/manifest.json.
+    expect(http.oauth_config).toEqual(manifest.oauth_config);
+    expect(http.settings.event_subscriptions.bot_events).toEqual(
+      manifest.settings.event_subscriptions.bot_events,
+    );
+    expect(buildSlackManifest({ commandPrefix: 'parley-', requestUrl: url })).toEqual(http);
+  });
+
+  it('refuses a URL Slack would not call', () => {
+    for (const url of ['http://bot.example.com/slack/events', 'not a url']) {
+      const printed = printManifest(['--http', url]);
+      expect(printed.status).toBe(1);
+      expect(printed.stdout).toBe('');
+      expect(printed.stderr).toMatch(/^--http must be/);
+    }
   });
 });

@@ -30,3 +30,10 @@ export function finishedReplies(bot: SlackUnderTest, channel: string, threadTs: 
       : undefined;
   }, 10_000);
 }
+
+/** The text the model saw last: the user message of the newest chat request. */
+export function lastUserContent(bot: SlackUnderTest): unknown {
+  const chats = bot.gateway.requests.filter((request) => request.path.endsWith('/chat/completions'));
+  const body = chats.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> } | undefined;
+  return body?.messages.at(-1)?.content;
+}

@@ -1,3 +1,5 @@
+import { createCallBudget } from '../../adapters/slack/call-budget.ts';
+import { createMethodPauses } from '../../adapters/slack/method-pauses.ts';
 import { type SlackAdapter, startSlackAdapter } from '../../adapters/slack/slack-adapter.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { App } from '../../src/app.ts';
@@ -27,7 +29,7 @@ export interface SlackUnderTest {
   deliverEvent(event: SlackEvent, options?: Record<string, unknown>): Promise<{ status?: number }>;
   deliverCommand(command: SlashCommandPayload): Promise<unknown>;
   deliverInteraction(payload: InteractionPayload): Promise<unknown>;
-  /** Forgets what both fakes recorded, between tests. */
+  /** Forgets what both fakes recorded, and the adapter's call budgets and rate-limit pauses, between tests. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -68,7 +70,12 @@ export async function startSlackUnderTest({
   });
   const { config, app, services, logger } = bot;
   if (config.slack === undefined) throw new Error('the test config has no Slack section');
+  // Kept here so that reset() starts each case with fresh budgets, as the fake's reset does its buckets.
+  const budget = createCallBudget();
+  const methodPauses = createMethodPauses({ apiUrl: slack.apiUrl, logger });
   const adapter = await startSlackAdapter({
+    budget,
+    methodPauses,
     services,
     slack: config.slack,
     logger,
@@ -100,6 +107,8 @@ export async function startSlackUnderTest({
     reset() {
       slack.reset();
       gateway.reset();
+      budget.reset();
+      methodPauses.reset();
     },
     async close() {
       await adapter.stop();

@@ -36,12 +36,18 @@ export interface GatewayUnderTest {
 
 /** The real gateway client (on the real `openai` SDK) against the fake gateway over loopback HTTP. */
 export async function startGatewayUnderTest(
-  options: { maxRetries?: number; timeoutMs?: number; firstByteTimeoutMs?: number } = {},
+  options: {
+    maxRetries?: number;
+    timeoutMs?: number;
+    firstByteTimeoutMs?: number;
+    /** The base URL parley is given, from the fake's correct one; default: the correct one. */
+    baseUrlOf?: (correctBaseUrl: string) => string;
+  } = {},
 ): Promise<GatewayUnderTest> {
   const fake = await startFakeGateway({ apiKey: testApiKey, models: fakeModels });
   const { logger, output } = createCapturedLogger([testApiKey]);
   const gateway = createGateway({
-    baseUrl: fake.baseUrl,
+    baseUrl: options.baseUrlOf?.(fake.baseUrl) ?? fake.baseUrl,
     apiKey: testApiKey,
     timeoutMs: options.timeoutMs ?? 5_000,
     ...(options.firstByteTimeoutMs === undefined ? {} : { firstByteTimeoutMs: options.firstByteTimeoutMs }),

@@ -5,7 +5,7 @@ import { type StoredMessage, toSlackMessage } from './message-store.ts';
 import { SlackApiError } from './slack-api-error.ts';
 import { nextMessageTs } from './slack-ids.ts';
 
-/** The `channel` argument; Slack answers `channel_not_found` when it is missing. */
+/** The `channel` argument; Slack answers `channel_not_found` when it is missing (chat.* "Errors"). */
 export function requireChannel(args: ApiArguments, name = 'channel'): string {
   const channel = stringArgument(args, name);
   if (channel === undefined) {
@@ -14,7 +14,10 @@ export function requireChannel(args: ApiArguments, name = 'channel'): string {
   return channel;
 }
 
-/** Text and blocks of a message-shaped call: at least one of them, blocks within Block Kit limits. */
+/**
+ * Text and blocks of a message-shaped call: at least one of them (`no_text` otherwise, chat.postMessage
+ * "Errors"), blocks within Block Kit limits (`invalid_blocks`).
+ */
 function messageContent(args: ApiArguments): { text: string; blocks: unknown[] | undefined } {
   const blocks = arrayArgument(args, 'blocks');
   const attachments = arrayArgument(args, 'attachments');
@@ -26,6 +29,16 @@ function messageContent(args: ApiArguments): { text: string; blocks: unknown[] |
     assertValidBlocks(blocks);
   }
   return { text: text ?? '', blocks };
+}
+
+/**
+ * Refuses a post where posting is restricted: chat.postMessage and chat.startStream document
+ * `restricted_action` ("A workspace preference prevents the authenticated user from posting") and its
+ * `restricted_action_read_only_channel` / `_thread_only_channel` / `_non_threadable_channel` variants.
+ */
+export function assertMayPost(state: FakeSlackState, channel: string): void {
+  const restriction = state.directory.channel(channel).postingRestriction;
+  if (restriction !== undefined) throw new SlackApiError(restriction);
 }
 
 /** The message of `channel` and `ts`, else `message_not_found`. */
@@ -45,7 +58,11 @@ export function slackMessageOf(state: FakeSlackState, message: StoredMessage): R
 }
 
 const postMessage: ApiMethod = (state, args) => {
-  const channel = requireChannel(args);
+  // chat.postMessage (docs.slack.dev/reference/methods/chat.postMessage, "Channels"): a user's id as
+  // the channel posts to the app's DM with them (its Messages tab); the answer names the DM's id.
+  const requested = requireChannel(args);
+  const channel = /^[UW]/.test(requested) ? state.directory.directMessageWith(requested).id : requested;
+  assertMayPost(state, channel);
   const { text, blocks } = messageContent(args);
   const message = state.messages.add({
     channel,
@@ -60,6 +77,11 @@ const postMessage: ApiMethod = (state, args) => {
   return { channel, ts: message.ts, message: slackMessageOf(state, message) };
 };
 
+/**
+ * chat.update (docs.slack.dev/reference/methods/chat.update): `message_not_found`,
+ * `cant_update_message` for another author's message, `no_text`, `msg_too_long`; blocks left out of
+ * the call are kept ("If you don't include blocks, the message's previous blocks are retained").
+ */
 const update: ApiMethod = (state, args) => {
   const message = requireMessage(state, args);
   if (message.botId !== state.workspace.botId) {
@@ -91,6 +113,7 @@ const update: ApiMethod = (state, args) => {
   };
 };
 
+/** chat.delete ("Errors"): a bot may delete only its own messages, else `cant_delete_message`. */
 const deleteMessage: ApiMethod = (state, args) => {
   const message = requireMessage(state, args);
   if (message.botId !== state.workspace.botId) {
@@ -103,7 +126,9 @@ const deleteMessage: ApiMethod = (state, args) => {
 const postEphemeral: ApiMethod = (state, args) => {
   const channel = requireChannel(args);
   const user = stringArgument(args, 'user');
-  if (user === undefined) {
+  // chat.postEphemeral (docs.slack.dev/reference/methods/chat.postEphemeral, "Errors"):
+  // user_not_in_channel, "Intended recipient is not in the specified channel".
+  if (user === undefined || !state.directory.isMember(channel, user)) {
     throw new SlackApiError('user_not_in_channel');
   }
   const { text, blocks } = messageContent(args);

@@ -4,9 +4,22 @@ import type { ApiMethod, FakeSlackState } from './fake-slack-state.ts';
 import { compareTs, type StoredMessage, toSlackMessage } from './message-store.ts';
 import { SlackApiError } from './slack-api-error.ts';
 
-/** One page of `messages` with Slack's cursor fields. */
+/**
+ * The most messages one `conversations.history` or `conversations.replies` call returns to an app
+ * distributed outside the Slack Marketplace (and its default `limit`): "Rate limit changes for
+ * non-Marketplace apps", docs.slack.dev/changelog/2025/05/29/rate-limit-changes-for-non-marketplace-apps.
+ * Such apps also get these methods at Tier 1 (see fake-slack.ts); internal apps keep 999 and Tier 3.
+ */
+export const nonMarketplacePageLimit = 15;
+
+/**
+ * One page of `messages` with Slack's cursor fields ("Pagination", docs.slack.dev/apis/web-api/
+ * pagination): `limit`, `response_metadata.next_cursor` (empty on the last page) and `has_more`.
+ */
 function page(messages: StoredMessage[], args: ApiArguments, state: FakeSlackState) {
-  const limit = Math.min(Math.max(numberArgument(args, 'limit') ?? 100, 1), 999);
+  const maxLimit = state.historyAccess === 'non-marketplace' ? nonMarketplacePageLimit : 999;
+  const defaultLimit = state.historyAccess === 'non-marketplace' ? nonMarketplacePageLimit : 100;
+  const limit = Math.min(Math.max(numberArgument(args, 'limit') ?? defaultLimit, 1), maxLimit);
   const cursor = stringArgument(args, 'cursor');
   const offset =
     cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64').toString('utf8').split(':')[1]);
@@ -42,6 +55,7 @@ function withinRange(messages: StoredMessage[], args: ApiArguments): StoredMessa
   });
 }
 
+/** conversations.history: top-level messages and thread parents, newest first (its docs.slack.dev page). */
 const history: ApiMethod = (state, args) => {
   const channel = requireChannel(args);
   // History shows top-level messages and thread parents, newest first; replies live in `replies`.
@@ -52,6 +66,10 @@ const history: ApiMethod = (state, args) => {
   return { ...page(withinRange(topLevel, args), args, state), pin_count: 0 };
 };
 
+/**
+ * conversations.replies: the thread's parent, then its replies oldest first; any ts in the thread
+ * names it; `thread_not_found` otherwise (its docs.slack.dev page).
+ */
 const replies: ApiMethod = (state, args) => {
   const channel = requireChannel(args);
   const ts = stringArgument(args, 'ts');

@@ -1,5 +1,6 @@
 import type { ApiArguments } from './api-arguments.ts';
 import type { FileStore } from './file-store.ts';
+import type { SlackMention } from './mention-scanner.ts';
 import type { MessageStore } from './message-store.ts';
 import type { NativeStream } from './native-streams.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -11,6 +12,13 @@ import type { Directory, Workspace } from './workspace.ts';
  * feature; the others like an app without it.
  */
 export type NativeStreamingMode = 'enabled' | 'not_allowed' | 'unknown_method';
+
+/**
+ * How the app may read history: `internal` (a single-workspace app, or one from the Marketplace) or
+ * `non-marketplace` (an app distributed to other workspaces outside the Marketplace, limited since
+ * 2025: 15 messages a call, Tier 1).
+ */
+export type HistoryAccess = 'internal' | 'non-marketplace';
 
 /** One Web API call as the fake received and answered it. */
 export interface ApiCall {
@@ -58,10 +66,26 @@ export interface FakeSlackState {
   readonly streams: NativeStream[];
   readonly ephemeralMessages: EphemeralMessage[];
   readonly calls: ApiCall[];
+  /** Every notification Slack would have sent because of what the app posted. */
+  readonly mentions: SlackMention[];
   readonly rateLimiter: RateLimiter;
   readonly responseUrls: ResponseUrlStore;
   readonly forcedFailures: Map<string, ForcedFailure>;
   nativeStreaming: NativeStreamingMode;
+  /** The app's Messages tab (App Home); without it Slack refuses streams into DMs. */
+  isMessagesTabEnabled: boolean;
+  /** How long a native stream may go without a write before Slack ends it. */
+  streamIdleTimeoutMs: number;
+  /** The pending idle end of each open stream, by `channel ts`. */
+  readonly streamIdleTimers: Map<string, ReturnType<typeof setTimeout>>;
+  /** `non-marketplace`: conversations.history/replies return at most 15 messages a call. */
+  readonly historyAccess: HistoryAccess;
+  /** How long after `files.completeUploadExternal` the files are shared in their channel. */
+  fileShareDelayMs: number;
+  /** Shares that have not happened yet, so that reset and close can cancel them. */
+  readonly pendingShares: Set<ReturnType<typeof setTimeout>>;
+  /** Where each shared file was shared, as `files.info` shows it. */
+  readonly fileShares: Map<string, FileShare>;
   /** Longest `text` `chat.update` accepts; longer gets `msg_too_long`. */
   maxUpdateTextCharacters: number;
   /** A fresh Socket Mode URL for `apps.connections.open`. */
@@ -73,3 +97,10 @@ export interface FakeSlackState {
 
 /** A Web API method: gets the call's arguments, returns the fields of an `ok: true` answer or throws. */
 export type ApiMethod = (state: FakeSlackState, args: ApiArguments) => Record<string, unknown>;
+
+/** One share of a file, as `files.info` lists it under `shares.public` or `shares.private`. */
+export interface FileShare {
+  visibility: 'public' | 'private';
+  channel: string;
+  entry: Record<string, unknown>;
+}

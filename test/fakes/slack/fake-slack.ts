@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { type AppDelivery, createAppDelivery } from './app-delivery.ts';
 import { createChangeNotifier } from './change-notifier.ts';
 import { defaultPersonId } from './event-payloads.ts';
-import type { ApiCall, EphemeralMessage, FakeSlackState, NativeStreamingMode } from './fake-slack-state.ts';
+import type {
+  ApiCall,
+  EphemeralMessage,
+  FakeSlackState,
+  HistoryAccess,
+  NativeStreamingMode,
+} from './fake-slack-state.ts';
 import {
   createFileStore,
   type FileDownload,
@@ -11,10 +17,11 @@ import {
   type SlackFile,
   type UploadedFile,
 } from './file-store.ts';
+import type { SlackMention } from './mention-scanner.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type NewMessage, type StoredMessage } from './message-store.ts';
 import type { NativeStream } from './native-streams.ts';
-import { createRateLimiter, type RateLimit } from './rate-limiter.ts';
+import { createRateLimiter, type RateLimit, rateLimitTiers } from './rate-limiter.ts';
 import { createRequestListener, createUpgradeListener } from './request-router.ts';
 import { createResponseUrlStore, type ResponseUrlPost } from './response-urls.ts';
 import { nextMessageTs } from './slack-ids.ts';
@@ -42,12 +49,31 @@ export interface FakeSlackOptions {
   appUrl?: string;
   /** `false` turns rate limits off; a record overrides the defaults per method (`null` removes one). */
   rateLimits?: false | Record<string, RateLimit | null>;
+  /**
+   * `non-marketplace` applies the history limits of apps distributed outside the Slack Marketplace:
+   * conversations.history/replies at Tier 1 with at most 15 messages a call. Default `internal`.
+   */
+  historyAccess?: HistoryAccess;
   /** Default `enabled`; the other modes answer the stream methods like an app without the AI feature. */
   nativeStreaming?: NativeStreamingMode;
+  /** The app's Messages tab; default on. Off, chat.startStream in a DM answers `messages_tab_disabled`. */
+  isMessagesTabEnabled?: boolean;
+  /**
+   * How long a native stream may go without a write before Slack ends it on its own. Slack publishes
+   * no number; default 5 minutes.
+   */
+  streamIdleTimeoutMs?: number;
   /** How long a Socket Mode delivery waits for a connection and its ack. Default 3,000 ms, Slack's. */
   ackTimeoutMs?: number;
+  /**
+   * How long after `files.completeUploadExternal` Slack shares the files (the message with them
+   * appears, `files.info` lists the share). Slack publishes no number; default 400 ms.
+   */
+  fileShareDelayMs?: number;
   /** Longest `text` `chat.update` accepts (`msg_too_long` above). Default 40,000. */
   maxUpdateTextCharacters?: number;
+  /** How long a `response_url` works. Default 30 minutes, Slack's. */
+  responseUrlLifetimeMs?: number;
   /** Called with each Web API call once it is answered, e.g. to log it or to time it in a benchmark. */
   onCall?: (call: ApiCall) => void;
 }
@@ -71,6 +97,8 @@ export interface FakeSlack extends AppDelivery {
   message(channel: string, ts: string): StoredMessage | undefined;
   /** Every Web API call, oldest first. */
   readonly calls: ApiCall[];
+  /** Every notification Slack would have sent for what the app posted (`<!here>`, `<@U…>` …). */
+  readonly mentions: SlackMention[];
   /** The calls of one method, oldest first. */
   callsTo(method: string): ApiCall[];
   /** Native streams (`chat.startStream` …), oldest first. */
@@ -112,10 +140,12 @@ export interface FakeSlack extends AppDelivery {
   failNext(options: { method: string; error: string; times?: number }): void;
   /** Sends `{"type":"disconnect"}` to every Socket Mode connection; the app should reconnect. */
   disconnectSockets(reason?: string): void;
+  /** Ages every `response_url` handed out so far past its 30 minutes: later posts get 404 expired_url. */
+  expireResponseUrls(): void;
   /** Drops every Socket Mode connection without a close frame. */
   dropSockets(): void;
   /**
-   * Forgets messages, calls, streams, files, uploads, posts, acks, rate-limit buckets, forced answers
+   * Forgets messages, calls, mentions, streams, files, uploads, posts, acks, rate-limit buckets, forced answers
    * and switches. Keeps users, channels and open sockets.
    */
   reset(): void;
@@ -133,6 +163,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     notifyChange: notifier.notify,
   });
   const initialNativeStreaming = options.nativeStreaming ?? 'enabled';
+  const historyAccess = options.historyAccess ?? 'internal';
   const origin = () => state.origin;
   const state: FakeSlackState = {
     workspace,
@@ -145,13 +176,30 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     streams: [],
     ephemeralMessages: [],
     calls: [],
+    mentions: [],
     rateLimiter: createRateLimiter({
       isEnabled: options.rateLimits !== false,
-      limits: options.rateLimits === false ? undefined : options.rateLimits,
+      limits: {
+        ...(historyAccess === 'non-marketplace'
+          ? { 'conversations.history': rateLimitTiers.tier1, 'conversations.replies': rateLimitTiers.tier1 }
+          : {}),
+        ...(options.rateLimits === false ? {} : options.rateLimits),
+      },
     }),
-    responseUrls: createResponseUrlStore({ origin, teamId: workspace.teamId }),
+    historyAccess,
+    responseUrls: createResponseUrlStore({
+      origin,
+      teamId: workspace.teamId,
+      lifetimeMs: options.responseUrlLifetimeMs,
+    }),
     forcedFailures: new Map(),
     nativeStreaming: initialNativeStreaming,
+    isMessagesTabEnabled: options.isMessagesTabEnabled ?? true,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 5 * 60_000,
+    streamIdleTimers: new Map(),
+    fileShareDelayMs: options.fileShareDelayMs ?? 400,
+    pendingShares: new Set(),
+    fileShares: new Map(),
     maxUpdateTextCharacters: options.maxUpdateTextCharacters ?? messageLimits.maxTextCharacters,
     openSocketUrl: () => socketServer.createConnectionUrl(state.origin),
     notifyChange: notifier.notify,
@@ -186,6 +234,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       threadTs === undefined ? state.messages.inChannel(channel) : state.messages.replies(channel, threadTs),
     message: (channel, ts) => state.messages.find(channel, ts),
     calls: state.calls,
+    mentions: state.mentions,
     callsTo: (method) => state.calls.filter((call) => call.method === method),
     streams: state.streams,
     ephemeralMessages: state.ephemeralMessages,
@@ -216,12 +265,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     disconnectSockets: (reason = 'refresh_requested') => socketServer.disconnectAll(reason),
     dropSockets: () => socketServer.terminateAll(),
+    expireResponseUrls: () => state.responseUrls.expireAll(),
     reset() {
       state.messages.clear();
       state.files.clear();
+      for (const timer of state.pendingShares) clearTimeout(timer);
+      state.pendingShares.clear();
+      state.fileShares.clear();
       state.streams.length = 0;
+      for (const timer of state.streamIdleTimers.values()) clearTimeout(timer);
+      state.streamIdleTimers.clear();
       state.ephemeralMessages.length = 0;
       state.calls.length = 0;
+      state.mentions.length = 0;
       state.responseUrls.clear();
       state.rateLimiter.reset();
       state.forcedFailures.clear();
@@ -230,6 +286,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     async close() {
       notifier.close();
+      for (const timer of state.streamIdleTimers.values()) clearTimeout(timer);
+      for (const timer of state.pendingShares) clearTimeout(timer);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await socketServer.close();
       server.closeAllConnections();

@@ -51,7 +51,7 @@ export interface UploadedFile {
   channel: string | undefined;
   threadTs: string | undefined;
   initialComment: string | undefined;
-  /** The message the upload created in the channel. */
+  /** The message the upload created in the channel, once Slack has shared it (asynchronously). */
   messageTs: string | undefined;
   completedAtMs: number;
 }

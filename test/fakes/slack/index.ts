@@ -11,7 +11,7 @@ export {
   threadReply,
 } from './event-payloads.ts';
 export { type FakeSlack, type FakeSlackOptions, startFakeSlack } from './fake-slack.ts';
-export type { ApiCall, EphemeralMessage, NativeStreamingMode } from './fake-slack-state.ts';
+export type { ApiCall, EphemeralMessage, HistoryAccess, NativeStreamingMode } from './fake-slack-state.ts';
 export type { FileDownload, SlackFile, UploadedFile } from './file-store.ts';
 export type { HttpDelivery, HttpTarget } from './http-delivery.ts';
 export {
@@ -21,7 +21,8 @@ export {
   type SlashCommandPayload,
   slashCommand,
 } from './interaction-payloads.ts';
-export { messageLimits } from './message-limits.ts';
+export type { SlackMention } from './mention-scanner.ts';
+export { markdownShownRaw, messageLimits } from './message-limits.ts';
 export type { StoredMessage } from './message-store.ts';
 export type { NativeStream, StreamWrite } from './native-streams.ts';
 export { defaultRateLimits, type RateLimit, rateLimitTiers } from './rate-limiter.ts';

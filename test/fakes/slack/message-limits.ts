@@ -1,6 +1,12 @@
 import { SlackApiError } from './slack-api-error.ts';
 
-/** Slack's limits on what one message may carry. */
+/**
+ * Slack's limits on what one message may carry: `text` from chat.postMessage ("Truncating content":
+ * cut at 40,000 characters), blocks from the Block Kit reference (docs.slack.dev/reference/block-kit/
+ * blocks: 50 blocks a message; section text 3,000, 10 fields of 2,000; header 150; context 10
+ * elements; actions 25 elements; button text 75), the markdown block page (12,000 characters for all
+ * markdown blocks of a payload), chat.appendStream's `markdown_text` (12,000) and the table block page.
+ */
 export const messageLimits = {
   /** Longer `text` is cut here by `chat.postMessage`. */
   maxTextCharacters: 40_000,
@@ -16,6 +22,10 @@ export const messageLimits = {
   maxButtonTextCharacters: 75,
   /** `markdown_text` of one streaming call. */
   maxStreamMarkdownCharacters: 12_000,
+  /** Table block: rows (the first one included), cells a row, column settings, tables a message. */
+  maxTableRows: 100,
+  maxTableCells: 20,
+  maxTablesPerMessage: 1,
 } as const;
 
 /** Cuts `text` at Slack's limit, as `chat.postMessage` does instead of refusing it. */
@@ -45,6 +55,7 @@ function findBlockProblems(blocks: unknown[]): string[] {
     problems.push(`no more than ${messageLimits.maxBlocks} items allowed [json-pointer:/blocks]`);
   }
   let markdownCharacters = 0;
+  let tableCount = 0;
   blocks.forEach((block, index) => {
     const pointer = `/blocks/${index}`;
     if (!isRecord(block) || typeof block.type !== 'string') {
@@ -53,6 +64,13 @@ function findBlockProblems(blocks: unknown[]): string[] {
     }
     if (block.type === 'markdown') {
       markdownCharacters += typeof block.text === 'string' ? block.text.length : 0;
+    }
+    if (block.type === 'table') {
+      tableCount += 1;
+      // Table block page (docs.slack.dev/reference/block-kit/blocks/table-block): one table a message.
+      if (tableCount > messageLimits.maxTablesPerMessage) {
+        problems.push(`only one table block is allowed per message [json-pointer:${pointer}]`);
+      }
     }
     problems.push(...findProblemsInBlock(block, pointer));
   });
@@ -111,10 +129,72 @@ function findProblemsInBlock(block: Record<string, unknown>, pointer: string): s
         });
       }
       break;
+    case 'table':
+      problems.push(...findProblemsInTable(block, pointer));
+      break;
     default:
       break;
   }
   return problems;
+}
+
+/**
+ * The table block (docs.slack.dev/reference/block-kit/blocks/table-block, and TableBlock in
+ * @slack/types): `rows` is required, at most 100 rows of at most 20 cells; a cell is `raw_text`
+ * (text of at least one character), `raw_number` or `rich_text`; at most 20 `column_settings`.
+ */
+function findProblemsInTable(block: Record<string, unknown>, pointer: string): string[] {
+  const problems: string[] = [];
+  if (!Array.isArray(block.rows) || block.rows.length === 0) {
+    return [`missing required field: rows [json-pointer:${pointer}/rows]`];
+  }
+  if (block.rows.length > messageLimits.maxTableRows) {
+    problems.push(
+      `must provide no more than ${messageLimits.maxTableRows} items [json-pointer:${pointer}/rows]`,
+    );
+  }
+  block.rows.forEach((row, rowIndex) => {
+    const at = `${pointer}/rows/${rowIndex}`;
+    if (!Array.isArray(row) || row.length === 0 || row.length > messageLimits.maxTableCells) {
+      problems.push(`must provide 1 to ${messageLimits.maxTableCells} cells [json-pointer:${at}]`);
+      return;
+    }
+    row.forEach((cell, cellIndex) => {
+      const type = isRecord(cell) ? cell.type : undefined;
+      const isText =
+        type === 'raw_text' && isRecord(cell) && typeof cell.text === 'string' && cell.text.length >= 1;
+      const isNumber = type === 'raw_number';
+      const isRich = type === 'rich_text' && isRecord(cell) && Array.isArray(cell.elements);
+      if (!isText && !isNumber && !isRich) {
+        problems.push(`must be a raw_text, raw_number or rich_text cell [json-pointer:${at}/${cellIndex}]`);
+      }
+    });
+  });
+  if (Array.isArray(block.column_settings) && block.column_settings.length > messageLimits.maxTableCells) {
+    problems.push(
+      `must provide no more than ${messageLimits.maxTableCells} items [json-pointer:${pointer}/column_settings]`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * Markdown that Slack accepts in a `markdown` block or a stream's `markdown_text` but shows as typed:
+ * the Markdown block page lists tables among what it does not render. Returns `table` for each pipe
+ * table (a `|` header line over a `|---|` separator) outside code blocks, for tests to check what a
+ * person would see.
+ */
+export function markdownShownRaw(markdown: string): string[] {
+  const found: string[] = [];
+  let isCode = false;
+  const lines = markdown.split('\n');
+  for (const [index, line] of lines.entries()) {
+    if (/^\s*(```|~~~)/.test(line)) isCode = !isCode;
+    const next = lines[index + 1] ?? '';
+    if (!isCode && /\|/.test(line) && /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$/.test(next))
+      found.push('table');
+  }
+  return found;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

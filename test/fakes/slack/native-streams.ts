@@ -1,6 +1,7 @@
 import { type ApiArguments, arrayArgument, stringArgument } from './api-arguments.ts';
-import { requireChannel, requireMessage, slackMessageOf } from './chat-methods.ts';
+import { assertMayPost, requireChannel, requireMessage, slackMessageOf } from './chat-methods.ts';
 import type { ApiMethod, FakeSlackState } from './fake-slack-state.ts';
+import { mentionsInText } from './mention-scanner.ts';
 import { assertValidBlocks, messageLimits } from './message-limits.ts';
 import { SlackApiError } from './slack-api-error.ts';
 import { nextMessageTs } from './slack-ids.ts';
@@ -79,17 +80,79 @@ function streamOf(state: FakeSlackState, args: ApiArguments): NativeStream {
   return stream;
 }
 
+/**
+ * Slack ends a stream that has gone without writes for a while: the message keeps the text streamed
+ * so far, and later appends and stops answer `message_not_in_streaming_state` (chat.appendStream and
+ * chat.stopStream, "Errors"). Slack publishes no duration; the fake's is an option.
+ */
+function armIdleEnd(state: FakeSlackState, stream: NativeStream): void {
+  const key = `${stream.channel} ${stream.ts}`;
+  clearTimeout(state.streamIdleTimers.get(key));
+  const timer = setTimeout(() => {
+    state.streamIdleTimers.delete(key);
+    if (stream.state !== 'streaming') return;
+    finish(state, stream, undefined);
+    state.notifyChange();
+  }, state.streamIdleTimeoutMs);
+  timer.unref();
+  state.streamIdleTimers.set(key, timer);
+}
+
+function finish(state: FakeSlackState, stream: NativeStream, blocks: unknown[] | undefined): void {
+  clearTimeout(state.streamIdleTimers.get(`${stream.channel} ${stream.ts}`));
+  state.streamIdleTimers.delete(`${stream.channel} ${stream.ts}`);
+  stream.state = 'stopped';
+  stream.stoppedAtMs = Date.now();
+  stream.blocks = blocks;
+  const message = state.messages.find(stream.channel, stream.ts);
+  if (message !== undefined) {
+    message.streamingState = 'completed';
+    message.blocks = blocks;
+  }
+}
+
+/**
+ * Who a stream may be for (chat.startStream, "Errors"): `team_not_found` for a recipient team that is
+ * not the workspace, `user_not_found` for a deactivated recipient, `messages_tab_disabled` for a DM
+ * when the app's Messages tab is off, and `restricted_action…` where posting is restricted.
+ */
+function assertRecipientAllowed(state: FakeSlackState, channel: string, args: ApiArguments): void {
+  const target = state.directory.channel(channel);
+  if (target.isIm && !state.isMessagesTabEnabled) throw new SlackApiError('messages_tab_disabled');
+  assertMayPost(state, channel);
+  const recipientTeamId = stringArgument(args, 'recipient_team_id');
+  if (recipientTeamId !== undefined && recipientTeamId !== state.workspace.teamId) {
+    throw new SlackApiError('team_not_found');
+  }
+  const recipientUserId = stringArgument(args, 'recipient_user_id');
+  if (recipientUserId !== undefined && state.directory.user(recipientUserId).isDeleted) {
+    throw new SlackApiError('user_not_found');
+  }
+}
+
 function write(state: FakeSlackState, stream: NativeStream, method: StreamMethod, args: ApiArguments): void {
   const { markdownText, chunks } = writtenMarkdown(args);
   stream.writes.push({ method, markdownText, chunks, atMs: Date.now() });
+  const mentionsBefore = mentionsInText(stream.text).length;
   stream.text += markdownText;
+  // The message is one text however it was cut into appends, so a mention split across two of them
+  // counts once it is whole.
+  for (const mention of mentionsInText(stream.text).slice(mentionsBefore)) {
+    state.mentions.push({ ...mention, source: method, channel: stream.channel });
+  }
   const message = state.messages.find(stream.channel, stream.ts);
   if (message !== undefined) {
     message.text = stream.text;
     message.updatedAtMs = Date.now();
   }
+  if (method !== 'chat.stopStream') armIdleEnd(state, stream);
 }
 
+/**
+ * chat.startStream (docs.slack.dev/reference/methods/chat.startStream): `thread_ts` is required
+ * ("Streamed messages should always be replies"), and `recipient_team_id` and `recipient_user_id` are
+ * "Required when streaming to channels"; the refusals are in assertRecipientAllowed.
+ */
 const startStream: ApiMethod = (state, args) => {
   assertStreamingAvailable(state);
   const channel = requireChannel(args);
@@ -110,6 +173,7 @@ const startStream: ApiMethod = (state, args) => {
       throw new SlackApiError('missing_recipient_user_id');
     }
   }
+  assertRecipientAllowed(state, channel, args);
   // Checked before anything is stored, so a refused start leaves no half-made stream behind.
   writtenMarkdown(args);
   const ts = nextMessageTs();
@@ -140,6 +204,7 @@ const startStream: ApiMethod = (state, args) => {
   return { channel, ts };
 };
 
+/** chat.appendStream ("Errors"): `no_text` without markdown, `message_not_in_streaming_state` once ended. */
 const appendStream: ApiMethod = (state, args) => {
   assertStreamingAvailable(state);
   const stream = streamOf(state, args);
@@ -158,12 +223,8 @@ const stopStream: ApiMethod = (state, args) => {
     assertValidBlocks(blocks);
   }
   write(state, stream, 'chat.stopStream', args);
-  stream.state = 'stopped';
-  stream.stoppedAtMs = Date.now();
-  stream.blocks = blocks;
+  finish(state, stream, blocks);
   const message = requireMessage(state, args);
-  message.streamingState = 'completed';
-  message.blocks = blocks;
   if (args.metadata !== undefined) {
     message.metadata = args.metadata;
   }

@@ -9,37 +9,52 @@ export interface RateLimit {
   scope: 'workspace' | 'channel';
 }
 
-// Slack's documented tiers give a minimum rate and "tolerate sporadic bursts"; the burst sizes here are
-// this fake's choice, small enough that a bot which ignores the rate feels it.
+// Slack's documented tiers ("Rate limits", docs.slack.dev/apis/web-api/rate-limits): Tier 1 "1+ per
+// minute", Tier 2 "20+ per minute", Tier 3 "50+ per minute", Tier 4 "100+ per minute", each per method
+// and workspace, tolerating "sporadic bursts". The burst sizes are this fake's choice (Slack publishes
+// none), small enough that a bot which ignores the rate feels it.
+const tier1: RateLimit = { perMinute: 1, burst: 1, scope: 'workspace' };
 const tier2: RateLimit = { perMinute: 20, burst: 5, scope: 'workspace' };
 const tier3: RateLimit = { perMinute: 50, burst: 10, scope: 'workspace' };
 const tier4: RateLimit = { perMinute: 100, burst: 20, scope: 'workspace' };
 
 /** Slack's tiers, for tests that configure a method's limit. */
-export const rateLimitTiers = { tier2, tier3, tier4 } as const;
+export const rateLimitTiers = { tier1, tier2, tier3, tier4 } as const;
 
 /**
- * The limits a fake starts with. A method not listed is unlimited: `apps.connections.open` is Tier 1
- * in Slack, but a limit there would only slow down reconnect tests. The stream methods' tiers other
- * than `chat.appendStream` are not published; Tier 3 is a guess.
+ * The limits a fake starts with, from each method's page on docs.slack.dev ("Facts: Rate limits"). A
+ * method not listed is unlimited: `apps.connections.open` is Tier 1 in Slack, but a limit there would
+ * only slow down reconnect tests.
  */
 export const defaultRateLimits: Readonly<Record<string, RateLimit>> = {
+  // auth.test's page publishes no tier; Tier 4 is the fake's guess.
   'auth.test': tier4,
+  // "Special": about one message a second per channel, short bursts allowed (chat.postMessage page).
   'chat.postMessage': { perMinute: 60, burst: 3, scope: 'channel' },
   'chat.update': tier3,
   'chat.delete': tier3,
   'chat.postEphemeral': tier4,
-  'chat.startStream': tier3,
+  'chat.startStream': tier2,
   'chat.appendStream': tier4,
-  'chat.stopStream': tier3,
-  'assistant.threads.setStatus': tier3,
+  'chat.stopStream': tier2,
+  // "Special", counted per channel (assistant.threads.setStatus page); no number is published, so the
+  // fake uses chat.postMessage's.
+  'assistant.threads.setStatus': { perMinute: 60, burst: 3, scope: 'channel' },
+  'assistant.threads.setTitle': tier4,
+  'assistant.threads.setSuggestedPrompts': tier4,
   'conversations.history': tier3,
   'conversations.replies': tier3,
   'conversations.info': tier3,
+  'conversations.open': tier3,
   'users.info': tier4,
+  'users.list': tier2,
   'files.getUploadURLExternal': tier4,
   'files.completeUploadExternal': tier4,
+  'files.info': tier4,
+  'reactions.add': tier3,
+  'reactions.remove': tier2,
   'views.open': tier4,
+  'views.publish': tier4,
 };
 
 /** Options of the limiter; `limits` entries override the defaults, `null` removes one. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FakeSlackState } from './fake-slack-state.ts';
 import { readBodyBytes, sendBody, sendJson } from './http-io.ts';
+import { mentionsInArguments } from './mention-scanner.ts';
 import { truncateText } from './message-limits.ts';
 import { maxResponseUrlUses, type ResponseUrl } from './response-urls.ts';
 import { nextMessageTs } from './slack-ids.ts';
@@ -31,6 +32,11 @@ export async function receiveResponseUrlPost(
     sendBody(response, 400, 'text/plain; charset=utf-8', 'invalid_payload');
     return;
   }
+  if (state.responseUrls.isExpired(responseUrl)) {
+    record(state, responseUrl, body, 404);
+    sendBody(response, 404, 'text/plain; charset=utf-8', 'expired_url');
+    return;
+  }
   responseUrl.useCount += 1;
   if (responseUrl.useCount > maxResponseUrlUses) {
     record(state, responseUrl, body, 404);
@@ -38,6 +44,9 @@ export async function receiveResponseUrlPost(
     return;
   }
   apply(state, responseUrl, body);
+  for (const mention of mentionsInArguments(body)) {
+    state.mentions.push({ ...mention, source: 'response_url', channel: responseUrl.target.channel });
+  }
   record(state, responseUrl, body, 200);
   sendJson(response, 200, { ok: true });
 }

@@ -16,7 +16,7 @@ export interface ResponseUrlPost {
   target: ResponseUrlTarget;
   /** The JSON body, e.g. `{ text, response_type: 'in_channel', replace_original }`. */
   body: Record<string, unknown>;
-  /** The HTTP status the fake answered: 200, or 404 once the URL is used up. */
+  /** The HTTP status the fake answered: 200, or 404 once the URL is used up or expired. */
   status: number;
   atMs: number;
 }
@@ -26,6 +26,8 @@ export interface ResponseUrl {
   url: string;
   target: ResponseUrlTarget;
   useCount: number;
+  /** `Date.now()` when it was handed out; it works for `lifetimeMs` from then. */
+  createdAtMs: number;
 }
 
 /** The response URLs the fake handed out with commands and actions. */
@@ -33,15 +35,28 @@ export interface ResponseUrlStore {
   create(target: ResponseUrlTarget): string;
   /** By the path part of the URL, e.g. `/commands/T…/123/abc`. */
   byPath(path: string): ResponseUrl | undefined;
+  /** Whether the URL is past its lifetime. */
+  isExpired(responseUrl: ResponseUrl): boolean;
+  /** Ages every URL handed out so far past its lifetime, as if 30 minutes had passed. */
+  expireAll(): void;
   readonly posts: ResponseUrlPost[];
   clear(): void;
 }
 
-/** Slack lets an app use a response URL this many times (within 30 minutes). */
+/**
+ * Slack lets an app use a response URL up to five times within 30 minutes ("Handling user
+ * interaction", docs.slack.dev/interactivity/handling-user-interaction#message_responses).
+ */
 export const maxResponseUrlUses = 5;
+export const responseUrlLifetimeMs = 30 * 60_000;
 
 /** Creates the store; URLs point at `origin()`. */
-export function createResponseUrlStore(options: { origin: () => string; teamId: string }): ResponseUrlStore {
+export function createResponseUrlStore(options: {
+  origin: () => string;
+  teamId: string;
+  lifetimeMs?: number;
+}): ResponseUrlStore {
+  const lifetimeMs = options.lifetimeMs ?? responseUrlLifetimeMs;
   const urls = new Map<string, ResponseUrl>();
   const posts: ResponseUrlPost[] = [];
   let counter = 0;
@@ -52,10 +67,14 @@ export function createResponseUrlStore(options: { origin: () => string; teamId: 
       // Shaped like Slack's `https://hooks.slack.com/commands/T…/<id>/<secret>`.
       const path = `/${target.kind}/${options.teamId}/${Date.now()}${counter}/${randomBytes(12).toString('hex')}`;
       const url = `${options.origin()}${path}`;
-      urls.set(path, { url, target, useCount: 0 });
+      urls.set(path, { url, target, useCount: 0, createdAtMs: Date.now() });
       return url;
     },
     byPath: (path) => urls.get(path),
+    isExpired: (responseUrl) => Date.now() - responseUrl.createdAtMs >= lifetimeMs,
+    expireAll() {
+      for (const responseUrl of urls.values()) responseUrl.createdAtMs = Date.now() - lifetimeMs;
+    },
     posts,
     clear() {
       urls.clear();

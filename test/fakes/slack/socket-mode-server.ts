@@ -4,7 +4,11 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { randomEnvelopeId, randomSlackId } from './slack-ids.ts';
 import type { Workspace } from './workspace.ts';
 
-/** The envelope types Slack sends over Socket Mode. */
+/**
+ * The envelope types Slack sends over Socket Mode ("Using Socket Mode", docs.slack.dev/apis/
+ * events-api/using-socket-mode): a `hello` on connect, then envelopes the app acks with their
+ * `envelope_id` (within 3 seconds), and `disconnect` before Slack recycles a connection.
+ */
 export type EnvelopeType = 'events_api' | 'slash_commands' | 'interactive';
 
 /** Delivery over the app's Socket Mode connection. */

@@ -5,6 +5,7 @@ import { conversationMethods } from './conversation-methods.ts';
 import type { ApiCall, ApiMethod, FakeSlackState } from './fake-slack-state.ts';
 import { fileMethods } from './file-methods.ts';
 import { readBodyBytes, sendJson } from './http-io.ts';
+import { mentionsInArguments } from './mention-scanner.ts';
 import { streamMethods } from './native-streams.ts';
 import { SlackApiError } from './slack-api-error.ts';
 import { workspaceMethods } from './workspace-methods.ts';
@@ -57,6 +58,7 @@ export async function handleWebApiCall(
       result = { ok: false, error: 'ratelimited' };
     } else {
       result = { ok: true, ...run(state, args) };
+      recordMentions(state, method, args);
     }
   } catch (error) {
     if (!(error instanceof SlackApiError)) {
@@ -71,6 +73,28 @@ export async function handleWebApiCall(
   state.notifyChange();
 }
 
+// Methods whose text Slack shows in a channel. Streams are scanned as a whole message, in
+// native-streams.ts, since a mention can be split across two appends.
+const postingMethods = new Set([
+  'chat.postMessage',
+  'chat.update',
+  'chat.postEphemeral',
+  'files.completeUploadExternal',
+]);
+
+function recordMentions(state: FakeSlackState, method: string, args: ApiArguments): void {
+  if (!postingMethods.has(method)) return;
+  const channel = stringArgument(args, 'channel') ?? stringArgument(args, 'channel_id');
+  for (const mention of mentionsInArguments(args)) {
+    state.mentions.push({ ...mention, source: method, channel });
+  }
+}
+
+/**
+ * The Web API's token checks ("Web API basics" and each method's "Errors"): `not_authed` without a
+ * token, `invalid_auth` for an unknown one, `not_allowed_token_type` when an app-level token (xapp-)
+ * calls anything but apps.connections.open, or a bot token calls that.
+ */
 function assertTokenAllowed(state: FakeSlackState, method: string, token: string | undefined): void {
   if (token === undefined) {
     throw new SlackApiError('not_authed');

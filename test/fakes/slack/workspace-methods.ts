@@ -25,11 +25,18 @@ const usersInfo: ApiMethod = (state, args) => {
       id: user.id,
       team_id: state.workspace.teamId,
       name: user.name,
-      deleted: false,
+      deleted: user.isDeleted,
       real_name: user.realName,
       tz: user.timeZone,
       is_bot: user.isBot,
       is_app_user: false,
+      // The user object (docs.slack.dev/reference/objects/user-object) says who administers the
+      // workspace: is_admin, is_owner, is_primary_owner; guests are is_restricted/is_ultra_restricted.
+      is_admin: user.isAdmin,
+      is_owner: user.isOwner,
+      is_primary_owner: false,
+      is_restricted: false,
+      is_ultra_restricted: false,
       profile: {
         real_name: user.realName,
         display_name: user.displayName,
@@ -44,6 +51,8 @@ const usersInfo: ApiMethod = (state, args) => {
 };
 
 // The status line under a thread ("is thinking…") of an AI app; the call log keeps each change.
+// assistant.threads.setStatus (docs.slack.dev/reference/methods/assistant.threads.setStatus): channel_id,
+// thread_ts and status are required.
 const setStatus: ApiMethod = (_state, args) => {
   if (stringArgument(args, 'channel_id') === undefined) {
     throw new SlackApiError('channel_not_found');

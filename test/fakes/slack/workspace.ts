@@ -32,6 +32,12 @@ export interface WorkspaceUser {
   displayName: string;
   isBot: boolean;
   timeZone: string;
+  /** A workspace admin (`is_admin` in users.info). */
+  isAdmin: boolean;
+  /** A workspace owner (`is_owner` in users.info). */
+  isOwner: boolean;
+  /** A deactivated account (`deleted` in users.info). */
+  isDeleted: boolean;
 }
 
 /** A conversation, as `conversations.info` describes it. */
@@ -43,6 +49,16 @@ export interface WorkspaceChannel {
   isIm: boolean;
   /** For a DM: the person on the other side. */
   user?: string;
+  /**
+   * The people in the channel. Undefined: everyone (a test need not list them); a list: only they
+   * (and the bot) are, and `chat.postEphemeral` to anyone else is refused.
+   */
+  members?: string[];
+  /**
+   * Posting is restricted here (an announcement channel; Slack's `restricted_action…` errors): the
+   * value is the error chat.postMessage and chat.startStream answer.
+   */
+  postingRestriction?: string;
 }
 
 /**
@@ -54,6 +70,10 @@ export interface Directory {
   channel(id: string): WorkspaceChannel;
   addUser(user: Partial<WorkspaceUser> & { id: string }): WorkspaceUser;
   addChannel(channel: Partial<WorkspaceChannel> & { id: string }): WorkspaceChannel;
+  /** Whether a person is in a channel (the bot always is). */
+  isMember(channelId: string, userId: string): boolean;
+  /** The bot's DM with a person, made on first use, as Slack opens one when an app messages a user. */
+  directMessageWith(userId: string): WorkspaceChannel;
 }
 
 /** Creates the directory of one workspace; the bot user is known from the start. */
@@ -70,6 +90,9 @@ export function createDirectory(workspace: Workspace): Directory {
       displayName: user.displayName ?? name,
       isBot: user.isBot ?? false,
       timeZone: user.timeZone ?? 'Europe/Berlin',
+      isAdmin: user.isAdmin ?? false,
+      isOwner: user.isOwner ?? false,
+      isDeleted: user.isDeleted ?? false,
     };
     users.set(user.id, complete);
     return complete;
@@ -90,10 +113,21 @@ export function createDirectory(workspace: Workspace): Directory {
 
   addUser({ id: workspace.botUserId, name: workspace.botName, isBot: true });
 
+  const channel = (id: string) => channels.get(id) ?? addChannel({ id });
   return {
     user: (id) => users.get(id) ?? addUser({ id }),
-    channel: (id) => channels.get(id) ?? addChannel({ id }),
+    channel,
     addUser,
     addChannel,
+    isMember(channelId, userId) {
+      const { members, isIm, user } = channel(channelId);
+      if (userId === workspace.botUserId) return true;
+      if (isIm) return user === undefined || user === userId;
+      return members === undefined || members.includes(userId);
+    },
+    directMessageWith(userId) {
+      const existing = [...channels.values()].find((entry) => entry.isIm && entry.user === userId);
+      return existing ?? addChannel({ id: `D${userId.slice(1)}`, isIm: true, user: userId });
+    },
   };
 }

@@ -1,0 +1,80 @@
+import type { webApi } from '@slack/bolt';
+import { z } from 'zod';
+import type { Action } from '../../src/delivery/card.ts';
+import type { Surface } from '../../src/delivery/surface.ts';
+import { classifySlackFailure } from './classify-failure.ts';
+import { renderFallbackText, renderReplyBlocks } from './render-blocks.ts';
+import { slackErrorCodeOf } from './slack-errors.ts';
+import { slackLimits } from './slack-limits.ts';
+
+/** Where a Slack reply's messages are, as its surface writes it into the journal. */
+export const slackReplyAddressSchema = z.object({
+  platform: z.literal('slack'),
+  teamId: z.string(),
+  channel: z.string(),
+  threadTs: z.string().optional(),
+});
+export type SlackReplyAddress = z.infer<typeof slackReplyAddressSchema>;
+
+/**
+ * The messages of a reply whose process died, reached again by `ts`. A message may still be a native
+ * stream (Slack ends an idle one by itself only after a while), so it is stopped first; after that
+ * each message is one `markdown` block rewritten by `chat.update`, which needs the text again to
+ * change the buttons under it.
+ */
+export function createOrphanedReplySurface({
+  client,
+  address,
+  messages,
+}: {
+  client: webApi.WebClient;
+  address: SlackReplyAddress;
+  messages: ReadonlyArray<{ readonly id: string; readonly text: string }>;
+}): Surface {
+  const texts = new Map(messages.map((message) => [message.id, message.text]));
+  const actionsOf = new Map<string, readonly Action[]>();
+  const rewrite = async (ts: string) => {
+    const text = texts.get(ts) ?? '';
+    await stopStreamIfOpen(client, address.channel, ts);
+    await client.chat.update({
+      channel: address.channel,
+      ts,
+      text: renderFallbackText(text),
+      blocks: renderReplyBlocks(text, actionsOf.get(ts) ?? []),
+    });
+  };
+  return {
+    limits: { maxMessageLength: slackLimits.replyMessageLength, minEditIntervalMs: 0 },
+    address,
+    classifyFailure: classifySlackFailure,
+    async post(text, options) {
+      const response = await client.chat.postMessage({
+        channel: address.channel,
+        ...(address.threadTs === undefined ? {} : { thread_ts: address.threadTs }),
+        text: renderFallbackText(text),
+        blocks: renderReplyBlocks(text, options?.actions ?? []),
+      });
+      if (typeof response.ts !== 'string') throw new Error('chat.postMessage answered without a ts');
+      texts.set(response.ts, text);
+      return { id: response.ts };
+    },
+    async edit(message, text) {
+      texts.set(message.id, text);
+      await rewrite(message.id);
+    },
+    async setActions(message, actions) {
+      actionsOf.set(message.id, actions);
+      await rewrite(message.id);
+    },
+  };
+}
+
+async function stopStreamIfOpen(client: webApi.WebClient, channel: string, ts: string): Promise<void> {
+  try {
+    await client.chat.stopStream({ channel, ts });
+  } catch (error) {
+    // Not a stream, or one Slack already ended: the message is an ordinary one to update.
+    const code = slackErrorCodeOf(error);
+    if (code === undefined) throw error;
+  }
+}

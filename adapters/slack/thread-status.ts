@@ -1,0 +1,29 @@
+import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
+import { slackErrorCodeOf } from './slack-errors.ts';
+import { isMissingFeatureError } from './workspace-features.ts';
+
+/**
+ * "is thinking…" under the thread (`assistant.threads.setStatus`), where the workspace allows it, or
+ * another `status` ("🔎 searching: …"). Slack clears it by itself when the reply arrives. Never
+ * throws: a status is not worth a failed reply.
+ */
+export async function showThinkingStatus(
+  place: ReplyPlace,
+  context: SlackDeliveryContext,
+  status = 'is thinking…',
+): Promise<void> {
+  if (place.threadTs === undefined || !context.features.isAvailable(place.teamId, 'threadStatus')) return;
+  try {
+    await place.client.assistant.threads.setStatus({
+      channel_id: place.channel,
+      thread_ts: place.threadTs,
+      status,
+    });
+  } catch (error) {
+    const code = slackErrorCodeOf(error);
+    if (isMissingFeatureError(code) || code === 'invalid_arguments') {
+      context.features.markUnavailable(place.teamId, 'threadStatus');
+    }
+    context.logger.debug({ err: error }, 'slack: could not set the thread status');
+  }
+}

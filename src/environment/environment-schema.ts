@@ -1,0 +1,290 @@
+import { z } from 'zod';
+import { readingSettings } from './reading-settings.ts';
+import {
+  commaList,
+  document,
+  gatewayBaseUrl,
+  healthPort,
+  httpUrl,
+  logLevels,
+  optionalText,
+  section,
+  text,
+  wholeNumber,
+} from './setting-schemas.ts';
+
+const gatewaySettings = section('Model Gateway', {
+  GATEWAY_BASE_URL: document(gatewayBaseUrl, {
+    description:
+      'Base URL of the gateway, ending in the API version: requests go to {base}/chat/completions and {base}/images/generations.',
+    typeText: 'http(s) URL',
+    example: 'https://gateway.example/api/v1',
+  }),
+  GATEWAY_API_KEY: document(
+    z.string({ error: 'is required: the API key from the gateway console' }).trim().min(1, 'is empty'),
+    {
+      description: 'API key from the gateway console. It never appears in logs; never commit it.',
+      typeText: 'secret text',
+    },
+  ),
+  GATEWAY_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 60_000 }), {
+    description:
+      'Per-attempt request timeout, and the longest silence allowed inside a streamed reply, in milliseconds.',
+  }),
+  GATEWAY_MAX_RETRIES: document(wholeNumber({ min: 0, max: 10, fallback: 2 }), {
+    description: 'How often 429, 5xx and connection errors are retried before any text arrived.',
+  }),
+  GATEWAY_FIRST_BYTE_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 20_000 }), {
+    description:
+      'Per attempt, how long a streamed reply may take to start, in milliseconds. Shorter than GATEWAY_TIMEOUT_MS, so a gateway that never answers is retried or given up on in seconds; after 5 s the person sees "still waiting for the model…".',
+  }),
+  IMAGE_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 180_000 }), {
+    description:
+      'The longest an image generation may take, in milliseconds. Image requests are never retried automatically: a slow generation may still be billed, and repeating it would bill it twice.',
+  }),
+});
+
+const modelSettings = section('Models', {
+  CHAT_MODEL: document(text('gpt-4o-mini'), {
+    description: 'The model that answers chat, as the gateway names it.',
+  }),
+  VISION_MODEL: document(text('gpt-4o-mini'), {
+    description: 'Answers turns with images when the chat model cannot see.',
+  }),
+  IMAGE_MODEL: document(text('gpt-image-1'), { description: 'Draws for /imagine.' }),
+  STRUCTURED_MODEL: document(text('gpt-4o-mini'), { description: 'Answers /summarize and /extract.' }),
+  MODEL_CAPABILITIES_FILE: document(text('config/models.json'), {
+    description:
+      'JSON file with what each model supports (vision, jsonSchema, imageUrlOutput, imageInput, aspectRatio, contextTokens); unlisted models get its "defaults". A relative path starts at the project folder.',
+    typeText: 'path',
+  }),
+  SYSTEM_PROMPT: document(
+    text(
+      'You are parley, a helpful assistant in a group chat. Several people may talk to you; each user message starts with the name of its author. Answer concisely in Markdown.',
+    ),
+    { description: 'The default system prompt; /system changes it per conversation.' },
+  ),
+});
+
+const conversationSettings = section('Conversations', {
+  STORE_URL: document(text('sqlite://./data/parley.sqlite'), {
+    description:
+      'Where history and settings live: sqlite://./data/parley.sqlite (no server; a relative path starts at the project folder), sqlite:///absolute/path.sqlite, redis://[:password@]host:6379[/db] (several bot processes share it), or memory:// (forgotten on exit; for tests).',
+    typeText: 'store URL',
+  }),
+  STORE_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 5_000 }), {
+    description:
+      'The longest one store operation may take, in milliseconds, before the turn fails with a message instead of hanging (a Redis that is up but not answering).',
+  }),
+  HISTORY_MAX_TURNS: document(wholeNumber({ min: 1, fallback: 200 }), {
+    description: 'Turns kept per conversation; older ones are deleted from the store.',
+  }),
+  REPLY_MAX_TOKENS: document(wholeNumber({ min: 1, fallback: 1_024 }), {
+    description:
+      "Tokens reserved for each reply (sent as max_tokens); the rest of the model's context holds history.",
+  }),
+});
+
+const imageSettings = section('Images', {
+  IMAGE_MAX_BYTES: document(wholeNumber({ min: 1, fallback: 10 * 1024 * 1024 }), {
+    description: 'Largest image a person can attach, in bytes.',
+  }),
+  IMAGE_OUTPUT_DIR: document(text('out'), {
+    description:
+      'Folder the terminal chat saves /imagine results and files to. A relative path starts at the project folder.',
+    typeText: 'path',
+  }),
+  IMAGE_URL_HOSTS: document(
+    commaList.pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/i,
+            'must be host names (or *.domain for its subdomains), comma-separated',
+          ),
+      ),
+    ),
+    {
+      description:
+        "Hosts the gateway's image links may point at (exact names, or *.example.com for subdomains), comma-separated. Empty: any host with a public address. Private, loopback and link-local addresses are always refused, except the gateway's own (GATEWAY_BASE_URL).",
+      typeText: 'host names',
+    },
+  ),
+  IMAGE_STORE_MAX_BYTES: document(wholeNumber({ min: 1, fallback: 256 * 1024 * 1024 }), {
+    description:
+      'Most bytes of images kept for Regenerate and Vary (one copy each, 7 days); the oldest go first.',
+  }),
+});
+
+const loggingSettings = section('Logging', {
+  LOG_LEVEL: document(
+    z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
+    { description: 'The least severe level written.' },
+  ),
+  LOG_FORMAT: document(z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(), {
+    description: 'How log lines look.',
+    defaultText: 'pretty on a terminal, json otherwise',
+  }),
+  LOG_FILE: document(optionalText, {
+    description: 'Log file; its folder is created. A relative path starts at the project folder.',
+    typeText: 'path',
+    defaultText: 'standard error; the terminal chat logs to data/parley.log',
+  }),
+});
+
+const commandSettings = section('Commands', {
+  SELECTABLE_MODELS: document(commaList, {
+    description: 'Models /model may switch a conversation to.',
+    typeText: 'comma-separated model ids',
+    defaultText:
+      'the chat, vision and structured models plus every model in MODEL_CAPABILITIES_FILE that is not an image model',
+  }),
+  SETTINGS_EDITORS: document(
+    z.enum(['everyone', 'admins'], { error: 'must be everyone or admins' }).default('admins'),
+    {
+      description:
+        "Who may change a conversation's model (/model) and system prompt (/system). Admins: Discord Manage Server or Administrator; Slack workspace admins and owners.",
+    },
+  ),
+  SETTINGS_EDITOR_USER_IDS: document(commaList, {
+    description: 'Also allowed to change settings, by platform user id.',
+    typeText: 'comma-separated ids',
+  }),
+  SETTINGS_EDITOR_ROLE_IDS: document(commaList, {
+    description: 'Also allowed to change settings, by Discord role id.',
+    typeText: 'comma-separated ids',
+  }),
+});
+
+const discordSettings = section('Discord', {
+  DISCORD_TOKEN: document(optionalText, {
+    description: 'The bot token; setting it runs parley on Discord.',
+    typeText: 'secret text',
+  }),
+  DISCORD_APPLICATION_ID: document(
+    optionalText.pipe(
+      z
+        .string()
+        .regex(/^\d{17,20}$/, 'must be the numeric application id')
+        .optional(),
+    ),
+    { description: 'The application id.', typeText: 'numeric id', defaultText: 'taken from the READY event' },
+  ),
+  DISCORD_GUILD_IDS: document(
+    commaList.pipe(z.array(z.string().regex(/^\d{17,20}$/, 'must be numeric guild ids, comma-separated'))),
+    {
+      description: 'Register slash commands in these guilds (instant) instead of globally (up to an hour).',
+      typeText: 'comma-separated ids',
+    },
+  ),
+  DISCORD_REPLY_ALL_CHANNEL_IDS: document(commaList, {
+    description: 'Channels where parley answers every message, not only mentions.',
+    typeText: 'comma-separated ids',
+  }),
+  DISCORD_API_URL: document(
+    httpUrl({ example: 'https://discord.com/api' }).default('https://discord.com/api'),
+    {
+      description:
+        'REST base URL; the gateway address is asked from it. Change only for a proxy or a local fake.',
+      typeText: 'http(s) URL',
+    },
+  ),
+});
+
+const slackSettings = section('Slack', {
+  SLACK_BOT_TOKEN: document(
+    optionalText.pipe(z.string().startsWith('xoxb-', 'must be a bot token starting with xoxb-').optional()),
+    {
+      description: 'Bot User OAuth Token (xoxb-…); with SLACK_SIGNING_SECRET it runs parley on Slack.',
+      typeText: 'secret text',
+    },
+  ),
+  SLACK_SIGNING_SECRET: document(optionalText, {
+    description: 'Basic Information → Signing Secret; required with the bot token.',
+    typeText: 'secret text',
+  }),
+  SLACK_APP_TOKEN: document(
+    optionalText.pipe(
+      z.string().startsWith('xapp-', 'must be an app-level token starting with xapp-').optional(),
+    ),
+    {
+      description:
+        'App-level token (xapp-…) with connections:write: Socket Mode, no public URL needed. Unset: HTTP mode, events at POST /slack/events on PORT.',
+      typeText: 'secret text',
+    },
+  ),
+  SLACK_COMMAND_PREFIX: document(
+    z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9_-]*$/, 'may hold only a-z, 0-9, - and _')
+      .default(''),
+    {
+      description:
+        'Put before every slash command name to avoid clashes, e.g. parley- gives /parley-imagine.',
+    },
+  ),
+  SLACK_REPLY_TO_BOTS: document(z.stringbool({ error: 'must be true or false' }).default(false), {
+    description: 'Answer messages from other bots too (never its own).',
+    typeText: 'true or false',
+  }),
+  PORT: document(z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65_535).default(3000), {
+    description: 'HTTP port for Slack events in HTTP mode.',
+    typeText: 'port',
+  }),
+  SLACK_API_URL: document(
+    httpUrl({ example: 'https://slack.com/api/' })
+      .default('https://slack.com/api/')
+      // Bolt joins method names onto it, so it ends in exactly one slash (a default skips the schema).
+      .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
+    { description: 'Web API base URL. Change only for a proxy or a local fake.', typeText: 'http(s) URL' },
+  ),
+});
+
+const operationsSettings = section('Operations', {
+  HEALTH_PORT: document(healthPort, {
+    description:
+      'Port of the health and metrics server: GET /healthz, GET /readyz and GET /metrics (Prometheus). off turns it off.',
+    typeText: 'port or off',
+    defaultText: '8080 on Discord or Slack; off in the terminal chat',
+  }),
+  SHUTDOWN_GRACE_MS: document(wholeNumber({ min: 1, fallback: 10_000 }), {
+    description:
+      'After SIGTERM or SIGINT, how long parley may take to stop its replies and close, in milliseconds; past it, the process exits anyway with code 1.',
+  }),
+});
+
+/** Every variable parley reads, grouped by section; the generated docs walk this. */
+export const environmentSchema = z
+  .object({
+    ...gatewaySettings,
+    ...modelSettings,
+    ...conversationSettings,
+    ...imageSettings,
+    ...loggingSettings,
+    ...commandSettings,
+    ...discordSettings,
+    ...slackSettings,
+    ...readingSettings,
+    ...operationsSettings,
+  })
+  .superRefine((values, context) => {
+    if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {
+      context.addIssue({
+        code: 'custom',
+        path: ['SLACK_SIGNING_SECRET'],
+        message: 'is required with SLACK_BOT_TOKEN (Basic Information → Signing Secret)',
+      });
+    }
+    if (values.SLACK_APP_TOKEN && !values.SLACK_BOT_TOKEN) {
+      context.addIssue({
+        code: 'custom',
+        path: ['SLACK_BOT_TOKEN'],
+        message: 'is required with SLACK_APP_TOKEN (OAuth & Permissions → Bot User OAuth Token)',
+      });
+    }
+  });
+
+/** The environment as parsed: defaults filled in, lists split, URLs checked. */
+export type EnvironmentValues = z.infer<typeof environmentSchema>;

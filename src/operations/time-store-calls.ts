@@ -1,0 +1,29 @@
+import type { Keyv } from 'keyv';
+import { recordStoreOperation } from './metrics.ts';
+
+/** The store operations parley's stores use; each is timed, whatever the backend. */
+const timedOperations = ['get', 'set', 'delete', 'has', 'getMany', 'setMany', 'deleteMany', 'clear'] as const;
+
+/**
+ * Times every operation of a keyv store into `parley_store_operation_seconds`, by backend and
+ * result. The methods are replaced on this one instance, so callers keep using plain keyv.
+ */
+export function timeStoreCalls({ keyv, backend }: { keyv: Keyv; backend: string }): Keyv {
+  const methods = keyv as unknown as Record<string, (...parameters: unknown[]) => Promise<unknown>>;
+  for (const operation of timedOperations) {
+    const original = methods[operation]?.bind(keyv);
+    if (!original) continue;
+    methods[operation] = async (...parameters: unknown[]) => {
+      const startedAtMs = performance.now();
+      let isOk = false;
+      try {
+        const result = await original(...parameters);
+        isOk = true;
+        return result;
+      } finally {
+        recordStoreOperation({ backend, operation, isOk, seconds: (performance.now() - startedAtMs) / 1000 });
+      }
+    };
+  }
+  return keyv;
+}

@@ -1,0 +1,155 @@
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
+import { repositoryRoot, startParley } from '../support/parley-process.ts';
+
+/**
+ * The README followed literally on a fresh clone: `cp .env.example .env`, fill in the two gateway
+ * values, `npm start`, from wherever the person happens to be. Each test runs the real process on a
+ * copy of the project (its own .env and data folder), against the fake gateway.
+ */
+const apiKey = 'first-run-key-0123456789';
+let fake: FakeGateway;
+let project: string;
+
+beforeAll(async () => {
+  fake = await startFakeGateway({ apiKey });
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.reset();
+  project = copyOfProject();
+});
+
+// What a clone has that `npm start` needs; node_modules is linked rather than installed again.
+function copyOfProject(): string {
+  const copy = mkdtempSync(join(tmpdir(), 'parley-clone-'));
+  for (const entry of ['src', 'adapters', 'commands', 'config', 'package.json', '.env.example']) {
+    cpSync(join(repositoryRoot, entry), join(copy, entry), { recursive: true });
+  }
+  symlinkSync(join(repositoryRoot, 'node_modules'), join(copy, 'node_modules'));
+  return copy;
+}
+
+/** `.env.example` as shipped, with only the two gateway lines filled in, as the README says. */
+function writeEnvFromExample({ baseUrl }: { baseUrl: string }): void {
+  const example = readFileSync(join(project, '.env.example'), 'utf8');
+  const filledIn = example
+    .replace(/^GATEWAY_BASE_URL=.*$/m, `GATEWAY_BASE_URL=${baseUrl}`)
+    .replace(/^GATEWAY_API_KEY=.*$/m, `GATEWAY_API_KEY=${apiKey}`);
+  expect(filledIn).not.toBe(example);
+  writeFileSync(join(project, '.env'), filledIn);
+}
+
+async function chatOnce(line: string, { cwd }: { cwd: string }) {
+  const parley = startParley({ cwd, entry: join(project, 'src/main.ts'), environment: {} });
+  parley.write(`${line}\n`);
+  parley.endInput();
+  const exitCode = await parley.exited;
+  return { exitCode, stdout: parley.stdout(), stderr: parley.stderr() };
+}
+
+describe('first run', () => {
+  it('starts with .env copied from .env.example, from another folder, keeping its data in the project', async () => {
+    writeEnvFromExample({ baseUrl: fake.baseUrl });
+    fake.enqueue({ text: 'Hello! I am here.' });
+    const elsewhere = mkdtempSync(join(tmpdir(), 'parley-elsewhere-'));
+    const run = await chatOnce('hello', { cwd: elsewhere });
+    expect(run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('Hello! I am here.');
+    // Relative paths of the configuration start at the project, not at the working directory.
+    expect(existsSync(join(project, 'data/parley.sqlite'))).toBe(true);
+    expect(readFileSync(join(project, 'data/parley.log'), 'utf8')).toContain('reply finished');
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('names a base URL without the API version at start-up, and the URL tried on the 404', async () => {
+    const origin = fake.baseUrl.replace(/\/api\/v1$/, '');
+    writeEnvFromExample({ baseUrl: origin });
+    const run = await chatOnce('hello', { cwd: project });
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain(
+      `parley: warning: GATEWAY_BASE_URL ${origin} does not end in an API version such as /api/v1`,
+    );
+    expect(run.stdout).toContain(
+      `The model service address is wrong: POST ${origin}/chat/completions answered 404.`,
+    );
+    expect(run.stdout).toContain('GATEWAY_BASE_URL to the base URL ending in the API version');
+    expect(run.stdout).not.toContain('That model is not available');
+  });
+});
+
+// A read-only folder as a container's read-only volume makes it: a bind mount remounted read-only
+// in a private mount namespace (unshare), so even root gets EROFS.
+const canMountReadOnly = spawnSync('unshare', ['-rm', 'true']).status === 0;
+
+function runWithReadOnlyFolder({
+  folder,
+  environment,
+}: {
+  folder: string;
+  environment: Record<string, string>;
+}) {
+  const script = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"';
+  return spawnSync(
+    'unshare',
+    ['-rm', 'sh', '-c', script, 'sh', folder, process.execPath, join(project, 'src/main.ts')],
+    {
+      cwd: project,
+      env: {
+        PATH: process.env.PATH ?? '',
+        GATEWAY_BASE_URL: fake.baseUrl,
+        GATEWAY_API_KEY: apiKey,
+        ...environment,
+      },
+      input: 'hello\n',
+      encoding: 'utf8',
+      timeout: 10_000,
+    },
+  );
+}
+
+describe.skipIf(!canMountReadOnly)(
+  `start-up with a folder it cannot write${canMountReadOnly ? '' : ' (skipped: unshare -rm is not allowed here)'}`,
+  () => {
+    it('a read-only data folder is one line naming the path and the cause, exit code 1', () => {
+      const data = join(project, 'data');
+      mkdirSync(data);
+      const run = runWithReadOnlyFolder({
+        folder: data,
+        environment: { LOG_FILE: join(project, 'parley.log') },
+      });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `parley cannot start: STORE_URL (the SQLite file): cannot write ${join(data, 'parley.sqlite')}: the file system is read-only (EROFS). Make its folder writable (in a container, mount a volume there) or set STORE_URL.\n`,
+      );
+    });
+
+    it('an unwritable LOG_FILE is one line naming it, exit code 1', () => {
+      const logs = join(project, 'logs');
+      mkdirSync(logs);
+      const run = runWithReadOnlyFolder({
+        folder: logs,
+        environment: { LOG_FILE: join(logs, 'parley.log'), STORE_URL: 'memory://' },
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(
+        `parley cannot start: LOG_FILE: cannot write ${join(logs, 'parley.log')}: the file system is read-only (EROFS). Set LOG_FILE to a writable place.\n`,
+      );
+    });
+  },
+);
