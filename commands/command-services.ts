@@ -32,6 +32,9 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     },
     systemPrompt: config.systemPrompt,
     maxImageBytes: config.images.maxInputBytes,
+    maxDocumentBytes: config.documents.maxBytes,
+    documents: app.documents,
+    isSearchConfigured: config.search !== undefined,
     mayChangeSettings: (user: CommandUser) =>
       editors.policy === 'everyone' ||
       user.isAdmin ||

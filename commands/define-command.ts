@@ -7,6 +7,7 @@ import type { ConversationKey } from '../src/conversation/turn.ts';
 import type { UsageLedger } from '../src/conversation/usage-ledger.ts';
 import type { Action, Card } from '../src/delivery/card.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../src/delivery/surface.ts';
+import type { DocumentReader } from '../src/documents/document-reader.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { ActionStore } from './action-store.ts';
@@ -92,6 +93,12 @@ export interface CommandServices {
   readonly systemPrompt: string;
   /** Largest image a person may attach, in bytes. */
   readonly maxImageBytes: number;
+  /** Largest document (PDF, Word, Excel, CSV, text) a person may attach, in bytes. */
+  readonly maxDocumentBytes: number;
+  /** Whether web search is configured (`SEARCH_URL`), for `/search`. */
+  readonly isSearchConfigured: boolean;
+  /** Reads documents for `--file` options, once each (kept by hash). */
+  readonly documents: DocumentReader;
   /** Whether this person may change /model and /system. */
   mayChangeSettings(user: CommandUser): boolean;
   readonly logger: Logger;

@@ -92,8 +92,8 @@ export function describeUsage(name: string, options: CommandOptions): string {
           ? `${option.minValue}–${option.maxValue}`
           : option.kind === 'boolean'
             ? ''
-            : option.kind === 'image'
-              ? 'image'
+            : option.kind === 'image' || option.kind === 'file'
+              ? option.kind
               : optionName;
     if (option.isFreeText) parts.push(option.isRequired ? `<${optionName}>` : `[${optionName}]`);
     else parts.push(`[${flag}${shape ? ` ${shape}` : ''}]`);

@@ -4,18 +4,33 @@ import {
   type StreamingWriter,
 } from '../delivery/streaming-writer.ts';
 import type { Surface } from '../delivery/surface.ts';
-import type { ChatMessage, FinishReason, TokenUsage } from '../gateway/chat-types.ts';
+import {
+  buildDocumentContext,
+  citationInstructions,
+  describeDocument,
+  pageImageTokens,
+} from '../documents/document-context.ts';
+import type { ReadDocument } from '../documents/document-reader.ts';
+import { readTurnDocuments, type TurnReading } from '../documents/turn-documents.ts';
+import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import { measureReply } from '../operations/measure-reply.ts';
+import type { WebSearch } from '../search/web-search.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
-import { type ContextFit, fitToContext } from './context-budget.ts';
+import {
+  type ContextFit,
+  estimateTokens,
+  fitToContext,
+  promptBudgetTokens,
+  tokensPerImage,
+} from './context-budget.ts';
 import type { HistoryStore } from './history-store.ts';
 import { type LoadedImages, loadImages } from './image-intake.ts';
 import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
 import type { SettingsStore } from './settings-store.ts';
-import type { ConversationKey, IncomingTurn, StoredTurn } from './turn.ts';
+import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
 import type { UsageLedger } from './usage-ledger.ts';
 
 /** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
@@ -33,6 +48,8 @@ export interface ReplyOutcome {
   readonly recordedAt?: string | undefined;
   /** The turn's images as the model got them (`data:` URIs), so Regenerate can send them again. */
   readonly imageDataUris?: readonly string[];
+  /** The turn's documents as kept, so Regenerate reads them from the store again. */
+  readonly documents?: readonly DocumentReference[];
 }
 
 export interface ReplyRequest {
@@ -98,6 +115,10 @@ export interface EngineDependencies {
   readonly journal?: ReplyJournal;
   /** How long a failing final platform call is retried; see `StreamingWriterOptions`. */
   readonly finalWriteRetryWindowMs?: number;
+  /** Documents and links: read when given, otherwise only text and images are. */
+  readonly reading?: TurnReading;
+  /** Web search (`SEARCH_URL`): replies may search before answering, with sources. */
+  readonly search?: WebSearch;
 }
 
 /** Shown while the model has not started answering after a few seconds. */
@@ -115,6 +136,7 @@ interface PreparedTurn {
   readonly model: string;
   readonly fit: ContextFit;
   readonly images: LoadedImages;
+  readonly documents: readonly ReadDocument[];
   readonly notices: string[];
   /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
   readonly replacedTurnCount: number;
@@ -206,7 +228,7 @@ async function answerJournaled(
   }
 
   const startedAt = (dependencies.now ?? (() => new Date()))();
-  const streamed = await streamReply({ dependencies, prepared, writer, signal, logger });
+  const streamed = await streamReply({ dependencies, prepared, turn, writer, signal, logger });
   // A reply that never produced visible text leaves history as it was, so the person can simply ask
   // again; a cut reply is kept as the person saw it, marked, so the model knows it broke off. It is
   // recorded before the last platform write, so that write can say when saving failed.
@@ -247,6 +269,8 @@ async function answerJournaled(
     imageDataUris: prepared.images.parts.flatMap((part) =>
       part.type === 'image_url' ? [part.image_url.url] : [],
     ),
+    // Documents from links are not kept for Regenerate: the links are in the text, read again.
+    documents: documentReferencesOf(prepared.documents.filter((read) => !read.document.sourceUrl)),
   };
 }
 
@@ -257,11 +281,13 @@ async function prepareTurn(
 ): Promise<PreparedTurn> {
   const { turn } = request;
   const { gateway, defaults } = dependencies;
-  const [conversationSettings, allStoredTurns, images] = await Promise.all([
+  const [conversationSettings, allStoredTurns, attachedImages, read] = await Promise.all([
     dependencies.settings.get(turn.conversationKey),
     dependencies.history.load(turn.conversationKey),
     loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
+    readTurnDocuments({ reading: dependencies.reading, turn, signal: request.signal }),
   ]);
+  const images = await withLinkImages({ images: attachedImages, read, dependencies, logger });
   const lastTurn = allStoredTurns.at(-1);
   const replacedTurnCount =
     request.replacesReplyCreatedAt !== undefined &&
@@ -272,27 +298,87 @@ async function prepareTurn(
       : 0;
   const storedTurns = allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount);
   let model = conversationSettings.model ?? defaults.chatModel;
-  if (images.parts.length > 0 && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
+  const hasPictures = images.parts.length > 0 || pageImageTokens(read.documents) > 0;
+  if (hasPictures && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
 
   const text = `${turn.author.name}: ${turn.text}`;
+  const baseSystemPrompt = conversationSettings.systemPrompt ?? defaults.systemPrompt;
+  const contextTokens = gateway.capabilitiesOf(model).contextTokens;
+  const documentContext = await buildDocumentContext({
+    documents: read.documents,
+    history: storedTurns,
+    reader: dependencies.reading?.reader,
+    maxCharacters: dependencies.reading?.maxContextCharacters ?? 0,
+    roomTokens:
+      promptBudgetTokens({ contextTokens, replyMaxTokens: defaults.replyMaxTokens }) -
+      estimateTokens({ role: 'system', content: `${baseSystemPrompt}\n\n${citationInstructions}` }) -
+      estimateTokens({ role: 'user', content: text }) -
+      images.parts.length * tokensPerImage -
+      pageImageTokens(read.documents),
+  });
+  const fullText = documentContext.text === '' ? text : `${text}\n\n${documentContext.text}`;
+  const pictureParts = [...images.parts, ...documentContext.imageParts];
   const newTurn: ChatMessage = {
     role: 'user',
-    content: images.parts.length === 0 ? text : [{ type: 'text', text }, ...images.parts],
+    content: pictureParts.length === 0 ? fullText : [{ type: 'text', text: fullText }, ...pictureParts],
   };
   const fit = fitToContext({
-    systemPrompt: conversationSettings.systemPrompt ?? defaults.systemPrompt,
-    history: storedTurns,
+    systemPrompt: documentContext.hasDocuments
+      ? `${baseSystemPrompt}\n\n${citationInstructions}`
+      : baseSystemPrompt,
+    history: documentContext.history,
     newTurn,
-    contextTokens: gateway.capabilitiesOf(model).contextTokens,
+    contextTokens,
     replyMaxTokens: defaults.replyMaxTokens,
   });
-  const notices = [...(turn.notices ?? []), ...images.notices];
+  const notices = [...(turn.notices ?? []), ...images.notices, ...read.notices, ...documentContext.notices];
   if (fit.droppedTurnCount > 0) {
     notices.push(
       `The ${fit.droppedTurnCount} oldest messages of this conversation no longer fit in my context, so I left them out.`,
     );
   }
-  return { model, fit, images, notices, replacedTurnCount, surface: request.surface };
+  return {
+    model,
+    fit,
+    images,
+    documents: read.documents,
+    notices,
+    replacedTurnCount,
+    surface: request.surface,
+  };
+}
+
+// Images that links in the message led to join the attached ones, checked the same way.
+async function withLinkImages({
+  images,
+  read,
+  dependencies,
+  logger,
+}: {
+  images: LoadedImages;
+  read: Awaited<ReturnType<typeof readTurnDocuments>>;
+  dependencies: EngineDependencies;
+  logger: Logger;
+}): Promise<LoadedImages> {
+  if (read.linkImages.length === 0) return images;
+  const linked = await loadImages({
+    attachments: read.linkImages,
+    maxBytes: dependencies.defaults.maxImageBytes,
+    logger,
+  });
+  return {
+    parts: [...images.parts, ...linked.parts],
+    references: [...images.references, ...linked.references],
+    notices: [...images.notices, ...linked.notices],
+  };
+}
+
+function documentReferencesOf(documents: readonly ReadDocument[]): DocumentReference[] {
+  return documents.map((read) => ({
+    name: read.document.name,
+    documentHash: read.documentHash,
+    description: describeDocument(read.document),
+  }));
 }
 
 interface StreamedReply {
@@ -307,12 +393,14 @@ interface StreamedReply {
 async function streamReply({
   dependencies,
   prepared,
+  turn,
   writer,
   signal,
   logger,
 }: {
   dependencies: EngineDependencies;
   prepared: PreparedTurn;
+  turn: IncomingTurn;
   writer: StreamingWriter;
   signal: AbortSignal | undefined;
   logger: Logger;
@@ -327,19 +415,30 @@ async function streamReply({
     indicators: dependencies.waiting ?? defaultWaitingIndicators,
   });
   try {
-    const events = dependencies.gateway.chatStream({
+    const chat: ChatRequest = {
       model: prepared.model,
       messages: prepared.fit.messages,
       maxTokens: dependencies.defaults.replyMaxTokens,
       ...(signal ? { signal } : {}),
-    });
+    };
+    const events = dependencies.search
+      ? dependencies.search.stream({
+          chat,
+          isSearchForced: turn.isSearchForced === true,
+          // The extra calls (tool rounds, the search decision) count like any other request.
+          recordUsage: (usage) => recordUsage({ dependencies, turn, streamed: { usage }, hasText: true }),
+        })
+      : dependencies.gateway.chatStream(chat);
     for await (const event of events) {
       if (event.type === 'text-delta') {
         if (text === '') waiting.stop();
         text += event.text;
         writer.append(event.text);
       } else if (event.type === 'notice') prepared.notices.push(event.message);
-      else {
+      else if (event.type === 'status') {
+        if (text === '') writer.showWaiting(`_${event.text}_`);
+        prepared.surface.showStatus?.(event.text).catch(() => undefined);
+      } else if (event.type === 'finish') {
         finishReason = event.finishReason;
         usage = event.usage;
       }
@@ -442,6 +541,7 @@ async function recordExchange({
     authorName: turn.author.name,
     text: turn.text,
     images: prepared.images.references,
+    ...(prepared.documents.length > 0 ? { documents: documentReferencesOf(prepared.documents) } : {}),
     createdAt: startedAt.toISOString(),
   };
   const assistantTurn: StoredTurn = {
@@ -498,7 +598,7 @@ async function recordUsage({
 }: {
   dependencies: EngineDependencies;
   turn: IncomingTurn;
-  streamed: StreamedReply;
+  streamed: Pick<StreamedReply, 'usage'>;
   hasText: boolean;
 }): Promise<void> {
   if (!dependencies.usageLedger || (!streamed.usage && !hasText)) return;

@@ -14,6 +14,9 @@ const testCatalog = {
     'chat-model': { vision: false, jsonSchema: true },
     'vision-model': { vision: true, jsonSchema: true },
     'no-schema-model': { vision: false, jsonSchema: false },
+    // Function calling: one that has it, and one the catalog believes has it but the gateway refuses.
+    'tools-model': { vision: false, jsonSchema: true, tools: true },
+    'believed-tools-model': { vision: false, jsonSchema: true, tools: true },
     'image-model': { imageInput: true, imageUrlOutput: false, aspectRatio: true },
     'url-image-model': { imageInput: true, imageUrlOutput: true, aspectRatio: true },
     // A gateway that takes data: URIs in image_input too (the reference promises only links).
