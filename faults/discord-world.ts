@@ -1,6 +1,6 @@
 import { type FakeDiscord, type FakeDiscordOptions, startFakeDiscord } from '../test/fakes/discord/index.ts';
 import type { BotProcess } from '../test/support/bot-process.ts';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { type FaultProxy, startFaultProxy } from '../test/support/fault-proxy.ts';
 import {
   baseMark,
   baseTextSince,

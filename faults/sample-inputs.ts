@@ -93,3 +93,9 @@ export async function animatedGif(): Promise<Buffer> {
     .gif({ delay: [200, 200, 200], loop: 0 })
     .toBuffer();
 }
+
+/** A PNG of noise cut off at 60 %: the signature and header are fine, the pixels stop short. */
+export function truncatedPng(): Buffer {
+  const whole = largeNoisePng(200 * 1024);
+  return whole.subarray(0, Math.floor(whole.length * 0.6));
+}

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type FakeSlack, type FakeSlackOptions, startFakeSlack } from '../test/fakes/slack/index.ts';
 import type { BotProcess } from '../test/support/bot-process.ts';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { type FaultProxy, startFaultProxy } from '../test/support/fault-proxy.ts';
 import {
   baseMark,
   baseTextSince,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FakeGateway, type RecordedRequest, startFakeGateway } from '../test/fakes/gateway/index.ts';
 import { type BotProcess, startBotProcess } from '../test/support/bot-process.ts';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { type FaultProxy, startFaultProxy } from '../test/support/fault-proxy.ts';
 import { replyTextForRequest } from './turn-markers.ts';
 
 /** The model every world's bot chats with: it sees images and has a 32k-token context. */

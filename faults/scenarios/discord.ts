@@ -1,7 +1,7 @@
+import { serviceUnavailable } from '../../test/support/fault-proxy.ts';
 import { eventually } from '../discord-observations.ts';
 import { askOnDiscord, type DiscordTurn, observeDiscordTurn, sendDiscordMention } from '../discord-turns.ts';
 import { type DiscordWorld, startDiscordWorld } from '../discord-world.ts';
-import { serviceUnavailable } from '../fault-proxy.ts';
 import type { Scenario, ScenarioContext, ScenarioObservation } from '../scenario.ts';
 import { describeHistory } from '../store-observations.ts';
 import { quote } from '../turn-judgement.ts';
@@ -247,6 +247,64 @@ export const discordScenarios: Scenario[] = [
         ],
         observed: `reply ${turn.outcome.fate} ("${quote({ text: turn.shown.text, maxLength: 40 })}") · next ${next.outcome.fate} · ${describeHistory(next.history)}`,
       });
+    },
+  },
+  {
+    id: 'discord-503-upload',
+    area: 'discord',
+    fault: '10 × 503 on the upload of a drawn image',
+    expected: 'retried until it lands: the image posted once; no log line carries the file',
+    expectedOutcome: 'survived',
+    isInShortRun: false,
+    async run(context) {
+      const world = await discordRestWorld(context);
+      const channelId = world.newChannel();
+      const logStart = world.bot.output().length;
+      const burst = 10;
+      const rule = world.restProxy?.inject({
+        matches: (request) => request.bodyText.includes('filename='),
+        fault: serviceUnavailable(),
+        count: burst,
+      });
+      const interactionId = world.discord.sendSlashCommand({
+        name: 'imagine',
+        channelId,
+        options: { prompt: 'a lighthouse' },
+      });
+      const original = () => {
+        const originalId = world.discord.interaction(interactionId)?.originalMessageId;
+        return originalId ? world.discord.message(originalId) : undefined;
+      };
+      const isPosted = await eventually({
+        isDone: () => (original()?.attachments.length ?? 0) > 0,
+        timeoutMs: 60_000,
+      });
+      const injected = burst - (rule?.count ?? burst);
+      if (rule !== undefined) rule.count = 0;
+      const imageMessages = world.discord
+        .messages(channelId)
+        .filter((message) => message.author.id === world.discord.bot.id && message.attachments.length > 0);
+      const logLines = world.bot.output().slice(logStart).split('\n');
+      const longestLine = Math.max(...logLines.map((line) => line.length));
+      const carriesImage = logLines.some((line) => line.includes('IHDR') || line.includes('iVBORw0KGgo'));
+      return {
+        checks: [
+          { name: `${burst} uploads were refused`, isMet: injected === burst },
+          {
+            name: 'the image is posted, once, in place of the progress line',
+            isMet: isPosted && imageMessages.length === 1,
+          },
+          { name: 'no log line over 32 KB', isMet: longestLine <= 32 * 1024 },
+          { name: 'no log line carries the image', isMet: !carriesImage },
+        ],
+        observed: `${injected} × 503 · ${imageMessages.length} message(s) with the image · "${quote({ text: original()?.content ?? '', maxLength: 50 })}" · longest log line ${longestLine} characters`,
+        turns: [
+          isPosted
+            ? { fate: 'answered', detail: 'posted' }
+            : { fate: 'lost', detail: `left as "${quote({ text: original()?.content ?? '' })}"` },
+        ],
+        duplicateReplies: Math.max(0, imageMessages.length - 1),
+      };
     },
   },
 ];

@@ -2,7 +2,14 @@ import type { FakeFile } from '../../test/fakes/discord/index.ts';
 import { slashCommand } from '../../test/fakes/slack/index.ts';
 import { eventually } from '../discord-observations.ts';
 import { askOnDiscord } from '../discord-turns.ts';
-import { animatedGif, corruptJpeg, decompressionBombPng, htmlPage, largeNoisePng } from '../sample-inputs.ts';
+import {
+  animatedGif,
+  corruptJpeg,
+  decompressionBombPng,
+  htmlPage,
+  largeNoisePng,
+  truncatedPng,
+} from '../sample-inputs.ts';
 import type { Scenario } from '../scenario.ts';
 import { askOnSlack } from '../slack-turns.ts';
 import { describeHistory } from '../store-observations.ts';
@@ -46,6 +53,13 @@ export const inputScenarios: Scenario[] = [
     noteAs: '… pixels, more than the 50 million I can read',
     file: async () => png('bomb.png', decompressionBombPng()),
     isInShortRun: true,
+  }),
+  attachmentScenario({
+    id: 'inputs-truncated-png',
+    fault: 'a PNG cut off at 60 %',
+    note: /damaged or cut short/,
+    noteAs: '… is damaged or cut short',
+    file: async () => png('cut.png', truncatedPng()),
   }),
   attachmentScenario({
     id: 'inputs-corrupt-jpeg',
@@ -106,6 +120,32 @@ export const inputScenarios: Scenario[] = [
           { name: 'the model got no image', isMet: !modelGotImage(world, turn.marker) },
         ],
         observed: `${refusals} notes "I did not download …" · ${describeHistory(turn.history)}`,
+        ...singleTurn(turn),
+      };
+    },
+  },
+  {
+    id: 'inputs-private-links-in-text',
+    area: 'inputs',
+    fault: 'a message whose text links to loopback (3 spellings) and to 169.254.169.254',
+    expected: 'no link read (robots.txt included); a note for each read; the question answered',
+    expectedOutcome: 'clear error',
+    isInShortRun: true,
+    async run(context) {
+      const world = await discordWorld(context);
+      const channelId = world.newChannel();
+      const links = [
+        ...internalLinks(context.internal.port).slice(0, 2),
+        'http://169.254.169.254/latest/meta-data/',
+      ];
+      const turn = await askOnDiscord({ world, channelId, text: `summarise these: ${links.join(' ')}` });
+      const notes = (turn.shown.text.match(/I did not read/g) ?? []).length;
+      return {
+        checks: [
+          { name: 'the question is answered and kept', isMet: turn.outcome.fate === 'answered' },
+          { name: 'each of the 3 links is refused with a note', isMet: notes === 3 },
+        ],
+        observed: `${notes} notes "I did not read …" · ${describeHistory(turn.history)}`,
         ...singleTurn(turn),
       };
     },

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { serviceUnavailable } from '../fault-proxy.ts';
+import { serviceUnavailable } from '../../test/support/fault-proxy.ts';
 import type { Scenario, ScenarioContext, ScenarioObservation } from '../scenario.ts';
 import { botMessagesInThread } from '../slack-observations.ts';
 import { askOnSlack, observeSlackTurn, type SlackTurn, slackMention } from '../slack-turns.ts';

@@ -86,3 +86,14 @@ export async function stopBot(world: DiscordWorld): Promise<void> {
   world.bot.kill('SIGTERM');
   await world.bot.exited;
 }
+
+/** The bytes of every value the store holds, read past parley on a read-only connection of our own. */
+export function storedBytes(filePath: string): number {
+  const database = new DatabaseSync(filePath, { readOnly: true });
+  try {
+    const row = database.prepare('SELECT COALESCE(SUM(LENGTH(value)), 0) AS bytes FROM entries').get();
+    return Number(row?.bytes ?? 0);
+  } finally {
+    database.close();
+  }
+}

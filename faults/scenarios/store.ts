@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { askOnDiscord } from '../discord-turns.ts';
 import { startRedisLink } from '../redis-link.ts';
+import { largeNoisePng } from '../sample-inputs.ts';
 import type { Scenario } from '../scenario.ts';
 import { mountScratchFileSystem } from '../scratch-file-system.ts';
 import { describeHistory, readHistory } from '../store-observations.ts';
 import { quote } from '../turn-judgement.ts';
 import { BotDidNotStart } from '../world.ts';
+import { png } from './inputs-kinds.ts';
 import {
   checkpoint,
   holdsExactly,
@@ -19,6 +21,7 @@ import {
   secondsUntilWarning,
   sqlitePathOf,
   stopBot,
+  storedBytes,
   turnsOf,
 } from './store-kinds.ts';
 
@@ -288,6 +291,40 @@ export const storeScenarios: Scenario[] = [
         ],
         observed: `while frozen: "${quote({ text: frozen.shown.text, maxLength: 60 })}" in ${seconds} s · /readyz ${ready.status} · after: ${after.outcome.fate} · ${describeHistory(after.history)}`,
         ...turnsOf(before, frozen, after),
+      };
+    },
+  },
+  {
+    id: 'store-image-growth',
+    area: 'store',
+    fault: 'the same 3.6 MB screenshot sent in three turns',
+    expected: 'kept once: the second and third turns add a fraction of what the first did',
+    expectedOutcome: 'survived',
+    isInShortRun: false,
+    async run(context) {
+      const world = await ownWorld(context);
+      const channelId = world.newChannel();
+      const image = png('screenshot.png', largeNoisePng(3.6 * 1024 * 1024));
+      const storedBefore = storedBytes(sqlitePathOf(world));
+      const first = await askOnDiscord({ world, channelId, text: 'what is this?', attachments: [image] });
+      const storedAfterFirst = storedBytes(sqlitePathOf(world));
+      const second = await askOnDiscord({ world, channelId, text: 'and now?', attachments: [image] });
+      const third = await askOnDiscord({ world, channelId, text: 'once more', attachments: [image] });
+      const storedAfterThird = storedBytes(sqlitePathOf(world));
+      const firstGrowth = storedAfterFirst - storedBefore;
+      const laterGrowth = storedAfterThird - storedAfterFirst;
+      const kib = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
+      return {
+        checks: [
+          {
+            name: 'all three turns are answered',
+            isMet: [first, second, third].every((turn) => turn.outcome.fate === 'answered'),
+          },
+          { name: 'the first turn keeps the image (the store grew)', isMet: firstGrowth > 100 * 1024 },
+          { name: 'turns 2 and 3 add under a quarter of that', isMet: laterGrowth < firstGrowth / 4 },
+        ],
+        observed: `store content +${kib(firstGrowth)} after turn 1, +${kib(laterGrowth)} after turns 2 and 3`,
+        ...turnsOf(first, second, third),
       };
     },
   },
