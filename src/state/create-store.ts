@@ -1,4 +1,4 @@
-import KeyvRedis, { defaultReconnectStrategy } from '@keyv/redis';
+import KeyvRedis, { defaultReconnectStrategy, type RedisClientType } from '@keyv/redis';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { Logger } from 'pino';
 import { timeStoreCalls } from '../operations/time-store-calls.ts';
@@ -59,6 +59,16 @@ export function createStore({
   });
   logStoreErrors({ keyv, logger, redactedStoreUrl: redactStoreUrl(storeUrl), namespace });
   return timeStoreCalls({ keyv, backend: location.kind });
+}
+
+/**
+ * The Redis client under a store createStore opened on a `redis://` URL, connected (undefined for
+ * other stores): for what keyv cannot say, such as an atomic script or `SET … NX`.
+ */
+export async function redisClientOf(keyv: Keyv): Promise<RedisClientType | undefined> {
+  const adapter = keyv.store as { getClient?: () => Promise<unknown> };
+  if (typeof adapter.getClient !== 'function') return undefined;
+  return (await adapter.getClient()) as RedisClientType;
 }
 
 function openAdapter({
