@@ -20,6 +20,10 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     history: app.history,
     settings: app.settings,
     usage: app.usage,
+    spending: app.spending,
+    access: app.access,
+    overrides: app.overrides,
+    places: app.places,
     actionStore: createActionStore({ store: actionKeyv, maxImageBytes: config.images.storeMaxBytes }),
     activeReplies: createActiveReplies(),
     journal: app.journal,
@@ -32,6 +36,8 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     },
     systemPrompt: config.systemPrompt,
     maxImageBytes: config.images.maxInputBytes,
+    imageTimeoutMs: config.gateway.imageTimeoutMs,
+    budgetTimeZone: config.spending.timeZone,
     mayChangeSettings: (user: CommandUser) =>
       editors.policy === 'everyone' ||
       user.isAdmin ||

@@ -1,3 +1,6 @@
+import type { AccessGate } from '../src/access/access-gate.ts';
+import type { OverrideStore } from '../src/administration/override-store.ts';
+import type { PlaceSettingsReader } from '../src/administration/place-settings.ts';
 import type { ActiveReplies } from '../src/conversation/active-replies.ts';
 import type { ConversationEngine } from '../src/conversation/engine.ts';
 import type { HistoryStore } from '../src/conversation/history-store.ts';
@@ -9,6 +12,7 @@ import type { Action, Card } from '../src/delivery/card.ts';
 import type { OutgoingFile, Surface } from '../src/delivery/surface.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
+import type { SpendGuard } from '../src/spending/spend-guard.ts';
 import type { ActionStore } from './action-store.ts';
 import type { CommandInput, CommandOptions } from './command-options.ts';
 
@@ -19,6 +23,8 @@ export interface CommandUser {
   /** A server or workspace admin (Discord Manage Server / Administrator; Slack admin or owner). */
   readonly isAdmin: boolean;
   readonly roleIds: readonly string[];
+  /** The command was run or the button pressed in a direct message with the bot. */
+  readonly isInDirectMessage?: boolean;
 }
 
 /** One message of the channel or thread, as `/summarize` reads it from the platform. */
@@ -68,6 +74,11 @@ export interface CommandServices {
   readonly history: HistoryStore;
   readonly settings: SettingsStore;
   readonly usage: UsageLedger;
+  /** Budgets and the request rate: every gateway call is admitted here first. */
+  readonly spending: SpendGuard;
+  readonly access: AccessGate;
+  readonly overrides: OverrideStore;
+  readonly places: PlaceSettingsReader;
   readonly actionStore: ActionStore;
   readonly activeReplies: ActiveReplies;
   /** Replies in flight, so the ones a dead process left can be finished on the next start. */
@@ -83,6 +94,10 @@ export interface CommandServices {
   readonly systemPrompt: string;
   /** Largest image a person may attach, in bytes. */
   readonly maxImageBytes: number;
+  /** The longest an image generation may take (IMAGE_TIMEOUT_MS): its budget hold lasts a little longer. */
+  readonly imageTimeoutMs: number;
+  /** BUDGET_TIMEZONE, for saying when budgets reset. */
+  readonly budgetTimeZone: string;
   /** Whether this person may change /model and /system. */
   mayChangeSettings(user: CommandUser): boolean;
   readonly logger: Logger;

@@ -21,6 +21,8 @@ export interface DrawRequest {
 }
 
 const progressIntervalMs = 3_000;
+/** A drawing's budget hold outlives IMAGE_TIMEOUT_MS by this much, for the download after it. */
+const imageHoldMarginMs = 60_000;
 
 /**
  * Draws images and delivers them as files, with progress while the model works, then Regenerate
@@ -42,6 +44,23 @@ export async function drawImages({
   const resolved = await resolveReferences({ references: request.references, services });
   if ('problem' in resolved) {
     await responder.send({ text: `⚠ ${resolved.problem}`, isPrivate: true });
+    return;
+  }
+  const admission = await services.spending.admit({
+    userId: user.id,
+    roleIds: user.roleIds,
+    conversationKey: request.conversationKey,
+    model: services.models.image,
+    work: {
+      kind: 'images',
+      count: request.count,
+      aspectRatio: request.aspectRatio,
+      outputFormat: request.outputFormat,
+    },
+    maxDurationMs: services.imageTimeoutMs + imageHoldMarginMs,
+  });
+  if (!admission.isAdmitted) {
+    await responder.send({ text: admission.message, isPrivate: true });
     return;
   }
   const startedAt = services.now().getTime();
@@ -71,14 +90,21 @@ export async function drawImages({
       { err: failure, kind: failure.kind, model: services.models.image },
       'image generation failed',
     );
+    // Image requests are billed per image returned; none came back.
+    await admission.release();
+    const reason = await services.spending.describeFailure({
+      error: failure,
+      conversationKey: request.conversationKey,
+    });
     await responder.send({
-      text: `⚠ ${failure.userMessage}`,
+      text: `⚠ ${reason}`,
       ...(request.isButtonPress ? { isPrivate: true } : {}),
     });
     return;
   } finally {
     clearInterval(timer);
   }
+  await admission.settle({ images: result.images.length });
 
   const seconds = ((services.now().getTime() - startedAt) / 1000).toFixed(1);
   const slug =
@@ -111,7 +137,7 @@ export async function drawImages({
   const lines = [
     `**${request.prompt}**`,
     `_${user.name} · ${what} in ${seconds} s_`,
-    ...[...result.notices, ...(notice ? [notice] : [])].map((line) => `_${line}_`),
+    ...[...result.notices, ...(notice ? [notice] : []), ...admission.notes].map((line) => `_${line}_`),
   ];
   const sent = await responder.send({ text: lines.join('\n'), files, actions });
   if (sent?.fileUrls && sent.fileUrls.length === result.images.length) {
@@ -124,12 +150,6 @@ export async function drawImages({
       { token },
     );
   }
-  await services.usage.record({
-    userId: user.id,
-    conversationKey: request.conversationKey,
-    images: result.images.length,
-    at: services.now(),
-  });
 }
 
 /**

@@ -1,3 +1,10 @@
+import { type AccessGate, createAccessGate } from './access/access-gate.ts';
+import { createOverrideStore, type OverrideStore } from './administration/override-store.ts';
+import {
+  createPlaceSettingsReader,
+  environmentDefaults,
+  type PlaceSettingsReader,
+} from './administration/place-settings.ts';
 import type { Config } from './config.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
@@ -6,6 +13,8 @@ import { createSettingsStore, type SettingsStore } from './conversation/settings
 import { createUsageLedger, type UsageLedger } from './conversation/usage-ledger.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import type { Logger } from './log.ts';
+import { openSpendBackend } from './spending/spend-backend.ts';
+import { createSpendGuard, type SpendGuard } from './spending/spend-guard.ts';
 import { createStore } from './state/create-store.ts';
 import { createInProcessLock } from './state/keyed-lock.ts';
 import { parseStoreUrl } from './state/store-url.ts';
@@ -20,6 +29,14 @@ export interface App {
   readonly settings: SettingsStore;
   readonly usage: UsageLedger;
   readonly journal: ReplyJournal;
+  /** Budgets and the request rate, checked before every gateway call. */
+  readonly spending: SpendGuard;
+  /** Who may use parley where; refused people get one private notice an hour. */
+  readonly access: AccessGate;
+  /** What /config changed, per server and channel. */
+  readonly overrides: OverrideStore;
+  /** The settings in force at a place: /config's overrides over the environment. */
+  readonly places: PlaceSettingsReader;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
   probeStore(): Promise<unknown>;
   /** Closes stores and connections; the process can then exit on its own. */
@@ -54,13 +71,39 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   });
   const history = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
   const settings = createSettingsStore({ store: settingsKeyv });
-  const usageKeyv = createStore({
+  const spendBackend = openSpendBackend({
     storeUrl: config.storeUrl,
-    namespace: 'usage',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+    userRequestsPerMinute: config.spending.userRequestsPerMinute,
+  });
+  const usage = createUsageLedger({ store: spendBackend.store, timeZone: config.spending.timeZone, logger });
+  const overridesKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'overrides',
     logger,
     operationTimeoutMs: config.storeTimeoutMs,
   });
-  const usage = createUsageLedger({ store: usageKeyv, lock: createInProcessLock(), logger });
+  const overrides = createOverrideStore({ store: overridesKeyv, lock: createInProcessLock() });
+  const places = createPlaceSettingsReader({
+    overrides,
+    defaults: environmentDefaults({
+      limits: config.spending.limits,
+      roleLimits: config.spending.roleLimits,
+      access: config.access,
+    }),
+  });
+  const spending = createSpendGuard({
+    ledger: usage,
+    places,
+    sightings: spendBackend.sightings,
+    requestRate: spendBackend.requestRate,
+    catalog: config.models.catalog,
+    timeZone: config.spending.timeZone,
+    fallbackModel: config.spending.fallbackModel,
+    logger,
+  });
+  const access = createAccessGate({ places, sightings: spendBackend.sightings, logger });
   const journalKeyv = createStore({
     storeUrl: config.storeUrl,
     namespace: 'journal',
@@ -86,7 +129,8 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       maxImageBytes: config.images.maxInputBytes,
     },
     logger,
-    usageLedger: usage,
+    spending,
+    places,
     journal,
   });
   return {
@@ -98,13 +142,18 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     settings,
     usage,
     journal,
+    spending,
+    access,
+    overrides,
+    places,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
       await Promise.allSettled([
         historyKeyv.disconnect(),
         settingsKeyv.disconnect(),
-        usageKeyv.disconnect(),
+        spendBackend.close(),
+        overridesKeyv.disconnect(),
         journalKeyv.disconnect(),
       ]);
     },

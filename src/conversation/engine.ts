@@ -1,3 +1,4 @@
+import type { PlaceSettingsReader } from '../administration/place-settings.ts';
 import {
   createStreamingWriter,
   type DeliveredReply,
@@ -9,14 +10,15 @@ import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import { measureReply } from '../operations/measure-reply.ts';
+import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
-import { type ContextFit, fitToContext } from './context-budget.ts';
+import { type ContextFit, estimateTokens, fitToContext } from './context-budget.ts';
 import type { HistoryStore } from './history-store.ts';
 import { type LoadedImages, loadImages } from './image-intake.ts';
 import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { ConversationKey, IncomingTurn, StoredTurn } from './turn.ts';
-import type { UsageLedger } from './usage-ledger.ts';
+import { placeOfConversation } from './turn.ts';
 
 /** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
 export type ReplyStatus = 'complete' | 'cut' | 'failed';
@@ -46,6 +48,11 @@ export interface ReplyRequest {
    * otherwise the new reply is simply added at the end.
    */
   readonly replacesReplyCreatedAt?: string;
+  /**
+   * Who asked for this reply when it is not the turn's author (a button pressed by someone else):
+   * their budgets pay for it.
+   */
+  readonly requestedBy?: { readonly id: string; readonly roleIds: readonly string[] };
 }
 
 export interface ConversationEngine {
@@ -90,8 +97,13 @@ export interface EngineDependencies {
   readonly lock: KeyedLock;
   readonly defaults: EngineDefaults;
   readonly logger: Logger;
-  /** Where spending is counted for /usage; optional so the engine works without it in tests. */
-  readonly usageLedger?: UsageLedger;
+  /**
+   * Budgets and the request rate: every reply holds its worst case before the gateway is called and
+   * settles what it used. Optional so the engine works without it in tests.
+   */
+  readonly spending?: SpendGuard;
+  /** Channel and server defaults set with /config (model, system prompt); optional in tests. */
+  readonly places?: PlaceSettingsReader;
   readonly now?: () => Date;
   readonly waiting?: WaitingIndicators;
   /** Where replies in flight are noted, so a restart can finish the ones a dead process left. */
@@ -110,10 +122,15 @@ export const historyNotSavedNote =
 const storeUnavailableMessage =
   'I cannot reach my memory of this conversation right now. Please try again in a moment.';
 
+/** The longest a reply's budget hold lasts if the reply is never settled (a process that died). */
+const replyHoldMs = 15 * 60_000;
+
 /** A turn made ready for the gateway: which model, which messages, what the person should be told. */
 interface PreparedTurn {
   readonly model: string;
   readonly fit: ContextFit;
+  /** Fits the context again for another model (the budget's fallback). */
+  refit(model: string): ContextFit;
   readonly images: LoadedImages;
   readonly notices: string[];
   /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
@@ -205,8 +222,31 @@ async function answerJournaled(
     };
   }
 
+  const admission = await admitReply({ dependencies, request, prepared });
+  if (admission && !admission.isAdmitted) {
+    const delivered = await writer.fail({ reason: admission.message });
+    return {
+      status: 'failed',
+      delivered,
+      model,
+      finishReason: undefined,
+      usage: undefined,
+      error: undefined,
+    };
+  }
+  if (admission && admission.model !== model) {
+    prepared = { ...prepared, model: admission.model, fit: prepared.refit(admission.model) };
+  }
+  prepared.notices.push(...(admission?.notes ?? []));
   const startedAt = (dependencies.now ?? (() => new Date()))();
   const streamed = await streamReply({ dependencies, prepared, writer, signal, logger });
+  const failureReason =
+    streamed.failure && dependencies.spending
+      ? await dependencies.spending.describeFailure({
+          error: streamed.failure,
+          conversationKey: turn.conversationKey,
+        })
+      : streamed.failure?.userMessage;
   // A reply that never produced visible text leaves history as it was, so the person can simply ask
   // again; a cut reply is kept as the person saw it, marked, so the model knows it broke off. It is
   // recorded before the last platform write, so that write can say when saving failed.
@@ -215,18 +255,18 @@ async function answerJournaled(
     ? await recordExchange({ dependencies, turn, prepared, streamed, startedAt, logger })
     : undefined;
   const notes = recording?.isSaved === false ? [...notices, historyNotSavedNote] : notices;
-  const delivery = await deliverEnding({ writer, streamed, notes, logger });
+  const delivery = await deliverEnding({ writer, streamed, failureReason, notes, logger });
   if (delivery.failure !== undefined && streamed.failure === undefined && recording?.isSaved) {
     await markRecordedReplyInterrupted({ dependencies, turn, recording, logger });
   }
   const failure = streamed.failure ?? delivery.failure;
   const delivered = delivery.delivered;
   const status: ReplyStatus = failure ? (hasText ? 'cut' : 'failed') : 'complete';
-  await recordUsage({ dependencies, turn, streamed, hasText });
+  await settleReply({ admission, prepared, streamed, hasText });
   logger.info(
     {
       status,
-      model,
+      model: prepared.model,
       finishReason: streamed.finishReason,
       usage: streamed.usage,
       droppedTurnCount: fit.droppedTurnCount,
@@ -239,7 +279,7 @@ async function answerJournaled(
   return {
     status,
     delivered,
-    model,
+    model: prepared.model,
     finishReason: streamed.finishReason,
     usage: streamed.usage,
     error: failure,
@@ -257,8 +297,9 @@ async function prepareTurn(
 ): Promise<PreparedTurn> {
   const { turn } = request;
   const { gateway, defaults } = dependencies;
-  const [conversationSettings, allStoredTurns, images] = await Promise.all([
+  const [conversationSettings, placeSettings, allStoredTurns, images] = await Promise.all([
     dependencies.settings.get(turn.conversationKey),
+    dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
     dependencies.history.load(turn.conversationKey),
     loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
   ]);
@@ -271,7 +312,7 @@ async function prepareTurn(
       ? 2
       : 0;
   const storedTurns = allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount);
-  let model = conversationSettings.model ?? defaults.chatModel;
+  let model = conversationSettings.model ?? placeSettings?.chatModel ?? defaults.chatModel;
   if (images.parts.length > 0 && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
 
   const text = `${turn.author.name}: ${turn.text}`;
@@ -279,20 +320,26 @@ async function prepareTurn(
     role: 'user',
     content: images.parts.length === 0 ? text : [{ type: 'text', text }, ...images.parts],
   };
-  const fit = fitToContext({
-    systemPrompt: conversationSettings.systemPrompt ?? defaults.systemPrompt,
-    history: storedTurns,
-    newTurn,
-    contextTokens: gateway.capabilitiesOf(model).contextTokens,
-    replyMaxTokens: defaults.replyMaxTokens,
-  });
+  const fitFor = (contextTokens: number) =>
+    fitToContext({
+      systemPrompt: conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt,
+      history: storedTurns,
+      newTurn,
+      contextTokens,
+      replyMaxTokens: defaults.replyMaxTokens,
+    });
+  const contextTokens = gateway.capabilitiesOf(model).contextTokens;
+  const fit = fitFor(contextTokens);
+  // Never more context than the budget held for: the smaller of the two models' windows.
+  const refit = (other: string) =>
+    fitFor(Math.min(contextTokens, gateway.capabilitiesOf(other).contextTokens));
   const notices = [...(turn.notices ?? []), ...images.notices];
   if (fit.droppedTurnCount > 0) {
     notices.push(
       `The ${fit.droppedTurnCount} oldest messages of this conversation no longer fit in my context, so I left them out.`,
     );
   }
-  return { model, fit, images, notices, replacedTurnCount, surface: request.surface };
+  return { model, fit, refit, images, notices, replacedTurnCount, surface: request.surface };
 }
 
 interface StreamedReply {
@@ -386,17 +433,20 @@ function showWhileWaiting({
 async function deliverEnding({
   writer,
   streamed,
+  failureReason,
   notes,
   logger,
 }: {
   writer: StreamingWriter;
   streamed: StreamedReply;
+  /** What the person is told when the reply failed. */
+  failureReason: string | undefined;
   notes: readonly string[];
   logger: Logger;
 }): Promise<{ delivered: DeliveredReply; failure: GatewayError | undefined }> {
   try {
     const delivered = streamed.failure
-      ? await writer.fail({ reason: streamed.failure.userMessage })
+      ? await writer.fail({ reason: failureReason ?? streamed.failure.userMessage })
       : await writer.finish({ finishReason: streamed.finishReason ?? 'other', notes });
     return { delivered, failure: undefined };
   } catch (error) {
@@ -490,22 +540,62 @@ async function markRecordedReplyInterrupted({
   }
 }
 
-async function recordUsage({
+/** Holds the reply's worst case on the budgets: the prompt as estimated plus `max_tokens`. */
+async function admitReply({
   dependencies,
-  turn,
+  request,
+  prepared,
+}: {
+  dependencies: EngineDependencies;
+  request: ReplyRequest;
+  prepared: PreparedTurn;
+}): Promise<Admission | undefined> {
+  if (!dependencies.spending) return undefined;
+  const { turn } = request;
+  const payer = request.requestedBy ?? turn.author;
+  return dependencies.spending.admit({
+    userId: payer.id,
+    roleIds: payer.roleIds ?? [],
+    conversationKey: turn.conversationKey,
+    model: prepared.model,
+    work: {
+      kind: 'tokens',
+      promptTokens: prepared.fit.estimatedPromptTokens,
+      maxCompletionTokens: dependencies.defaults.replyMaxTokens,
+    },
+    mayFallBack: true,
+    needsVision: prepared.images.parts.length > 0,
+    maxDurationMs: replyHoldMs,
+  });
+}
+
+/**
+ * Counts what the reply used: the gateway's `usage`, or when it sent none (a cut stream) the prompt
+ * as estimated plus the text shown; a reply that never produced text frees its hold.
+ */
+async function settleReply({
+  admission,
+  prepared,
   streamed,
   hasText,
 }: {
-  dependencies: EngineDependencies;
-  turn: IncomingTurn;
+  admission: Admission | undefined;
+  prepared: PreparedTurn;
   streamed: StreamedReply;
   hasText: boolean;
 }): Promise<void> {
-  if (!dependencies.usageLedger || (!streamed.usage && !hasText)) return;
-  await dependencies.usageLedger.record({
-    userId: turn.author.id,
-    conversationKey: turn.conversationKey,
+  if (!admission?.isAdmitted) return;
+  if (!streamed.usage && !hasText) {
+    await admission.release();
+    return;
+  }
+  const completionTokens = estimateTokens({ role: 'assistant', content: streamed.text });
+  await admission.settle({
     usage: streamed.usage,
-    at: (dependencies.now ?? (() => new Date()))(),
+    estimatedUsage: {
+      promptTokens: prepared.fit.estimatedPromptTokens,
+      completionTokens,
+      totalTokens: prepared.fit.estimatedPromptTokens + completionTokens,
+    },
   });
 }
