@@ -16,7 +16,8 @@ const helpCommand: Command = defineCommand({
   description: 'What parley does and its commands',
   options: {},
   runsInConversationOrder: false,
-  async run({ responder, services }) {
+  isAnswerPrivate: () => true,
+  async run({ responder, services, platformNotices = [] }) {
     const lines = [
       'I am parley, an AI assistant. Mention me (or DM me) to chat; I keep the conversation of each channel and thread, read images you attach, and answer with the model the conversation is set to.',
       '',
@@ -25,6 +26,7 @@ const helpCommand: Command = defineCommand({
       ),
       '',
       `Default model: ${services.models.chat}; images: ${services.models.image}.`,
+      ...platformNotices.map((notice) => `\n⚠ ${notice}`),
     ];
     await responder.send({ text: lines.join('\n'), isPrivate: true });
   },

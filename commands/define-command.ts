@@ -9,7 +9,7 @@ import type { SettingsStore } from '../src/conversation/settings-store.ts';
 import type { ConversationKey } from '../src/conversation/turn.ts';
 import type { UsageLedger } from '../src/conversation/usage-ledger.ts';
 import type { Action, Card } from '../src/delivery/card.ts';
-import type { OutgoingFile, Surface } from '../src/delivery/surface.ts';
+import type { OutgoingFile, PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
@@ -54,10 +54,19 @@ export interface SentResult {
 export interface CommandResponder {
   /** The surface streamed text goes to (/chat, Regenerate, Continue). */
   readonly surface: Surface;
-  /** Shows or replaces a short progress line; the next `send` replaces it where the platform can. */
-  progress(text: string): Promise<void>;
+  /**
+   * Shows or replaces a short progress line; the next `send` replaces it where the platform can.
+   * Resolves with the message that shows it, where the platform has one (for the journal).
+   */
+  progress(text: string): Promise<PostedMessage | undefined>;
   // biome-ignore lint/suspicious/noConfusingVoidType: most responders report nothing; only those that post files with public links return them.
   send(result: CommandResult): Promise<SentResult | void>;
+  /**
+   * Takes the pressed button off the message it sits on, leaving the message and its other buttons
+   * as they are: a Stop that no running reply answers to (left by a restart, or pressed twice).
+   * Only the responders of button presses on platforms that can edit that message have it.
+   */
+  removePressedAction?(): Promise<void>;
   /** Files it posts get links anyone can fetch (Discord's CDN): the image model can take them. */
   readonly hasPublicFileLinks?: boolean;
   /**
@@ -113,6 +122,11 @@ export interface CommandContext<Input> {
   /** The newest messages of the channel or thread, oldest first, read from the platform. */
   readRecentMessages(limit: number): Promise<ChannelMessage[]>;
   readonly signal: AbortSignal;
+  /**
+   * What the platform wants people to know about how parley runs there, in one sentence each
+   * (e.g. a privileged setting that is off and what it costs); /help shows them.
+   */
+  readonly platformNotices?: readonly string[];
 }
 
 export interface Command<Options extends CommandOptions = CommandOptions> {
@@ -126,6 +140,12 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
    * engine (/chat) are ordered by the engine itself and say false here.
    */
   readonly runsInConversationOrder: boolean;
+  /**
+   * True when the answer to this input is private whatever the command finds (/help, /usage,
+   * showing /model). A platform that must choose before the command runs (Discord's deferred reply,
+   * whose privacy cannot change later) opens the answer privately. Absent: public.
+   */
+  isAnswerPrivate?(input: CommandInput<Options>): boolean;
   run(context: CommandContext<CommandInput<Options>>): Promise<void>;
 }
 

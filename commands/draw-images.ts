@@ -1,3 +1,4 @@
+import type { JournalRecord } from '../src/conversation/reply-journal.ts';
 import type { Action } from '../src/delivery/card.ts';
 import { toGatewayError } from '../src/gateway/gateway-error.ts';
 import type { GeneratedImage } from '../src/gateway/image-generation.ts';
@@ -65,10 +66,73 @@ export async function drawImages({
   }
   const startedAt = services.now().getTime();
   const what = request.count === 1 ? '1 image' : `${request.count} images`;
-  const showProgress = () => {
+  // The progress line is journaled, so a restart after a kill tells the person the drawing stopped.
+  const journal = journalProgress({ services, responder, user, request });
+  const showProgress = async () => {
     const elapsedSeconds = Math.round((services.now().getTime() - startedAt) / 1000);
-    return responder.progress(`🎨 drawing ${what}…${elapsedSeconds > 0 ? ` ${elapsedSeconds} s` : ''}`);
+    const text = `🎨 drawing ${what}…${elapsedSeconds > 0 ? ` ${elapsedSeconds} s` : ''}`;
+    const shown = await responder.progress(text);
+    if (shown) journal?.update({ messages: [{ id: shown.id, text }], modelText: '' });
   };
+  try {
+    await drawAndSend({
+      services,
+      user,
+      responder,
+      request,
+      signal,
+      resolved,
+      startedAt,
+      what,
+      showProgress,
+    });
+  } finally {
+    await journal?.end();
+  }
+}
+
+function journalProgress({
+  services,
+  responder,
+  user,
+  request,
+}: {
+  services: CommandServices;
+  responder: CommandResponder;
+  user: CommandUser;
+  request: DrawRequest;
+}): JournalRecord | undefined {
+  const { address } = responder.surface;
+  if (address === undefined) return undefined;
+  return services.journal.begin({
+    kind: 'progress',
+    address,
+    conversationKey: request.conversationKey,
+    turn: { authorId: user.id, authorName: user.name, text: `/imagine ${request.prompt}` },
+  });
+}
+
+async function drawAndSend({
+  services,
+  user,
+  responder,
+  request,
+  signal,
+  resolved,
+  startedAt,
+  what,
+  showProgress,
+}: {
+  services: CommandServices;
+  user: CommandUser;
+  responder: CommandResponder;
+  request: DrawRequest;
+  signal: AbortSignal;
+  resolved: { images: readonly string[] };
+  startedAt: number;
+  what: string;
+  showProgress: () => Promise<void>;
+}): Promise<void> {
   await showProgress();
   const timer = setInterval(() => {
     showProgress().catch((error: unknown) => services.logger.debug({ err: error }, 'progress update failed'));

@@ -9,6 +9,10 @@ import type { CommandServices } from './define-command.ts';
 /** Under a reply whose process died mid-stream, once a restarted parley has found it. */
 export const interruptedByRestartNote = '⚠ interrupted by a restart — press Regenerate to ask again';
 
+/** Under the progress line of a command (a drawing) whose process died before it answered. */
+export const stoppedByRestartNote =
+  '⚠ stopped: parley restarted before this was done — please run the command again';
+
 /**
  * Finishes the replies a dead process left behind on one platform: each message keeps the text it
  * showed, the last one gets a note and a Regenerate button, Stop buttons go, and the exchange is
@@ -57,6 +61,11 @@ export async function finishOrphanedReplies({
   return { finishedCount };
 }
 
+/**
+ * Records the exchange (a store failure keeps the journal record for the next start), then finishes
+ * the messages; messages that cannot be reached any more (an expired interaction, a deleted channel)
+ * are logged and given up, since trying again at every start would never succeed.
+ */
 async function finishOrphan({
   services,
   entry,
@@ -66,8 +75,37 @@ async function finishOrphan({
   entry: JournalEntry;
   surface: Surface | undefined;
 }): Promise<void> {
+  if (entry.kind === 'progress') {
+    if (surface === undefined) return;
+    await finishProgressLine({ entry, surface }).catch((error: unknown) => {
+      services.logger.warn(
+        { err: error, conversationKey: entry.conversationKey },
+        'could not finish an orphaned progress line',
+      );
+    });
+    return;
+  }
   const replyCreatedAt = await recordInterruptedExchange(services.history, entry);
   if (surface === undefined) return;
+  await finishMessages({ services, entry, surface, replyCreatedAt }).catch((error: unknown) => {
+    services.logger.warn(
+      { err: error, conversationKey: entry.conversationKey },
+      'could not finish the messages of an orphaned reply; its turn is recorded',
+    );
+  });
+}
+
+async function finishMessages({
+  services,
+  entry,
+  surface,
+  replyCreatedAt,
+}: {
+  services: CommandServices;
+  entry: JournalEntry;
+  surface: Surface;
+  replyCreatedAt: string | undefined;
+}): Promise<void> {
   const token = await services.actionStore.save({
     kind: 'chat',
     conversationKey: entry.conversationKey,
@@ -96,6 +134,24 @@ async function finishOrphan({
     buttonsMessage = await surface.post(text);
   }
   await surface.setActions?.(buttonsMessage, [regenerate]);
+}
+
+/** A command's progress line says the command stopped; nothing was said, so history is untouched. */
+async function finishProgressLine({
+  entry,
+  surface,
+}: {
+  entry: JournalEntry;
+  surface: Surface;
+}): Promise<void> {
+  const line = entry.messages.at(-1);
+  if (line === undefined) return;
+  const [text = line.text] = appendNotes({
+    messageTexts: [line.text],
+    notes: [stoppedByRestartNote],
+    maxLength: surface.limits.maxMessageLength,
+  });
+  await surface.edit(line, text, { isFinal: true });
 }
 
 /**

@@ -35,6 +35,8 @@ export async function runAction({
   if (action.verb === 'chat.stop') {
     if (!services.activeReplies.stop(action.token)) {
       await responder.send({ text: 'That reply has already finished.', isPrivate: true });
+      // A Stop that nothing answers to would only invite more presses.
+      await responder.removePressedAction?.();
     }
     return;
   }

@@ -21,6 +21,21 @@ export function requesterOf(user: CommandUser): Requester {
 }
 
 /**
+ * Whether the command's answer to these options will be private: a bad option gets a private
+ * usage line, and a command may declare its answer private (`isAnswerPrivate`).
+ */
+export function isAnswerPrivate({
+  command,
+  rawOptions,
+}: {
+  command: Command;
+  rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
+}): boolean {
+  const parsed = parseCommandInput(command.options, rawOptions);
+  return !parsed.isValid || (command.isAnswerPrivate?.(parsed.input) ?? false);
+}
+
+/**
  * Runs a command the same way on every platform: options validated by its schema (a bad option is
  * one line that says what is allowed), the conversation's order kept, and every failure turned into
  * a short message for the person with the details in the log.
@@ -34,6 +49,7 @@ export async function runCommand({
   services,
   readRecentMessages,
   signal = new AbortController().signal,
+  platformNotices = [],
 }: {
   command: Command;
   rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
@@ -43,6 +59,7 @@ export async function runCommand({
   services: CommandServices;
   readRecentMessages: (limit: number) => Promise<ChannelMessage[]>;
   signal?: AbortSignal;
+  platformNotices?: readonly string[];
 }): Promise<void> {
   const logger = services.logger.child({ command: command.name, conversationKey, userId: user.id });
   const parsed = parseCommandInput(command.options, rawOptions);
@@ -73,6 +90,7 @@ export async function runCommand({
       services: { ...services, logger },
       readRecentMessages,
       signal,
+      platformNotices,
     });
   try {
     await (command.runsInConversationOrder

@@ -31,6 +31,8 @@ export function createConsoleResponder({
       if (isInteractive) write(`\r\x1b[K${text}`);
       else if (!isProgressShown) write(`${text}\n`);
       isProgressShown = true;
+      // The terminal's line is gone with the process: nothing to journal.
+      return undefined;
     },
     async send(result: CommandResult) {
       endProgress();

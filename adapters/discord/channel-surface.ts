@@ -1,16 +1,25 @@
-import type { Message, SendableChannels } from 'discord.js';
-import { PermissionFlagsBits } from 'discord.js';
+import {
+  DiscordAPIError,
+  type Message,
+  type MessageCreateOptions,
+  PermissionFlagsBits,
+  type PermissionResolvable,
+  RESTJSONErrorCodes,
+  type SendableChannels,
+} from 'discord.js';
 import type { Action } from '../../src/delivery/card.ts';
 import type { RequestBucket, RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { OutgoingFile, PostedMessage, PostOptions, Surface } from '../../src/delivery/surface.ts';
+import { classifyDiscordFailure } from './classify-failure.ts';
 import { discordLimits } from './discord-limits.ts';
+import { asAttachments, fitMessageUploads } from './fit-uploads.ts';
 import { renderButtons } from './render-embed.ts';
 
 /**
  * Discord counts creates and edits per channel (about 5 per 5 s each); the window is stretched a
  * little because Discord starts its window when a request arrives, a moment after we send it.
  */
-function channelBucket(kind: 'create' | 'edit', channelId: string): RequestBucket {
+export function channelBucket(kind: 'create' | 'edit', channelId: string): RequestBucket {
   return {
     key: `${kind}:${channelId}`,
     limit: discordLimits.editsPerWindow,
@@ -42,33 +51,42 @@ export function createChannelSurface({
   let isFirstPost = true;
   // When each message last showed fresh text: the scheduler serves the stalest edit first.
   const lastShownAtMs = new Map<string, number>();
-  const canAttachFiles = () => {
+  const botMay = (permission: PermissionResolvable) => {
     if (!('permissionsFor' in channel) || typeof channel.permissionsFor !== 'function') return true;
-    return channel.permissionsFor(botUserId)?.has(PermissionFlagsBits.AttachFiles) ?? true;
+    return channel.permissionsFor(botUserId)?.has(permission) ?? true;
   };
+  const send = (payload: MessageCreateOptions, text: () => string) =>
+    scheduler.schedule<{ id: string }>({
+      priority: 'post',
+      bucket: channelBucket('create', channel.id),
+      run: () => channel.send({ ...payload, content: text() }),
+    });
   const post = async (
     text: string,
     options?: PostOptions & { files?: readonly OutgoingFile[] },
   ): Promise<PostedMessage> => {
-    const reference =
-      isFirstPost && replyTo ? { reply: { messageReference: replyTo.id, failIfNotExists: false } } : {};
+    // A reply (message_reference) needs Read Message History (resources/message.mdx, Create
+    // Message); without it the answer is a plain message, which the person still sees under theirs.
+    const isReply = isFirstPost && replyTo !== undefined && botMay(PermissionFlagsBits.ReadMessageHistory);
     isFirstPost = false;
     const payload = {
-      content: text,
       allowedMentions: noPings,
-      ...reference,
       ...(options?.actions && options.actions.length > 0
         ? { components: renderButtons(options.actions) }
         : {}),
-      ...(options?.files
-        ? { files: options.files.map((file) => ({ attachment: Buffer.from(file.bytes), name: file.name })) }
-        : {}),
+      ...(options?.files ? { files: asAttachments(options.files) } : {}),
     };
-    const sent: { id: string } = await scheduler.schedule<{ id: string }>({
-      priority: 'post',
-      bucket: channelBucket('create', channel.id),
-      run: () => channel.send({ ...payload, content: options?.currentText?.() ?? text }),
-    });
+    const currentText = () => options?.currentText?.() ?? text;
+    const sent = isReply
+      ? await send(
+          { ...payload, reply: { messageReference: replyTo.id, failIfNotExists: false } },
+          currentText,
+        ).catch((error: unknown) => {
+          // The permission changed after the client last heard of it: post plainly at once.
+          if (!isMissingPermissions(error)) throw error;
+          return send(payload, currentText);
+        })
+      : await send(payload, currentText);
     lastShownAtMs.set(sent.id, Date.now());
     return { id: sent.id };
   };
@@ -91,6 +109,8 @@ export function createChannelSurface({
   };
   return {
     limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 1_000 },
+    address: { platform: 'discord', channelId: channel.id },
+    classifyFailure: classifyDiscordFailure,
     post: (text, options) => post(text, options),
     edit: (message, text, options) =>
       editMessage({
@@ -99,12 +119,21 @@ export function createChannelSurface({
         change: () => ({ content: options?.currentText?.() ?? text }),
       }),
     async upload(files, text) {
-      if (!canAttachFiles()) {
+      if (!botMay(PermissionFlagsBits.AttachFiles)) {
         return post(
           `${text ? `${text}\n\n` : ''}_⚠ I need the **Attach Files** permission in this channel to send the files._`,
         );
       }
-      return post(text ?? '', { files });
+      // Checked before sending: Discord refuses the whole message when one file is too large.
+      const fitted = await fitMessageUploads({
+        files: files.slice(0, discordLimits.attachmentsPerMessage),
+        text: text ?? '',
+        otherPayload: {},
+        maxFileBytes: discordLimits.attachmentBytes,
+        maxRequestBytes: discordLimits.requestBytes,
+        maxTextLength: discordLimits.messageLength,
+      });
+      return post(fitted.text, { files: fitted.files });
     },
     async showTyping() {
       // Typing is a courtesy: it never takes budget that a reply's text could use.
@@ -115,4 +144,8 @@ export function createChannelSurface({
     setActions: (message: PostedMessage, actions: readonly Action[]) =>
       editMessage({ message, isFinal: false, change: () => ({ components: renderButtons(actions) }) }),
   };
+}
+
+function isMissingPermissions(error: unknown): boolean {
+  return error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.MissingPermissions;
 }

@@ -2,13 +2,47 @@ import {
   type APIApplicationCommandOption,
   ApplicationCommandOptionType,
   type ChatInputCommandInteraction,
+  type Client,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
+import { allCommands } from '../../commands/all-commands.ts';
 import type { CommandOption, RawOptionValue } from '../../commands/command-options.ts';
 import type { Command } from '../../commands/define-command.ts';
+import type { Config } from '../../src/config.ts';
 import { truncateText } from '../../src/delivery/card.ts';
+import type { Logger } from '../../src/log.ts';
 import { discordLimits } from './discord-limits.ts';
 import { discordImageAttachment } from './message-turn.ts';
+
+/**
+ * Registers every command of `commands/` by bulk overwrite, so the registered set always equals
+ * commands/ with nothing stale left behind: in the configured guilds (instant) or globally.
+ */
+export async function registerCommands({
+  client,
+  discord,
+  logger,
+}: {
+  client: Client;
+  discord: NonNullable<Config['discord']>;
+  logger: Logger;
+}): Promise<void> {
+  const body = allCommands.map(toDiscordCommand);
+  const application = client.application;
+  if (!application) throw new Error('discord READY carried no application');
+  if (discord.applicationId && discord.applicationId !== application.id) {
+    logger.warn(
+      { configured: discord.applicationId, actual: application.id },
+      'DISCORD_APPLICATION_ID differs from the token',
+    );
+  }
+  if (discord.guildIds.length > 0) {
+    for (const guildId of discord.guildIds) await application.commands.set(body, guildId);
+  } else {
+    await application.commands.set(body);
+  }
+  logger.info({ commandCount: body.length, guildIds: discord.guildIds }, 'slash commands registered');
+}
 
 /** A command as Discord's application command JSON: option types, choices, ranges, autocomplete. */
 export function toDiscordCommand(command: Command): RESTPostAPIChatInputApplicationCommandsJSONBody {
@@ -45,7 +79,10 @@ function toDiscordOption(name: string, option: CommandOption): APIApplicationCom
       return {
         ...base,
         type: ApplicationCommandOptionType.String,
+        // A choice Discord cannot take (over 100 characters) would fail the whole registration;
+        // it stays usable on the other platforms.
         choices: (option.choices ?? [])
+          .filter((choice) => choice.length <= discordLimits.choiceValue)
           .slice(0, discordLimits.optionChoices)
           .map((choice) => ({ name: choice, value: choice })),
       };

@@ -1,33 +1,22 @@
-import {
-  type AutocompleteInteraction,
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
-  Client,
-  Events,
-  GatewayIntentBits,
-  type GuildMember,
-  type Interaction,
-  type Message,
-  MessageFlags,
-  Partials,
-  PermissionFlagsBits,
-} from 'discord.js';
-import { allCommands, findCommand } from '../../commands/all-commands.ts';
-import { replyWithActions } from '../../commands/chat-reply.ts';
-import type { CommandServices, CommandUser } from '../../commands/define-command.ts';
-import { runAction } from '../../commands/run-action.ts';
-import { runCommand } from '../../commands/run-command.ts';
+import { Client, Events, type Interaction, type Message, Partials } from 'discord.js';
+import type { CommandServices } from '../../commands/define-command.ts';
+import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
 import type { Config } from '../../src/config.ts';
-import { createRequestScheduler, type RequestScheduler } from '../../src/delivery/request-scheduler.ts';
+import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { recordPlatformRequest } from '../../src/operations/metrics.ts';
-import { createChannelSurface, noPings } from './channel-surface.ts';
-import { rawOptionsOf, toDiscordCommand } from './command-registration.ts';
+import type { DiscordAdapterContext, DiscordPlatformLimits } from './adapter-context.ts';
+import { answerAutocomplete } from './autocomplete.ts';
+import { pressButton } from './button-handlers.ts';
+import { noPings } from './channel-surface.ts';
+import { runSlashCommand } from './command-handlers.ts';
+import { registerCommands } from './command-registration.ts';
 import { discordLimits } from './discord-limits.ts';
-import { createInteractionResponder } from './interaction-responder.ts';
-import { buildTurnFromMessage, conversationKeyOfMessage, discordConversationKey } from './message-turn.ts';
-import { readChannelHistory } from './read-channel-history.ts';
+import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
+import { handleMessage } from './message-events.ts';
+import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
+import { createUnableToPostNotice } from './unable-to-post-notice.ts';
 
 export interface DiscordAdapter {
   readonly client: Client;
@@ -38,50 +27,130 @@ export interface DiscordAdapter {
 /**
  * parley on Discord: answers mentions, DMs, replies to it, threads it answered in and the channels
  * configured to get every message; registers every command as a slash command; runs buttons.
+ * Without the Message Content intent it comes up all the same and answers what it can read.
  */
 export async function startDiscordAdapter({
   services,
   discord,
   maxImageBytes,
   logger: parentLogger,
+  platformLimits = {},
 }: {
   services: CommandServices;
   discord: NonNullable<Config['discord']>;
   maxImageBytes: number;
   logger: Logger;
+  /** Discord's own values unless a test gives its fake's. */
+  platformLimits?: Partial<DiscordPlatformLimits>;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
+  const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
+  const lifecycle = { isStopping: false };
+  const shared: SharedContext = {
+    services,
+    discord,
+    scheduler,
+    maxImageBytes,
+    logger,
+    tellUnableToPost: createUnableToPostNotice({ logger }),
+    limits: {
+      requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
+      interactionTokenLifetimeMs:
+        platformLimits.interactionTokenLifetimeMs ?? discordLimits.interactionTokenLifetimeMs,
+    },
+  };
+  const connect = async (canReadMessageContent: boolean) => {
+    const adapter = createAdapterContext({ shared, canReadMessageContent });
+    listen({ adapter, lifecycle });
+    const outcome = await logIn({ client: adapter.client, token: discord.token });
+    return outcome === 'ready' ? adapter : undefined;
+  };
+
+  let adapter = await connect(true);
+  if (!adapter) {
+    logger.warn(messageContentIntentNotice);
+    adapter = await connect(false);
+    if (!adapter) throw new Error('discord refused the gateway intents even without Message Content');
+  }
+  const { client } = adapter;
+  logger.info({ botUserId: client.user?.id, guildCount: client.guilds.cache.size }, 'connected to discord');
+  await registerCommands({ client, discord, logger });
+  finishRepliesLeftByARestart({ client, services });
+
+  return {
+    client,
+    async stop() {
+      // Take no new work, let stopped replies post their last words, then disconnect.
+      lifecycle.isStopping = true;
+      await services.activeReplies.stopAll(5_000);
+      await client.destroy();
+      reportPlatformConnection({ platform: 'discord', isConnected: false, state: 'stopped' });
+    },
+  };
+}
+
+/** In the background: replies a killed process left half-written get their text, a note and buttons. */
+function finishRepliesLeftByARestart({
+  client,
+  services,
+}: {
+  client: Client;
+  services: CommandServices;
+}): void {
+  void finishOrphanedReplies({
+    services,
+    platform: 'discord',
+    surfaceAt: ({ address, messages }) => {
+      const parsed = discordReplyAddressSchema.safeParse(address);
+      return parsed.success
+        ? createOrphanedReplySurface({ client, address: parsed.data, messages })
+        : undefined;
+    },
+  });
+}
+
+/** What every client of the adapter shares; a client adds itself and what it may read. */
+type SharedContext = Omit<DiscordAdapterContext, 'client' | 'canReadMessageContent' | 'platformNotices'>;
+
+function createAdapterContext({
+  shared,
+  canReadMessageContent,
+}: {
+  shared: SharedContext;
+  canReadMessageContent: boolean;
+}): DiscordAdapterContext {
   const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.MessageContent,
-      GatewayIntentBits.DirectMessages,
-    ],
+    intents: gatewayIntents({ canReadMessageContent }),
     // DMs arrive on channels the client has not cached; without these partials they are dropped.
     partials: [Partials.Channel, Partials.Message],
-    rest: { api: discord.apiUrl },
+    rest: { api: shared.discord.apiUrl },
     allowedMentions: noPings,
   });
-  const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
-  let isStopping = false;
+  return {
+    ...shared,
+    client,
+    canReadMessageContent,
+    platformNotices: canReadMessageContent ? [] : [messageContentIntentNotice],
+  };
+}
 
-  client.on(Events.MessageCreate, (message) => {
-    if (isStopping) return;
-    handleMessage({ message, client, services, discord, scheduler, maxImageBytes, logger }).catch(
-      (error: unknown) =>
-        logger.error({ err: error, channelId: message.channelId }, 'message handling failed'),
+function listen({
+  adapter,
+  lifecycle,
+}: {
+  adapter: DiscordAdapterContext;
+  lifecycle: { readonly isStopping: boolean };
+}): void {
+  const { client, logger } = adapter;
+  client.on(Events.MessageCreate, (message: Message) => {
+    if (lifecycle.isStopping) return;
+    handleMessage({ message, adapter }).catch((error: unknown) =>
+      logger.error({ err: error, channelId: message.channelId }, 'message handling failed'),
     );
   });
   client.on(Events.InteractionCreate, (interaction) => {
-    if (isStopping) return;
-    handleInteraction({
-      interaction,
-      services,
-      maxImageBytes,
-      logger,
-      botUserId: client.user?.id ?? '',
-    }).catch((error: unknown) =>
+    if (lifecycle.isStopping) return;
+    handleInteraction({ interaction, adapter }).catch((error: unknown) =>
       logger.error({ err: error, interactionId: interaction.id }, 'interaction handling failed'),
     );
   });
@@ -92,8 +161,11 @@ export async function startDiscordAdapter({
       'discord rate limit hit',
     ),
   );
+  reportOperations(client);
+}
 
-  // Operations: the connection for /readyz, every REST call and 429 for /metrics.
+/** The connection for /readyz, every REST call and 429 for /metrics. */
+function reportOperations(client: Client): void {
   const reportConnection = (isConnected: boolean, state?: string) =>
     reportPlatformConnection({ platform: 'discord', isConnected, ...(state ? { state } : {}) });
   client.on(Events.ShardReady, () => reportConnection(true));
@@ -107,228 +179,16 @@ export async function startDiscordAdapter({
       status: response.status,
     }),
   );
-
-  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-  await client.login(discord.token);
-  await ready;
-  logger.info({ botUserId: client.user?.id, guildCount: client.guilds.cache.size }, 'connected to discord');
-  await registerCommands({ client, discord, logger });
-
-  return {
-    client,
-    async stop() {
-      // Take no new work, let stopped replies post their last words, then disconnect.
-      isStopping = true;
-      await services.activeReplies.stopAll(5_000);
-      await client.destroy();
-      reportConnection(false, 'stopped');
-    },
-  };
-}
-
-async function registerCommands({
-  client,
-  discord,
-  logger,
-}: {
-  client: Client;
-  discord: NonNullable<Config['discord']>;
-  logger: Logger;
-}): Promise<void> {
-  const body = allCommands.map(toDiscordCommand);
-  const application = client.application;
-  if (!application) throw new Error('discord READY carried no application');
-  if (discord.applicationId && discord.applicationId !== application.id) {
-    logger.warn(
-      { configured: discord.applicationId, actual: application.id },
-      'DISCORD_APPLICATION_ID differs from the token',
-    );
-  }
-  // Bulk overwrite: the registered set always equals commands/, with nothing stale left behind.
-  if (discord.guildIds.length > 0) {
-    for (const guildId of discord.guildIds) await application.commands.set(body, guildId);
-  } else {
-    await application.commands.set(body);
-  }
-  logger.info({ commandCount: body.length, guildIds: discord.guildIds }, 'slash commands registered');
-}
-
-async function handleMessage({
-  message,
-  client,
-  services,
-  discord,
-  scheduler,
-  maxImageBytes,
-  logger,
-}: {
-  message: Message;
-  client: Client;
-  services: CommandServices;
-  discord: NonNullable<Config['discord']>;
-  scheduler: RequestScheduler;
-  maxImageBytes: number;
-  logger: Logger;
-}): Promise<void> {
-  const botUserId = client.user?.id;
-  if (!botUserId || message.author.bot || message.system || !message.channel.isSendable()) return;
-  if (!(await shouldAnswer({ message, botUserId, discord, services }))) return;
-  const channel = message.channel;
-  if (message.guild && 'permissionsFor' in channel) {
-    const permissions = channel.permissionsFor(botUserId);
-    const canSend = channel.isThread()
-      ? permissions?.has(PermissionFlagsBits.SendMessagesInThreads)
-      : permissions?.has(PermissionFlagsBits.SendMessages);
-    if (canSend === false) {
-      logger.warn({ channelId: channel.id }, 'mentioned in a channel where it may not send messages');
-      return;
-    }
-  }
-  const turn = await buildTurnFromMessage({ message, botUserId, maxImageBytes });
-  const surface = createChannelSurface({ channel, scheduler, replyTo: message, botUserId });
-  surface.showTyping?.().catch(() => undefined);
-  await replyWithActions({ services, turn, surface });
-}
-
-async function shouldAnswer({
-  message,
-  botUserId,
-  discord,
-  services,
-}: {
-  message: Message;
-  botUserId: string;
-  discord: NonNullable<Config['discord']>;
-  services: CommandServices;
-}): Promise<boolean> {
-  if (!message.guild) return true;
-  if (message.mentions.users.has(botUserId)) return true;
-  if (message.mentions.repliedUser?.id === botUserId) return true;
-  const channel = message.channel;
-  const channelIds = [channel.id, 'parentId' in channel ? channel.parentId : null];
-  if (channelIds.some((id) => id && discord.replyAllChannelIds.includes(id))) return true;
-  // A thread the bot has answered in (or is answering in right now) is a conversation it is part of.
-  if (channel.isThread()) {
-    const key = conversationKeyOfMessage(message);
-    return services.engine.isBusy(key) || (await services.history.load(key)).length > 0;
-  }
-  return false;
 }
 
 async function handleInteraction({
   interaction,
-  services,
-  maxImageBytes,
-  logger,
-  botUserId,
+  adapter,
 }: {
   interaction: Interaction;
-  services: CommandServices;
-  maxImageBytes: number;
-  logger: Logger;
-  botUserId: string;
+  adapter: DiscordAdapterContext;
 }): Promise<void> {
-  if (interaction.isAutocomplete()) return answerAutocomplete(interaction, services);
-  if (interaction.isChatInputCommand())
-    return runSlashCommand({ interaction, services, maxImageBytes, logger, botUserId });
-  if (interaction.isButton()) return pressButton({ interaction, services });
-}
-
-async function runSlashCommand({
-  interaction,
-  services,
-  maxImageBytes,
-  logger,
-  botUserId,
-}: {
-  interaction: ChatInputCommandInteraction;
-  services: CommandServices;
-  maxImageBytes: number;
-  logger: Logger;
-  botUserId: string;
-}): Promise<void> {
-  const command = findCommand(interaction.commandName);
-  if (!command) {
-    logger.warn({ commandName: interaction.commandName }, 'unknown slash command');
-    await interaction.reply({
-      content: 'I do not know that command any more.',
-      flags: MessageFlags.Ephemeral,
-    });
-    return;
-  }
-  // Within Discord's 3 s, before anything slow; the answer then replaces the "thinking…" reply.
-  await interaction.deferReply();
-  const channel = interaction.channel;
-  await runCommand({
-    command,
-    rawOptions: rawOptionsOf({ interaction, command, maxImageBytes }),
-    conversationKey: discordConversationKey({
-      guildId: interaction.guildId,
-      channelId: interaction.channelId,
-      channel,
-    }),
-    user: commandUserOf(interaction),
-    responder: createInteractionResponder({ interaction }),
-    services,
-    readRecentMessages: async (limit) => {
-      if (!channel?.isSendable()) return [];
-      return readChannelHistory({ channel, limit, botUserId });
-    },
-  });
-}
-
-async function pressButton({
-  interaction,
-  services,
-}: {
-  interaction: ButtonInteraction;
-  services: CommandServices;
-}): Promise<void> {
-  // Stop changes nothing by itself (the stopped reply edits its own message); the rest answer anew.
-  if (interaction.customId.includes(':chat.stop:')) await interaction.deferUpdate();
-  else await interaction.deferReply();
-  await runAction({
-    actionId: interaction.customId,
-    user: commandUserOf(interaction),
-    responder: createInteractionResponder({ interaction }),
-    services,
-    signal: new AbortController().signal,
-  });
-}
-
-async function answerAutocomplete(
-  interaction: AutocompleteInteraction,
-  services: CommandServices,
-): Promise<void> {
-  const command = findCommand(interaction.commandName);
-  const focused = interaction.options.getFocused(true);
-  const suggest = command?.options[focused.name]?.suggest;
-  const suggestions = suggest
-    ? suggest({ typed: String(focused.value), models: services.models.selectable })
-    : [];
-  await interaction.respond(
-    suggestions.slice(0, 25).map((value) => ({ name: value.slice(0, 100), value: value.slice(0, 100) })),
-  );
-}
-
-function commandUserOf(interaction: ChatInputCommandInteraction | ButtonInteraction): CommandUser {
-  const member = interaction.member;
-  const roleIds = !member
-    ? []
-    : Array.isArray(member.roles)
-      ? member.roles
-      : [...(member as GuildMember).roles.cache.keys()];
-  return {
-    id: interaction.user.id,
-    name:
-      (member && 'displayName' in member ? member.displayName : undefined) ??
-      interaction.user.displayName ??
-      interaction.user.username,
-    isAdmin:
-      interaction.memberPermissions?.any([
-        PermissionFlagsBits.Administrator,
-        PermissionFlagsBits.ManageGuild,
-      ]) ?? !interaction.guild,
-    roleIds,
-  };
+  if (interaction.isAutocomplete()) return answerAutocomplete({ interaction, services: adapter.services });
+  if (interaction.isChatInputCommand()) return runSlashCommand({ interaction, adapter });
+  if (interaction.isButton()) return pressButton({ interaction, adapter });
 }

@@ -13,8 +13,16 @@ export const discordLimits = {
   buttonLabel: 80,
   customId: 100,
   attachmentsPerMessage: 10,
+  /** A file's upload limit without boosts (reference.mdx, Uploading Files); interactions say theirs. */
+  attachmentBytes: 10 * 1024 * 1024,
+  /** The largest request that sends a message, files included (resources/message.mdx, Create Message). */
+  requestBytes: 25 * 1024 * 1024,
+  /** How long an interaction token works (interactions/receiving-and-responding.mdx). */
+  interactionTokenLifetimeMs: 15 * 60 * 1000,
   commandDescription: 100,
   optionChoices: 25,
+  /** A choice's name and string value (interactions/application-commands.mdx). */
+  choiceValue: 100,
   autocompleteChoices: 25,
   /** About 5 edits per 5 s per channel is what bots observe; one a second keeps a stream inside it. */
   editsPerWindow: 5,

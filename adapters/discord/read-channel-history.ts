@@ -1,4 +1,10 @@
-import { type Message, PermissionFlagsBits, type SendableChannels } from 'discord.js';
+import {
+  DiscordAPIError,
+  type Message,
+  PermissionFlagsBits,
+  RESTJSONErrorCodes,
+  type SendableChannels,
+} from 'discord.js';
 import type { ChannelMessage } from '../../commands/define-command.ts';
 import { UserFacingError } from '../../src/user-facing-error.ts';
 import { resolveMentions } from './message-turn.ts';
@@ -31,10 +37,11 @@ export async function readChannelHistory({
   const collected: Message[] = [];
   let before: string | undefined;
   while (collected.length < limit) {
-    const page = await channel.messages.fetch({
-      limit: Math.min(pageSize, limit - collected.length),
-      ...(before ? { before } : {}),
-    });
+    const page = await channel.messages
+      .fetch({ limit: Math.min(pageSize, limit - collected.length), ...(before ? { before } : {}) })
+      .catch((error: unknown) => {
+        throw isMissingAccess(error) ? cannotSeeChannelError() : error;
+      });
     if (page.size === 0) break;
     collected.push(...page.values());
     before = page.lastKey();
@@ -53,4 +60,22 @@ export async function readChannelHistory({
       createdAt: message.createdAt.toISOString(),
       isBot: message.author.bot,
     }));
+}
+
+/**
+ * What the person hears when Discord hides a channel from the bot (403, Missing Access): most often
+ * a private thread, which only its members see (topics/threads.mdx), while commands still reach the
+ * bot there.
+ */
+export function cannotSeeChannelError(): UserFacingError {
+  return new UserFacingError({
+    message: 'missing access to the channel',
+    userMessage:
+      'I cannot see this channel. If it is a private thread, add me to it (mention me in it, or use "Add members"), then ask again.',
+  });
+}
+
+/** Discord's 403 for a channel the bot may not see at all. */
+export function isMissingAccess(error: unknown): boolean {
+  return error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.MissingAccess;
 }

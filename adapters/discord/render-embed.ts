@@ -99,16 +99,26 @@ const buttonStyles: Record<
   danger: ButtonStyle.Danger,
 };
 
-/** Actions as rows of buttons: five a row, five rows at most. */
+/**
+ * Actions as rows of buttons: five a row, five rows at most. Discord refuses the whole message for
+ * one bad button, so an id it would refuse (too long, or already on the message) is left out: a
+ * shortened id would name the wrong action.
+ */
 export function renderButtons(actions: readonly Action[]): APIActionRowComponent<APIButtonComponent>[] {
   const rows: APIActionRowComponent<APIButtonComponent>[] = [];
-  const usable = actions.slice(0, discordLimits.buttonsPerRow * discordLimits.actionRows);
+  const usable = actions
+    .filter(
+      (action, index) =>
+        action.id.length <= discordLimits.customId &&
+        actions.findIndex((other) => other.id === action.id) === index,
+    )
+    .slice(0, discordLimits.buttonsPerRow * discordLimits.actionRows);
   for (let start = 0; start < usable.length; start += discordLimits.buttonsPerRow) {
     rows.push({
       type: ComponentType.ActionRow,
       components: usable.slice(start, start + discordLimits.buttonsPerRow).map((action) => ({
         type: ComponentType.Button,
-        custom_id: action.id.slice(0, discordLimits.customId),
+        custom_id: action.id,
         label: truncateText(action.label, discordLimits.buttonLabel),
         style: buttonStyles[action.style ?? 'secondary'],
       })),

@@ -8,8 +8,8 @@ import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
  * who asked, since Slack shows nobody but the person that a command was run.
  */
 export interface AnswerMessage {
-  /** Shows or replaces the progress line. */
-  showProgress(markdown: string): Promise<void>;
+  /** Shows or replaces the progress line; resolves with its `ts` once it is posted. */
+  showProgress(markdown: string): Promise<string | undefined>;
   /** Puts the answer in place of the progress line, or posts it when there is none. */
   show(text: string, blocks: SlackBlock[]): Promise<void>;
   /** Removes the progress line, when the answer goes elsewhere (files, a private message). */
@@ -57,7 +57,7 @@ export function createAnswerMessage({
         const willAttribute = !isAttributed;
         const ts = await postAttributed(text, renderTextSections(markdown));
         if (ts !== undefined) progress = { ts, isAttributed: willAttribute };
-        return;
+        return ts;
       }
       const blocks = renderTextSections(markdown);
       await update(
@@ -66,6 +66,7 @@ export function createAnswerMessage({
         progress.isAttributed ? [...attributionBlocks, ...blocks] : blocks,
         'edit',
       );
+      return progress.ts;
     },
     async show(text, blocks) {
       const replaced = progress;

@@ -158,14 +158,18 @@ export function createChannelResponder({
       });
       return surface;
     },
-    progress: (text) =>
-      inOrder(async () => {
+    progress: async (text) => {
+      let ts: string | undefined;
+      await inOrder(async () => {
         if (isAnswered) return;
         // Progress is a courtesy: when Slack refuses it, the answer still comes (or says why not).
-        await answer.showProgress(text).catch((error: unknown) => {
+        ts = await answer.showProgress(text).catch((error: unknown) => {
           context.logger.debug({ err: error }, 'slack: could not show progress');
+          return undefined;
         });
-      }),
+      });
+      return ts === undefined ? undefined : { id: ts };
+    },
     send: (result) =>
       inOrder(async () => {
         isAnswered = true;

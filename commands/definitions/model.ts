@@ -14,6 +14,7 @@ export const modelCommand = defineCommand({
     }),
   },
   runsInConversationOrder: true,
+  isAnswerPrivate: (input) => !input.name,
   async run({ input, conversationKey, user, responder, services }) {
     const current = (await services.settings.get(conversationKey)).model;
     if (!input.name) {

@@ -10,6 +10,7 @@ export const systemCommand = defineCommand({
     reset: booleanOption({ description: 'Go back to the default system prompt' }),
   },
   runsInConversationOrder: true,
+  isAnswerPrivate: (input) => !input.prompt && !input.reset,
   async run({ input, conversationKey, user, responder, services }) {
     if (!input.prompt && !input.reset) {
       const current = (await services.settings.get(conversationKey)).systemPrompt;

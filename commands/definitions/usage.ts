@@ -18,6 +18,7 @@ export const usageCommand = defineCommand({
   description: 'Tokens and images used by you and by this conversation',
   options: {},
   runsInConversationOrder: false,
+  isAnswerPrivate: () => true,
   async run({ conversationKey, user, responder, services }) {
     const report = await services.usage.report({ userId: user.id, conversationKey, at: services.now() });
     await responder.send({

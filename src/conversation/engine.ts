@@ -186,7 +186,7 @@ async function answerJournaled(
       createStreamingWriter({
         surface: measuredSurface,
         onError: (error) => logger.warn({ err: error }, 'platform call failed while streaming'),
-        ...(journalRecord ? { onDelivered: (progress) => journalRecord.update(progress) } : {}),
+        ...(journalRecord ? { onProgress: (progress) => journalRecord.update(progress) } : {}),
         ...(dependencies.finalWriteRetryWindowMs === undefined
           ? {}
           : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),

@@ -11,6 +11,8 @@ export const surfaceAddressSchema = z.looseObject({ platform: z.string() });
 export type SurfaceAddress = z.infer<typeof surfaceAddressSchema>;
 
 const journalEntrySchema = z.object({
+  /** A streamed reply, or the progress line of a command (a drawing) that answers in its place. */
+  kind: z.enum(['reply', 'progress']).default('reply'),
   /** The process that writes it; a restarted parley has a new one. */
   processId: z.string(),
   /** When the writing process last said it is alive (ISO time); stale means it died. */
@@ -52,6 +54,8 @@ export interface ReplyJournal {
     address: SurfaceAddress;
     conversationKey: string;
     turn: JournalEntry['turn'];
+    /** Default `reply`. */
+    kind?: JournalEntry['kind'];
   }): JournalRecord;
   /**
    * Replies of `platform` whose process is gone: another process's are included only once its
@@ -99,7 +103,7 @@ export function createReplyJournal({
   heartbeat.unref();
 
   return {
-    begin({ address, conversationKey, turn }) {
+    begin({ address, conversationKey, turn, kind = 'reply' }) {
       const key = `${address.platform}:${randomBytes(9).toString('base64url')}`;
       let entry: JournalEntry | undefined;
       let isEnded = false;
@@ -108,6 +112,7 @@ export function createReplyJournal({
         update({ messages, modelText }) {
           if (isEnded || messages.length === 0) return;
           entry = {
+            kind,
             processId,
             heartbeatAt: now().toISOString(),
             startedAt,

@@ -7,6 +7,8 @@ export interface MessageSlot {
   desiredText: string;
   /** The text the platform last accepted for the message; null until it is posted. */
   deliveredText: string | null;
+  /** The newest text sent to the platform, accepted or still in flight; null until the first call. */
+  sentText: string | null;
   /** Whether `desiredText` is final: the message will not change again. */
   isSettled: boolean;
   /** The earliest time the next call for this message may start, from its edit budget or a retry. */
@@ -30,6 +32,7 @@ export function openSlot(slots: MessageSlot[]): MessageSlot {
     message: null,
     desiredText: '',
     deliveredText: null,
+    sentText: null,
     isSettled: false,
     nextCallAtMs: Number.NEGATIVE_INFINITY,
   };

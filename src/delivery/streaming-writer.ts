@@ -26,7 +26,7 @@ export interface DeliveredReply {
   readonly isComplete: boolean;
 }
 
-/** What the platform shows of a reply at one moment. */
+/** What the messages of a reply show, or are being given by a call in flight, at one moment. */
 export interface DeliveryProgress {
   readonly messages: ReadonlyArray<{ readonly id: string; readonly text: string }>;
   readonly modelText: string;
@@ -49,10 +49,11 @@ export interface StreamingWriterOptions {
   /** Called with each failed platform call the writer recovers from; the writer logs nothing itself. */
   readonly onError?: (error: unknown) => void;
   /**
-   * Called after every platform call that was accepted, with what each message now shows and the
-   * model text so far: what a journal needs to finish the reply if the process dies.
+   * Called as each platform call goes out (and once a new message has its id), with what each
+   * message shows or is being given, and the model text so far: what a journal needs to finish the
+   * reply if the process dies. At most once per edit and twice per post.
    */
-  readonly onDelivered?: (progress: DeliveryProgress) => void;
+  readonly onProgress?: (progress: DeliveryProgress) => void;
   readonly clock?: Clock;
   /**
    * How long a final call that keeps failing is tried again (with growing pauses) before the rest of
@@ -96,7 +97,7 @@ interface WriterState {
   readonly surface: Surface;
   readonly clock: Clock;
   readonly onError: ((error: unknown) => void) | undefined;
-  readonly onDelivered: ((progress: DeliveryProgress) => void) | undefined;
+  readonly onProgress: ((progress: DeliveryProgress) => void) | undefined;
   readonly slots: MessageSlot[];
   text: string;
   /** Where the text still growing into the last message starts; the text before it is settled. */
@@ -132,7 +133,7 @@ const defaultFinalWriteRetryWindowMs = 180_000;
 export function createStreamingWriter({
   surface,
   onError,
-  onDelivered,
+  onProgress,
   clock = systemClock,
   finalWriteRetryWindowMs = defaultFinalWriteRetryWindowMs,
 }: StreamingWriterOptions): StreamingWriter {
@@ -143,7 +144,7 @@ export function createStreamingWriter({
     surface,
     clock,
     onError,
-    onDelivered,
+    onProgress,
     slots: [],
     text: '',
     growingStart: 0,
@@ -245,8 +246,15 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
   // A surface that waits for platform budget asks for the text again when the call really goes out,
   // so a post queued behind others carries everything the model has written by then.
   let textAtSend: string | undefined;
+  let isReportedAtSend = false;
   const currentText = () => {
     textAtSend = currentTextOf(state, slot) ?? sentText;
+    slot.sentText = textAtSend;
+    // Noted before it goes out, so a process killed mid-call leaves a journal no older than the screen.
+    if (kind === 'edit') {
+      isReportedAtSend = true;
+      reportProgress(state);
+    }
     return textAtSend;
   };
   callSurface(state.surface, kind, slot, sentText, currentText)
@@ -255,8 +263,9 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
         if (posted !== null) slot.message = posted;
         else state.editCount += 1;
         slot.deliveredText = textAtSend ?? sentText;
+        slot.sentText = slot.deliveredText;
         if (isFinalCall) state.finalFailures = null;
-        reportDelivered(state);
+        if (!isReportedAtSend) reportProgress(state);
       },
       (error: unknown) => {
         if (isFinalCall) {
@@ -374,21 +383,21 @@ function carryIntoNewMessages(state: WriterState, slot: MessageSlot): void {
     message: null,
     desiredText: piece.text,
     deliveredText: null,
+    sentText: null,
     isSettled: true,
     nextCallAtMs: Number.NEGATIVE_INFINITY,
   }));
   state.slots.splice(state.slots.indexOf(slot) + 1, 0, ...carriers);
 }
 
-function reportDelivered(state: WriterState): void {
-  if (state.onDelivered === undefined) return;
-  const messages = state.slots.flatMap((slot) =>
-    slot.message === null || slot.deliveredText === null
-      ? []
-      : [{ id: slot.message.id, text: slot.deliveredText }],
-  );
+function reportProgress(state: WriterState): void {
+  if (state.onProgress === undefined) return;
+  const messages = state.slots.flatMap((slot) => {
+    const text = slot.sentText ?? slot.deliveredText;
+    return slot.message === null || text === null ? [] : [{ id: slot.message.id, text }];
+  });
   try {
-    state.onDelivered({ messages, modelText: state.text });
+    state.onProgress({ messages, modelText: state.text });
   } catch (error) {
     reportError(state, error);
   }

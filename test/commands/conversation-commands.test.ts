@@ -51,7 +51,7 @@ describe('/model and /system', () => {
     const sent: CommandResult[] = [];
     const responder = {
       surface: createRecordingSurface({ minEditIntervalMs: 0 }),
-      progress: async () => {},
+      progress: async () => undefined,
       send: async (result: CommandResult) => {
         sent.push(result);
       },
@@ -167,7 +167,7 @@ describe('chat actions', () => {
       user: { id: 'ada', name: 'ada', isAdmin: true, roleIds: [] },
       responder: {
         surface: createRecordingSurface(),
-        progress: async () => {},
+        progress: async () => undefined,
         send: async (result) => {
           sent.push(result);
         },

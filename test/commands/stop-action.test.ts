@@ -67,7 +67,7 @@ describe('Stop', () => {
     await runAction({
       actionId: stop?.id ?? '',
       user,
-      responder: { surface, progress: async () => {}, send: async (result) => void sent.push(result) },
+      responder: { surface, progress: async () => undefined, send: async (result) => void sent.push(result) },
       services: under.services,
       signal: new AbortController().signal,
     });
@@ -84,7 +84,7 @@ describe('Stop', () => {
     await runAction({
       actionId: stop?.id ?? '',
       user,
-      responder: { surface, progress: async () => {}, send: async (result) => void sent.push(result) },
+      responder: { surface, progress: async () => undefined, send: async (result) => void sent.push(result) },
       services: under.services,
       signal: new AbortController().signal,
     });

@@ -6,6 +6,7 @@ function slot(overrides: Partial<MessageSlot>): MessageSlot {
     message: { id: 'message' },
     desiredText: 'new text',
     deliveredText: 'old text',
+    sentText: 'old text',
     isSettled: false,
     nextCallAtMs: 0,
     ...overrides,

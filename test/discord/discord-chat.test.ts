@@ -8,14 +8,13 @@ beforeEach(async () => {
 });
 afterEach(() => under.close());
 
-const botMessages = (channelId: string) =>
-  under.discord.messages(channelId).filter((message) => message.author.id === under.discord.bot.id);
+const botMessages = (channelId: string) => under.botMessages(channelId);
 type ChatBody = { model: string; messages: Array<{ role: string; content: unknown }> };
 const chatBodies = () =>
   under.gateway.requests
     .filter((request) => request.path.endsWith('/chat/completions'))
     .map((request) => request.body as ChatBody);
-const general = () => under.discord.textChannelIds[0] ?? '';
+const general = () => under.generalChannelId;
 const labelsOf = (components: unknown[]): string[] => [
   ...(JSON.stringify(components).match(/"label":"[^"]+"/g) ?? []),
 ];
@@ -201,6 +200,35 @@ describe('chatting on Discord', () => {
     expect(under.discord.rateLimitHits.total).toBe(1);
     const lengths = reply.revisions.map((revision) => revision.content.length);
     expect([...lengths].sort((first, second) => first - second)).toEqual(lengths);
+  });
+
+  it('tells the person in a DM, once, when it may not post where it was asked', async () => {
+    under.discord.denyBotPermissions(general(), ['send-messages']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    under.discord.sendUserMessage({ channelId: general(), content: 'hello?', mentionsBot: true });
+    under.discord.sendUserMessage({ channelId: general(), content: 'anyone?', mentionsBot: true });
+    const dmChannel = under.discord.directMessageChannel();
+    const notice = await under.discord.waitFor(() => botMessages(dmChannel)[0]);
+    expect(notice.content).toMatch(
+      /^I saw your message in #\S+, but I may not post there \(I need the \*\*Send Messages\*\* permission\)/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(botMessages(dmChannel)).toHaveLength(1);
+    expect(botMessages(general())).toEqual([]);
+    expect(chatBodies()).toEqual([]);
+  });
+
+  it('answers without Read Message History as a plain message, since a reply needs that permission', async () => {
+    under.discord.denyBotPermissions(general(), ['read-message-history']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    under.gateway.enqueue({ text: 'Answered all the same.' });
+    under.discord.sendUserMessage({ channelId: general(), content: 'hello?', mentionsBot: true });
+    const reply = await under.discord.waitFor(() =>
+      botMessages(general()).find((message) => message.content === 'Answered all the same.'),
+    );
+    expect(reply.replyToMessageId).toBeNull();
+    // Checked before sending: no refused request counts towards Discord's invalid-request limit.
+    expect(under.discord.requests.filter((call) => call.status === 403)).toEqual([]);
   });
 
   it('says plainly when it may not attach files', async () => {

@@ -10,9 +10,8 @@ beforeEach(async () => {
 });
 afterEach(() => under.close());
 
-const general = () => under.discord.textChannelIds[0] ?? '';
-const botMessages = (channelId: string) =>
-  under.discord.messages(channelId).filter((message) => message.author.id === under.discord.bot.id);
+const general = () => under.generalChannelId;
+const botMessages = (channelId: string) => under.botMessages(channelId);
 
 describe('slash commands on Discord', () => {
   it('registers every command in the configured guild, with option types and autocomplete', () => {
@@ -136,14 +135,36 @@ describe('slash commands on Discord', () => {
     expect(JSON.stringify(request?.body)).toContain('Grace writes the notes');
   });
 
-  it('a private answer is ephemeral and leaves no public "thinking…" behind', async () => {
-    under.discord.sendSlashCommand({ name: 'help', channelId: general() });
-    const help = await under.discord.waitFor(() =>
-      botMessages(general()).find((message) => message.content.includes('/imagine')),
-    );
-    expect(help.flags & 64).toBe(64);
-    expect(botMessages(general()).filter((message) => (message.flags & 64) === 0)).toEqual([]);
-  });
+  it.each([
+    { name: 'help', options: {}, shows: '/imagine' },
+    { name: 'usage', options: {}, shows: '' },
+    { name: 'model', options: {}, shows: 'This conversation uses' },
+    { name: 'system', options: {}, shows: 'system prompt' },
+  ])(
+    '/$name answers privately from the start: no public "thinking…", not even for a moment',
+    async ({ name, options, shows }) => {
+      const publicMessages: string[] = [];
+      const stopWatching = under.discord.subscribe((event) => {
+        if (event.type === 'message-create' && (event.message.flags & 64) === 0) {
+          publicMessages.push(event.message.id);
+        }
+      });
+      const interactionId = under.discord.sendSlashCommand({ name, channelId: general(), options });
+      const answer = await under.discord.waitFor(() =>
+        botMessages(general()).find(
+          (message) =>
+            (message.content.includes(shows) || message.embeds.length > 0) && (message.flags & 128) === 0,
+        ),
+      );
+      stopWatching();
+      expect(answer.flags & 64).toBe(64);
+      expect(under.discord.interactionResponses(interactionId)[0]).toMatchObject({
+        type: 5,
+        data: { flags: 64 },
+      });
+      expect(publicMessages).toEqual([]);
+    },
+  );
 
   it('a bad option gets one line that says what is allowed', async () => {
     under.discord.sendSlashCommand({ name: 'summarize', channelId: general(), options: { messages: 1 } });

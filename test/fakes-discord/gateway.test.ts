@@ -89,6 +89,59 @@ describe('fake discord: gateway', () => {
     gateway.close();
   });
 
+  it('closes with 4014 when IDENTIFY asks for Message Content the application has not enabled', async () => {
+    fake.setMessageContentIntentEnabled(false);
+    try {
+      const refused = await openGateway(fake);
+      refused.send({ op: 2, d: { token: fake.token, intents: 1 | (1 << 15), properties: {} } });
+      await fake.waitFor(() => refused.closeCode());
+      expect(refused.closeCode()).toBe(4014);
+      expect(refused.payloads.some((payload) => payload.t === 'READY')).toBe(false);
+
+      const client = new Client({
+        intents: [GatewayIntentBits.Guilds, GatewayIntentBits.MessageContent],
+        rest: { api: fake.apiUrl },
+      });
+      await expect(client.login(fake.token)).rejects.toThrow(/disallowed intents/i);
+      await client.destroy();
+
+      const accepted = await openGateway(fake);
+      accepted.send({ op: 2, d: { token: fake.token, intents: 1 | (1 << 9), properties: {} } });
+      await fake.waitFor(() => accepted.payloads.find((payload) => payload.t === 'READY'));
+      accepted.close();
+    } finally {
+      fake.setMessageContentIntentEnabled(true);
+    }
+  });
+
+  it('shows a session without Message Content a reply that pings the bot, not one that does not', async () => {
+    const gateway = await openGateway(fake);
+    gateway.send({ op: 2, d: { token: fake.token, intents: 1 | (1 << 9), properties: {} } });
+    await fake.waitFor(() => gateway.payloads.find((payload) => payload.t === 'GUILD_CREATE'));
+    const channelId = fake.textChannelIds[0] ?? '';
+    const botMessage = await fetch(`${fake.apiUrl}/v10/channels/${channelId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${fake.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'an answer' }),
+    }).then((response) => response.json() as Promise<{ id: string }>);
+
+    fake.sendUserMessage({ channelId, content: 'pinging reply', replyToMessageId: botMessage.id });
+    fake.sendUserMessage({
+      channelId,
+      content: 'quiet reply',
+      replyToMessageId: botMessage.id,
+      pingsRepliedAuthor: false,
+    });
+    const replies = await fake.waitFor(() => {
+      const found = gateway.payloads.filter(
+        (payload) => payload.t === 'MESSAGE_CREATE' && payload.d?.message_reference !== undefined,
+      );
+      return found.length >= 2 && found;
+    });
+    expect(replies.map((payload) => payload.d?.content)).toEqual(['pinging reply', '']);
+    gateway.close();
+  });
+
   it('makes the real client fail to log in with a wrong token', async () => {
     const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: fake.apiUrl } });
     await expect(client.login('wrong-token')).rejects.toMatchObject({ code: 'TokenInvalid' });

@@ -68,6 +68,82 @@ describe('fake discord: interactions with the real client', () => {
     expect(again.first()?.id).toBe(global.first()?.id);
   });
 
+  it('refuses command registrations that break Discord’s rules, listing what is wrong', async () => {
+    const option = (name: string, extra: Record<string, unknown> = {}) => ({
+      type: 3,
+      name,
+      description: `The ${name}`,
+      ...extra,
+    });
+    const command = (extra: Record<string, unknown>) => ({ name: 'draw', description: 'Draw', ...extra });
+    const refusals: [string, unknown[]][] = [
+      ['an upper-case name', [command({ name: 'Draw' })]],
+      ['a description over 100 characters', [command({ description: 'd'.repeat(101) })]],
+      ['an empty description', [command({ description: '' })]],
+      [
+        'a required option after an optional one',
+        [command({ options: [option('a'), option('b', { required: true })] })],
+      ],
+      ['two options of one name', [command({ options: [option('a'), option('a')] })]],
+      ['26 options', [command({ options: Array.from({ length: 26 }, (_, index) => option(`o${index}`)) })]],
+      [
+        '26 choices',
+        [
+          command({
+            options: [
+              option('a', {
+                choices: Array.from({ length: 26 }, (_, index) => ({
+                  name: `c${index}`,
+                  value: `c${index}`,
+                })),
+              }),
+            ],
+          }),
+        ],
+      ],
+      [
+        'a choice value over 100 characters',
+        [command({ options: [option('a', { choices: [{ name: 'c', value: 'v'.repeat(101) }] })] })],
+      ],
+      [
+        'autocomplete with choices',
+        [command({ options: [option('a', { autocomplete: true, choices: [{ name: 'c', value: 'c' }] })] })],
+      ],
+      ['max_length over 6,000', [command({ options: [option('a', { max_length: 6001 })] })]],
+      [
+        'over 8,000 characters in all',
+        [
+          command({
+            options: Array.from({ length: 25 }, (_, index) =>
+              option(`o${index}`, {
+                description: 'x'.repeat(100),
+                choices: Array.from({ length: 25 }, (_, choice) => ({
+                  name: `${choice}`.padEnd(100, 'n'),
+                  value: `${choice}`,
+                })),
+              }),
+            ),
+          }),
+        ],
+      ],
+      ['two commands of one name', [command({}), command({})]],
+      ['101 commands', Array.from({ length: 101 }, (_, index) => command({ name: `c${index}` }))],
+    ];
+    for (const [what, body] of refusals) {
+      const error = await client.application.commands
+        .set(body as Parameters<typeof client.application.commands.set>[0], fake.guildId)
+        .catch((caught: unknown) => caught);
+      expect(error, what).toBeInstanceOf(DiscordAPIError);
+      expect((error as DiscordAPIError).code, what).toBe(50035);
+    }
+    expect(fake.registeredCommands(fake.guildId)).toEqual([]);
+    await client.application.commands.set(
+      [command({ options: [option('a', { required: true }), option('b')] })],
+      fake.guildId,
+    );
+    expect(fake.registeredCommands(fake.guildId).map((registered) => registered.name)).toEqual(['draw']);
+  });
+
   it('carries a slash command with typed options and an attachment, then defer, edit and follow-up land', async () => {
     await client.application.commands.set([imagine.toJSON()], fake.guildId);
     const png = createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 0, green: 128, blue: 0 } });
@@ -142,6 +218,46 @@ describe('fake discord: interactions with the real client', () => {
     expect(fake.message(fake.interaction(interactionId)?.originalMessageId ?? '')?.flags).toBe(
       MessageFlags.Ephemeral,
     );
+  });
+
+  it('turns the first follow-up after a deferred reply into an edit of the loading message, with the defer’s privacy', async () => {
+    let received = nextInteraction<ChatInputCommandInteraction>();
+    const publicId = fake.sendSlashCommand({ name: 'help', channelId: generalId });
+    const publicInteraction = await received;
+    await publicInteraction.deferReply();
+    const first = await publicInteraction.followUp({
+      content: 'meant to be private',
+      flags: MessageFlags.Ephemeral,
+    });
+    const second = await publicInteraction.followUp({
+      content: 'a second one',
+      flags: MessageFlags.Ephemeral,
+    });
+    const publicOriginal = fake.interaction(publicId)?.originalMessageId;
+    // The first follow-up landed in the public loading message; only the second is new and private.
+    expect(first.id).toBe(publicOriginal);
+    expect(fake.message(first.id)).toMatchObject({ content: 'meant to be private', flags: 0 });
+    expect(fake.message(second.id)?.flags).toBe(MessageFlags.Ephemeral);
+
+    received = nextInteraction<ChatInputCommandInteraction>();
+    const privateId = fake.sendSlashCommand({ name: 'help', channelId: generalId });
+    const privateInteraction = await received;
+    await privateInteraction.deferReply({ flags: MessageFlags.Ephemeral });
+    const answer = await privateInteraction.followUp('no flags given');
+    expect(answer.id).toBe(fake.interaction(privateId)?.originalMessageId);
+    expect(fake.message(answer.id)?.flags).toBe(MessageFlags.Ephemeral);
+    // Once the loading message is gone, a follow-up is a message of its own.
+    received = nextInteraction<ChatInputCommandInteraction>();
+    const deletedId = fake.sendSlashCommand({ name: 'help', channelId: generalId });
+    const deleted = await received;
+    await deleted.deferReply();
+    await deleted.deleteReply();
+    const afterDelete = await deleted.followUp({
+      content: 'private after all',
+      flags: MessageFlags.Ephemeral,
+    });
+    expect(afterDelete.id).not.toBe(fake.interaction(deletedId)?.originalMessageId);
+    expect(fake.message(afterDelete.id)?.flags).toBe(MessageFlags.Ephemeral);
   });
 
   it('takes a reply with a file in a thread, and a command in a DM', async () => {

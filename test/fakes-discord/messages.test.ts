@@ -198,4 +198,128 @@ describe('fake discord: messages with the real client', () => {
     expect((error as DiscordAPIError).status).toBe(403);
     expect((error as DiscordAPIError).code).toBe(50013);
   });
+
+  it('refuses a reply without Read Message History with 403 50013, and takes the same text as a plain post', async () => {
+    const channelId = fake.createTextChannel({ name: 'no-history' });
+    await fake.waitFor(() => client.channels.cache.get(channelId));
+    const question = fake.sendUserMessage({ channelId, content: 'a question' });
+    fake.denyBotPermissions(channelId, ['read-message-history']);
+
+    const error = await textChannel(channelId)
+      .send({ content: 'the answer', reply: { messageReference: question } })
+      .catch((caught: unknown) => caught);
+    expect((error as DiscordAPIError).status).toBe(403);
+    expect((error as DiscordAPIError).code).toBe(50013);
+    const plain = await textChannel(channelId).send('the answer');
+    expect(fake.message(plain.id)?.replyToMessageId).toBeNull();
+  });
+
+  it('refuses a file over the upload limit, and a request over the total, with 413 and 40005', async () => {
+    const small = await startFakeDiscord({ attachmentSizeLimitBytes: 1_000, requestSizeLimitBytes: 3_000 });
+    const smallClient = await connectClient(small);
+    try {
+      const channel = smallClient.channels.cache.get(small.textChannelIds[0] ?? '') as TextChannel;
+      const file = (name: string, sizeBytes: number) => ({ attachment: Buffer.alloc(sizeBytes, 7), name });
+      const tooBig = await channel
+        .send({ files: [file('big.bin', 1_001)] })
+        .catch((caught: unknown) => caught);
+      expect(tooBig).toMatchObject({ status: 413, code: 40005 });
+      const tooMany = await channel
+        .send({ files: [file('a.bin', 1_000), file('b.bin', 1_000), file('c.bin', 1_000)] })
+        .catch((caught: unknown) => caught);
+      expect(tooMany).toMatchObject({ status: 413, code: 40005 });
+      const fits = await channel.send({ files: [file('a.bin', 1_000), file('b.bin', 1_000)] });
+      expect(small.uploadedFiles(fits.id).map((uploaded) => uploaded.bytes.length)).toEqual([1_000, 1_000]);
+    } finally {
+      await smallClient.destroy();
+      await small.close();
+    }
+  });
+
+  it('refuses components over Discord’s limits with 50035, and takes five rows of five buttons', async () => {
+    const button = (customId: string, label = 'Go') => ({ type: 2, style: 2, label, custom_id: customId });
+    const row = (prefix: string, count = 5) => ({
+      type: 1,
+      components: Array.from({ length: count }, (_, index) => button(`${prefix}-${index}`)),
+    });
+    const send = (components: unknown[]) =>
+      client.rest
+        .post(`/channels/${generalId}/messages`, { body: { content: 'buttons', components } })
+        .catch((caught: unknown) => caught);
+    const refusals = [
+      ['six rows', Array.from({ length: 6 }, (_, index) => row(`r${index}`, 1))],
+      ['six buttons in a row', [row('a', 6)]],
+      ['a repeated custom_id', [{ type: 1, components: [button('same'), button('same')] }]],
+      ['a custom_id over 100 characters', [{ type: 1, components: [button('x'.repeat(101))] }]],
+      ['a label over 80 characters', [{ type: 1, components: [button('ok', 'y'.repeat(81))] }]],
+      ['an empty row', [{ type: 1, components: [] }]],
+    ] as const;
+    for (const [what, components] of refusals) {
+      const error = await send([...components]);
+      expect(error, what).toBeInstanceOf(DiscordAPIError);
+      expect((error as DiscordAPIError).code, what).toBe(50035);
+    }
+    const accepted = (await send(Array.from({ length: 5 }, (_, index) => row(`r${index}`)))) as {
+      id: string;
+    };
+    expect(fake.message(accepted.id)?.components).toHaveLength(5);
+  });
+
+  it('stores as mentioned only what allowed_mentions lets through, with Discord’s defaults', async () => {
+    const grace = fake.createUser({ username: 'grace' });
+    const devs = fake.createRole({ name: 'devs', isMentionable: true });
+    const quiet = fake.createRole({ name: 'quiet' });
+    fake.createRole({ name: 'bot', permissions: ['mention-everyone'], memberIds: [fake.bot.id] });
+    const content = `@everyone look: <@&${devs}> <@&${quiet}> <@${grace.id}>`;
+    const send = (extra: Record<string, unknown>) =>
+      client.rest
+        .post(`/channels/${generalId}/messages`, { body: { content, ...extra } })
+        .then((sent) => fake.message((sent as { id: string }).id))
+        .catch((caught: unknown) => caught);
+    const pinged = (message: unknown) => {
+      const stored = message as { mentionIds: string[]; mentionRoleIds: string[]; mentionsEveryone: boolean };
+      return [stored.mentionIds, stored.mentionRoleIds, stored.mentionsEveryone];
+    };
+
+    // A regular message without allowed_mentions parses every type; the bot may ping any role.
+    expect(pinged(await send({}))).toEqual([[grace.id], [devs, quiet], true]);
+    expect(pinged(await send({ allowed_mentions: { parse: [] } }))).toEqual([[], [], false]);
+    expect(pinged(await send({ allowed_mentions: { users: [grace.id] } }))).toEqual([[grace.id], [], false]);
+    const exclusive = await send({ allowed_mentions: { parse: ['users'], users: [grace.id] } });
+    expect((exclusive as DiscordAPIError).code).toBe(50035);
+
+    const plain = (await send({ allowed_mentions: { parse: [] } })) as { id: string };
+    await client.rest.patch(`/channels/${generalId}/messages/${plain.id}`, { body: { content } });
+    // An edit without allowed_mentions parses the new content with the defaults.
+    expect(pinged(fake.message(plain.id))).toEqual([[grace.id], [devs, quiet], true]);
+  });
+
+  it('shows a private thread and its messages to the bot only once it is a member', async () => {
+    const seen: string[] = [];
+    const onMessage = (message: Message) => seen.push(message.content);
+    client.on(Events.MessageCreate, onMessage);
+    try {
+      const threadId = fake.createThread({
+        parentId: generalId,
+        name: 'secret',
+        isPrivate: true,
+        memberIds: [fake.user.id],
+      });
+      fake.sendUserMessage({ channelId: threadId, content: 'members only', mentionsBot: true });
+      const hidden = await client.rest
+        .get(`/channels/${threadId}/messages`)
+        .catch((caught: unknown) => caught);
+      expect(hidden).toMatchObject({ status: 403, code: 50001 });
+      expect(client.channels.cache.has(threadId)).toBe(false);
+
+      fake.addThreadMember(threadId, fake.bot.id);
+      const thread = await fake.waitFor(() => client.channels.cache.get(threadId));
+      expect(thread.type).toBe(12);
+      fake.sendUserMessage({ channelId: threadId, content: 'now you see it' });
+      await fake.waitFor(() => seen.includes('now you see it'));
+      expect(seen).not.toContain(`<@${fake.bot.id}> members only`);
+    } finally {
+      client.off(Events.MessageCreate, onMessage);
+    }
+  });
 });

@@ -108,7 +108,7 @@ describe('buttons and kept images', () => {
           post: async () => ({ id: 'm' }),
           edit: async () => {},
         },
-        progress: async () => {},
+        progress: async () => undefined,
         send: async (result) => {
           sent.push(result);
         },

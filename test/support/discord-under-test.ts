@@ -1,7 +1,12 @@
 import { type DiscordAdapter, startDiscordAdapter } from '../../adapters/discord/discord-adapter.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { App } from '../../src/app.ts';
-import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
+import {
+  type FakeDiscord,
+  type FakeDiscordOptions,
+  type FakeMessage,
+  startFakeDiscord,
+} from '../fakes/discord/index.ts';
 import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
 import { buildTestBot } from './test-bot.ts';
 
@@ -12,6 +17,10 @@ export interface DiscordUnderTest {
   readonly services: CommandServices;
   readonly adapter: DiscordAdapter;
   readonly logOutput: () => string;
+  /** The fake guild's `general` channel. */
+  readonly generalChannelId: string;
+  /** What the bot wrote in a channel, oldest first, ephemeral messages included. */
+  botMessages(channelId: string): FakeMessage[];
   close(): Promise<void>;
 }
 
@@ -23,9 +32,10 @@ const apiKey = 'discord-e2e-gateway-key-0123456789';
  */
 export async function startDiscordUnderTest(
   environment: Record<string, string> = {},
+  { fakeDiscord = {} }: { fakeDiscord?: FakeDiscordOptions } = {},
 ): Promise<DiscordUnderTest> {
   const gateway = await startFakeGateway({ apiKey, models: { 'chat-model': { vision: false } } });
-  const discord = await startFakeDiscord();
+  const discord = await startFakeDiscord(fakeDiscord);
   const bot = buildTestBot({
     gatewayBaseUrl: gateway.baseUrl,
     gatewayApiKey: apiKey,
@@ -43,6 +53,15 @@ export async function startDiscordUnderTest(
     discord: config.discord,
     maxImageBytes: config.images.maxInputBytes,
     logger,
+    // The limits the adapter cannot learn from Discord are the fake's, when a test changed them.
+    platformLimits: {
+      ...(fakeDiscord.requestSizeLimitBytes === undefined
+        ? {}
+        : { requestBytes: fakeDiscord.requestSizeLimitBytes }),
+      ...(fakeDiscord.interactionTokenLifetimeMs === undefined
+        ? {}
+        : { interactionTokenLifetimeMs: fakeDiscord.interactionTokenLifetimeMs }),
+    },
   });
   return {
     discord,
@@ -51,6 +70,9 @@ export async function startDiscordUnderTest(
     services,
     adapter,
     logOutput: bot.logOutput,
+    generalChannelId: discord.textChannelIds[0] ?? '',
+    botMessages: (channelId) =>
+      discord.messages(channelId).filter((message) => message.author.id === discord.bot.id),
     async close() {
       await adapter.stop();
       await bot.close();

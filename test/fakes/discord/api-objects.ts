@@ -8,6 +8,7 @@ import type {
   APIUser,
   GuildMemberFlags,
   RoleFlags,
+  ThreadMemberFlags,
 } from 'discord.js';
 import type { FakeAttachment } from './attachment-hosting.ts';
 import type { FakeMessage } from './message-store.ts';
@@ -41,7 +42,7 @@ export function apiMember(guild: FakeGuild, user: FakeUser): APIGuildMember {
     nick: null,
     avatar: null,
     banner: null,
-    roles: [],
+    roles: guild.roles.filter((role) => role.memberIds.includes(user.id)).map((role) => role.id),
     joined_at: discordTimestamp(guild.joinedAtMs),
     premium_since: null,
     deaf: false,
@@ -65,16 +66,16 @@ export function apiRole(role: FakeRole): APIRole {
     position: role.position,
     permissions: role.permissions.toString(),
     managed: false,
-    mentionable: false,
+    mentionable: role.isMentionable,
     flags: noFlags as RoleFlags,
   };
 }
 
 const channelTypeNumbers: Record<FakeChannel['kind'], number> = { text: 0, 'direct-message': 1, thread: 11 };
 
-/** Discord's number for a channel kind (0 text, 1 DM, 11 public thread). */
-export function channelTypeNumber(kind: FakeChannel['kind']): number {
-  return channelTypeNumbers[kind];
+/** Discord's number for a channel (0 text, 1 DM, 11 public thread, 12 private thread). */
+export function channelTypeNumber(channel: FakeChannel): number {
+  return channel.kind === 'thread' && channel.isPrivate ? 12 : channelTypeNumbers[channel.kind];
 }
 
 /** A channel; guild channels carry the bot's member overwrite when permissions were taken away. */
@@ -91,7 +92,7 @@ export function apiChannel(channel: FakeChannel, world: World): APIChannel {
     case 'thread':
       return {
         id: channel.id,
-        type: 11,
+        type: channelTypeNumber(channel) as 11,
         guild_id: channel.guildId ?? undefined,
         name: channel.name,
         parent_id: channel.parentId ?? undefined,
@@ -99,7 +100,18 @@ export function apiChannel(channel: FakeChannel, world: World): APIChannel {
         last_message_id: null,
         rate_limit_per_user: 0,
         message_count: 0,
-        member_count: 1,
+        member_count: Math.max(1, channel.threadMemberIds.length),
+        // Channel objects carry the current user's thread member object when it is a member.
+        ...(channel.threadMemberIds.includes(world.bot.id)
+          ? {
+              member: {
+                id: channel.id,
+                user_id: world.bot.id,
+                join_timestamp: discordTimestamp(Date.now()),
+                flags: noFlags as ThreadMemberFlags,
+              },
+            }
+          : {}),
         total_message_sent: 0,
         thread_metadata: {
           archived: false,
@@ -164,12 +176,12 @@ export function apiMessage(
     timestamp: discordTimestamp(message.createdAtMs),
     edited_timestamp: message.editedAtMs === null ? null : discordTimestamp(message.editedAtMs),
     tts: false,
-    mention_everyone: false,
+    mention_everyone: message.mentionsEveryone,
     mentions: message.mentionIds.flatMap((id) => {
       const user = world.users.get(id);
       return user === undefined ? [] : [apiUser(user)];
     }),
-    mention_roles: [],
+    mention_roles: message.mentionRoleIds,
     attachments: message.attachments.map(apiAttachment),
     embeds: message.embeds,
     components: message.components,
@@ -236,8 +248,9 @@ export function apiGuildCreate(guild: FakeGuild, world: World): Record<string, u
     channels: channels
       .filter((channel) => channel.kind !== 'thread')
       .map((channel) => apiChannel(channel, world)),
+    // topics/threads.mdx, "Gateway Events": `threads` holds the active threads the user can view.
     threads: channels
-      .filter((channel) => channel.kind === 'thread')
+      .filter((channel) => channel.kind === 'thread' && world.botCanView(channel))
       .map((channel) => apiChannel(channel, world)),
     voice_states: [],
     presences: [],

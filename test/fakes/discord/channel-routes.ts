@@ -5,6 +5,7 @@ import { createMessage, deleteMessage, editMessage, messageFlags, messageObject 
 import { emptyMessageError, isEmptyMessage, parseMessageDraft } from './message-draft.ts';
 import type { FakeMessage } from './message-store.ts';
 import { type BotPermission, hasPermission } from './permissions.ts';
+import { jsonObject, type RequestBody } from './request-body.ts';
 import { noContent, ok, type RestRoute } from './rest-route.ts';
 import type { FakeChannel } from './world.ts';
 
@@ -18,7 +19,9 @@ export const channelRoutes: RestRoute[] = [
     bucket: 'other',
     majorParameter: 'channelId',
     handle(context, { params }) {
-      return ok(apiChannel(requireChannel(context, params.channelId), context.world));
+      const channel = requireChannel(context, params.channelId);
+      assertBotMay(context, channel, 'view-channel');
+      return ok(apiChannel(channel, context.world));
     },
   },
   {
@@ -38,13 +41,19 @@ export const channelRoutes: RestRoute[] = [
       if (body.files.size > 0) {
         assertBotMay(context, channel, 'attach-files');
       }
+      // resources/message.mdx, "Create Message", Limitations: "When creating a message as a reply to
+      // another message, the current user must have the READ_MESSAGE_HISTORY permission."
+      if (isReply(body)) {
+        assertBotMay(context, channel, 'read-message-history');
+      }
       const draft = parseMessageDraft(context, { body, channel });
       if (isEmptyMessage(draft)) {
         throw emptyMessageError();
       }
       const message = createMessage(context, {
         ...draft,
-        // Without Embed Links Discord accepts the message and silently drops its embeds.
+        // Without Embed Links Discord accepts the message and silently drops its embeds: what bots
+        // observe (topics/permissions.mdx only says links then are not embedded).
         embeds: botMay(context, channel, 'embed-links') ? draft.embeds : [],
         channel,
         author: context.world.bot,
@@ -62,6 +71,8 @@ export const channelRoutes: RestRoute[] = [
     handle(context, { params, body }) {
       const channel = requireChannel(context, params.channelId);
       const message = requireMessage(context, channel, params.messageId);
+      // resources/message.mdx, "Edit Message": only the author edits content
+      // (opcodes-and-status-codes.mdx, 50005 "Cannot edit a message authored by another user").
       if (message.author.id !== context.world.bot.id) {
         throw new DiscordApiError({
           status: 403,
@@ -111,7 +122,9 @@ export const channelRoutes: RestRoute[] = [
     majorParameter: 'channelId',
     handle(context, { params, query }) {
       const channel = requireChannel(context, params.channelId);
-      // Without Read Message History Discord answers an empty list rather than an error.
+      assertBotMay(context, channel, 'view-channel');
+      // resources/message.mdx, "Get Channel Messages": "If the current user is missing the
+      // READ_MESSAGE_HISTORY permission in the channel, then no messages will be returned."
       if (!botMay(context, channel, 'read-message-history')) {
         return ok([]);
       }
@@ -157,10 +170,20 @@ function requireMessage(
   return message;
 }
 
+function isReply(body: RequestBody): boolean {
+  const reference = jsonObject(body).message_reference;
+  return typeof reference === 'object' && reference !== null;
+}
+
 function botMay(context: FakeDiscordContext, channel: FakeChannel, permission: BotPermission): boolean {
   return hasPermission(context.world.botPermissionsIn(channel), permission);
 }
 
+/**
+ * topics/permissions.mdx: without VIEW_CHANNEL nothing else counts (403, 50001 Missing Access);
+ * otherwise a missing permission is 403, 50013. Create Message needs SEND_MESSAGES, or in a thread
+ * SEND_MESSAGES_IN_THREADS ("Inherited Permissions (Threads)"); files need ATTACH_FILES.
+ */
 function assertBotMay(context: FakeDiscordContext, channel: FakeChannel, permission: BotPermission): void {
   if (!botMay(context, channel, 'view-channel')) {
     throw new DiscordApiError({ status: 403, code: errorCodes.missingAccess, message: 'Missing Access' });
@@ -174,7 +197,10 @@ function assertBotMay(context: FakeDiscordContext, channel: FakeChannel, permiss
   }
 }
 
-/** `GET /channels/:id/messages`: newest first, with `limit` (1–100, default 50), `before`, `after`. */
+/**
+ * `GET /channels/:id/messages`: newest first, with `limit` (1–100, default 50), `before`, `after`
+ * (resources/message.mdx, "Get Channel Messages").
+ */
 function listMessages(
   context: FakeDiscordContext,
   channel: FakeChannel,

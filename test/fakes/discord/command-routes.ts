@@ -1,3 +1,4 @@
+import { findCommandProblems, findScopeProblems } from './command-validation.ts';
 import { DiscordApiError, errorCodes, invalidFormBody, unknownEntity } from './discord-api-error.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import { jsonObject } from './request-body.ts';
@@ -37,7 +38,12 @@ function scopedRoutes(kind: 'global' | 'guild', pattern: string): RestRoute[] {
             { path: [], error: { code: 'BASE_TYPE_ARRAY', message: 'Must be an array.' } },
           ]);
         }
-        const registered = context.commands.overwrite(scope, json.map(assertCommand));
+        const commands = json.map((command, index) => assertCommand(command, [index]));
+        const scopeProblems = findScopeProblems(commands);
+        if (scopeProblems.length > 0) {
+          throw invalidFormBody(scopeProblems);
+        }
+        const registered = context.commands.overwrite(scope, commands);
         context.changes.emit({ type: 'commands-registered', scope });
         return ok(registered);
       },
@@ -48,7 +54,13 @@ function scopedRoutes(kind: 'global' | 'guild', pattern: string): RestRoute[] {
       method: 'POST',
       handle(context, request) {
         const scope = scopeOf(context, request);
-        const registered = context.commands.upsert(scope, assertCommand(jsonObject(request.body)));
+        const command = assertCommand(jsonObject(request.body), []);
+        const others = context.commands.list(scope).filter((existing) => existing.name !== command.name);
+        const scopeProblems = findScopeProblems([...others, command]);
+        if (scopeProblems.length > 0) {
+          throw invalidFormBody(scopeProblems);
+        }
+        const registered = context.commands.upsert(scope, command);
         context.changes.emit({ type: 'commands-registered', scope });
         return { status: 201, body: registered };
       },
@@ -71,18 +83,12 @@ function scopeOf(context: FakeDiscordContext, request: RestRequest): string {
   return guildId;
 }
 
-/** Discord checks names: 1–32 lower-case characters for slash commands. */
-function assertCommand(command: unknown): Record<string, unknown> {
+/** The command as sent, or Discord's 400/50035 listing every rule it breaks. */
+function assertCommand(command: unknown, path: (string | number)[]): Record<string, unknown> {
   const fields = (typeof command === 'object' && command !== null ? command : {}) as Record<string, unknown>;
-  const isSlashCommand = fields.type === undefined || fields.type === 1;
-  const name = fields.name;
-  if (typeof name !== 'string' || (isSlashCommand && !/^[-_\p{Ll}\p{N}]{1,32}$/u.test(name))) {
-    throw invalidFormBody([
-      {
-        path: ['name'],
-        error: { code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Command name is invalid' },
-      },
-    ]);
+  const problems = findCommandProblems(fields, path);
+  if (problems.length > 0) {
+    throw invalidFormBody(problems);
   }
   return fields;
 }

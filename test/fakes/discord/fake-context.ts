@@ -26,10 +26,15 @@ export interface FakeDiscordContext {
   rateLimiter: RateLimiter;
   requests: RestCall[];
   settings: {
+    /** The upload limit of one file, sent to the bot as `attachment_size_limit`. */
     attachmentSizeLimitBytes: number;
+    /** The largest body a message may be sent with, files included. */
+    requestSizeLimitBytes: number;
     /** How long after an interaction its first callback is accepted (Discord: 3 s). */
     interactionResponseDeadlineMs: number;
     /** How long an interaction token works for follow-ups and edits (Discord: 15 min). */
     interactionTokenLifetimeMs: number;
+    /** The Developer Portal's Message Content Intent toggle (or its approval, for verified apps). */
+    isMessageContentIntentEnabled: boolean;
   };
 }

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gatewayUrl } from './account-routes.ts';
-import { apiChannel } from './api-objects.ts';
+import { apiChannel, apiMember, apiRole } from './api-objects.ts';
 import { type AttachmentDownload, createAttachmentHosting, type FakeFile } from './attachment-hosting.ts';
 import { createChangeFeed, type FakeDiscordEvent, type WaitForOptions } from './change-feed.ts';
 import { createCommandRegistry, type RegisteredCommand } from './command-registry.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
-import { guildsDispatch } from './gateway-intents.ts';
+import { guildsDispatch, intents } from './gateway-intents.ts';
 import { gatewayPayloads } from './gateway-payloads.ts';
 import { createGatewayServer } from './gateway-server.ts';
 import {
@@ -17,7 +17,7 @@ import {
 } from './interaction-store.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type FakeMessage } from './message-store.ts';
-import type { BotPermission } from './permissions.ts';
+import { type BotPermission, bitsOf } from './permissions.ts';
 import {
   createRateLimiter,
   type ForcedRateLimit,
@@ -45,12 +45,20 @@ export interface FakeDiscordOptions {
   rateLimits?: RateLimitOptions | false;
   /** The upload limit a file, sent to the bot as `attachment_size_limit`. Default 10 MiB. */
   attachmentSizeLimitBytes?: number;
+  /** The largest request body that sends a message, files included. Default 25 MiB. */
+  requestSizeLimitBytes?: number;
   /** How long the first interaction callback is accepted. Default 3,000 ms, as on Discord. */
   interactionResponseDeadlineMs?: number;
   /** How long an interaction token works for edits and follow-ups. Default 15 minutes. */
   interactionTokenLifetimeMs?: number;
   /** What HELLO asks the client to heartbeat at. Default 41,250 ms, Discord's usual value. */
   heartbeatIntervalMs?: number;
+  /**
+   * Whether the application has the Message Content privileged intent (the Developer Portal's
+   * toggle, or the approval of a verified app). Default `true`; when `false`, an IDENTIFY that asks
+   * for it is closed with 4014.
+   */
+  isMessageContentIntentEnabled?: boolean;
 }
 
 /** A running fake Discord: REST under `/api/v10`, the gateway WebSocket and a file host. */
@@ -82,10 +90,33 @@ export interface FakeDiscord extends UserActions {
   createUser(options: { username: string; globalName?: string }): FakeUser;
   /** Adds a text channel (dispatching CHANNEL_CREATE) and returns its id. */
   createTextChannel(options?: { name?: string; guildId?: string }): string;
-  /** Adds a public thread under `parentId` (dispatching THREAD_CREATE) and returns its id. */
-  createThread(options: { parentId: string; name?: string }): string;
+  /**
+   * Adds a thread under `parentId` and returns its id. A public one is announced with THREAD_CREATE;
+   * a private one only when the bot is among `memberIds`, since only members see it.
+   */
+  createThread(options: {
+    parentId: string;
+    name?: string;
+    isPrivate?: boolean;
+    memberIds?: readonly string[];
+  }): string;
+  /**
+   * Adds someone to a thread. When it is the bot, Discord sends THREAD_CREATE (for a private thread)
+   * and THREAD_MEMBERS_UPDATE (topics/threads.mdx, "Thread Membership", "Thread Access").
+   */
+  addThreadMember(threadId: string, userId: string): void;
   /** The id of the DM channel between the bot and a person (default: `user`). */
   directMessageChannel(userId?: string): string;
+  /**
+   * Adds a role to the guild (dispatching GUILD_ROLE_CREATE, and GUILD_MEMBER_UPDATE when the bot
+   * gets it) and returns its id. Give the bot `mention-everyone` to let its messages ping.
+   */
+  createRole(options: {
+    name: string;
+    isMentionable?: boolean;
+    permissions?: readonly BotPermission[];
+    memberIds?: readonly string[];
+  }): string;
   /** Takes permissions from the bot in a channel through a member overwrite (dispatching CHANNEL_UPDATE). */
   denyBotPermissions(channelId: string, permissions: readonly BotPermission[]): void;
 
@@ -112,6 +143,8 @@ export interface FakeDiscord extends UserActions {
   forceRateLimit(forced: ForcedRateLimit): void;
   /** Replaces the enforced limits and forgets the current windows. */
   setRateLimits(options: RateLimitOptions | false): void;
+  /** Flips the Message Content intent toggle; it applies to the next IDENTIFY. */
+  setMessageContentIntentEnabled(isEnabled: boolean): void;
   /** Closes every gateway connection with `code` (default 4000, which clients recover from). */
   disconnectGateway(code?: number): void;
   /** Forgets messages, interactions, commands, files, requests and 429 counts; keeps guilds and people. */
@@ -140,14 +173,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       token,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
       ...gatewayPayloads(world, () => gatewayUrl(context)),
+      disallowedIntents: () => (context.settings.isMessageContentIntentEnabled ? 0 : intents.messageContent),
     }),
     changes: createChangeFeed(),
     rateLimiter: createRateLimiter(options.rateLimits ?? {}),
     requests: [],
     settings: {
       attachmentSizeLimitBytes: options.attachmentSizeLimitBytes ?? messageLimits.attachmentSizeBytes,
+      requestSizeLimitBytes: options.requestSizeLimitBytes ?? messageLimits.requestSizeBytes,
       interactionResponseDeadlineMs: options.interactionResponseDeadlineMs ?? 3000,
       interactionTokenLifetimeMs: options.interactionTokenLifetimeMs ?? 15 * 60 * 1000,
+      isMessageContentIntentEnabled: options.isMessageContentIntentEnabled ?? true,
     },
   };
 
@@ -205,11 +241,57 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const channel = world.addThread({
         parentId: threadOptions.parentId,
         name: threadOptions.name ?? 'thread',
+        ...(threadOptions.isPrivate === undefined ? {} : { isPrivate: threadOptions.isPrivate }),
+        ...(threadOptions.memberIds === undefined ? {} : { memberIds: threadOptions.memberIds }),
       });
-      dispatchChannel('THREAD_CREATE', channel, { newly_created: true });
+      if (world.botCanView(channel)) {
+        dispatchChannel('THREAD_CREATE', channel, { newly_created: true });
+      }
       return channel.id;
     },
+    addThreadMember(threadId, userId) {
+      const channel = world.requireChannel(threadId);
+      world.requireUser(userId);
+      if (channel.kind !== 'thread' || channel.threadMemberIds.includes(userId)) {
+        return;
+      }
+      channel.threadMemberIds.push(userId);
+      if (userId !== world.bot.id) {
+        return;
+      }
+      if (channel.isPrivate) {
+        dispatchChannel('THREAD_CREATE', channel);
+      }
+      const member = { id: channel.id, user_id: userId, join_timestamp: new Date().toISOString(), flags: 0 };
+      context.gateway.dispatch(
+        'THREAD_MEMBERS_UPDATE',
+        guildsDispatch({
+          id: channel.id,
+          guild_id: channel.guildId,
+          member_count: channel.threadMemberIds.length,
+          added_members: [member],
+        }),
+      );
+    },
     directMessageChannel: (userId = user.id) => world.directMessageChannel(userId).channel.id,
+    createRole(roleOptions) {
+      const role = world.addRole(guild.id, {
+        name: roleOptions.name,
+        permissions: bitsOf(roleOptions.permissions ?? []),
+        isMentionable: roleOptions.isMentionable ?? false,
+        memberIds: roleOptions.memberIds ?? [],
+      });
+      context.gateway.dispatch(
+        'GUILD_ROLE_CREATE',
+        guildsDispatch({ guild_id: guild.id, role: apiRole(role) }),
+      );
+      if (role.memberIds.includes(world.bot.id)) {
+        // events/gateway.mdx, "Caveats": sent for the current user whatever the intents.
+        const member = { ...apiMember(guild, world.bot), guild_id: guild.id };
+        context.gateway.dispatch('GUILD_MEMBER_UPDATE', () => member);
+      }
+      return role.id;
+    },
     denyBotPermissions(channelId, permissions) {
       const channel = world.requireChannel(channelId);
       channel.deniedBotPermissions = [...new Set([...channel.deniedBotPermissions, ...permissions])];
@@ -240,6 +322,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       context.rateLimiter.force(forced);
     },
     setRateLimits: (limits) => context.rateLimiter.configure(limits),
+    setMessageContentIntentEnabled(isEnabled) {
+      context.settings.isMessageContentIntentEnabled = isEnabled;
+    },
     disconnectGateway: (code) => context.gateway.disconnectAll(code),
     reset() {
       context.messages.clear();

@@ -17,6 +17,7 @@ export interface MessageAudience {
 }
 
 /**
+ * events/gateway.mdx, "Gateway Intents" and "Message Content Intent".
  * Builds a MESSAGE_CREATE/MESSAGE_UPDATE for a session the way Discord filters it: guild messages need
  * GUILD_MESSAGES, DMs need DIRECT_MESSAGES, and without the privileged MESSAGE_CONTENT intent the
  * content, embeds, attachments and components are empty unless the message is a DM or concerns the bot.

@@ -17,6 +17,8 @@ export interface GatewayServerOptions {
   guildCreatePayloads: () => Record<string, unknown>[];
   /** The members of a guild for a REQUEST_GUILD_MEMBERS (op 8). */
   guildMembers: (guildId: string) => { user?: { id: string } }[];
+  /** The privileged intent bits the application may not ask for: not enabled, or not approved. */
+  disallowedIntents: () => number;
 }
 
 /** The gateway WebSocket: handshake, heartbeats and dispatches to every identified session. */
@@ -51,13 +53,17 @@ const opcodes = {
   heartbeatAck: 11,
 } as const;
 
-/** Close codes Discord uses for protocol mistakes; clients react to each differently. */
+/**
+ * Close codes Discord uses for protocol mistakes; clients react to each differently
+ * (topics/opcodes-and-status-codes.mdx, "Gateway Close Event Codes").
+ */
 const closeCodes = {
   unknownOpcode: 4001,
   decodeError: 4002,
   notAuthenticated: 4003,
   authenticationFailed: 4004,
   alreadyAuthenticated: 4005,
+  disallowedIntents: 4014,
 } as const;
 
 /** One WebSocket connection; it belongs to a session once it identified or resumed. */
@@ -124,10 +130,18 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       connection.socket.close(closeCodes.authenticationFailed, 'Authentication failed.');
       return;
     }
+    const intents = typeof data.intents === 'number' ? data.intents : 0;
+    // events/gateway.mdx, "Gateway Restrictions": a privileged intent in IDENTIFY that the app has
+    // not enabled in the Developer Portal (or was not approved for) closes the connection with 4014
+    // (topics/opcodes-and-status-codes.mdx: "Disallowed intent(s)", not to be reconnected with).
+    if ((intents & options.disallowedIntents()) !== 0) {
+      connection.socket.close(closeCodes.disallowedIntents, 'Disallowed intent(s).');
+      return;
+    }
     const session: Session = {
       id: randomBytes(16).toString('hex'),
       sequence: 0,
-      intents: typeof data.intents === 'number' ? data.intents : 0,
+      intents,
       connection: null,
       backlog: [],
     };
@@ -139,6 +153,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
   }
 
+  /**
+   * events/gateway.mdx, "Resuming": the missed events are replayed, then RESUMED; a session that
+   * cannot be resumed gets INVALID_SESSION (op 9, `d: false`).
+   */
   function resume(connection: Connection, data: Record<string, unknown>): void {
     if (data.token !== options.token) {
       connection.socket.close(closeCodes.authenticationFailed, 'Authentication failed.');
@@ -196,7 +214,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     >;
     switch (payload.op) {
       case opcodes.heartbeat:
-        // Without an ACK the client declares the connection a zombie and reconnects.
+        // events/gateway.mdx, "Sending Heartbeats": every heartbeat is acknowledged with op 11;
+        // without an ACK the client declares the connection a zombie and reconnects.
         send(connection, { op: opcodes.heartbeatAck });
         return;
       case opcodes.identify:

@@ -36,6 +36,7 @@ export const interactionRoutes: RestRoute[] = [
       if (interaction === undefined || interaction.token !== params.token) {
         throw unknownEntity('interaction', errorCodes.unknownInteraction);
       }
+      // opcodes-and-status-codes.mdx, 40060 "Interaction has already been acknowledged".
       if (interaction.responses.length > 0) {
         throw new DiscordApiError({
           status: 400,
@@ -43,7 +44,8 @@ export const interactionRoutes: RestRoute[] = [
           message: 'Interaction has already been acknowledged.',
         });
       }
-      // After the deadline Discord has already shown "The application did not respond".
+      // After the deadline Discord has already shown "The application did not respond"
+      // (receiving-and-responding.mdx: "you must send an initial response within 3 seconds").
       if (preciseNowMs() - interaction.createdAtMs > context.settings.interactionResponseDeadlineMs) {
         throw unknownEntity('interaction', errorCodes.unknownInteraction);
       }
@@ -53,7 +55,7 @@ export const interactionRoutes: RestRoute[] = [
         typeof json.data === 'object' && json.data !== null
           ? (json.data as Record<string, unknown>)
           : undefined;
-      const message = respond(context, interaction, type, { json: data, files: body.files });
+      const message = respond(context, interaction, type, { ...body, json: data });
       const response: InteractionResponse = { type, data, atMs: preciseNowMs() };
       interaction.responses.push(response);
       context.changes.emit({ type: 'interaction-response', interaction, response });
@@ -80,6 +82,16 @@ export const interactionRoutes: RestRoute[] = [
       if (isEmptyMessage(draft)) {
         throw emptyMessageError();
       }
+      const loading = loadingOriginal(context, interaction);
+      if (loading !== undefined) {
+        // interactions/receiving-and-responding.mdx, "Create Followup Message": directly after a
+        // DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE the follow-up edits the loading message instead of
+        // creating one, and "the ephemeral flag will be ignored, and the value you provided in the
+        // initial defer response will be preserved".
+        const flags = loading.flags & messageFlags.ephemeral;
+        const edited = editMessage(context, loading, { ...draft, flags });
+        return query.get('wait') === 'true' ? ok(messageObject(context, edited)) : noContent;
+      }
       const message = createMessage(context, {
         ...draft,
         channel,
@@ -87,6 +99,7 @@ export const interactionRoutes: RestRoute[] = [
         type: interaction.kind === 'slash-command' ? 20 : 0,
         interactionId: interaction.id,
         webhookId: context.applicationId,
+        mentionDefaults: 'webhook',
       });
       interaction.followUpMessageIds.push(message.id);
       return query.get('wait') === 'true' ? ok(messageObject(context, message)) : noContent;
@@ -116,8 +129,12 @@ export const interactionRoutes: RestRoute[] = [
       const message = requireInteractionMessage(context, interaction, params.messageId);
       const channel = requireChannel(context, message.channelId);
       const draft = parseMessageDraft(context, { body, channel, existing: message });
-      // Editing a deferred reply replaces the "is thinking..." state with the answer.
-      const flags = (draft.flags ?? message.flags) & ~messageFlags.loading;
+      // Editing a deferred reply replaces the "is thinking..." state with the answer. An existing
+      // message's ephemeral state cannot be changed (receiving-and-responding.mdx, "Create Followup
+      // Message"), so it comes from the message, whatever the edit asks.
+      const flags =
+        ((draft.flags ?? message.flags) & ~(messageFlags.loading | messageFlags.ephemeral)) |
+        (message.flags & messageFlags.ephemeral);
       return ok(messageObject(context, editMessage(context, message, { ...draft, flags })));
     },
   },
@@ -136,7 +153,25 @@ export const interactionRoutes: RestRoute[] = [
   },
 ];
 
-/** The callback types each kind of interaction accepts. */
+/**
+ * The deferred reply while it still shows "is thinking...": the message a follow-up edits instead of
+ * posting anew. Once edited or deleted, follow-ups are new messages again.
+ */
+function loadingOriginal(context: FakeDiscordContext, interaction: FakeInteraction): FakeMessage | undefined {
+  if (
+    interaction.responses[0]?.type !== callbackTypes.deferredReply ||
+    interaction.originalMessageId === null
+  ) {
+    return undefined;
+  }
+  const original = context.messages.get(interaction.originalMessageId);
+  return original !== undefined && (original.flags & messageFlags.loading) !== 0 ? original : undefined;
+}
+
+/**
+ * The callback types each kind of interaction accepts (receiving-and-responding.mdx, "Interaction
+ * Callback Type": 6 and 7 only for components, 8 only for autocomplete).
+ */
 const allowedCallbackTypes: Record<FakeInteraction['kind'], readonly number[]> = {
   'slash-command': [callbackTypes.reply, callbackTypes.deferredReply, callbackTypes.modal],
   component: [
@@ -174,6 +209,9 @@ function respond(
     }
     case callbackTypes.deferredUpdate:
     case callbackTypes.update: {
+      // interactions/receiving-and-responding.mdx, "Interaction Callback Type": 6 and 7 "edit the
+      // original message", the one the component is on; so from here on `@original` is that message,
+      // and DELETE …/@original deletes it (the trap of discord.js issue 10740).
       const source =
         interaction.sourceMessageId === null ? undefined : context.messages.get(interaction.sourceMessageId);
       interaction.originalMessageId = source?.id ?? null;
@@ -202,8 +240,11 @@ function createOriginalMessage(
     type: interaction.kind === 'slash-command' ? 20 : 0,
     interactionId: interaction.id,
     webhookId: context.applicationId,
+    mentionDefaults: 'webhook' as const,
   };
   if (type === callbackTypes.deferredReply) {
+    // receiving-and-responding.mdx, "Messages": with a deferred reply "the only valid message flag
+    // you may use is EPHEMERAL"; the loading message keeps it for good.
     const requestedFlags = Number(jsonObject(body).flags ?? 0);
     return createMessage(context, {
       ...common,
@@ -244,6 +285,8 @@ function requireWebhookInteraction(
   if (interaction === undefined || params.applicationId !== context.applicationId) {
     throw unknownEntity('Webhook', errorCodes.unknownWebhook);
   }
+  // receiving-and-responding.mdx: "Interaction tokens are valid for 15 minutes"; after that the
+  // webhook routes refuse it (opcodes-and-status-codes.mdx, 50027 "Invalid webhook token provided").
   if (preciseNowMs() - interaction.createdAtMs > context.settings.interactionTokenLifetimeMs) {
     throw new DiscordApiError({ status: 401, code: 50027, message: 'Invalid Webhook Token' });
   }

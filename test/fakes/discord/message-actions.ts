@@ -3,6 +3,7 @@ import { apiMember, apiMessage, channelTypeNumber } from './api-objects.ts';
 import type { FakeAttachment } from './attachment-hosting.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import { messageDispatch } from './gateway-intents.ts';
+import { type AllowedMentions, defaultAllowedMentions, resolveMentions } from './mentions.ts';
 import type { FakeMessage } from './message-store.ts';
 import { preciseNowMs } from './precise-time.ts';
 import type { FakeChannel, FakeUser } from './world.ts';
@@ -20,6 +21,8 @@ export interface MessageContent {
   components?: APIMessageTopLevelComponent[];
   attachments?: FakeAttachment[];
   flags?: number;
+  /** The request's `allowed_mentions`, when it had one. */
+  allowedMentions?: AllowedMentions;
 }
 
 /** A new message: where, by whom, and what links it to a reply or an interaction. */
@@ -30,6 +33,11 @@ export interface NewMessage extends MessageContent {
   replyToMessageId?: string | null;
   /** Users to list as mentioned in addition to the `<@id>` found in the content. */
   extraMentionIds?: readonly string[];
+  /**
+   * Which default applies without `allowed_mentions`: a bot's `message` (all types), a `webhook` or
+   * interaction message (users only), or a `person` writing in Discord's app (everything counts).
+   */
+  mentionDefaults?: 'message' | 'webhook' | 'person';
   interactionId?: string | null;
   webhookId?: string | null;
 }
@@ -38,6 +46,16 @@ export interface NewMessage extends MessageContent {
 export function createMessage(context: FakeDiscordContext, draft: NewMessage): FakeMessage {
   const atMs = preciseNowMs();
   const content = draft.content ?? '';
+  const defaults = draft.mentionDefaults ?? 'message';
+  const mentions = resolveMentions({
+    world: context.world,
+    channel: draft.channel,
+    author: draft.author,
+    content,
+    allowed: defaults === 'person' ? undefined : (draft.allowedMentions ?? defaultAllowedMentions(defaults)),
+    // A person's reply pings (or not) through `extraMentionIds`, which the test decides.
+    repliedAuthorId: defaults === 'person' ? null : repliedAuthorOf(context, draft.replyToMessageId ?? null),
+  });
   const message: FakeMessage = {
     id: context.ids.next(),
     channelId: draft.channel.id,
@@ -54,7 +72,9 @@ export function createMessage(context: FakeDiscordContext, draft: NewMessage): F
     editCount: 0,
     revisions: [{ content, atMs }],
     replyToMessageId: draft.replyToMessageId ?? null,
-    mentionIds: mentionedUserIds(context, content, draft.extraMentionIds ?? []),
+    mentionIds: [...new Set([...mentions.userIds, ...(draft.extraMentionIds ?? [])])],
+    mentionRoleIds: mentions.roleIds,
+    mentionsEveryone: mentions.everyone,
     interactionId: draft.interactionId ?? null,
     webhookId: draft.webhookId ?? null,
   };
@@ -73,7 +93,20 @@ export function editMessage(
   const atMs = preciseNowMs();
   if (changes.content !== undefined) {
     message.content = changes.content;
-    message.mentionIds = mentionedUserIds(context, changes.content, []);
+    // resources/message.mdx, "Edit Message": mentions are "reconstructed from scratch based on the
+    // new content", with the edit's allowed_mentions or else the default ones.
+    const mentions = resolveMentions({
+      world: context.world,
+      channel: context.world.requireChannel(message.channelId),
+      author: message.author,
+      content: changes.content,
+      allowed:
+        changes.allowedMentions ?? defaultAllowedMentions(message.webhookId === null ? 'message' : 'webhook'),
+      repliedAuthorId: repliedAuthorOf(context, message.replyToMessageId),
+    });
+    message.mentionIds = mentions.userIds;
+    message.mentionRoleIds = mentions.roleIds;
+    message.mentionsEveryone = mentions.everyone;
   }
   message.embeds = changes.embeds ?? message.embeds;
   message.components = changes.components ?? message.components;
@@ -113,10 +146,15 @@ function dispatchMessage(context: FakeDiscordContext, eventName: string, message
   }
   const guild = message.guildId === null ? undefined : context.world.guilds.get(message.guildId);
   const channel = context.world.channels.get(message.channelId);
+  // topics/threads.mdx: a private thread is seen by its members only, and "Clients will not be
+  // informed of a thread through the gateway if they do not have permission to view that thread".
+  if (channel !== undefined && !context.world.botCanView(channel)) {
+    return;
+  }
   const data = {
     ...messageObject(context, message),
     // Without it discord.js cannot build the DM channel it has not seen yet (Partials.Channel).
-    ...(channel === undefined ? {} : { channel_type: channelTypeNumber(channel.kind) }),
+    ...(channel === undefined ? {} : { channel_type: channelTypeNumber(channel) }),
     ...(guild === undefined
       ? {}
       : { guild_id: guild.id, member: withoutUser(apiMember(guild, message.author)) }),
@@ -137,20 +175,6 @@ function withoutUser<Member extends { user?: unknown }>(member: Member): Omit<Me
   return rest;
 }
 
-function mentionedUserIds(
-  context: FakeDiscordContext,
-  content: string,
-  extraIds: readonly string[],
-): string[] {
-  const ids = new Set<string>();
-  for (const match of content.matchAll(/<@!?(\d{17,20})>/g)) {
-    const id = match[1];
-    if (id !== undefined && context.world.users.has(id)) {
-      ids.add(id);
-    }
-  }
-  for (const id of extraIds) {
-    ids.add(id);
-  }
-  return [...ids];
+function repliedAuthorOf(context: FakeDiscordContext, replyToMessageId: string | null): string | null {
+  return replyToMessageId === null ? null : (context.messages.get(replyToMessageId)?.author.id ?? null);
 }

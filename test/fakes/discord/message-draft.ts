@@ -1,7 +1,9 @@
 import type { APIEmbed, APIMessageTopLevelComponent } from 'discord.js';
 import type { FakeAttachment } from './attachment-hosting.ts';
+import { findComponentProblems } from './component-limits.ts';
 import { DiscordApiError, errorCodes, invalidFormBody } from './discord-api-error.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
+import { parseAllowedMentions } from './mentions.ts';
 import type { MessageContent } from './message-actions.ts';
 import { findLimitProblems, messageLimits } from './message-limits.ts';
 import type { FakeMessage } from './message-store.ts';
@@ -26,7 +28,7 @@ export function parseMessageDraft(
   options: { body: RequestBody; channel: FakeChannel; existing?: FakeMessage },
 ): MessageDraft {
   const json = jsonObject(options.body);
-  const problems = findLimitProblems(json);
+  const problems = [...findLimitProblems(json), ...findComponentProblems(json)];
   if (options.body.files.size > messageLimits.attachmentsPerMessage) {
     problems.push({
       path: ['files'],
@@ -39,14 +41,21 @@ export function parseMessageDraft(
   if (problems.length > 0) {
     throw invalidFormBody(problems);
   }
-  for (const file of options.body.files.values()) {
-    if (file.bytes.length > context.settings.attachmentSizeLimitBytes) {
-      throw new DiscordApiError({
-        status: 413,
-        code: errorCodes.requestEntityTooLarge,
-        message: 'Request entity too large',
-      });
-    }
+  // reference.mdx, "Uploading Files": "The file upload size limit applies to each file in a
+  // request" (10 MiB by default; interactions carry it as `attachment_size_limit`).
+  const isAnyFileTooLarge = [...options.body.files.values()].some(
+    (file) => file.bytes.length > context.settings.attachmentSizeLimitBytes,
+  );
+  // resources/message.mdx, "Create Message", Limitations: "The maximum request size when sending a
+  // message is 25 MiB". Webhook and interaction uploads state no number of their own; the fake
+  // holds them to the same one.
+  if (isAnyFileTooLarge || options.body.sizeBytes > context.settings.requestSizeLimitBytes) {
+    // topics/opcodes-and-status-codes.mdx: 40005 "Request entity too large", with HTTP 413.
+    throw new DiscordApiError({
+      status: 413,
+      code: errorCodes.requestEntityTooLarge,
+      message: 'Request entity too large',
+    });
   }
 
   const draft: MessageDraft = {};
@@ -66,6 +75,10 @@ export function parseMessageDraft(
   if (attachments !== undefined) {
     draft.attachments = attachments;
   }
+  const allowedMentions = parseAllowedMentions(json);
+  if (allowedMentions !== undefined) {
+    draft.allowedMentions = allowedMentions;
+  }
   const replyToMessageId = resolveReply(context, json, options.channel);
   if (replyToMessageId !== undefined) {
     draft.replyToMessageId = replyToMessageId;
@@ -73,7 +86,10 @@ export function parseMessageDraft(
   return draft;
 }
 
-/** Whether a new message would show nothing, which Discord refuses with 50006. */
+/**
+ * Whether a new message would show nothing, which Discord refuses with 50006 (resources/message.mdx,
+ * "Create Message": at least one of content, embeds, sticker_ids, components, files or poll).
+ */
 export function isEmptyMessage(draft: MessageContent): boolean {
   return (
     (draft.content ?? '') === '' &&
@@ -131,6 +147,10 @@ function resolveAttachments(
   return resolved;
 }
 
+/**
+ * resources/message.mdx, "Create Message": "The referenced message must exist"; with
+ * `fail_if_not_exists: false` a missing one makes a plain message instead (same page, "Message Reference Structure").
+ */
 function resolveReply(
   context: FakeDiscordContext,
   json: Record<string, unknown>,

@@ -2,7 +2,12 @@ import type { APIEmbed } from 'discord.js';
 import { z } from 'zod';
 import type { FieldProblem } from './discord-api-error.ts';
 
-/** Discord's limits on what one message may carry, written once. */
+/**
+ * Discord's limits on what one message may carry, written once: content "up to 2000 characters" and
+ * "Up to 10 rich embeds (up to 6000 characters)" (resources/message.mdx, "Create Message"), each
+ * embed within "Embed Limits" (same page). Ten attachments a message is what discord.js and the
+ * Discord app hold to; the API docs give no number.
+ */
 export const messageLimits = {
   contentCharacters: 2000,
   embedsPerMessage: 10,
@@ -15,8 +20,10 @@ export const messageLimits = {
   embedAuthorNameCharacters: 256,
   embedTotalCharacters: 6000,
   attachmentsPerMessage: 10,
-  /** The default upload limit of a guild without boosts. */
+  /** The default upload limit of a file, in a guild without boosts (reference.mdx, Uploading Files). */
   attachmentSizeBytes: 10 * 1024 * 1024,
+  /** The largest request that sends a message, files included (resources/message.mdx, Create Message). */
+  requestSizeBytes: 25 * 1024 * 1024,
 } as const;
 
 /**

@@ -31,8 +31,15 @@ export interface FakeMessage {
   /** Every version of the content, the first one included. */
   revisions: MessageRevision[];
   replyToMessageId: string | null;
-  /** Users mentioned by `<@id>` in the content or named by the test. */
+  /**
+   * Users the message notifies: `<@id>` in the content (or named by the test) that its
+   * `allowed_mentions` let through, and the replied-to author when it pings them.
+   */
   mentionIds: string[];
+  /** Roles the message notifies (`<@&id>`, allowed and mentionable). */
+  mentionRoleIds: string[];
+  /** Whether `@everyone`/`@here` in it notifies anyone. */
+  mentionsEveryone: boolean;
   /** The interaction this message answers (its original response or a follow-up). */
   interactionId: string | null;
   /** Set on messages sent through an interaction webhook: the application id. */

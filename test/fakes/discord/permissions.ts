@@ -10,10 +10,11 @@ export type BotPermission =
   | 'attach-files'
   | 'read-message-history'
   | 'add-reactions'
+  | 'mention-everyone'
   | 'use-application-commands';
 
-// Bit positions from Discord's permission table; written out here so the fake does not import the
-// client library it is meant to test.
+// Bit positions from Discord's permission table (topics/permissions.mdx, "Bitwise Permission
+// Flags"); written out here so the fake does not import the client library it is meant to test.
 const permissionBits: Record<BotPermission, bigint> = {
   'add-reactions': 1n << 6n,
   'view-channel': 1n << 10n,
@@ -21,6 +22,7 @@ const permissionBits: Record<BotPermission, bigint> = {
   'embed-links': 1n << 14n,
   'attach-files': 1n << 15n,
   'read-message-history': 1n << 16n,
+  'mention-everyone': 1n << 17n,
   'use-application-commands': 1n << 31n,
   'send-messages-in-threads': 1n << 38n,
 };

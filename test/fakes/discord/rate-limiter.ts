@@ -99,6 +99,9 @@ interface PendingForcedLimit {
   isGlobal: boolean;
 }
 
+// topics/rate-limits.mdx, "Global Rate Limit": "All bots can make up to 50 requests per second",
+// and "Interaction endpoints are not bound to the bot's Global Rate Limit". Per-route numbers are not
+// documented (Discord says them in the headers); 5 per 5 s per channel is what bots observe.
 const defaultLimits = {
   messageCreate: { limit: 5, windowMs: 5000 },
   messageEdit: { limit: 5, windowMs: 5000 },
@@ -249,6 +252,7 @@ function seconds(durationMs: number): string {
   return (Math.max(0, durationMs) / 1000).toFixed(3);
 }
 
+/** topics/rate-limits.mdx, "Header Format": the X-RateLimit-* headers of every limited answer. */
 function bucketHeaders(bucket: RouteBucket, nowMs: number): Record<string, string> {
   const resetAtMs = bucket.window.startedAtMs + bucket.limit.windowMs;
   return {
@@ -275,6 +279,10 @@ function emptyBucketHeaders(
   };
 }
 
+/**
+ * topics/rate-limits.mdx, "Exceeding A Rate Limit": 429 with `Retry-After`, a JSON body of
+ * `message`, `retry_after` (seconds) and `global`, and `X-RateLimit-Global`/`-Scope` on a 429.
+ */
 function refusal(options: {
   kind: RateLimitKind;
   retryAfterMs: number;

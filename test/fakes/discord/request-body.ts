@@ -8,6 +8,8 @@ export interface RequestBody {
   json: unknown;
   /** Uploaded files keyed by `n` of their `files[n]` part. */
   files: Map<number, FakeFile>;
+  /** The size of the whole body as it arrived, in bytes. */
+  sizeBytes: number;
 }
 
 // Ten files of up to 10 MiB each, plus some room: anything bigger is a runaway client.
@@ -18,12 +20,12 @@ export async function readRequestBody(request: IncomingMessage): Promise<Request
   const bytes = await readBytes(request);
   const contentType = request.headers['content-type'] ?? '';
   if (bytes.length === 0) {
-    return { json: undefined, files: new Map() };
+    return { json: undefined, files: new Map(), sizeBytes: 0 };
   }
   if (contentType.startsWith('multipart/form-data')) {
-    return parseMultipart(bytes, contentType);
+    return { ...(await parseMultipart(bytes, contentType)), sizeBytes: bytes.length };
   }
-  return { json: parseJson(bytes.toString('utf8')), files: new Map() };
+  return { json: parseJson(bytes.toString('utf8')), files: new Map(), sizeBytes: bytes.length };
 }
 
 async function readBytes(request: IncomingMessage): Promise<Buffer> {
@@ -40,7 +42,7 @@ async function readBytes(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-async function parseMultipart(bytes: Buffer, contentType: string): Promise<RequestBody> {
+async function parseMultipart(bytes: Buffer, contentType: string): Promise<Omit<RequestBody, 'sizeBytes'>> {
   // The platform's own multipart parser, the same that reads `fetch` responses.
   const form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
   const payload = form.get('payload_json');

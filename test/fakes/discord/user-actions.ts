@@ -25,6 +25,12 @@ export interface UserMessageOptions {
   embeds?: APIEmbed[];
   /** The message this one replies to. */
   replyToMessageId?: string;
+  /**
+   * Whether the reply pings the author of the message it replies to, listing them in `mentions`
+   * (`allowed_mentions.replied_user`, resources/message.mdx). Default `true`, as Discord's app sends
+   * replies unless the person turns the ping off.
+   */
+  pingsRepliedAuthor?: boolean;
 }
 
 /** A slash command run, as `sendSlashCommand` takes it. */
@@ -93,6 +99,10 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
       assertSomeoneListens();
       const channel = world.requireChannel(options.channelId);
       const author = resolveUser(options.author, channel);
+      if (channel.isPrivate && !channel.threadMemberIds.includes(author.id)) {
+        // Only members write in a private thread; the person joins it first.
+        channel.threadMemberIds.push(author.id);
+      }
       if (
         options.replyToMessageId !== undefined &&
         context.messages.get(options.replyToMessageId) === undefined
@@ -100,6 +110,10 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
         throw new Error(`fake discord: no message ${options.replyToMessageId} to reply to`);
       }
       const mentionIds = [...(options.mentionsBot ? [world.bot.id] : []), ...(options.mentions ?? [])];
+      const repliedAuthorId =
+        options.replyToMessageId === undefined
+          ? undefined
+          : context.messages.get(options.replyToMessageId)?.author.id;
       let content = options.content ?? '';
       for (const id of [...mentionIds].reverse()) {
         if (!content.includes(`<@${id}>`) && !content.includes(`<@!${id}>`)) {
@@ -113,7 +127,11 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
         embeds: options.embeds ?? [],
         attachments: (options.attachments ?? []).map((file) => context.attachments.host(channel.id, file)),
         replyToMessageId: options.replyToMessageId ?? null,
-        extraMentionIds: mentionIds,
+        mentionDefaults: 'person',
+        extraMentionIds: [
+          ...mentionIds,
+          ...(repliedAuthorId !== undefined && (options.pingsRepliedAuthor ?? true) ? [repliedAuthorId] : []),
+        ],
       });
       return message.id;
     },

@@ -15,6 +15,10 @@ export interface FakeRole {
   name: string;
   permissions: bigint;
   position: number;
+  /** Anyone may ping it; otherwise only authors with Mention Everyone. */
+  isMentionable: boolean;
+  /** Who has the role (everyone has @everyone, which lists nobody). */
+  memberIds: string[];
 }
 
 /** A guild (a "server"). */
@@ -44,6 +48,13 @@ export interface FakeChannel {
   recipientId: string | null;
   /** Permissions taken from the bot here, through a member overwrite. */
   deniedBotPermissions: BotPermission[];
+  /**
+   * A private thread: only its members see it (topics/threads.mdx, "Public & Private Threads":
+   * "You must be invited to the thread to be able to view or participate in it").
+   */
+  isPrivate: boolean;
+  /** Who joined the thread; empty for other channels. */
+  threadMemberIds: string[];
 }
 
 /** The guilds, channels and people of the fake, and the bot itself. */
@@ -55,15 +66,26 @@ export interface World {
   addUser(options: { username: string; globalName?: string; isBot?: boolean }): FakeUser;
   addGuild(options: { name: string; ownerId: string }): FakeGuild;
   addMember(guildId: string, userId: string): void;
+  addRole(
+    guildId: string,
+    options: { name: string; permissions: bigint; isMentionable: boolean; memberIds: readonly string[] },
+  ): FakeRole;
   addTextChannel(options: { guildId: string; name: string }): FakeChannel;
-  addThread(options: { parentId: string; name: string }): FakeChannel;
+  addThread(options: {
+    parentId: string;
+    name: string;
+    isPrivate?: boolean;
+    memberIds?: readonly string[];
+  }): FakeChannel;
   /** The DM channel between the bot and `userId`, created on first use. */
   directMessageChannel(userId: string): { channel: FakeChannel; isNew: boolean };
   /** The user, or an error naming the id: a test that mistypes an id should fail loudly. */
   requireUser(userId: string): FakeUser;
   requireChannel(channelId: string): FakeChannel;
-  /** The permissions the bot has in a channel (everything in a DM). */
+  /** The permissions the bot has in a channel (everything in a DM, nothing where it cannot see). */
   botPermissionsIn(channel: FakeChannel): bigint;
+  /** Whether the bot sees the channel at all: a private thread only when it is a member. */
+  botCanView(channel: FakeChannel): boolean;
 }
 
 /** Creates an empty world with just the bot in it. */
@@ -109,10 +131,23 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
     return channel;
   }
 
-  function addChannel(channel: Omit<FakeChannel, 'id' | 'deniedBotPermissions'>): FakeChannel {
-    const created: FakeChannel = { id: ids.next(), deniedBotPermissions: [], ...channel };
+  function addChannel(
+    channel: Omit<FakeChannel, 'id' | 'deniedBotPermissions' | 'isPrivate' | 'threadMemberIds'> &
+      Partial<Pick<FakeChannel, 'isPrivate' | 'threadMemberIds'>>,
+  ): FakeChannel {
+    const created: FakeChannel = {
+      id: ids.next(),
+      deniedBotPermissions: [],
+      isPrivate: false,
+      threadMemberIds: [],
+      ...channel,
+    };
     channels.set(created.id, created);
     return created;
+  }
+
+  function botCanView(channel: FakeChannel): boolean {
+    return !channel.isPrivate || channel.threadMemberIds.includes(bot.id);
   }
 
   return {
@@ -127,7 +162,16 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
         id,
         name: options.name,
         ownerId: options.ownerId,
-        roles: [{ id, name: '@everyone', permissions: everyonePermissions, position: 0 }],
+        roles: [
+          {
+            id,
+            name: '@everyone',
+            permissions: everyonePermissions,
+            position: 0,
+            isMentionable: false,
+            memberIds: [],
+          },
+        ],
         memberIds: [...new Set([bot.id, options.ownerId])],
         joinedAtMs: Date.now(),
       };
@@ -140,6 +184,19 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
       if (!guild.memberIds.includes(userId)) {
         guild.memberIds.push(userId);
       }
+    },
+    addRole(guildId, options) {
+      const guild = requireGuild(guildId);
+      const role: FakeRole = {
+        id: ids.next(),
+        name: options.name,
+        permissions: options.permissions,
+        position: guild.roles.length,
+        isMentionable: options.isMentionable,
+        memberIds: [...options.memberIds],
+      };
+      guild.roles.push(role);
+      return role;
     },
     addTextChannel(options) {
       requireGuild(options.guildId);
@@ -162,6 +219,8 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
         guildId: parent.guildId,
         parentId: parent.id,
         recipientId: null,
+        isPrivate: options.isPrivate ?? false,
+        threadMemberIds: [...(options.memberIds ?? [])],
       });
     },
     directMessageChannel(userId) {
@@ -182,15 +241,23 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
     },
     requireUser,
     requireChannel,
+    botCanView,
     botPermissionsIn(channel) {
       if (channel.guildId === null) {
         return everyonePermissions;
       }
-      const everyone = requireGuild(channel.guildId).roles[0]?.permissions ?? 0n;
+      if (!botCanView(channel)) {
+        return 0n;
+      }
+      const guild = requireGuild(channel.guildId);
+      // @everyone's permissions and those of every role the bot has.
+      const granted = guild.roles
+        .filter((role, index) => index === 0 || role.memberIds.includes(bot.id))
+        .reduce((bits, role) => bits | role.permissions, 0n);
       const threadParent = channel.parentId === null ? undefined : channels.get(channel.parentId);
       // A thread inherits the permissions of its parent channel, overwrites included.
       const denied = bitsOf([...channel.deniedBotPermissions, ...(threadParent?.deniedBotPermissions ?? [])]);
-      return everyone & ~denied;
+      return granted & ~denied;
     },
   };
 }

@@ -1,0 +1,42 @@
+import type { Client, Message } from 'discord.js';
+import type { CommandServices } from '../../commands/define-command.ts';
+import type { Config } from '../../src/config.ts';
+import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
+import type { Logger } from '../../src/log.ts';
+
+/**
+ * Discord's documented limits that depend on nothing parley knows at start. The defaults are
+ * Discord's; tests shrink them to match a fake instead of waiting 15 minutes or sending 25 MiB.
+ */
+export interface DiscordPlatformLimits {
+  /** The largest request that sends a message, files included (Discord: 25 MiB). */
+  readonly requestBytes: number;
+  /** How long an interaction token takes edits and follow-ups (Discord: 15 minutes). */
+  readonly interactionTokenLifetimeMs: number;
+}
+
+/** What the Discord event handlers share for the life of one logged-in client. */
+export interface DiscordAdapterContext {
+  readonly client: Client;
+  readonly services: CommandServices;
+  readonly discord: NonNullable<Config['discord']>;
+  /** The bot-wide request budget every channel call waits on. */
+  readonly scheduler: RequestScheduler;
+  readonly maxImageBytes: number;
+  readonly logger: Logger;
+  /**
+   * Whether the gateway gives the content of every message (the privileged Message Content
+   * intent); without it only DMs and messages that mention the bot carry their content.
+   */
+  readonly canReadMessageContent: boolean;
+  /** What /help tells people about how parley runs here, such as a missing intent. */
+  readonly platformNotices: readonly string[];
+  readonly limits: DiscordPlatformLimits;
+  /** Tells a person, privately and not too often, why parley did not answer them in a channel. */
+  readonly tellUnableToPost: (message: Message, permission: string) => Promise<void>;
+}
+
+/** The bot's own user id once logged in; empty before READY. */
+export function botUserIdOf(context: DiscordAdapterContext): string {
+  return context.client.user?.id ?? '';
+}
