@@ -9,6 +9,7 @@ import type { SettingsStore } from '../src/conversation/settings-store.ts';
 import type { ConversationKey } from '../src/conversation/turn.ts';
 import type { UsageLedger } from '../src/conversation/usage-ledger.ts';
 import type { Action, Card } from '../src/delivery/card.ts';
+import type { Form, FormOutcome, FormSubmission } from '../src/delivery/form.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
@@ -67,6 +68,11 @@ export interface CommandResponder {
    * Only the responders of button presses on platforms that can edit that message have it.
    */
   removePressedAction?(): Promise<void>;
+  /**
+   * Opens a form for the person (Slack: a modal, from the command's trigger). Absent where the
+   * platform has none or the moment has passed; the command then answers in text.
+   */
+  openForm?(form: Form): Promise<void>;
   /** Files it posts get links anyone can fetch (Discord's CDN): the image model can take them. */
   readonly hasPublicFileLinks?: boolean;
   /**
@@ -146,7 +152,18 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
    * whose privacy cannot change later) opens the answer privately. Absent: public.
    */
   isAnswerPrivate?(input: CommandInput<Options>): boolean;
+  /** Only server admins see it in the command list (Discord: Manage Server); it checks again itself. */
+  readonly isForAdmins?: boolean;
   run(context: CommandContext<CommandInput<Options>>): Promise<void>;
+  /** Handles a form this command opened (`CommandResponder.openForm`). */
+  submitForm?(context: FormContext): Promise<FormOutcome>;
+}
+
+/** A submitted form, with who submitted it and the services to act on it. */
+export interface FormContext {
+  readonly submission: FormSubmission;
+  readonly user: CommandUser;
+  readonly services: CommandServices;
 }
 
 /** Declares a command once; adapters register and render it on every platform. */

@@ -3,6 +3,7 @@ import type { Action } from '../src/delivery/card.ts';
 import { toGatewayError } from '../src/gateway/gateway-error.ts';
 import type { GeneratedImage } from '../src/gateway/image-generation.ts';
 import { fileExtensionOf } from '../src/images/image-type.ts';
+import type { Admission } from '../src/spending/spend-guard.ts';
 import type { DrawnImage, ImagineActionPayload, ReferenceImage } from './action-store.ts';
 import { encodeActionId } from './action-store.ts';
 import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
@@ -85,8 +86,11 @@ export async function drawImages({
       startedAt,
       what,
       showProgress,
+      admission,
     });
   } finally {
+    // Settled once the images came back; anything that ends the drawing before frees the hold.
+    await admission.release();
     await journal?.end();
   }
 }
@@ -122,6 +126,7 @@ async function drawAndSend({
   startedAt,
   what,
   showProgress,
+  admission,
 }: {
   services: CommandServices;
   user: CommandUser;
@@ -132,6 +137,7 @@ async function drawAndSend({
   startedAt: number;
   what: string;
   showProgress: () => Promise<void>;
+  admission: Extract<Admission, { isAdmitted: true }>;
 }): Promise<void> {
   await showProgress();
   const timer = setInterval(() => {
@@ -154,8 +160,7 @@ async function drawAndSend({
       { err: failure, kind: failure.kind, model: services.models.image },
       'image generation failed',
     );
-    // Image requests are billed per image returned; none came back.
-    await admission.release();
+    // Image requests are billed per image returned; none came back (the caller frees the hold).
     const reason = await services.spending.describeFailure({
       error: failure,
       conversationKey: request.conversationKey,

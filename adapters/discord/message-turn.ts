@@ -1,4 +1,4 @@
-import type { Attachment, Client, Message } from 'discord.js';
+import { type Attachment, type Client, type Message, PermissionFlagsBits } from 'discord.js';
 import { ImageLoadError } from '../../src/conversation/image-intake.ts';
 import { conversationKeyOf, type ImageAttachment, type IncomingTurn } from '../../src/conversation/turn.ts';
 import { downloadAttachment } from '../../src/images/download-attachment.ts';
@@ -140,7 +140,17 @@ export async function buildTurnFromMessage({
   const author = message.member?.displayName ?? message.author.displayName ?? message.author.username;
   return {
     conversationKey: conversationKeyOfMessage(message),
-    author: { id: message.author.id, name: author },
+    author: {
+      id: message.author.id,
+      name: author,
+      roleIds: [...(message.member?.roles.cache.keys() ?? [])],
+      isAdmin:
+        message.member?.permissions.any([
+          PermissionFlagsBits.Administrator,
+          PermissionFlagsBits.ManageGuild,
+        ]) ?? false,
+    },
+    isDirectMessage: message.guild === null,
     text: [
       text || (images.length > 0 ? '(sent an image)' : '(mentioned you without a message)'),
       ...inlinedFiles,

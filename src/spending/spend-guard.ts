@@ -9,6 +9,7 @@ import type { Logger } from '../log.ts';
 import type { Deduper } from '../state/dedupe.ts';
 import { describeDuration, describeReset } from './budget-periods.ts';
 import {
+  type BudgetMeasure,
   budgetRules,
   budgetSettingNames,
   describeBudget,
@@ -91,6 +92,22 @@ export interface SpendGuard {
   admit(request: SpendRequest): Promise<Admission>;
   /** The words for a failed gateway call; an empty balance is explained once per channel an hour. */
   describeFailure(request: { error: GatewayError; conversationKey: ConversationKey }): Promise<string>;
+  /** Each budget that applies to the person here, with what is used and when it resets (for /usage). */
+  standings(request: {
+    userId: string;
+    roleIds: readonly string[];
+    conversationKey: ConversationKey;
+  }): Promise<BudgetStanding[]>;
+}
+
+/** One budget as /usage shows it. */
+export interface BudgetStanding {
+  /** "your daily budget", "this channel's monthly budget". */
+  readonly description: string;
+  /** "0.40 of 1.00 left", "3 images of 4 left". */
+  readonly left: string;
+  /** "resets at midnight UTC, in 3 h". */
+  readonly reset: string;
 }
 
 export interface SpendGuardDependencies {
@@ -124,7 +141,38 @@ export function createSpendGuard(dependencies: SpendGuardDependencies): SpendGua
         .catch(() => true);
       return isFirst ? error.userMessage : 'The model service has no balance left right now.';
     },
+    async standings({ userId, roleIds, conversationKey }) {
+      const at = now();
+      const settings = await dependencies.places.settingsAt(placeOfConversation(conversationKey));
+      const budgets = budgetsFor({ settings, roleIds });
+      const subject: SpendSubject = {
+        userId,
+        conversationKey,
+        budgetedRoleIds: budgets.flatMap((budget) => (budget.roleId === undefined ? [] : [budget.roleId])),
+      };
+      const uses = await dependencies.ledger.readBudgets({ subject, budgets, at });
+      return uses.map((use) => ({
+        description: describeBudget(
+          use.budget.rule,
+          use.budget.roleId === undefined ? undefined : 'a role of yours',
+        ),
+        left: `${formatAmount(use.budget.rule.measure, Math.max(0, use.budget.limit - use.used))} of ${formatAmount(use.budget.rule.measure, use.budget.limit)} left`,
+        reset: describeReset({
+          period: use.budget.rule.period,
+          window: use.window,
+          now: at,
+          timeZone: dependencies.timeZone,
+        }),
+      }));
+    },
   };
+}
+
+/** An amount of a measure in words: a cost, or a count of tokens or images. */
+function formatAmount(measure: BudgetMeasure, value: number): string {
+  if (measure === 'cost') return formatCost(value);
+  const count = new Intl.NumberFormat('en-US').format(value);
+  return measure === 'tokens' ? `${count} tokens` : `${count} ${value === 1 ? 'image' : 'images'}`;
 }
 
 async function admit(
@@ -391,10 +439,7 @@ function refusalMessage({
 }): string {
   const { rule, limit } = refused.budget;
   const reset = describeReset({ period: rule.period, window: refused.window, now: at, timeZone });
-  const amount = (value: number) =>
-    rule.measure === 'cost'
-      ? formatCost(value)
-      : `${new Intl.NumberFormat('en-US').format(value)} ${rule.measure === 'tokens' ? 'tokens' : value === 1 ? 'image' : 'images'}`;
+  const amount = (value: number) => formatAmount(rule.measure, value);
   const needed =
     rule.measure === 'images' && work.kind === 'images'
       ? `; this needs ${amount(work.count)}`
