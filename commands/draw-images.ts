@@ -62,7 +62,7 @@ export async function drawImages({
     maxDurationMs: services.imageTimeoutMs + imageHoldMarginMs,
   });
   if (!admission.isAdmitted) {
-    await responder.send({ text: admission.message, isPrivate: true });
+    await responder.send({ text: `⚠ ${admission.message}`, isPrivate: true });
     return;
   }
   const startedAt = services.now().getTime();

@@ -55,7 +55,7 @@ export async function askForStructuredAnswer<Schema extends z.ZodType>({
     maxDurationMs: structuredHoldMs,
   });
   if (!admission.isAdmitted) {
-    await responder.send({ text: admission.message, isPrivate: true });
+    await responder.send({ text: `⚠ ${admission.message}`, isPrivate: true });
     return undefined;
   }
   try {

@@ -188,7 +188,7 @@ async function admit(
   if (rate && !rate.isAllowed) {
     return {
       isAdmitted: false,
-      message: `🐢 Slow down a little, please: you are sending requests faster than this server allows. Try again in ${describeDuration(rate.retryAfterMs)}.`,
+      message: `Slow down a little, please: you are sending requests faster than this server allows. Try again in ${describeDuration(rate.retryAfterMs)}.`,
     };
   }
   let settings: PlaceSettings;
@@ -447,5 +447,5 @@ function refusalMessage({
         ? `; this needs up to ${formatCost(refused.amount.costNanos)}`
         : '';
   const budget = describeBudget(rule, refused.budget.roleId === undefined ? undefined : 'a role of yours');
-  return `⛔ Not sent: ${budget} has ${amount(refused.remaining)} of ${amount(limit)} left${needed}. It ${reset}.`;
+  return `Not sent: ${budget} has ${amount(refused.remaining)} of ${amount(limit)} left${needed}. It ${reset}.`;
 }

@@ -100,9 +100,9 @@ describe('/reset, /usage, /help', () => {
     under.fake.enqueue({ text: 'ok', usage: { prompt_tokens: 1200, completion_tokens: 34 } });
     await under.type('count me');
     const printed = await under.type('/usage');
-    // The test catalog names no prices, so parley's cautious price counts: 10 in, 30 out a million.
-    expect(printed).toContain('**You, today**\n0.013 spent, 1,234 tokens (1,200 in, 34 out), 1 requests');
-    expect(printed).toContain('**This conversation, this month**\n0.013 spent, 1,234 tokens');
+    // chat-model costs 1 a million tokens in and 2 a million out (test/support/test-bot.ts).
+    expect(printed).toContain('**You, today**\n0.001268 spent, 1,234 tokens (1,200 in, 34 out), 1 requests');
+    expect(printed).toContain('**This conversation, this month**\n0.001268 spent, 1,234 tokens');
     expect(printed).toContain('**Budgets here**\nNo budget applies here.');
   });
 
