@@ -20,6 +20,7 @@ export async function replyWithActions({
   surface,
   replacesReplyCreatedAt,
   requestedBy,
+  beforeReply,
   signal: callerSignal,
 }: {
   services: CommandServices;
@@ -28,6 +29,11 @@ export async function replyWithActions({
   replacesReplyCreatedAt?: string;
   /** Who pressed the button that asked for this reply, when not the turn's author. */
   requestedBy?: CommandUser;
+  /**
+   * What to show once the person may be answered (a typing indicator, Slack's "is thinking…"), so a
+   * refused person leaves no trace where others see it.
+   */
+  beforeReply?: () => Promise<unknown>;
   /** Stops the reply too (Ctrl+C in the terminal, shutdown), besides its own Stop button. */
   signal?: AbortSignal;
 }): Promise<ReplyOutcome> {
@@ -58,6 +64,9 @@ export async function replyWithActions({
     }
     return refusedOutcome(services);
   }
+  await beforeReply?.().catch((error: unknown) => {
+    services.logger.debug({ err: error }, 'could not show that a reply is coming');
+  });
   const replyId = randomBytes(9).toString('base64url');
   const stopSignal = services.activeReplies.start(replyId);
   const signal = callerSignal ? AbortSignal.any([stopSignal, callerSignal]) : stopSignal;

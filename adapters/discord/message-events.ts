@@ -38,8 +38,12 @@ export async function handleMessage({
     replyTo: message,
     botUserId,
   });
-  surface.showTyping?.().catch(() => undefined);
-  await replyWithActions({ services: adapter.services, turn, surface });
+  await replyWithActions({
+    services: adapter.services,
+    turn,
+    surface,
+    beforeReply: async () => surface.showTyping?.(),
+  });
 }
 
 async function shouldAnswer({

@@ -19,6 +19,8 @@ import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
 import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
+import { createUserGroupDirectory } from './user-groups.ts';
+import { registerFormSubmissions } from './form-modal.ts';
 import { createWorkspaceFeatures } from './workspace-features.ts';
 
 export interface StartSlackAdapterOptions {
@@ -139,6 +141,7 @@ export async function startSlackAdapter({
       stopButtonDelayMs,
     },
     directory: createUserDirectory({ logger: adapterLogger }),
+    userGroups: createUserGroupDirectory({ logger: adapterLogger }),
     deduper,
     botToken: slack.botToken,
     commandPrefix: slack.commandPrefix,
@@ -149,6 +152,9 @@ export async function startSlackAdapter({
   registerChatEvents({ app, adapter });
   registerCommands({ app, adapter });
   registerActions({ app, adapter });
+  registerFormSubmissions({ app, adapter });
+  // In the background: the first replies use no groups rather than wait for Slack.
+  if (identity.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
 
   if (slack.appToken) {
     await app.start().catch((error: unknown) => {

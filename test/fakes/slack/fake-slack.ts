@@ -6,6 +6,7 @@ import { defaultPersonId } from './event-payloads.ts';
 import type {
   ApiCall,
   EphemeralMessage,
+  OpenedView,
   FakeSlackState,
   HistoryAccess,
   NativeStreamingMode,
@@ -104,6 +105,8 @@ export interface FakeSlack extends AppDelivery {
   /** Native streams (`chat.startStream` …), oldest first. */
   readonly streams: NativeStream[];
   readonly ephemeralMessages: EphemeralMessage[];
+  /** Every modal the app opened with `views.open`, oldest first. */
+  readonly openedViews: OpenedView[];
   readonly responseUrlPosts: ResponseUrlPost[];
   readonly uploadedFiles: UploadedFile[];
   readonly fileDownloads: FileDownload[];
@@ -175,6 +178,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     files: createFileStore({ origin, teamId: workspace.teamId }),
     streams: [],
     ephemeralMessages: [],
+    issuedTriggers: new Map(),
+    openedViews: [],
     calls: [],
     mentions: [],
     rateLimiter: createRateLimiter({
@@ -238,6 +243,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     callsTo: (method) => state.calls.filter((call) => call.method === method),
     streams: state.streams,
     ephemeralMessages: state.ephemeralMessages,
+    openedViews: state.openedViews,
     responseUrlPosts: state.responseUrls.posts,
     uploadedFiles: state.files.uploaded,
     fileDownloads: state.files.downloads,
@@ -276,6 +282,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       for (const timer of state.streamIdleTimers.values()) clearTimeout(timer);
       state.streamIdleTimers.clear();
       state.ephemeralMessages.length = 0;
+      state.openedViews.length = 0;
+      state.issuedTriggers.clear();
       state.calls.length = 0;
       state.mentions.length = 0;
       state.responseUrls.clear();
