@@ -92,12 +92,14 @@ async function handleEvent({
       maxImageBytes: adapter.maxImageBytes,
       directory: adapter.directory,
     });
-    const author = event.user === undefined ? undefined : await adapter.directory.lookUp({ client, userId: event.user });
+    const author =
+      event.user === undefined ? undefined : await adapter.directory.lookUp({ client, userId: event.user });
     const turn = {
       ...built,
       author: {
         ...built.author,
-        roleIds: event.user === undefined ? [] : adapter.userGroups.groupsOf({ client, teamId, userId: event.user }),
+        roleIds:
+          event.user === undefined ? [] : adapter.userGroups.groupsOf({ client, teamId, userId: event.user }),
         isAdmin: author?.isAdmin ?? false,
       },
       isDirectMessage: place.channelType === 'im',
@@ -152,7 +154,9 @@ async function triggerOf({
   if (mentionsBot) return undefined;
   if (!isThreadReply) {
     // A channel /config set to answer every message: each top-level message gets a thread.
-    const place = placeOfConversation(conversationKeyOf({ platform: 'slack', workspace: teamId, channel: event.channel }));
+    const place = placeOfConversation(
+      conversationKeyOf({ platform: 'slack', workspace: teamId, channel: event.channel }),
+    );
     const settings = await adapter.services.places.settingsAt(place).catch(() => undefined);
     return settings?.replyMode === 'all' ? 'mention' : undefined;
   }

@@ -14,13 +14,13 @@ import { createBoltLogger } from './bolt-logger.ts';
 import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
+import { registerFormSubmissions } from './form-modal.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
 import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
 import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
 import { createUserGroupDirectory } from './user-groups.ts';
-import { registerFormSubmissions } from './form-modal.ts';
 import { createWorkspaceFeatures } from './workspace-features.ts';
 
 export interface StartSlackAdapterOptions {

@@ -6,10 +6,10 @@ import { defaultPersonId } from './event-payloads.ts';
 import type {
   ApiCall,
   EphemeralMessage,
-  OpenedView,
   FakeSlackState,
   HistoryAccess,
   NativeStreamingMode,
+  OpenedView,
 } from './fake-slack-state.ts';
 import {
   createFileStore,
@@ -131,6 +131,8 @@ export interface FakeSlack extends AppDelivery {
     redirect?: FileRedirect;
   }): SlackFile;
   addUser(user: Partial<WorkspaceUser> & { id: string }): WorkspaceUser;
+  /** Adds a user group (`@handle`) with its members, as `usergroups.list` lists it. */
+  addUserGroup(group: { id: string; handle: string; userIds: string[] }): void;
   addChannel(channel: Partial<WorkspaceChannel> & { id: string }): WorkspaceChannel;
   /** Puts a message in a channel's history without telling the app (for `conversations.*`). */
   addMessage(message: Omit<NewMessage, 'ts'> & { ts?: string }): StoredMessage;
@@ -255,6 +257,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
     addFile: ({ user, ...file }) => state.files.add({ ...file, user: user ?? defaultPersonId }),
     addUser: state.directory.addUser,
+    addUserGroup: (group) => {
+      state.directory.addUserGroup(group);
+    },
     addChannel: state.directory.addChannel,
     addMessage(message) {
       const stored = state.messages.add({ ...message, ts: message.ts ?? nextMessageTs() });

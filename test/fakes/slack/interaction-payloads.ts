@@ -153,7 +153,10 @@ export function viewSubmission(options: {
     const given = options.values[blockId];
     const value = given ?? element.initial_value ?? '';
     stateValues[blockId] = {
-      [element.action_id ?? blockId]: { type: element.type ?? 'plain_text_input', value: value === '' ? null : value },
+      [element.action_id ?? blockId]: {
+        type: element.type ?? 'plain_text_input',
+        value: value === '' ? null : value,
+      },
     };
   }
   return {

@@ -79,10 +79,17 @@ const viewsOpen: ApiMethod = (state, args) => {
   if (triggerId === undefined || issuedAtMs === undefined) throw new SlackApiError('invalid_trigger_id');
   if (Date.now() - issuedAtMs > triggerLifetimeMs) throw new SlackApiError('expired_trigger_id');
   const view = args.view;
-  if (typeof view !== 'object' || view === null || Array.isArray(view)) throw new SlackApiError('invalid_arguments');
+  if (typeof view !== 'object' || view === null || Array.isArray(view))
+    throw new SlackApiError('invalid_arguments');
   const problems = modalProblems(view as Record<string, unknown>);
-  if (problems.length > 0) throw new SlackApiError('invalid_arguments', { response_metadata: { messages: problems } });
-  const opened = { id: randomSlackId('V'), team_id: state.workspace.teamId, app_id: state.workspace.appId, ...view };
+  if (problems.length > 0)
+    throw new SlackApiError('invalid_arguments', { response_metadata: { messages: problems } });
+  const opened = {
+    id: randomSlackId('V'),
+    team_id: state.workspace.teamId,
+    app_id: state.workspace.appId,
+    ...view,
+  };
   state.openedViews.push({ id: opened.id, triggerId, view: opened });
   state.notifyChange();
   return { view: opened };
@@ -99,22 +106,29 @@ function modalProblems(view: Record<string, unknown>): string[] {
   const blocks = Array.isArray(view.blocks) ? (view.blocks as Record<string, unknown>[]) : [];
   if (view.type !== 'modal') problems.push('[ERROR] must be a modal [json-pointer:/view/type]');
   const title = textLength(view.title);
-  if (title < 1 || title > 24) problems.push('[ERROR] title must be 1-24 characters [json-pointer:/view/title]');
+  if (title < 1 || title > 24)
+    problems.push('[ERROR] title must be 1-24 characters [json-pointer:/view/title]');
   const hasInput = blocks.some((block) => block.type === 'input');
   const submit = textLength(view.submit);
-  if ((hasInput && submit < 1) || submit > 24) problems.push('[ERROR] submit must be 1-24 characters [json-pointer:/view/submit]');
-  if (!Array.isArray(view.blocks) || blocks.length > 100) problems.push('[ERROR] must have up to 100 blocks [json-pointer:/view/blocks]');
-  if (typeof view.callback_id === 'string' && view.callback_id.length > 255) problems.push('[ERROR] callback_id too long');
-  if (typeof view.private_metadata === 'string' && view.private_metadata.length > 3_000) problems.push('[ERROR] private_metadata too long');
+  if ((hasInput && submit < 1) || submit > 24)
+    problems.push('[ERROR] submit must be 1-24 characters [json-pointer:/view/submit]');
+  if (!Array.isArray(view.blocks) || blocks.length > 100)
+    problems.push('[ERROR] must have up to 100 blocks [json-pointer:/view/blocks]');
+  if (typeof view.callback_id === 'string' && view.callback_id.length > 255)
+    problems.push('[ERROR] callback_id too long');
+  if (typeof view.private_metadata === 'string' && view.private_metadata.length > 3_000)
+    problems.push('[ERROR] private_metadata too long');
   const blockIds = new Set<string>();
   for (const [index, block] of blocks.entries()) {
     if (typeof block.block_id === 'string') {
-      if (blockIds.has(block.block_id) || block.block_id.length > 255) problems.push(`[ERROR] block_id invalid [json-pointer:/view/blocks/${index}]`);
+      if (blockIds.has(block.block_id) || block.block_id.length > 255)
+        problems.push(`[ERROR] block_id invalid [json-pointer:/view/blocks/${index}]`);
       blockIds.add(block.block_id);
     }
     if (block.type === 'input') {
       const label = textLength(block.label);
-      if (label < 1 || label > 2_000 || typeof block.element !== 'object') problems.push(`[ERROR] input needs a label and an element [json-pointer:/view/blocks/${index}]`);
+      if (label < 1 || label > 2_000 || typeof block.element !== 'object')
+        problems.push(`[ERROR] input needs a label and an element [json-pointer:/view/blocks/${index}]`);
     }
   }
   return problems;
