@@ -55,16 +55,8 @@ export function openSpendBackend({
       close: () => keyv.disconnect(),
     };
   }
-  // One connection attempt at a time: @keyv/redis hands out a client that is open but not yet ready
-  // to a second caller while the first connects, and without an offline queue it would fail.
-  let connecting: ReturnType<typeof connectedClient> | undefined;
-  const redis = () => {
-    connecting ??= connectedClient(keyv).catch((error: unknown) => {
-      connecting = undefined;
-      throw error;
-    });
-    return withTimeout(connecting, { operation: 'connect', timeoutMs: operationTimeoutMs });
-  };
+  const redis = () =>
+    withTimeout(connectedClient(keyv), { operation: 'connect', timeoutMs: operationTimeoutMs });
   const bounded = <Result>(operation: string, call: () => Promise<Result>) =>
     withTimeout(call(), { operation, timeoutMs: operationTimeoutMs });
   const prefix = `parley:${namespace}`;
