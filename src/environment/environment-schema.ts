@@ -64,7 +64,7 @@ const modelSettings = section('Models', {
   STRUCTURED_MODEL: document(text('gpt-4o-mini'), { description: 'Answers /summarize and /extract.' }),
   MODEL_CAPABILITIES_FILE: document(text('config/models.json'), {
     description:
-      'JSON file with what each model supports (vision, jsonSchema, imageUrlOutput, imageInput, aspectRatio, contextTokens); unlisted models get its "defaults". A relative path starts at the project folder.',
+      'JSON file with what each model supports (vision, jsonSchema, imageUrlOutput, imageInput, aspectRatio, contextTokens) and what it costs (price); unlisted models get its "defaults". A relative path starts at the project folder.',
     typeText: 'path',
   }),
   SYSTEM_PROMPT: document(
