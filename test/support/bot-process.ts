@@ -44,6 +44,8 @@ export function startBotProcess({
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       LOG_FORMAT: 'json',
+      // A platform run serves health on 8080 by default; test processes run side by side.
+      HEALTH_PORT: 'off',
       MODEL_CAPABILITIES_FILE: resolve(repositoryRoot, 'config/models.json'),
       ...environment,
     },
