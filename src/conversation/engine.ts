@@ -209,31 +209,14 @@ async function answerJournaled(
   }
   const { model, fit, notices } = prepared;
   if (fit.isNewTurnTooLarge) {
-    const delivered = await writer.fail({
+    return refuseTurn({
+      writer,
+      model,
       reason: 'your message is too long for this model. Please shorten it.',
     });
-    return {
-      status: 'failed',
-      delivered,
-      model,
-      finishReason: undefined,
-      usage: undefined,
-      error: undefined,
-    };
   }
-
   const admission = await admitReply({ dependencies, request, prepared });
-  if (admission && !admission.isAdmitted) {
-    const delivered = await writer.fail({ reason: admission.message });
-    return {
-      status: 'failed',
-      delivered,
-      model,
-      finishReason: undefined,
-      usage: undefined,
-      error: undefined,
-    };
-  }
+  if (admission && !admission.isAdmitted) return refuseTurn({ writer, model, reason: admission.message });
   if (admission && admission.model !== model) {
     prepared = { ...prepared, model: admission.model, fit: prepared.refit(admission.model) };
   }
@@ -288,6 +271,20 @@ async function answerJournaled(
       part.type === 'image_url' ? [part.image_url.url] : [],
     ),
   };
+}
+
+/** A turn answered with a reason instead of a reply, before anything reached the gateway. */
+async function refuseTurn({
+  writer,
+  model,
+  reason,
+}: {
+  writer: StreamingWriter;
+  model: string;
+  reason: string;
+}): Promise<ReplyOutcome> {
+  const delivered = await writer.fail({ reason });
+  return { status: 'failed', delivered, model, finishReason: undefined, usage: undefined, error: undefined };
 }
 
 async function prepareTurn(

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { PlaceSettings, PlaceSettingsReader } from '../administration/place-settings.ts';
+
+export type { SpendWork } from './budget-checks.ts';
+
 import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
 import type { BudgetCheck, BudgetUse, SpendSubject, UsageLedger } from '../conversation/usage-ledger.ts';
 import type { TokenUsage } from '../gateway/chat-types.ts';
@@ -7,43 +10,12 @@ import type { GatewayError } from '../gateway/gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from '../gateway/model-catalog.ts';
 import type { Logger } from '../log.ts';
 import type { Deduper } from '../state/dedupe.ts';
+import { amountFor, budgetsFor, type SpendWork } from './budget-checks.ts';
+import { formatAmount, refusalMessage, warningMessage } from './budget-messages.ts';
 import { describeDuration, describeReset } from './budget-periods.ts';
-import {
-  type BudgetMeasure,
-  budgetRules,
-  budgetSettingNames,
-  describeBudget,
-  roleBudgetRules,
-  roleBudgetSettingNames,
-} from './budget-rules.ts';
-import {
-  formatCost,
-  imageCostNanos,
-  priceOf,
-  tokenCostNanos,
-  unitsToNanos,
-  usageCostNanos,
-} from './prices.ts';
+import { describeBudget } from './budget-rules.ts';
+import { imageCostNanos, priceOf, usageCostNanos } from './prices.ts';
 import type { RequestRate } from './spend-backend.ts';
-import type { SpendAmount } from './spend-store.ts';
-
-/** What a request will ask of the gateway, at worst. */
-export type SpendWork =
-  | {
-      readonly kind: 'tokens';
-      /** The prompt, estimated without a tokenizer (context-budget.ts). */
-      readonly promptTokens: number;
-      /** `max_tokens`: the most the reply can cost. */
-      readonly maxCompletionTokens: number;
-      /** Requests it may take (a structured answer may need a repair request). */
-      readonly attempts?: number;
-    }
-  | {
-      readonly kind: 'images';
-      readonly count: number;
-      readonly aspectRatio?: string | undefined;
-      readonly outputFormat?: string | undefined;
-    };
 
 export interface SpendRequest {
   readonly userId: string;
@@ -168,13 +140,6 @@ export function createSpendGuard(dependencies: SpendGuardDependencies): SpendGua
   };
 }
 
-/** An amount of a measure in words: a cost, or a count of tokens or images. */
-function formatAmount(measure: BudgetMeasure, value: number): string {
-  if (measure === 'cost') return formatCost(value);
-  const count = new Intl.NumberFormat('en-US').format(value);
-  return measure === 'tokens' ? `${count} tokens` : `${count} ${value === 1 ? 'image' : 'images'}`;
-}
-
 async function admit(
   dependencies: SpendGuardDependencies,
   request: SpendRequest,
@@ -248,64 +213,6 @@ async function admit(
 
 const budgetsUnreadableMessage =
   'I cannot check the budget right now, so I did not send this to the model. Please try again in a moment.';
-
-/** Every budget in force at the place for this person, in measure units (cost in nanos). */
-function budgetsFor({
-  settings,
-  roleIds,
-}: {
-  settings: PlaceSettings;
-  roleIds: readonly string[];
-}): BudgetCheck[] {
-  const budgets: BudgetCheck[] = [];
-  for (const name of budgetSettingNames) {
-    const limit = settings.budgetLimits[name];
-    if (limit === undefined) continue;
-    const rule = budgetRules[name];
-    budgets.push({ rule, limit: rule.measure === 'cost' ? unitsToNanos(limit) : limit });
-  }
-  for (const name of roleBudgetSettingNames) {
-    const limits = settings.roleBudgetLimits[name] ?? {};
-    for (const roleId of roleIds) {
-      const limit = limits[roleId];
-      if (limit !== undefined)
-        budgets.push({ rule: roleBudgetRules[name], limit: unitsToNanos(limit), roleId });
-    }
-  }
-  return budgets;
-}
-
-function amountFor({
-  catalog,
-  model,
-  work,
-}: {
-  catalog: ModelCatalog;
-  model: string;
-  work: SpendWork;
-}): SpendAmount {
-  const price = priceOf(catalog, model);
-  if (work.kind === 'images') {
-    return {
-      costNanos: imageCostNanos({
-        price,
-        count: work.count,
-        aspectRatio: work.aspectRatio,
-        outputFormat: work.outputFormat,
-      }),
-      tokens: 0,
-      images: work.count,
-    };
-  }
-  const attempts = work.attempts ?? 1;
-  return {
-    costNanos:
-      attempts *
-      tokenCostNanos({ price, promptTokens: work.promptTokens, completionTokens: work.maxCompletionTokens }),
-    tokens: attempts * (work.promptTokens + work.maxCompletionTokens),
-    images: 0,
-  };
-}
 
 async function holdFor({
   dependencies,
@@ -415,37 +322,7 @@ async function budgetWarning({
     const ttlMs = Math.max(1_000, use.window.endsAt.getTime() - at.getTime());
     const isFirst = await dependencies.sightings.isFirstSighting(key, ttlMs).catch(() => false);
     if (!isFirst) continue;
-    const percent = Math.min(100, Math.round((100 * use.used) / use.budget.limit));
-    return `⚠ ${percent}% of ${describeBudget(use.budget.rule)} is used; it ${describeReset({
-      period: use.budget.rule.period,
-      window: use.window,
-      now: at,
-      timeZone: dependencies.timeZone,
-    })}.`;
+    return warningMessage({ use, at, timeZone: dependencies.timeZone });
   }
   return undefined;
-}
-
-function refusalMessage({
-  refused,
-  work,
-  timeZone,
-  at,
-}: {
-  refused: Extract<Awaited<ReturnType<typeof holdFor>>, { isHeld: false }>;
-  work: SpendWork;
-  timeZone: string;
-  at: Date;
-}): string {
-  const { rule, limit } = refused.budget;
-  const reset = describeReset({ period: rule.period, window: refused.window, now: at, timeZone });
-  const amount = (value: number) => formatAmount(rule.measure, value);
-  const needed =
-    rule.measure === 'images' && work.kind === 'images'
-      ? `; this needs ${amount(work.count)}`
-      : rule.measure === 'cost'
-        ? `; this needs up to ${formatCost(refused.amount.costNanos)}`
-        : '';
-  const budget = describeBudget(rule, refused.budget.roleId === undefined ? undefined : 'a role of yours');
-  return `Not sent: ${budget} has ${amount(refused.remaining)} of ${amount(limit)} left${needed}. It ${reset}.`;
 }
