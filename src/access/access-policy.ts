@@ -59,6 +59,8 @@ export function decideAccess({
   channelId: string;
   command: string;
 }): AccessDecision {
+  // Whoever runs the server can always reach /config, from anywhere, to undo a rule.
+  if (command === 'config' && requester.isAdmin) return allowed;
   const hasRole = (roleIds: readonly string[]) =>
     requester.roleIds.some((roleId) => roleIds.includes(roleId));
   if (rules.blockUserIds.includes(requester.userId) || hasRole(rules.blockRoleIds)) {
