@@ -14,6 +14,8 @@ const chatPayloadSchema = z.object({
   text: z.string(),
   /** The turn's images, kept once each in the image store rather than in every payload. */
   images: z.array(storedImageRefSchema).default([]),
+  /** The turn's documents: their text is kept in the document store by hash, read again from there. */
+  documents: z.array(z.object({ name: z.string(), documentHash: z.string() })).default([]),
   /** Payloads saved before the image store held the images themselves; read for their 7 days. */
   imageDataUris: z.array(z.string()).optional(),
   replyCreatedAt: z.string().optional(),

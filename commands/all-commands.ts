@@ -6,6 +6,7 @@ import { extractCommand } from './definitions/extract.ts';
 import { imagineCommand } from './definitions/imagine.ts';
 import { modelCommand } from './definitions/model.ts';
 import { resetCommand } from './definitions/reset.ts';
+import { searchCommand } from './definitions/search.ts';
 import { summarizeCommand } from './definitions/summarize.ts';
 import { systemCommand } from './definitions/system.ts';
 import { usageCommand } from './definitions/usage.ts';
@@ -39,6 +40,7 @@ export const allCommands: readonly Command[] = [
   imagineCommand,
   summarizeCommand,
   extractCommand,
+  searchCommand,
   modelCommand,
   systemCommand,
   resetCommand,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Requester } from '../src/access/access-policy.ts';
 import type { ReplyOutcome } from '../src/conversation/engine.ts';
-import type { ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
+import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
 import type { PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
@@ -136,6 +136,7 @@ async function showFollowUpActions({
     author: { id: turn.author.id, name: turn.author.name },
     text: turn.text,
     images: await keepImages({ services, dataUris: outcome.imageDataUris ?? [] }),
+    documents: (outcome.documents ?? []).map(({ name, documentHash }) => ({ name, documentHash })),
     ...(outcome.recordedAt ? { replyCreatedAt: outcome.recordedAt } : {}),
   });
   const actions: Action[] = [
@@ -171,6 +172,7 @@ function trackFirstMessage(
     edit: (message, text, options) => surface.edit(message, text, options),
     ...(surface.upload ? { upload: surface.upload.bind(surface) } : {}),
     ...(surface.showTyping ? { showTyping: surface.showTyping.bind(surface) } : {}),
+    ...(surface.showStatus ? { showStatus: surface.showStatus.bind(surface) } : {}),
     ...(surface.setActions ? { setActions: surface.setActions.bind(surface) } : {}),
     ...(surface.classifyFailure ? { classifyFailure: surface.classifyFailure.bind(surface) } : {}),
     ...(surface.postPrivately ? { postPrivately: surface.postPrivately.bind(surface) } : {}),
@@ -197,6 +199,20 @@ async function keepImages({
     if (mimeType) refs.push(await services.actionStore.images.keep({ bytes, mimeType }));
   }
   return refs;
+}
+
+/**
+ * The documents of a Regenerate payload, read from the document store by hash: never downloaded or
+ * parsed again (a document no longer kept gets a note from the reader).
+ */
+export function attachmentsFromKeptDocuments(payload: ChatActionPayload): DocumentAttachment[] {
+  return payload.documents.map(({ name, documentHash }) => ({
+    name,
+    keptHash: documentHash,
+    load: async () => {
+      throw new Error('a kept document is read from the store, never loaded again');
+    },
+  }));
 }
 
 /**

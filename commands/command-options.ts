@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ImageAttachment } from '../src/conversation/turn.ts';
+import type { DocumentAttachment, ImageAttachment } from '../src/conversation/turn.ts';
 import { bareId } from '../src/environment/spend-access-values.ts';
 import { type ParsedCommandText, strayTextKey, typedFlags } from './parse-command-text.ts';
 
@@ -8,7 +8,7 @@ import { type ParsedCommandText, strayTextKey, typedFlags } from './parse-comman
  * show it (Discord option type, choices, limits, autocomplete; Slack `--flag` names).
  */
 export interface CommandOption<Value = unknown> {
-  readonly kind: 'text' | 'integer' | 'boolean' | 'choice' | 'image' | 'user' | 'subcommand';
+  readonly kind: 'text' | 'integer' | 'boolean' | 'choice' | 'image' | 'file' | 'user' | 'subcommand';
   readonly description: string;
   readonly isRequired: boolean;
   /** Validates and converts the raw platform value (a string from Slack text, a typed value from Discord). */
@@ -46,7 +46,7 @@ export interface SuggestContext {
 }
 
 /** A raw value as a platform hands it over, before validation. */
-export type RawOptionValue = string | number | boolean | ImageAttachment;
+export type RawOptionValue = string | number | boolean | ImageAttachment | DocumentAttachment;
 
 const imageAttachmentSchema = z.custom<ImageAttachment>(
   (value) =>
@@ -213,6 +213,26 @@ export function imageOption(options: {
     description: options.description,
     isRequired: false,
     schema: imageAttachmentSchema.optional(),
+    ...(options.aliases ? { aliases: options.aliases } : {}),
+  };
+}
+
+const documentAttachmentSchema = z.custom<DocumentAttachment>(
+  (value) =>
+    typeof value === 'object' && value !== null && typeof (value as DocumentAttachment).load === 'function',
+  { error: 'must be a file' },
+);
+
+/** A document (PDF, Word, Excel, CSV, text): an attachment on Discord, the latest file on Slack, a path in the terminal. */
+export function fileOption(options: {
+  description: string;
+  aliases?: readonly string[];
+}): CommandOption<DocumentAttachment | undefined> {
+  return {
+    kind: 'file',
+    description: options.description,
+    isRequired: false,
+    schema: documentAttachmentSchema.optional(),
     ...(options.aliases ? { aliases: options.aliases } : {}),
   };
 }

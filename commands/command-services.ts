@@ -38,6 +38,9 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     maxImageBytes: config.images.maxInputBytes,
     imageTimeoutMs: config.gateway.imageTimeoutMs,
     budgetTimeZone: config.spending.timeZone,
+    maxDocumentBytes: config.documents.maxBytes,
+    documents: app.documents,
+    isSearchConfigured: config.search !== undefined,
     mayChangeSettings: (user: CommandUser) =>
       editors.policy === 'everyone' ||
       user.isAdmin ||

@@ -11,6 +11,7 @@ import type { UsageLedger } from '../src/conversation/usage-ledger.ts';
 import type { Action, Card } from '../src/delivery/card.ts';
 import type { Form, FormOutcome, FormSubmission } from '../src/delivery/form.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../src/delivery/surface.ts';
+import type { DocumentReader } from '../src/documents/document-reader.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
@@ -113,6 +114,12 @@ export interface CommandServices {
   readonly imageTimeoutMs: number;
   /** BUDGET_TIMEZONE, for saying when budgets reset. */
   readonly budgetTimeZone: string;
+  /** Largest document (PDF, Word, Excel, CSV, text) a person may attach, in bytes. */
+  readonly maxDocumentBytes: number;
+  /** Whether web search is configured (`SEARCH_URL`), for `/search`. */
+  readonly isSearchConfigured: boolean;
+  /** Reads documents for `--file` options, once each (kept by hash). */
+  readonly documents: DocumentReader;
   /** Whether this person may change /model and /system. */
   mayChangeSettings(user: CommandUser): boolean;
   readonly logger: Logger;

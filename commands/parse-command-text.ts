@@ -100,8 +100,8 @@ export function describeUsage(name: string, options: CommandOptions): string {
           ? `${option.minValue}–${option.maxValue}`
           : option.kind === 'boolean'
             ? ''
-            : option.kind === 'image'
-              ? 'image'
+            : option.kind === 'image' || option.kind === 'file'
+              ? option.kind
               : option.kind === 'user'
                 ? '@person'
                 : optionName;

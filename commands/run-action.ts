@@ -1,5 +1,5 @@
 import { type ChatActionPayload, decodeActionId, type ImagineActionPayload } from './action-store.ts';
-import { attachmentsFromKeptImages, replyWithActions } from './chat-reply.ts';
+import { attachmentsFromKeptDocuments, attachmentsFromKeptImages, replyWithActions } from './chat-reply.ts';
 import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
 import { drawImages } from './draw-images.ts';
 import { imageGoneMessage, varyReferenceOf } from './reference-images.ts';
@@ -104,6 +104,7 @@ async function rerunChat({
       author: isContinue ? { id: user.id, name: user.name } : payload.author,
       text: isContinue ? continueText : payload.text,
       images,
+      documents: isContinue ? [] : attachmentsFromKeptDocuments(payload),
     },
     ...(!isContinue && payload.replyCreatedAt ? { replacesReplyCreatedAt: payload.replyCreatedAt } : {}),
     requestedBy: user,

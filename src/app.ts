@@ -11,8 +11,14 @@ import { createHistoryStore, type HistoryStore } from './conversation/history-st
 import { createReplyJournal, type ReplyJournal } from './conversation/reply-journal.ts';
 import { createSettingsStore, type SettingsStore } from './conversation/settings-store.ts';
 import { createUsageLedger, type UsageLedger } from './conversation/usage-ledger.ts';
+import { createDocumentReader, type DocumentReader } from './documents/document-reader.ts';
+import { createDocumentStore } from './documents/document-store.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
+import { createLinkReader, type LinkReader } from './links/link-reader.ts';
 import type { Logger } from './log.ts';
+import { createReadPage } from './search/read-page.ts';
+import { createSearxngProvider } from './search/searxng-provider.ts';
+import { createWebSearch } from './search/web-search.ts';
 import { openSpendBackend } from './spending/spend-backend.ts';
 import { createSpendGuard, type SpendGuard } from './spending/spend-guard.ts';
 import { createStore } from './state/create-store.ts';
@@ -37,11 +43,21 @@ export interface App {
   readonly overrides: OverrideStore;
   /** The settings in force at a place: /config's overrides over the environment. */
   readonly places: PlaceSettingsReader;
+  /** Reads documents (attachments, links, `--file` of commands), each once. */
+  readonly documents: DocumentReader;
+  /** Fetches links: those in messages, and those a model asks for (`read_url`). */
+  readonly links: LinkReader;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
   probeStore(): Promise<unknown>;
   /** Closes stores and connections; the process can then exit on its own. */
   close(): Promise<void>;
 }
+
+/** How long extracted text is kept after its last use: as long as the buttons that may need it. */
+const documentLifetimeMs = 7 * 24 * 60 * 60 * 1000;
+
+/** Links read from one message at most. */
+const maxLinksPerMessage = 3;
 
 /** The composition root of the core: everything is built here from config, and only here. */
 export function createApp({ config, logger }: { config: Config; logger: Logger }): App {
@@ -116,6 +132,45 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     isStoreShared: parseStoreUrl({ storeUrl: config.storeUrl }).kind === 'redis',
     logger,
   });
+  const documentKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'documents',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
+  const documents = createDocumentReader({
+    store: createDocumentStore({
+      store: documentKeyv,
+      maxTotalBytes: config.documents.storeMaxBytes,
+      lifetimeMs: documentLifetimeMs,
+    }),
+    maxBytes: config.documents.maxBytes,
+    readLimits: {
+      maxUnits: config.documents.maxPages,
+      maxCharacters: config.documents.maxCharacters,
+      maxRenderedPages: config.documents.maxScannedPages,
+      maxUnpackedBytes: config.documents.maxUnpackedBytes,
+    },
+    workerLimits: {
+      timeoutMs: config.documents.parseTimeoutMs,
+      maxHeapMb: config.documents.parseMaxMemoryMb,
+    },
+    logger,
+  });
+  const links = createLinkReader({ ...config.links, maxLinks: maxLinksPerMessage, logger });
+  const search = config.search
+    ? createWebSearch({
+        gateway,
+        provider: createSearxngProvider({
+          baseUrl: config.search.url,
+          maxResults: config.search.maxResults,
+          timeoutMs: config.search.timeoutMs,
+          userAgent: config.links.userAgent,
+        }),
+        readPage: createReadPage({ links, documents }),
+        logger,
+      })
+    : undefined;
   const engine = createConversationEngine({
     gateway,
     history,
@@ -132,6 +187,12 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     spending,
     places,
     journal,
+    reading: {
+      reader: documents,
+      maxContextCharacters: config.documents.maxContextCharacters,
+      ...(config.links.mode === 'off' ? {} : { readLinks: links.readLinks }),
+    },
+    ...(search ? { search } : {}),
   });
   return {
     config,
@@ -146,6 +207,8 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     access,
     overrides,
     places,
+    documents,
+    links,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
@@ -155,6 +218,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         spendBackend.close(),
         overridesKeyv.disconnect(),
         journalKeyv.disconnect(),
+        documentKeyv.disconnect(),
       ]);
     },
   };

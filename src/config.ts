@@ -161,12 +161,39 @@ function toConfig({
       /** Where /healthz, /readyz and /metrics are served; undefined when off. */
       port: healthPortOf(values.HEALTH_PORT, isOnPlatform),
     },
+    /** Reading documents people attach (issue 16). */
+    documents: {
+      maxBytes: values.DOCUMENT_MAX_BYTES,
+      maxPages: values.DOCUMENT_MAX_PAGES,
+      maxCharacters: values.DOCUMENT_MAX_CHARACTERS,
+      maxContextCharacters: values.DOCUMENT_CONTEXT_MAX_CHARACTERS,
+      maxScannedPages: values.DOCUMENT_SCANNED_PAGES,
+      maxUnpackedBytes: values.DOCUMENT_MAX_UNPACKED_BYTES,
+      parseTimeoutMs: values.DOCUMENT_PARSE_TIMEOUT_MS,
+      /** Heap of the parse worker, in MB. */
+      parseMaxMemoryMb: values.DOCUMENT_PARSE_MAX_MEMORY_MB,
+      storeMaxBytes: values.DOCUMENT_STORE_MAX_BYTES,
+    },
+    /** Reading the links in messages (issue 16). */
+    links: {
+      mode: values.LINK_READING,
+      maxBytes: values.LINK_MAX_BYTES,
+      timeoutMs: values.LINK_TIMEOUT_MS,
+      userAgent: values.LINK_USER_AGENT,
+      /** Origins on a private network that links may lead to; every other private address is refused. */
+      privateOrigins: values.LINK_PRIVATE_ORIGINS as readonly string[],
+    },
+    /** Web search through a SearXNG instance; undefined when SEARCH_URL is not set (issue 16). */
+    search: values.SEARCH_URL
+      ? { url: values.SEARCH_URL, maxResults: values.SEARCH_MAX_RESULTS, timeoutMs: values.SEARCH_TIMEOUT_MS }
+      : undefined,
     /** Things that are probably wrong but may be meant, for start-up to print. */
     warnings: gatewayUrlWarnings(values.GATEWAY_BASE_URL) as readonly string[],
     /** Every secret value, so the logger can scrub them from any line, wherever they hide. */
     secrets: [
       values.GATEWAY_API_KEY,
       ...passwordOf(storeUrl),
+      ...passwordOf(values.SEARCH_URL ?? ''),
       ...[
         values.DISCORD_TOKEN,
         values.SLACK_BOT_TOKEN,

@@ -11,7 +11,7 @@ import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { Action } from '../../src/delivery/card.ts';
 import { createConsoleResponder } from './console-responder.ts';
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
-import { readLocalImage } from './read-local-image.ts';
+import { readLocalDocument, readLocalImage } from './read-local-image.ts';
 
 export interface ConsoleAdapterOptions {
   readonly services: CommandServices;
@@ -93,13 +93,20 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
           write(`${request.message}\n`);
           break;
         case 'chat':
-        case 'image': {
+        case 'image':
+        case 'file': {
           const image =
             request.kind === 'image'
               ? await readLocalImage({ path: request.path, homeDirectory })
               : undefined;
-          if (image && 'problem' in image) {
-            write(`${image.problem}\n`);
+          const file =
+            request.kind === 'file'
+              ? await readLocalDocument({ path: request.path, homeDirectory })
+              : undefined;
+          const problem = (image && 'problem' in image ? image : file && 'problem' in file ? file : undefined)
+            ?.problem;
+          if (problem) {
+            write(`${problem}\n`);
             break;
           }
           await replyWithActions({
@@ -110,7 +117,8 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
               conversationKey,
               author: { id: user.id, name: user.name },
               text: request.kind === 'chat' ? request.text : request.question,
-              images: image ? [image.attachment] : [],
+              images: image && 'attachment' in image ? [image.attachment] : [],
+              documents: file && 'attachment' in file ? [file.attachment] : [],
             },
           }).finally(() => responder.surface.flush());
           write('\n');
@@ -168,7 +176,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   lines.close();
 }
 
-// Image options are file paths in the terminal, read and checked before the command runs.
+// Image and file options are paths in the terminal, read (and images checked) before the command runs.
 async function toRawOptions({
   commandOptions,
   text,
@@ -181,10 +189,15 @@ async function toRawOptions({
   const raw: Record<string, RawOptionValue> = parseCommandText(commandOptions, text);
   for (const [name, option] of Object.entries(commandOptions)) {
     const value = raw[name];
-    if (option.kind !== 'image' || typeof value !== 'string' || value === '') continue;
-    const image = await readLocalImage({ path: value, homeDirectory });
-    if ('problem' in image) return image;
-    raw[name] = image.attachment;
+    if ((option.kind !== 'image' && option.kind !== 'file') || typeof value !== 'string' || value === '') {
+      continue;
+    }
+    const read =
+      option.kind === 'image'
+        ? await readLocalImage({ path: value, homeDirectory })
+        : await readLocalDocument({ path: value, homeDirectory });
+    if ('problem' in read) return read;
+    raw[name] = read.attachment;
   }
   return { raw };
 }

@@ -3,6 +3,7 @@ export type ConsoleInput =
   | { readonly kind: 'empty' }
   | { readonly kind: 'chat'; readonly text: string }
   | { readonly kind: 'image'; readonly path: string; readonly question: string }
+  | { readonly kind: 'file'; readonly path: string; readonly question: string }
   | { readonly kind: 'press'; readonly actionNumber: number }
   | { readonly kind: 'command'; readonly name: string; readonly text: string }
   | { readonly kind: 'exit' }
@@ -12,9 +13,10 @@ export type ConsoleInput =
 export const consoleHelp = [
   'Terminal only:',
   '  /image <path> <question>   ask about a local image file (quote a path with spaces)',
+  '  /file <path> <question>    ask about a local document: PDF, Word, Excel, CSV, text',
   '  /press <number>            press a button shown under the last answer, e.g. /press 1',
   '  /exit                      leave (Ctrl+D works too; Ctrl+C stops a reply in progress)',
-  'Image options of commands take a file path, e.g. /extract --image ./receipt.png',
+  'Image and file options of commands take a path, e.g. /extract --image ./receipt.png',
   '  (/imagine --ref needs an image model that takes data: URIs: a file here has no public link)',
 ].join('\n');
 
@@ -29,7 +31,9 @@ export function parseConsoleLine(line: string): ConsoleInput {
     case 'quit':
       return { kind: 'exit' };
     case 'image':
-      return parseImageCommand(rest);
+      return parsePathCommand({ kind: 'image', rest });
+    case 'file':
+      return parsePathCommand({ kind: 'file', rest });
     case 'press': {
       const actionNumber = Number.parseInt(rest, 10);
       return Number.isInteger(actionNumber) && actionNumber > 0
@@ -41,15 +45,12 @@ export function parseConsoleLine(line: string): ConsoleInput {
   }
 }
 
-function parseImageCommand(rest: string): ConsoleInput {
+function parsePathCommand({ kind, rest }: { kind: 'image' | 'file'; rest: string }): ConsoleInput {
   const quoted = /^(["'])(.+?)\1\s*(.*)$/s.exec(rest);
   const [path, question] = quoted ? [quoted[2] ?? '', quoted[3] ?? ''] : splitFirstWord(rest);
-  if (path === '') return { kind: 'invalid', message: 'Usage: /image <path> <question>' };
-  return {
-    kind: 'image',
-    path,
-    question: question.trim() === '' ? 'What is in this image?' : question.trim(),
-  };
+  if (path === '') return { kind: 'invalid', message: `Usage: /${kind} <path> <question>` };
+  const defaultQuestion = kind === 'image' ? 'What is in this image?' : 'What is in this file?';
+  return { kind, path, question: question.trim() === '' ? defaultQuestion : question.trim() };
 }
 
 function splitFirstWord(text: string): [string, string] {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { ImageAttachment } from '../../src/conversation/turn.ts';
+import type { DocumentAttachment, ImageAttachment } from '../../src/conversation/turn.ts';
 import { detectImageType } from '../../src/images/image-type.ts';
 
 /** Why a local file cannot be sent, in words, by the error code of reading it. */
@@ -24,16 +24,44 @@ export async function readLocalImage({
   path: string;
   homeDirectory: string;
 }): Promise<{ attachment: ImageAttachment } | { problem: string }> {
-  const fullPath = resolve(path === '~' || path.startsWith('~/') ? join(homeDirectory, path.slice(1)) : path);
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(await readFile(fullPath));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    return { problem: readProblems[code]?.(fullPath) ?? `${fullPath} cannot be read (${code || 'error'}).` };
-  }
+  const read = await readLocalBytes({ path, homeDirectory });
+  if ('problem' in read) return read;
+  const { bytes, fullPath } = read;
   if (detectImageType(bytes) === undefined) {
     return { problem: `${fullPath} is not an image I can read (PNG, JPEG, GIF or WebP).` };
   }
   return { attachment: { name: basename(fullPath), load: async () => bytes } };
+}
+
+/**
+ * A document named in the terminal (`/file`, `--file`): read now, so a missing file is said at once;
+ * what it is and whether it can be read is the document reader's to tell.
+ */
+export async function readLocalDocument({
+  path,
+  homeDirectory,
+}: {
+  path: string;
+  homeDirectory: string;
+}): Promise<{ attachment: DocumentAttachment } | { problem: string }> {
+  const read = await readLocalBytes({ path, homeDirectory });
+  if ('problem' in read) return read;
+  return { attachment: { name: basename(read.fullPath), load: async () => read.bytes } };
+}
+
+// `~` is the home folder; a relative path starts where the person is.
+async function readLocalBytes({
+  path,
+  homeDirectory,
+}: {
+  path: string;
+  homeDirectory: string;
+}): Promise<{ bytes: Uint8Array; fullPath: string } | { problem: string }> {
+  const fullPath = resolve(path === '~' || path.startsWith('~/') ? join(homeDirectory, path.slice(1)) : path);
+  try {
+    return { bytes: new Uint8Array(await readFile(fullPath)), fullPath };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    return { problem: readProblems[code]?.(fullPath) ?? `${fullPath} cannot be read (${code || 'error'}).` };
+  }
 }

@@ -25,7 +25,12 @@ export async function runSlashCommand({
     });
     return;
   }
-  const rawOptions = rawOptionsOf({ interaction, command, maxImageBytes: adapter.maxImageBytes });
+  const rawOptions = rawOptionsOf({
+    interaction,
+    command,
+    maxImageBytes: adapter.maxImageBytes,
+    maxDocumentBytes: adapter.services.maxDocumentBytes,
+  });
   // Within Discord's 3 s, before anything slow; the answer then replaces the "thinking…" reply.
   // Its privacy is fixed here and cannot change later, so an answer known to be private is
   // private from the start rather than a public "thinking…" deleted afterwards.

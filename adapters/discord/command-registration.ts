@@ -14,7 +14,7 @@ import type { Config } from '../../src/config.ts';
 import { truncateText } from '../../src/delivery/card.ts';
 import type { Logger } from '../../src/log.ts';
 import { discordLimits } from './discord-limits.ts';
-import { discordImageAttachment } from './message-turn.ts';
+import { discordDocumentAttachment, discordImageAttachment } from './message-turn.ts';
 
 /**
  * Registers every command of `commands/` by bulk overwrite, so the registered set always equals
@@ -99,6 +99,7 @@ function toDiscordOption(name: string, option: CommandOption): APIApplicationCom
     case 'boolean':
       return { ...base, type: ApplicationCommandOptionType.Boolean };
     case 'image':
+    case 'file':
       return { ...base, type: ApplicationCommandOptionType.Attachment };
     case 'choice':
       return {
@@ -130,10 +131,12 @@ export function rawOptionsOf({
   interaction,
   command,
   maxImageBytes,
+  maxDocumentBytes,
 }: {
   interaction: ChatInputCommandInteraction;
   command: Command;
   maxImageBytes: number;
+  maxDocumentBytes: number;
 }): Record<string, RawOptionValue> {
   const raw: Record<string, RawOptionValue> = {};
   for (const [name, option] of Object.entries(command.options)) {
@@ -147,6 +150,9 @@ export function rawOptionsOf({
     if (option.kind === 'image') {
       if (given.attachment)
         raw[name] = discordImageAttachment(given.attachment, maxImageBytes, interaction.client);
+    } else if (option.kind === 'file') {
+      if (given.attachment)
+        raw[name] = discordDocumentAttachment(given.attachment, maxDocumentBytes, interaction.client);
     } else if (given.value !== undefined && given.value !== null) {
       raw[name] = given.value;
     }

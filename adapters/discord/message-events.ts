@@ -31,7 +31,12 @@ export async function handleMessage({
       return;
     }
   }
-  const turn = await buildTurnFromMessage({ message, botUserId, maxImageBytes: adapter.maxImageBytes });
+  const turn = await buildTurnFromMessage({
+    message,
+    botUserId,
+    maxImageBytes: adapter.maxImageBytes,
+    maxDocumentBytes: adapter.services.maxDocumentBytes,
+  });
   const surface = createChannelSurface({
     channel,
     scheduler: adapter.scheduler,

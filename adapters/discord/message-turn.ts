@@ -1,14 +1,16 @@
 import { type Attachment, type Client, type Message, PermissionFlagsBits } from 'discord.js';
 import { ImageLoadError } from '../../src/conversation/image-intake.ts';
-import { conversationKeyOf, type ImageAttachment, type IncomingTurn } from '../../src/conversation/turn.ts';
+import {
+  conversationKeyOf,
+  type DocumentAttachment,
+  type ImageAttachment,
+  type IncomingTurn,
+  textOfWordlessMessage,
+} from '../../src/conversation/turn.ts';
 import { downloadAttachment } from '../../src/images/download-attachment.ts';
 import { originsOf, type UrlPolicy } from '../../src/net/url-policy.ts';
 
 const imageExtensions = /\.(png|jpe?g|gif|webp)$/i;
-const textExtensions =
-  /\.(txt|md|markdown|csv|tsv|json|ya?ml|xml|log|ini|toml|js|ts|jsx|tsx|py|rb|go|rs|java|kt|c|h|cpp|cs|php|sh|sql|html|css)$/i;
-/** A text file longer than this is cut, with a note: it would crowd out the conversation. */
-const maxTextFileCharacters = 20_000;
 
 /**
  * The conversation of a place on Discord: its channel, or its thread within the channel. An
@@ -105,39 +107,60 @@ export function discordImageAttachment(
   };
 }
 
+/** Any other attachment: read as a document (PDF, Word, Excel, CSV, text) when its turn comes. */
+export function discordDocumentAttachment(
+  attachment: Pick<Attachment, 'name' | 'url' | 'size' | 'contentType'>,
+  maxBytes: number,
+  client: Pick<Client, 'options'>,
+): DocumentAttachment {
+  return {
+    name: attachment.name,
+    ...(attachment.contentType ? { mimeType: attachment.contentType } : {}),
+    load: async () => {
+      if (attachment.size > maxBytes) {
+        throw new ImageLoadError({
+          message: 'attachment over the size limit',
+          userMessage: `${attachment.name} is over the ${Math.round(maxBytes / (1024 * 1024))} MB limit for documents, so I left it out.`,
+        });
+      }
+      return downloadAttachment({
+        url: attachment.url,
+        name: attachment.name,
+        maxBytes,
+        policy: discordAttachmentPolicy(client),
+      });
+    },
+  };
+}
+
 /**
  * The turn for a message the bot answers: text with names, image attachments (checked later by their
- * bytes), small text files inlined, and a note for every attachment it cannot read.
+ * bytes), and every other attachment as a document for the engine's reader.
  */
 export async function buildTurnFromMessage({
   message,
   botUserId,
   maxImageBytes,
+  maxDocumentBytes,
 }: {
   message: Message;
   botUserId: string;
   maxImageBytes: number;
+  maxDocumentBytes: number;
 }): Promise<IncomingTurn> {
   const images: ImageAttachment[] = [];
-  const inlinedFiles: string[] = [];
-  const notices: string[] = [];
+  const documents: DocumentAttachment[] = [];
   for (const attachment of message.attachments.values()) {
     const contentType = attachment.contentType ?? '';
     if (contentType.startsWith('image/') || imageExtensions.test(attachment.name)) {
       images.push(discordImageAttachment(attachment, maxImageBytes, message.client));
-    } else if (
-      contentType.startsWith('text/') ||
-      contentType.includes('json') ||
-      textExtensions.test(attachment.name)
-    ) {
-      const text = await readTextAttachment({ attachment, client: message.client, notices });
-      if (text !== undefined) inlinedFiles.push(`[file ${attachment.name}]\n\`\`\`\n${text}\n\`\`\``);
     } else {
-      notices.push(`I can only read images and text files, so I left out ${attachment.name}.`);
+      documents.push(discordDocumentAttachment(attachment, maxDocumentBytes, message.client));
     }
   }
   const text = resolveMentions(message, botUserId);
   const author = message.member?.displayName ?? message.author.displayName ?? message.author.username;
+  const fallback = textOfWordlessMessage({ imageCount: images.length, documentCount: documents.length });
   return {
     conversationKey: conversationKeyOfMessage(message),
     author: {
@@ -151,43 +174,10 @@ export async function buildTurnFromMessage({
         ]) ?? false,
     },
     isDirectMessage: message.guild === null,
-    text: [
-      text || (images.length > 0 ? '(sent an image)' : '(mentioned you without a message)'),
-      ...inlinedFiles,
-    ].join('\n\n'),
+    text: text || fallback,
     images,
-    notices,
+    documents,
+    isAddressedToBot: !message.guild || message.mentions.users.has(botUserId),
+    notices: [],
   };
-}
-
-async function readTextAttachment({
-  attachment,
-  client,
-  notices,
-}: {
-  attachment: Attachment;
-  client: Client;
-  notices: string[];
-}): Promise<string | undefined> {
-  try {
-    const bytes = await downloadAttachment({
-      url: attachment.url,
-      name: attachment.name,
-      maxBytes: 512 * 1024,
-      policy: discordAttachmentPolicy(client),
-    });
-    const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-    if (text.length <= maxTextFileCharacters) return text;
-    notices.push(
-      `${attachment.name} is long, so I read only its first ${maxTextFileCharacters.toLocaleString('en-US')} characters.`,
-    );
-    return text.slice(0, maxTextFileCharacters);
-  } catch (error) {
-    notices.push(
-      error instanceof ImageLoadError
-        ? error.userMessage
-        : `I could not read ${attachment.name}, so I left it out.`,
-    );
-    return undefined;
-  }
 }

@@ -80,9 +80,9 @@ export function buildSlackManifest({
   };
 }
 
-// On Slack an image option is a switch (it takes the latest image in the channel), so it has no value.
+// On Slack an image or file option is a switch (it takes the latest one in the channel): no value.
 function usageHintOf(command: Command): string {
   return describeUsage(command.name, command.options)
     .replace(/^\/\S+\s*/, '')
-    .replace(/ image\]/g, ']');
+    .replace(/ (image|file)\]/g, ']');
 }

@@ -90,6 +90,7 @@ async function handleEvent({
       botUserId: context.botUserId,
       botToken: adapter.botToken,
       maxImageBytes: adapter.maxImageBytes,
+      maxDocumentBytes: adapter.services.maxDocumentBytes,
       directory: adapter.directory,
     });
     const author =

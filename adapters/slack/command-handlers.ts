@@ -11,7 +11,7 @@ import { parseSlackCommandText } from './command-text.ts';
 import { renderFormModal } from './form-modal.ts';
 import { escapeControlCharacters } from './markdown-to-mrkdwn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
-import { recentImageAttachment } from './recent-image.ts';
+import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
 import { resolveSlackText } from './slack-text.ts';
 
 /**
@@ -88,6 +88,14 @@ async function runSlashCommand({
           threadTs: undefined,
           botToken: adapter.botToken,
           maxBytes: adapter.maxImageBytes,
+        }),
+      recentFile: () =>
+        recentFileAttachment({
+          client,
+          channel,
+          threadTs: undefined,
+          botToken: adapter.botToken,
+          maxBytes: adapter.services.maxDocumentBytes,
         }),
     }),
     conversationKey: conversationKeyOf({ platform: 'slack', workspace: teamId, channel }),

@@ -1,6 +1,6 @@
 import type { CommandOptions, RawOptionValue } from '../../commands/command-options.ts';
 import { parseCommandText } from '../../commands/parse-command-text.ts';
-import type { ImageAttachment } from '../../src/conversation/turn.ts';
+import type { DocumentAttachment, ImageAttachment } from '../../src/conversation/turn.ts';
 
 /** The words that may follow an image flag on Slack; any other word is the command's text. */
 const imageFlagWords = /^(latest|last|recent)$/i;
@@ -15,14 +15,17 @@ export function parseSlackCommandText({
   options,
   text,
   recentImage,
+  recentFile,
 }: {
   options: CommandOptions;
   text: string;
   recentImage: () => ImageAttachment;
+  /** The most recent file that is not an image, for `--file` (documents). */
+  recentFile?: () => DocumentAttachment;
 }): Record<string, RawOptionValue> {
   const imageFlags = new Map<string, string>();
   for (const [name, option] of Object.entries(options)) {
-    if (option.kind !== 'image') continue;
+    if (option.kind !== 'image' && option.kind !== 'file') continue;
     for (const flag of [name, name.replaceAll('_', '-'), ...(option.aliases ?? [])]) {
       imageFlags.set(flag.toLowerCase(), name);
     }
@@ -38,7 +41,8 @@ export function parseSlackCommandText({
   );
   const raw: Record<string, RawOptionValue> = parseCommandText(options, rewritten);
   for (const name of new Set(imageFlags.values())) {
-    if (raw[name] !== undefined) raw[name] = recentImage();
+    if (raw[name] === undefined) continue;
+    raw[name] = options[name]?.kind === 'file' && recentFile ? recentFile() : recentImage();
   }
   return raw;
 }

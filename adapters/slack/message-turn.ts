@@ -1,11 +1,15 @@
 import type { webApi } from '@slack/bolt';
-import { ImageLoadError } from '../../src/conversation/image-intake.ts';
-import type { ConversationKey, ImageAttachment, IncomingTurn } from '../../src/conversation/turn.ts';
+import {
+  type ConversationKey,
+  type DocumentAttachment,
+  type ImageAttachment,
+  type IncomingTurn,
+  textOfWordlessMessage,
+} from '../../src/conversation/turn.ts';
 import {
   downloadSlackFile,
   fileNameOf,
   isImageFile,
-  isTextFile,
   type SlackFileObject,
   slackImageAttachment,
 } from './slack-files.ts';
@@ -26,14 +30,10 @@ export interface SlackMessageEvent {
   readonly files?: readonly SlackFileObject[];
 }
 
-/** A text file longer than this is cut, with a note: it would crowd out the conversation. */
-const maxTextFileCharacters = 20_000;
-const maxTextFileBytes = 512 * 1024;
-
 /**
- * The turn for a message the bot answers: text with mentions resolved to names, image files (loaded
- * later by the engine, with the bot token), small text files inlined, and a note for every file it
- * cannot read.
+ * The turn for a message the bot answers: text with mentions resolved to names, image files, and
+ * every other file as a document (PDF, Word, Excel, CSV, text), all loaded later by the engine with
+ * the bot token.
  */
 export async function buildTurnFromEvent({
   event,
@@ -42,6 +42,7 @@ export async function buildTurnFromEvent({
   botUserId,
   botToken,
   maxImageBytes,
+  maxDocumentBytes,
   directory,
 }: {
   event: SlackMessageEvent;
@@ -50,6 +51,7 @@ export async function buildTurnFromEvent({
   botUserId: string | undefined;
   botToken: string;
   maxImageBytes: number;
+  maxDocumentBytes: number;
   directory: UserDirectory;
 }): Promise<IncomingTurn> {
   const authorId = event.user ?? event.bot_id ?? 'unknown';
@@ -59,55 +61,45 @@ export async function buildTurnFromEvent({
     resolveSlackText({ text: event.text ?? '', botUserId, nameOfUser }),
   ]);
   const images: ImageAttachment[] = [];
-  const inlinedFiles: string[] = [];
-  const notices: string[] = [];
+  const documents: DocumentAttachment[] = [];
   for (const file of event.files ?? []) {
     if (isImageFile(file)) {
       images.push(
         slackImageAttachment({ file, botToken, apiUrl: client.slackApiUrl, maxBytes: maxImageBytes }),
       );
-    } else if (isTextFile(file)) {
-      const content = await readTextFile({ file, botToken, apiUrl: client.slackApiUrl, notices });
-      if (content !== undefined) inlinedFiles.push(`[file ${fileNameOf(file)}]\n\`\`\`\n${content}\n\`\`\``);
     } else {
-      notices.push(`I can only read images and text files, so I left out ${fileNameOf(file)}.`);
+      documents.push(
+        slackDocumentAttachment({ file, botToken, apiUrl: client.slackApiUrl, maxBytes: maxDocumentBytes }),
+      );
     }
   }
-  const shownText = text || (images.length > 0 ? '(sent an image)' : '(mentioned you without a message)');
+  const fallback = textOfWordlessMessage({ imageCount: images.length, documentCount: documents.length });
   return {
     conversationKey,
     author: { id: authorId, name: author },
-    text: [shownText, ...inlinedFiles].join('\n\n'),
+    text: text || fallback,
     images,
-    notices,
+    documents,
+    isAddressedToBot: event.type === 'app_mention' || event.channel_type === 'im',
+    notices: [],
   };
 }
 
-async function readTextFile({
+/** A file read as a document when the engine gets to it, downloaded with the bot token. */
+export function slackDocumentAttachment({
   file,
   botToken,
   apiUrl,
-  notices,
+  maxBytes,
 }: {
   file: SlackFileObject;
   botToken: string;
   apiUrl: string;
-  notices: string[];
-}): Promise<string | undefined> {
-  try {
-    const bytes = await downloadSlackFile({ file, botToken, apiUrl, maxBytes: maxTextFileBytes });
-    const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-    if (text.length <= maxTextFileCharacters) return text;
-    notices.push(
-      `${fileNameOf(file)} is long, so I read only its first ${maxTextFileCharacters.toLocaleString('en-US')} characters.`,
-    );
-    return text.slice(0, maxTextFileCharacters);
-  } catch (error) {
-    notices.push(
-      error instanceof ImageLoadError
-        ? error.userMessage
-        : `I could not read ${fileNameOf(file)}, so I left it out.`,
-    );
-    return undefined;
-  }
+  maxBytes: number;
+}): DocumentAttachment {
+  return {
+    name: fileNameOf(file),
+    ...(file.mimetype ? { mimeType: file.mimetype } : {}),
+    load: () => downloadSlackFile({ file, botToken, apiUrl, maxBytes }),
+  };
 }

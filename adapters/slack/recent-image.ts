@@ -1,12 +1,20 @@
 import type { webApi } from '@slack/bolt';
 import { ImageLoadError } from '../../src/conversation/image-intake.ts';
-import type { ImageAttachment } from '../../src/conversation/turn.ts';
+import type { DocumentAttachment, ImageAttachment } from '../../src/conversation/turn.ts';
 import type { HistoryMessage } from './read-channel-history.ts';
 import { explainSlackError } from './slack-errors.ts';
-import { downloadSlackFile, isImageFile } from './slack-files.ts';
+import { downloadSlackFile, fileNameOf, isImageFile, type SlackFileObject } from './slack-files.ts';
 
-/** How far back a command looks for an image: far enough for "the screenshot above", no further. */
+/** How far back a command looks for an image or file: far enough for "the one above", no further. */
 const lookbackMessages = 20;
+
+interface RecentPlace {
+  client: webApi.WebClient;
+  channel: string;
+  threadTs: string | undefined;
+  botToken: string;
+  maxBytes: number;
+}
 
 /**
  * The image an image option (`/imagine … --ref`, `/extract --image`) means on Slack: the most recent
@@ -14,48 +22,74 @@ const lookbackMessages = 20;
  * a file, and "the screenshot I just posted" is what people mean; images parley drew count too, so
  * `/imagine … --ref` after an /imagine varies its result.
  */
-export function recentImageAttachment({
-  client,
-  channel,
-  threadTs,
-  botToken,
-  maxBytes,
-}: {
-  client: webApi.WebClient;
-  channel: string;
-  threadTs: string | undefined;
-  botToken: string;
-  maxBytes: number;
-}): ImageAttachment {
+export function recentImageAttachment(place: RecentPlace): ImageAttachment {
   return {
     name: 'the most recent image',
     async load() {
-      let messages: HistoryMessage[];
-      try {
-        const response = threadTs
-          ? await client.conversations.replies({ channel, ts: threadTs, limit: 200 })
-          : await client.conversations.history({ channel, limit: lookbackMessages });
-        messages = (response.messages ?? []) as HistoryMessage[];
-      } catch (error) {
-        const explained = explainSlackError(error);
-        throw explained instanceof Error && 'userMessage' in explained
-          ? new ImageLoadError({
-              message: 'could not read the channel for a reference image',
-              userMessage: String(explained.userMessage),
-              cause: error,
-            })
-          : error;
-      }
-      // History is newest first; a thread's replies are oldest first.
-      const newestFirst = threadTs ? [...messages].reverse().slice(0, lookbackMessages) : messages;
-      for (const message of newestFirst) {
-        const image = (message.files ?? []).find(isImageFile);
-        if (image) return downloadSlackFile({ file: image, botToken, apiUrl: client.slackApiUrl, maxBytes });
-      }
-      throw new ImageLoadError({
-        message: 'no recent image in the channel',
-        userMessage: `I found no image in the last ${lookbackMessages} messages here. Share one (paste or upload it), then run the command again.`,
+      const file = await findRecentFile({ place, isWanted: isImageFile, kindName: 'image' });
+      return downloadSlackFile({
+        file,
+        botToken: place.botToken,
+        apiUrl: place.client.slackApiUrl,
+        maxBytes: place.maxBytes,
       });
     },
   };
+}
+
+/** The same for a file option (`/extract --file`): the most recent file that is not an image. */
+export function recentFileAttachment(place: RecentPlace): DocumentAttachment {
+  let name = 'the most recent file';
+  return {
+    get name() {
+      return name;
+    },
+    async load() {
+      const file = await findRecentFile({ place, isWanted: (each) => !isImageFile(each), kindName: 'file' });
+      name = fileNameOf(file);
+      return downloadSlackFile({
+        file,
+        botToken: place.botToken,
+        apiUrl: place.client.slackApiUrl,
+        maxBytes: place.maxBytes,
+      });
+    },
+  };
+}
+
+async function findRecentFile({
+  place: { client, channel, threadTs },
+  isWanted,
+  kindName,
+}: {
+  place: RecentPlace;
+  isWanted: (file: SlackFileObject) => boolean;
+  kindName: 'image' | 'file';
+}): Promise<SlackFileObject> {
+  let messages: HistoryMessage[];
+  try {
+    const response = threadTs
+      ? await client.conversations.replies({ channel, ts: threadTs, limit: 200 })
+      : await client.conversations.history({ channel, limit: lookbackMessages });
+    messages = (response.messages ?? []) as HistoryMessage[];
+  } catch (error) {
+    const explained = explainSlackError(error);
+    throw explained instanceof Error && 'userMessage' in explained
+      ? new ImageLoadError({
+          message: `could not read the channel for a recent ${kindName}`,
+          userMessage: String(explained.userMessage),
+          cause: error,
+        })
+      : error;
+  }
+  // History is newest first; a thread's replies are oldest first.
+  const newestFirst = threadTs ? [...messages].reverse().slice(0, lookbackMessages) : messages;
+  for (const message of newestFirst) {
+    const file = (message.files ?? []).find(isWanted);
+    if (file) return file;
+  }
+  throw new ImageLoadError({
+    message: `no recent ${kindName} in the channel`,
+    userMessage: `I found no ${kindName} in the last ${lookbackMessages} messages here. Share one (paste or upload it), then run the command again.`,
+  });
 }

@@ -313,6 +313,10 @@ export function createReplySurface({
     async showTyping() {
       await showThinkingStatus(place, context);
     },
+    // What parley is doing before it answers (web search): Slack shows it as the thread status.
+    async showStatus(text) {
+      await showThinkingStatus(place, context, text);
+    },
   };
 }
 

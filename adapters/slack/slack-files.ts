@@ -53,22 +53,10 @@ export function slackFileHeaders({ botToken, apiUrl }: { botToken: string; apiUr
 }
 
 const imageFileTypes = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp']);
-const textExtensions =
-  /\.(txt|md|markdown|csv|tsv|json|ya?ml|xml|log|ini|toml|js|ts|jsx|tsx|py|rb|go|rs|java|kt|c|h|cpp|cs|php|sh|sql|html|css)$/i;
 
 export function isImageFile(file: SlackFileObject): boolean {
   return (
     (file.mimetype ?? '').startsWith('image/') || imageFileTypes.has((file.filetype ?? '').toLowerCase())
-  );
-}
-
-export function isTextFile(file: SlackFileObject): boolean {
-  const mimetype = file.mimetype ?? '';
-  return (
-    mimetype.startsWith('text/') ||
-    mimetype.includes('json') ||
-    textExtensions.test(file.name ?? '') ||
-    file.filetype === 'text'
   );
 }
 

@@ -3,16 +3,21 @@ import { slackErrorCodeOf } from './slack-errors.ts';
 import { isMissingFeatureError } from './workspace-features.ts';
 
 /**
- * "is thinking…" under the thread (`assistant.threads.setStatus`), where the workspace allows it.
- * Slack clears it by itself when the reply arrives. Never throws: a status is not worth a failed reply.
+ * "is thinking…" under the thread (`assistant.threads.setStatus`), where the workspace allows it, or
+ * another `status` ("🔎 searching: …"). Slack clears it by itself when the reply arrives. Never
+ * throws: a status is not worth a failed reply.
  */
-export async function showThinkingStatus(place: ReplyPlace, context: SlackDeliveryContext): Promise<void> {
+export async function showThinkingStatus(
+  place: ReplyPlace,
+  context: SlackDeliveryContext,
+  status = 'is thinking…',
+): Promise<void> {
   if (place.threadTs === undefined || !context.features.isAvailable(place.teamId, 'threadStatus')) return;
   try {
     await place.client.assistant.threads.setStatus({
       channel_id: place.channel,
       thread_ts: place.threadTs,
-      status: 'is thinking…',
+      status,
     });
   } catch (error) {
     const code = slackErrorCodeOf(error);

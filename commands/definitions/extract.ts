@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import type { DocumentAttachment, ImageAttachment } from '../../src/conversation/turn.ts';
 import type { Card } from '../../src/delivery/card.ts';
 import type { ContentPart } from '../../src/gateway/chat-types.ts';
-import { imageOption, textOption } from '../command-options.ts';
+import { fileOption, imageOption, textOption } from '../command-options.ts';
 import { toCsv } from '../csv.ts';
-import { defineCommand } from '../define-command.ts';
+import { type CommandResponder, type CommandServices, defineCommand } from '../define-command.ts';
+import { readCommandDocument, visionCapable } from '../document-input.ts';
 import { imageDataUriOf } from '../reference-images.ts';
 import { askForStructuredAnswer } from '../structured-answer.ts';
 
@@ -26,7 +28,7 @@ export type Extraction = z.infer<typeof extractionSchema>;
 
 export const extractCommand = defineCommand({
   name: 'extract',
-  description: 'Pull structured data out of a screenshot, a photo or pasted text',
+  description: 'Pull structured data out of a screenshot, a photo, a document or pasted text',
   options: {
     what: textOption({
       description: 'What to extract, or the text to extract from',
@@ -34,35 +36,20 @@ export const extractCommand = defineCommand({
       maxLength: 6_000,
     }),
     image: imageOption({ description: 'A screenshot or photo (receipt, table, form…)', aliases: ['i'] }),
+    file: fileOption({ description: 'A document: PDF, Word, Excel, CSV or text', aliases: ['f'] }),
   },
   runsInConversationOrder: true,
   async run({ input, conversationKey, user, responder, services, signal }) {
-    if (!input.image && !input.what) {
-      await responder.send({ text: 'Give me an image or some text to extract data from.', isPrivate: true });
+    if (!input.image && !input.file && !input.what) {
+      await responder.send({
+        text: 'Give me an image, a file or some text to extract data from.',
+        isPrivate: true,
+      });
       return;
     }
-    const content: ContentPart[] = [
-      {
-        type: 'text',
-        text: input.image
-          ? `Extract the structured data from this image.${input.what ? ` The person asks for: ${input.what}` : ''}`
-          : `Extract the structured data from this text:\n\n${input.what}`,
-      },
-    ];
-    let model = services.models.structured;
-    if (input.image) {
-      const image = await imageDataUriOf({
-        attachment: input.image,
-        maxBytes: services.maxImageBytes,
-        services,
-      });
-      if ('problem' in image) {
-        await responder.send({ text: `⚠ ${image.problem}`, isPrivate: true });
-        return;
-      }
-      content.push({ type: 'image_url', image_url: { url: image.dataUri } });
-      if (!services.gateway.capabilitiesOf(model).vision) model = services.models.vision;
-    }
+    const source = await sourceOf({ input, services, responder });
+    if (!source) return;
+    const model = source.hasImages ? visionCapable(services) : services.models.structured;
     await responder.progress('🔎 extracting…');
     const extraction = await askForStructuredAnswer({
       services,
@@ -73,37 +60,97 @@ export const extractCommand = defineCommand({
       model,
       schema: extractionSchema,
       schemaName: 'extraction',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            ...content,
-            {
-              type: 'text',
-              text: 'Copy values exactly as they appear; do not guess values that are not there.',
-            },
-          ],
-        },
-      ],
+      messages: [{ role: 'user', content: [...source.parts, { type: 'text', text: copyExactly }] }],
     });
-    if (!extraction) return;
-    const files = [
-      {
-        name: 'extraction.json',
-        mimeType: 'application/json',
-        bytes: new TextEncoder().encode(`${JSON.stringify(extraction, null, 2)}\n`),
-      },
-    ];
-    if (extraction.table && extraction.table.rows.length > 0) {
-      files.push({
-        name: 'table.csv',
-        mimeType: 'text/csv',
-        bytes: new TextEncoder().encode(toCsv([extraction.table.columns, ...extraction.table.rows])),
-      });
-    }
-    await responder.send({ card: extractionCard(extraction, model), files });
+    if (extraction) await sendExtraction({ extraction, model, responder, source: source.label });
   },
 });
+
+/** What to extract from, as content parts: a document, an image, or the text itself. */
+async function sourceOf({
+  input,
+  services,
+  responder,
+}: {
+  input: {
+    what: string | undefined;
+    image: ImageAttachment | undefined;
+    file: DocumentAttachment | undefined;
+  };
+  services: CommandServices;
+  responder: CommandResponder;
+}): Promise<{ parts: ContentPart[]; hasImages: boolean; label?: string } | undefined> {
+  const asked = input.what ? ` The person asks for: ${input.what}` : '';
+  if (input.file) {
+    await responder.progress('📄 reading the file…');
+    const document = await readCommandDocument({
+      file: input.file,
+      services,
+      responder,
+      maxCharacters: documentCharacterBudget,
+    });
+    if (!document) return undefined;
+    const intro: ContentPart = {
+      type: 'text',
+      text: `Extract the structured data from this document.${asked}`,
+    };
+    return { parts: [intro, ...document.parts], hasImages: document.hasImages, label: document.label };
+  }
+  if (!input.image) {
+    return {
+      parts: [{ type: 'text', text: `Extract the structured data from this text:\n\n${input.what}` }],
+      hasImages: false,
+    };
+  }
+  const image = await imageDataUriOf({ attachment: input.image, maxBytes: services.maxImageBytes, services });
+  if ('problem' in image) {
+    await responder.send({ text: `⚠ ${image.problem}`, isPrivate: true });
+    return undefined;
+  }
+  return {
+    parts: [
+      { type: 'text', text: `Extract the structured data from this image.${asked}` },
+      { type: 'image_url', image_url: { url: image.dataUri } },
+    ],
+    hasImages: true,
+  };
+}
+
+const copyExactly = 'Copy values exactly as they appear; do not guess values that are not there.';
+/** Characters of a document one extraction reads at most: a long table, well within most contexts. */
+const documentCharacterBudget = 60_000;
+
+async function sendExtraction({
+  extraction,
+  model,
+  responder,
+  source,
+}: {
+  extraction: Extraction;
+  model: string;
+  responder: CommandResponder;
+  source?: string;
+}): Promise<void> {
+  const files = [
+    {
+      name: 'extraction.json',
+      mimeType: 'application/json',
+      bytes: new TextEncoder().encode(`${JSON.stringify(extraction, null, 2)}\n`),
+    },
+  ];
+  if (extraction.table && extraction.table.rows.length > 0) {
+    files.push({
+      name: 'table.csv',
+      mimeType: 'text/csv',
+      bytes: new TextEncoder().encode(toCsv([extraction.table.columns, ...extraction.table.rows])),
+    });
+  }
+  const card = extractionCard(extraction, model);
+  await responder.send({
+    card: source ? { ...card, footer: `${source} · ${card.footer}` } : card,
+    files,
+  });
+}
 
 export function extractionCard(extraction: Extraction, model: string): Card {
   return {

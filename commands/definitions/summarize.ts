@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import type { DocumentAttachment } from '../../src/conversation/turn.ts';
 import type { Card, CardField } from '../../src/delivery/card.ts';
-import { integerOption, textOption } from '../command-options.ts';
-import { defineCommand } from '../define-command.ts';
+import { fileOption, integerOption, textOption } from '../command-options.ts';
+import { type CommandContext, defineCommand } from '../define-command.ts';
+import { readCommandDocument, visionCapable } from '../document-input.ts';
 import { askForStructuredAnswer, bulletList } from '../structured-answer.ts';
 
 export const summarySchema = z.object({
@@ -28,7 +30,7 @@ const transcriptCharacterBudget = 60_000;
 
 export const summarizeCommand = defineCommand({
   name: 'summarize',
-  description: 'Summarize the recent messages of this channel or thread',
+  description: 'Summarize the recent messages of this channel or thread, or a file',
   options: {
     messages: integerOption({
       description: 'How many recent messages to read (5–200)',
@@ -38,9 +40,18 @@ export const summarizeCommand = defineCommand({
       aliases: ['m'],
     }),
     focus: textOption({ description: 'What to pay attention to', isFreeText: true, maxLength: 500 }),
+    file: fileOption({
+      description: 'A document to summarize instead: PDF, Word, Excel, CSV or text',
+      aliases: ['f'],
+    }),
   },
   runsInConversationOrder: true,
-  async run({ input, conversationKey, user, responder, services, readRecentMessages, signal }) {
+  async run(context) {
+    const { input, conversationKey, user, responder, services, readRecentMessages, signal } = context;
+    if (input.file) {
+      await summarizeFile({ context, file: input.file, focus: input.focus });
+      return;
+    }
     await responder.progress(`📝 reading the last ${input.messages} messages…`);
     const messages = (await readRecentMessages(input.messages)).filter(
       (message) => message.text.trim() !== '',
@@ -78,6 +89,52 @@ export const summarizeCommand = defineCommand({
     await responder.send({ card: summaryCard(summary, footer) });
   },
 });
+
+/** A file instead of the channel: the same card, from the document with its location markers. */
+async function summarizeFile({
+  context: { conversationKey, user, responder, services, signal },
+  file,
+  focus,
+}: {
+  context: CommandContext<unknown>;
+  file: DocumentAttachment;
+  focus: string | undefined;
+}): Promise<void> {
+  await responder.progress('📄 reading the file…');
+  const document = await readCommandDocument({
+    file,
+    services,
+    responder,
+    maxCharacters: transcriptCharacterBudget,
+  });
+  if (!document) return;
+  const model = document.hasImages ? visionCapable(services) : services.models.structured;
+  const summary = await askForStructuredAnswer({
+    services,
+    user,
+    conversationKey,
+    responder,
+    signal,
+    model,
+    schema: summarySchema,
+    schemaName: 'document_summary',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'text',
+            text: `Summarize this document${focus ? `, focusing on: ${focus}` : ''}. Do not invent decisions, owners or dates that are not in it; cite locations in the key points.`,
+          },
+          ...document.parts,
+        ],
+      },
+    ],
+  });
+  if (!summary) return;
+  const leftOut = document.notices.length > 0 ? ` · ${document.notices.join(' ')}` : '';
+  await responder.send({ card: summaryCard(summary, `${document.label} · ${model}${leftOut}`) });
+}
 
 /** The summary as a card: TL;DR on top, then one field per non-empty section. */
 export function summaryCard(summary: Summary, footer: string): Card {

@@ -23,6 +23,17 @@ export function estimateTokens(message: ChatMessage): number {
   );
 }
 
+/** Tokens a request's prompt may take: the context less the safety margin and the reply. */
+export function promptBudgetTokens({
+  contextTokens,
+  replyMaxTokens,
+}: {
+  contextTokens: number;
+  replyMaxTokens: number;
+}): number {
+  return Math.floor(contextTokens * (1 - safetyMargin)) - replyMaxTokens;
+}
+
 export interface ContextFit {
   readonly messages: ChatMessage[];
   /** How many of the oldest stored turns did not fit and were left out. */
@@ -44,7 +55,7 @@ export function fitToContext(options: {
   replyMaxTokens: number;
 }): ContextFit {
   const system: ChatMessage = { role: 'system', content: options.systemPrompt };
-  const budget = Math.floor(options.contextTokens * (1 - safetyMargin)) - options.replyMaxTokens;
+  const budget = promptBudgetTokens(options);
   const fixedTokens = estimateTokens(system) + estimateTokens(options.newTurn);
   if (fixedTokens > budget) {
     return {
@@ -90,5 +101,11 @@ export function toChatMessage(turn: StoredTurn): ChatMessage {
       content: turn.isInterrupted ? `${turn.text}\n[reply cut off here]` : turn.text,
     };
   const imageNotes = turn.images.map((image) => `[image: ${image.name}]`);
-  return { role: 'user', content: [`${turn.authorName}: ${turn.text}`, ...imageNotes].join('\n') };
+  const documentNotes = (turn.documents ?? []).map(
+    (document) => `[document: ${document.name} (${document.description})]`,
+  );
+  return {
+    role: 'user',
+    content: [`${turn.authorName}: ${turn.text}`, ...imageNotes, ...documentNotes].join('\n'),
+  };
 }

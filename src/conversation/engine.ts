@@ -5,19 +5,34 @@ import {
   type StreamingWriter,
 } from '../delivery/streaming-writer.ts';
 import type { Surface } from '../delivery/surface.ts';
-import type { ChatMessage, FinishReason, TokenUsage } from '../gateway/chat-types.ts';
+import {
+  buildDocumentContext,
+  citationInstructions,
+  describeDocument,
+  pageImageTokens,
+} from '../documents/document-context.ts';
+import type { ReadDocument } from '../documents/document-reader.ts';
+import { readTurnDocuments, type TurnReading } from '../documents/turn-documents.ts';
+import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import { measureReply } from '../operations/measure-reply.ts';
+import { maxModelCallsPerSearchReply, type WebSearch } from '../search/web-search.ts';
 import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
-import { type ContextFit, estimateTokens, fitToContext } from './context-budget.ts';
+import {
+  type ContextFit,
+  estimateTokens,
+  fitToContext,
+  promptBudgetTokens,
+  tokensPerImage,
+} from './context-budget.ts';
 import type { HistoryStore } from './history-store.ts';
 import { type LoadedImages, loadImages } from './image-intake.ts';
 import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
 import type { SettingsStore } from './settings-store.ts';
-import type { ConversationKey, IncomingTurn, StoredTurn } from './turn.ts';
+import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
 import { placeOfConversation } from './turn.ts';
 
 /** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
@@ -35,6 +50,8 @@ export interface ReplyOutcome {
   readonly recordedAt?: string | undefined;
   /** The turn's images as the model got them (`data:` URIs), so Regenerate can send them again. */
   readonly imageDataUris?: readonly string[];
+  /** The turn's documents as kept, so Regenerate reads them from the store again. */
+  readonly documents?: readonly DocumentReference[];
 }
 
 export interface ReplyRequest {
@@ -110,6 +127,10 @@ export interface EngineDependencies {
   readonly journal?: ReplyJournal;
   /** How long a failing final platform call is retried; see `StreamingWriterOptions`. */
   readonly finalWriteRetryWindowMs?: number;
+  /** Documents and links: read when given, otherwise only text and images are. */
+  readonly reading?: TurnReading;
+  /** Web search (`SEARCH_URL`): replies may search before answering, with sources. */
+  readonly search?: WebSearch;
 }
 
 /** Shown while the model has not started answering after a few seconds. */
@@ -132,6 +153,7 @@ interface PreparedTurn {
   /** Fits the context again for another model (the budget's fallback). */
   refit(model: string): ContextFit;
   readonly images: LoadedImages;
+  readonly documents: readonly ReadDocument[];
   readonly notices: string[];
   /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
   readonly replacedTurnCount: number;
@@ -222,7 +244,8 @@ async function answerJournaled(
   }
   prepared.notices.push(...(admission?.notes ?? []));
   const startedAt = (dependencies.now ?? (() => new Date()))();
-  const streamed = await streamReply({ dependencies, prepared, writer, signal, logger });
+  const extraCalls: ExtraCalls = { usage: undefined };
+  const streamed = await streamReply({ dependencies, prepared, turn, writer, signal, logger, extraCalls });
   const failureReason =
     streamed.failure && dependencies.spending
       ? await dependencies.spending.describeFailure({
@@ -245,7 +268,7 @@ async function answerJournaled(
   const failure = streamed.failure ?? delivery.failure;
   const delivered = delivery.delivered;
   const status: ReplyStatus = failure ? (hasText ? 'cut' : 'failed') : 'complete';
-  await settleReply({ admission, prepared, streamed, hasText });
+  await settleReply({ admission, prepared, streamed, extraUsage: extraCalls.usage, hasText });
   logger.info(
     {
       status,
@@ -270,6 +293,8 @@ async function answerJournaled(
     imageDataUris: prepared.images.parts.flatMap((part) =>
       part.type === 'image_url' ? [part.image_url.url] : [],
     ),
+    // Documents from links are not kept for Regenerate: the links are in the text, read again.
+    documents: documentReferencesOf(prepared.documents.filter((read) => !read.document.sourceUrl)),
   };
 }
 
@@ -294,12 +319,14 @@ async function prepareTurn(
 ): Promise<PreparedTurn> {
   const { turn } = request;
   const { gateway, defaults } = dependencies;
-  const [conversationSettings, placeSettings, allStoredTurns, images] = await Promise.all([
+  const [conversationSettings, placeSettings, allStoredTurns, attachedImages, read] = await Promise.all([
     dependencies.settings.get(turn.conversationKey),
     dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
     dependencies.history.load(turn.conversationKey),
     loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
+    readTurnDocuments({ reading: dependencies.reading, turn, signal: request.signal }),
   ]);
+  const images = await withLinkImages({ images: attachedImages, read, dependencies, logger });
   const lastTurn = allStoredTurns.at(-1);
   const replacedTurnCount =
     request.replacesReplyCreatedAt !== undefined &&
@@ -310,33 +337,99 @@ async function prepareTurn(
       : 0;
   const storedTurns = allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount);
   let model = conversationSettings.model ?? placeSettings?.chatModel ?? defaults.chatModel;
-  if (images.parts.length > 0 && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
+  const hasPictures = images.parts.length > 0 || pageImageTokens(read.documents) > 0;
+  if (hasPictures && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
 
   const text = `${turn.author.name}: ${turn.text}`;
+  const baseSystemPrompt =
+    conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt;
+  const contextTokens = gateway.capabilitiesOf(model).contextTokens;
+  const documentContext = await buildDocumentContext({
+    documents: read.documents,
+    history: storedTurns,
+    reader: dependencies.reading?.reader,
+    maxCharacters: dependencies.reading?.maxContextCharacters ?? 0,
+    roomTokens:
+      promptBudgetTokens({ contextTokens, replyMaxTokens: defaults.replyMaxTokens }) -
+      estimateTokens({ role: 'system', content: `${baseSystemPrompt}\n\n${citationInstructions}` }) -
+      estimateTokens({ role: 'user', content: text }) -
+      images.parts.length * tokensPerImage -
+      pageImageTokens(read.documents),
+  });
+  const fullText = documentContext.text === '' ? text : `${text}\n\n${documentContext.text}`;
+  const pictureParts = [...images.parts, ...documentContext.imageParts];
   const newTurn: ChatMessage = {
     role: 'user',
-    content: images.parts.length === 0 ? text : [{ type: 'text', text }, ...images.parts],
+    content: pictureParts.length === 0 ? fullText : [{ type: 'text', text: fullText }, ...pictureParts],
   };
-  const fitFor = (contextTokens: number) =>
+  const fitFor = (windowTokens: number) =>
     fitToContext({
-      systemPrompt: conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt,
-      history: storedTurns,
+      systemPrompt: documentContext.hasDocuments
+        ? `${baseSystemPrompt}\n\n${citationInstructions}`
+        : baseSystemPrompt,
+      history: documentContext.history,
       newTurn,
-      contextTokens,
+      contextTokens: windowTokens,
       replyMaxTokens: defaults.replyMaxTokens,
     });
-  const contextTokens = gateway.capabilitiesOf(model).contextTokens;
   const fit = fitFor(contextTokens);
   // Never more context than the budget held for: the smaller of the two models' windows.
   const refit = (other: string) =>
     fitFor(Math.min(contextTokens, gateway.capabilitiesOf(other).contextTokens));
-  const notices = [...(turn.notices ?? []), ...images.notices];
+  const notices = [...(turn.notices ?? []), ...images.notices, ...read.notices, ...documentContext.notices];
   if (fit.droppedTurnCount > 0) {
     notices.push(
       `The ${fit.droppedTurnCount} oldest messages of this conversation no longer fit in my context, so I left them out.`,
     );
   }
-  return { model, fit, refit, images, notices, replacedTurnCount, surface: request.surface };
+  return {
+    model,
+    fit,
+    refit,
+    images,
+    documents: read.documents,
+    notices,
+    replacedTurnCount,
+    surface: request.surface,
+  };
+}
+
+// Images that links in the message led to join the attached ones, checked the same way.
+async function withLinkImages({
+  images,
+  read,
+  dependencies,
+  logger,
+}: {
+  images: LoadedImages;
+  read: Awaited<ReturnType<typeof readTurnDocuments>>;
+  dependencies: EngineDependencies;
+  logger: Logger;
+}): Promise<LoadedImages> {
+  if (read.linkImages.length === 0) return images;
+  const linked = await loadImages({
+    attachments: read.linkImages,
+    maxBytes: dependencies.defaults.maxImageBytes,
+    logger,
+  });
+  return {
+    parts: [...images.parts, ...linked.parts],
+    references: [...images.references, ...linked.references],
+    notices: [...images.notices, ...linked.notices],
+  };
+}
+
+function documentReferencesOf(documents: readonly ReadDocument[]): DocumentReference[] {
+  return documents.map((read) => ({
+    name: read.document.name,
+    documentHash: read.documentHash,
+    description: describeDocument(read.document),
+  }));
+}
+
+/** What a reply's extra model calls (a search decision, tool rounds) used, added up as they end. */
+interface ExtraCalls {
+  usage: TokenUsage | undefined;
 }
 
 interface StreamedReply {
@@ -351,14 +444,18 @@ interface StreamedReply {
 async function streamReply({
   dependencies,
   prepared,
+  turn,
   writer,
   signal,
   logger,
+  extraCalls,
 }: {
   dependencies: EngineDependencies;
   prepared: PreparedTurn;
+  turn: IncomingTurn;
   writer: StreamingWriter;
   signal: AbortSignal | undefined;
+  extraCalls: ExtraCalls;
   logger: Logger;
 }): Promise<StreamedReply> {
   let finishReason: FinishReason | undefined;
@@ -371,19 +468,33 @@ async function streamReply({
     indicators: dependencies.waiting ?? defaultWaitingIndicators,
   });
   try {
-    const events = dependencies.gateway.chatStream({
+    const chat: ChatRequest = {
       model: prepared.model,
       messages: prepared.fit.messages,
       maxTokens: dependencies.defaults.replyMaxTokens,
       ...(signal ? { signal } : {}),
-    });
+    };
+    const events = dependencies.search
+      ? dependencies.search.stream({
+          chat,
+          isSearchForced: turn.isSearchForced === true,
+          // The extra calls (tool rounds, the search decision) count like any other request.
+          // The extra calls are part of this reply: held for by its admission, settled with it.
+          recordUsage: async (usage) => {
+            extraCalls.usage = addUsage(extraCalls.usage, usage);
+          },
+        })
+      : dependencies.gateway.chatStream(chat);
     for await (const event of events) {
       if (event.type === 'text-delta') {
         if (text === '') waiting.stop();
         text += event.text;
         writer.append(event.text);
       } else if (event.type === 'notice') prepared.notices.push(event.message);
-      else {
+      else if (event.type === 'status') {
+        if (text === '') writer.showWaiting(`_${event.text}_`);
+        prepared.surface.showStatus?.(event.text).catch(() => undefined);
+      } else if (event.type === 'finish') {
         finishReason = event.finishReason;
         usage = event.usage;
       }
@@ -489,6 +600,7 @@ async function recordExchange({
     authorName: turn.author.name,
     text: turn.text,
     images: prepared.images.references,
+    ...(prepared.documents.length > 0 ? { documents: documentReferencesOf(prepared.documents) } : {}),
     createdAt: startedAt.toISOString(),
   };
   const assistantTurn: StoredTurn = {
@@ -559,6 +671,8 @@ async function admitReply({
       kind: 'tokens',
       promptTokens: prepared.fit.estimatedPromptTokens,
       maxCompletionTokens: dependencies.defaults.replyMaxTokens,
+      // With web search a reply may take several model calls (web-search.ts: its tool rounds).
+      ...(dependencies.search ? { attempts: maxModelCallsPerSearchReply } : {}),
     },
     mayFallBack: true,
     needsVision: prepared.images.parts.length > 0,
@@ -574,25 +688,39 @@ async function settleReply({
   admission,
   prepared,
   streamed,
+  extraUsage,
   hasText,
 }: {
   admission: Admission | undefined;
   prepared: PreparedTurn;
   streamed: StreamedReply;
+  /** What the reply's extra model calls (search decisions, tool rounds) used. */
+  extraUsage: TokenUsage | undefined;
   hasText: boolean;
 }): Promise<void> {
   if (!admission?.isAdmitted) return;
-  if (!streamed.usage && !hasText) {
+  if (!streamed.usage && !hasText && !extraUsage) {
     await admission.release();
     return;
   }
   const completionTokens = estimateTokens({ role: 'assistant', content: streamed.text });
-  await admission.settle({
-    usage: streamed.usage,
-    estimatedUsage: {
-      promptTokens: prepared.fit.estimatedPromptTokens,
-      completionTokens,
-      totalTokens: prepared.fit.estimatedPromptTokens + completionTokens,
-    },
-  });
+  const lastCall: TokenUsage | undefined =
+    streamed.usage ??
+    (hasText
+      ? {
+          promptTokens: prepared.fit.estimatedPromptTokens,
+          completionTokens,
+          totalTokens: prepared.fit.estimatedPromptTokens + completionTokens,
+        }
+      : undefined);
+  await admission.settle({ usage: addUsage(extraUsage, lastCall) });
+}
+
+function addUsage(first: TokenUsage | undefined, second: TokenUsage | undefined): TokenUsage | undefined {
+  if (!first || !second) return first ?? second;
+  return {
+    promptTokens: first.promptTokens + second.promptTokens,
+    completionTokens: first.completionTokens + second.completionTokens,
+    totalTokens: first.totalTokens + second.totalTokens,
+  };
 }

@@ -39,6 +39,34 @@ export interface ImageAttachment {
   load(): Promise<Uint8Array>;
 }
 
+/**
+ * A file a person attached (or a link they shared) that is read as a document: PDF, Word, Excel,
+ * CSV, text. The engine reads it only when it is that turn's time to be answered.
+ */
+export interface DocumentAttachment {
+  readonly name: string;
+  /** What the platform says the file is; the bytes decide, this only tells CSV from other text. */
+  readonly mimeType?: string;
+  /** The link it came from, when a person shared a link. */
+  readonly sourceUrl?: string;
+  /** Its text is kept already under this hash (Regenerate): nothing is downloaded or parsed. */
+  readonly keptHash?: string;
+  /** Loads the bytes (a download with the platform's credentials, or a file read). */
+  load(): Promise<Uint8Array>;
+}
+
+/** What stands for the text of a message that has none, so the model knows what was sent. */
+export function textOfWordlessMessage({
+  imageCount,
+  documentCount,
+}: {
+  imageCount: number;
+  documentCount: number;
+}): string {
+  if (imageCount > 0) return '(sent an image)';
+  return documentCount > 0 ? '(sent a file)' : '(mentioned you without a message)';
+}
+
 /** What an adapter hands the engine for one message a person wrote to the bot. */
 export interface IncomingTurn {
   readonly conversationKey: ConversationKey;
@@ -55,6 +83,15 @@ export interface IncomingTurn {
   /** The text with platform mentions already resolved to names. */
   readonly text: string;
   readonly images: readonly ImageAttachment[];
+  /** Files read as documents (PDF, Word, Excel, CSV, text). */
+  readonly documents?: readonly DocumentAttachment[];
+  /**
+   * The person addressed the bot directly (a mention, a DM, a command), rather than it answering
+   * every message of a channel; `LINK_READING=mention-only` reads links only then. Default true.
+   */
+  readonly isAddressedToBot?: boolean;
+  /** Search the web before answering (`/search`), when search is configured. */
+  readonly isSearchForced?: boolean;
   /** What the adapter could not pass on (an unreadable attachment, say), for the person to see. */
   readonly notices?: readonly string[];
 }
@@ -71,12 +108,22 @@ const imageReferenceSchema = z.object({
   byteLength: z.number(),
 });
 
+/** A document of a turn as history keeps it: its extracted text lives in the document store. */
+const documentReferenceSchema = z.object({
+  name: z.string(),
+  documentHash: z.string(),
+  /** `PDF, 12 pages`: what it is, for the placeholder an older turn shows the model. */
+  description: z.string(),
+});
+
 export const storedTurnSchema = z.object({
   role: z.enum(['user', 'assistant']),
   authorId: z.string(),
   authorName: z.string(),
   text: z.string(),
   images: z.array(imageReferenceSchema).default([]),
+  /** Absent on turns without documents (and on turns kept before documents were read). */
+  documents: z.array(documentReferenceSchema).optional(),
   model: z.string().optional(),
   usage: usageSchema.optional(),
   /** The reply broke off (error or Stop); `text` is what the person saw. */
@@ -87,3 +134,4 @@ export const storedTurnSchema = z.object({
 /** One turn as kept in history: images are kept as references, never as bytes. */
 export type StoredTurn = z.infer<typeof storedTurnSchema>;
 export type ImageReference = z.infer<typeof imageReferenceSchema>;
+export type DocumentReference = z.infer<typeof documentReferenceSchema>;

@@ -20,6 +20,11 @@ export interface Surface {
   upload?(files: readonly OutgoingFile[], text?: string): Promise<PostedMessage>;
   /** Shows a "typing…" / "thinking…" indicator; called only while nothing else needs the budget. */
   showTyping?(): Promise<void>;
+  /**
+   * Shows what the bot is doing before the reply's text ("🔎 searching: …") where the platform has a
+   * status of its own (Slack's thread status); the reply's first message shows it everywhere.
+   */
+  showStatus?(text: string): Promise<void>;
   /** Replaces the buttons under a message this surface posted; an empty list removes them. */
   setActions?(message: PostedMessage, actions: readonly Action[]): Promise<void>;
   /**

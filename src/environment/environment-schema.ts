@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readingSettings } from './reading-settings.ts';
 import {
   commaList,
   document,
@@ -352,6 +353,7 @@ export const environmentSchema = z
     ...commandSettings,
     ...discordSettings,
     ...slackSettings,
+    ...readingSettings,
     ...operationsSettings,
     ...spendAndAccessSettings,
   })

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { recordGatewayError, recordGatewayRequest, recordTokens } from '../operations/metrics.ts';
 import type {
@@ -9,6 +9,7 @@ import type {
   ChatStreamEvent,
   FinishReason,
   TokenUsage,
+  ToolCall,
 } from './chat-types.ts';
 import { type FailedRequest, GatewayError, toGatewayError } from './gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
@@ -90,6 +91,7 @@ export async function* streamChat(
   });
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
+  const toolCalls = createToolCallCollector();
   recordGatewayRequest({ operation: 'chat-stream' });
   try {
     // No signal goes to the SDK: it would join ours with its own, and a joined signal re-checks its
@@ -100,6 +102,7 @@ export async function* streamChat(
         model: request.model,
         messages: toWireMessages(messages),
         stream: true,
+        ...toolsOf(request),
         ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
         ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
       },
@@ -115,6 +118,7 @@ export async function* streamChat(
       const choice = chunk.choices?.[0];
       const text = choice?.delta?.content;
       if (typeof text === 'string' && text.length > 0) yield { type: 'text-delta', text };
+      for (const delta of choice?.delta?.tool_calls ?? []) toolCalls.add(delta);
       if (choice?.finish_reason) finishReason = toFinishReason(choice.finish_reason);
       if (chunk.usage) usage = toUsage(chunk.usage);
     }
@@ -136,6 +140,8 @@ export async function* streamChat(
       new GatewayError({ kind: 'stream-interrupted', message: 'stream ended without a finish_reason' }),
     );
   }
+  const calls = toolCalls.calls();
+  if (calls.length > 0) yield { type: 'tool-calls', calls };
   recordUsage(request.model, usage);
   yield { type: 'finish', finishReason, usage };
 }
@@ -168,7 +174,7 @@ function fitMessagesToModel(
     typeof message.content === 'string'
       ? message
       : {
-          role: message.role,
+          ...message,
           content: message.content
             .map((part) => (part.type === 'text' ? part.text : '[an image was attached]'))
             .join('\n'),
@@ -177,8 +183,61 @@ function fitMessagesToModel(
   return { messages, notices: [imagesDroppedNotice] };
 }
 
+// Function calling in the OpenAI shape (the reference names the feature without its fields).
+function toolsOf(request: ChatRequest): { tools?: ChatCompletionTool[] } {
+  if (!request.tools || request.tools.length === 0) return {};
+  return {
+    tools: request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    })),
+  };
+}
+
+/** Joins streamed `delta.tool_calls` pieces by `index`: the first names the call, the rest add arguments. */
+function createToolCallCollector(): {
+  add(delta: { index: number; id?: string; function?: { name?: string; arguments?: string } }): void;
+  calls(): ToolCall[];
+} {
+  const byIndex = new Map<number, { id: string; name: string; arguments: string }>();
+  return {
+    add(delta) {
+      const call = byIndex.get(delta.index) ?? { id: '', name: '', arguments: '' };
+      byIndex.set(delta.index, {
+        id: delta.id ?? call.id,
+        name: call.name + (delta.function?.name ?? ''),
+        arguments: call.arguments + (delta.function?.arguments ?? ''),
+      });
+    },
+    calls: () =>
+      [...byIndex.entries()]
+        .sort(([left], [right]) => left - right)
+        .map(([, call]) => call)
+        .filter((call) => call.name !== ''),
+  };
+}
+
 function toWireMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
   return messages.map((message) => {
+    if (message.role === 'tool') {
+      return {
+        role: 'tool',
+        tool_call_id: message.toolCallId ?? '',
+        content: textOfContent(message.content),
+      };
+    }
+    if (message.role === 'assistant' && message.toolCalls && message.toolCalls.length > 0) {
+      const text = textOfContent(message.content);
+      return {
+        role: 'assistant',
+        content: text === '' ? null : text,
+        tool_calls: message.toolCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      };
+    }
     if (message.role === 'user') {
       return {
         role: 'user',
@@ -188,16 +247,19 @@ function toWireMessages(messages: readonly ChatMessage[]): ChatCompletionMessage
             : message.content.map((part) => ({ ...part })),
       };
     }
-    const text =
-      typeof message.content === 'string'
-        ? message.content
-        : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-    return { role: message.role, content: text };
+    return { role: message.role, content: textOfContent(message.content) };
   });
+}
+
+function textOfContent(content: ChatMessage['content']): string {
+  return typeof content === 'string'
+    ? content
+    : content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }
 
 function toFinishReason(reason: string | null | undefined): FinishReason {
   if (reason === 'stop' || reason === 'length') return reason;
+  if (reason === 'tool_calls') return 'tool-calls';
   return 'other';
 }
 

@@ -5,9 +5,31 @@ export type ContentPart =
   | { readonly type: 'image_url'; readonly image_url: { readonly url: string } };
 
 export interface ChatMessage {
-  /** The gateway knows only these three roles. */
-  readonly role: 'system' | 'user' | 'assistant';
+  /**
+   * The reference shows system, user and assistant; `tool` (a tool's result) belongs to function
+   * calling, which it names without fields, so its shape is OpenAI's.
+   */
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
   readonly content: string | readonly ContentPart[];
+  /** An assistant turn that called tools: the calls, each answered by a `tool` message after it. */
+  readonly toolCalls?: readonly ToolCall[];
+  /** A `tool` message: the call it answers. */
+  readonly toolCallId?: string;
+}
+
+/** A function the model may call (OpenAI `tools[].function`). */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments. */
+  readonly parameters: Record<string, unknown>;
+}
+
+/** A call the model made: `arguments` is its JSON text, unchecked. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
 }
 
 export interface TokenUsage {
@@ -16,14 +38,19 @@ export interface TokenUsage {
   readonly totalTokens: number;
 }
 
-/** `length` means the token limit cut the reply; anything the reference does not name is `other`. */
-export type FinishReason = 'stop' | 'length' | 'other';
+/**
+ * `length` means the token limit cut the reply, `tool-calls` that the model called tools instead of
+ * answering; anything else the reference does not name is `other`.
+ */
+export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'other';
 
 export interface ChatRequest {
   readonly model: string;
   readonly messages: readonly ChatMessage[];
   readonly maxTokens?: number;
   readonly temperature?: number;
+  /** Functions offered to the model; only for models whose capabilities say `tools`. */
+  readonly tools?: readonly ToolDefinition[];
   /** Aborting cancels the gateway request; the stream then ends with a `cancelled` GatewayError. */
   readonly signal?: AbortSignal;
 }
@@ -40,4 +67,8 @@ export interface ChatReply {
 export type ChatStreamEvent =
   | { readonly type: 'notice'; readonly message: string }
   | { readonly type: 'text-delta'; readonly text: string }
+  /** The model called tools (all calls of the turn, arguments complete); `finish` follows. */
+  | { readonly type: 'tool-calls'; readonly calls: readonly ToolCall[] }
+  /** What parley is doing meanwhile ("🔎 searching: …"), for the reply to show until text arrives. */
+  | { readonly type: 'status'; readonly text: string }
   | { readonly type: 'finish'; readonly finishReason: FinishReason; readonly usage: TokenUsage | undefined };

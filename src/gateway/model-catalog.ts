@@ -23,6 +23,8 @@ export interface ModelCapabilities {
   readonly aspectRatio: boolean;
   /** Tokens the model can read and write in one request. */
   readonly contextTokens: number;
+  /** Takes `tools` (function calling): web search is offered as tools, else searched first. */
+  readonly tools: boolean;
 }
 
 const capabilitiesSchema = z.strictObject({
@@ -33,6 +35,7 @@ const capabilitiesSchema = z.strictObject({
   imageInputDataUri: z.boolean(),
   aspectRatio: z.boolean(),
   contextTokens: z.number().int().positive(),
+  tools: z.boolean(),
 });
 
 /** The defaults are cautious: a feature is assumed absent unless the file says otherwise. */
@@ -44,6 +47,7 @@ export const cautiousDefaults: ModelCapabilities = {
   imageInputDataUri: false,
   aspectRatio: true,
   contextTokens: 8_192,
+  tools: false,
 };
 
 /** An image price that differs by shape or format: the first variant whose fields all match wins. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { z } from 'zod';
-import { createInProcessLock } from '../state/keyed-lock.ts';
+import { createContentAddressedStore } from '../state/content-addressed-store.ts';
 import { detectImageType, type ImageMimeType } from './image-type.ts';
 
 /** How a payload names a kept image: by the SHA-256 of its bytes. */
@@ -29,34 +29,9 @@ export interface ImageStore {
   totalStoredBytes(): Promise<number>;
 }
 
-const indexSchema = z.object({
-  entries: z.array(
-    z.object({
-      imageHash: z.string(),
-      storedBytes: z.number(),
-      /** When its bytes were last written, which set their time to live. */
-      writtenAtMs: z.number(),
-      /** When a button last kept it: the eviction order. */
-      usedAtMs: z.number(),
-    }),
-  ),
-});
-type ImageIndex = z.infer<typeof indexSchema>;
-type IndexEntry = ImageIndex['entries'][number];
-
-const indexKey = 'image-index';
-
 /**
- * A copy lives this much longer than a button, and is written again only when older than this: three
- * turns of one screenshot within a day write it once, and a copy always outlives its buttons.
- */
-const rewriteAfterMs = 24 * 60 * 60 * 1000;
-const imageKeyOf = (imageHash: string) => `image:${imageHash}`;
-
-/**
- * Keeps images in `store` (keyv) beside a small index of hashes, sizes and times, which is what lets
- * the total be capped: keyv cannot list its keys on every backend. The index is updated under an
- * in-process lock; several processes sharing one Redis may each evict a little late, never early.
+ * Keeps images in `store` (keyv) through a content-addressed store (state/content-addressed-store.ts),
+ * base64 with their type, under `image:<hash>`.
  */
 export function createImageStore({
   store,
@@ -69,57 +44,26 @@ export function createImageStore({
   lifetimeMs: number;
   now?: () => number;
 }): ImageStore {
-  const lock = createInProcessLock();
-  const readIndex = async (): Promise<ImageIndex> => {
-    const parsed = indexSchema.safeParse(await store.get(indexKey));
-    return parsed.success ? parsed.data : { entries: [] };
-  };
+  const kept = createContentAddressedStore({ store, kind: 'image', maxTotalBytes, lifetimeMs, now });
   return {
-    keep: ({ bytes, mimeType }) =>
-      lock.run(indexKey, async () => {
-        const imageHash = createHash('sha256').update(bytes).digest('hex');
-        const nowMs = now();
-        const index = await readIndex();
-        const isLive = (entry: IndexEntry) => entry.writtenAtMs + lifetimeMs + rewriteAfterMs > nowMs;
-        const known = index.entries.find((entry) => entry.imageHash === imageHash && isLive(entry));
-        const entries = index.entries.filter((entry) => entry.imageHash !== imageHash && isLive(entry));
-        const expired = index.entries.filter((entry) => entry.imageHash !== imageHash && !isLive(entry));
-        if (known && known.writtenAtMs + rewriteAfterMs > nowMs) {
-          entries.push({ ...known, usedAtMs: nowMs });
-        } else {
+    async keep({ bytes, mimeType }) {
+      const imageHash = createHash('sha256').update(bytes).digest('hex');
+      await kept.keep({
+        hash: imageHash,
+        encode: () => {
           const base64 = Buffer.from(bytes).toString('base64');
-          await store.set(imageKeyOf(imageHash), { mimeType, base64 }, lifetimeMs + rewriteAfterMs);
-          entries.push({ imageHash, storedBytes: base64.length, writtenAtMs: nowMs, usedAtMs: nowMs });
-        }
-        const evicted = evictOldest(entries, maxTotalBytes);
-        // Expired copies are deleted too: a file store keeps an expired value until it is read.
-        await Promise.all([...expired, ...evicted].map((entry) => store.delete(imageKeyOf(entry.imageHash))));
-        await store.set(indexKey, { entries }, lifetimeMs + rewriteAfterMs);
-        return { imageHash };
-      }),
+          return { value: { mimeType, base64 }, storedBytes: base64.length };
+        },
+      });
+      return { imageHash };
+    },
     async load({ imageHash }) {
-      const stored = (await store.get(imageKeyOf(imageHash))) as { base64?: unknown } | undefined;
+      const stored = (await kept.load(imageHash)) as { base64?: unknown } | undefined;
       if (typeof stored?.base64 !== 'string') return undefined;
       const bytes = new Uint8Array(Buffer.from(stored.base64, 'base64'));
       const mimeType = detectImageType(bytes);
       return mimeType ? { bytes, mimeType } : undefined;
     },
-    async totalStoredBytes() {
-      return (await readIndex()).entries.reduce((total, entry) => total + entry.storedBytes, 0);
-    },
+    totalStoredBytes: () => kept.totalStoredBytes(),
   };
-}
-
-// Removes the oldest entries (in place) until the total fits; the newest always stays.
-function evictOldest(entries: ImageIndex['entries'], maxTotalBytes: number): ImageIndex['entries'] {
-  entries.sort((left, right) => left.usedAtMs - right.usedAtMs);
-  const evicted: ImageIndex['entries'] = [];
-  let total = entries.reduce((sum, entry) => sum + entry.storedBytes, 0);
-  while (total > maxTotalBytes && entries.length > 1) {
-    const oldest = entries.shift();
-    if (!oldest) break;
-    total -= oldest.storedBytes;
-    evicted.push(oldest);
-  }
-  return evicted;
 }

@@ -156,6 +156,8 @@ describe('/extract', () => {
   });
 
   it('asks for input when given nothing', async () => {
-    expect(await under.type('/extract')).toContain('Give me an image or some text to extract data from.');
+    expect(await under.type('/extract')).toContain(
+      'Give me an image, a file or some text to extract data from.',
+    );
   });
 });

@@ -155,7 +155,7 @@ describe('fake gateway: errors', () => {
     expect(accepted.choices[0]?.message.content).toMatch(/^\{/);
   });
 
-  it('refuses roles other than system, user and assistant', async () => {
+  it('refuses roles other than system, user, assistant and tool', async () => {
     const error = await apiErrorOf(
       client.chat.completions.create({
         model: 'fake-model',

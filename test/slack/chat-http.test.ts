@@ -215,7 +215,8 @@ describe('slack over HTTP: chat with native streaming', () => {
     const notes = bot.slack.addFile({ name: 'notes.txt', bytes: Buffer.from('buy milk\ncall Ada') });
     const archive = bot.slack.addFile({
       name: 'backup.zip',
-      bytes: Buffer.from('PK'),
+      // An empty zip (just its end-of-central-directory record): binary, so not read as text.
+      bytes: Buffer.from('PK\u0005\u0006'.padEnd(22, '\u0000')),
       mimetype: 'application/zip',
     });
     bot.gateway.enqueue({ text: 'Two things to do.' });
@@ -226,10 +227,10 @@ describe('slack over HTTP: chat with native streaming', () => {
     );
 
     expect(lastUserContent(bot)).toBe(
-      'user-u0person01: summarize\n\n[file notes.txt]\n```\nbuy milk\ncall Ada\n```',
+      'user-u0person01: summarize\n\n<document name="notes.txt" type="text file">\nbuy milk\ncall Ada\n</document>',
     );
     expect(stream.text).toBe(
-      'Two things to do.\n\n_I can only read images and text files, so I left out backup.zip._',
+      'Two things to do.\n\n_I cannot read backup.zip: I read PDF, Word (.docx), Excel (.xlsx), CSV and text files. I left it out._',
     );
   });
 

@@ -51,7 +51,8 @@ describe('slack: special mentions in what parley posts never notify anyone', () 
   it('in notes built from what people supplied: a file name, a command', async () => {
     const file = bot.slack.addFile({
       name: '<!here> minutes.zip',
-      bytes: Buffer.from('PK'),
+      // An empty zip (its end-of-central-directory record): binary, so refused with a note naming it.
+      bytes: Buffer.from('PK\u0005\u0006'.padEnd(22, '\u0000')),
       mimetype: 'application/zip',
     });
     bot.gateway.enqueue({ text: 'Noted.' });

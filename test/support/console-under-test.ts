@@ -33,6 +33,7 @@ export async function startConsoleUnderTest(
       'no-schema-model': { jsonSchema: false, vision: false },
       'plain-image-model': { imageUrlOutput: false, imageInput: false },
       'data-uri-image-model': { imageInputDataUri: true },
+      'believed-tools-model': { tools: false },
     },
   });
   const bot = buildTestBot({ gatewayBaseUrl: fake.baseUrl, gatewayApiKey: apiKey, environment });

@@ -34,7 +34,10 @@ export async function startDiscordUnderTest(
   environment: Record<string, string> = {},
   { fakeDiscord = {} }: { fakeDiscord?: FakeDiscordOptions } = {},
 ): Promise<DiscordUnderTest> {
-  const gateway = await startFakeGateway({ apiKey, models: { 'chat-model': { vision: false } } });
+  const gateway = await startFakeGateway({
+    apiKey,
+    models: { 'chat-model': { vision: false }, 'believed-tools-model': { tools: false } },
+  });
   const discord = await startFakeDiscord(fakeDiscord);
   const bot = buildTestBot({
     gatewayBaseUrl: gateway.baseUrl,

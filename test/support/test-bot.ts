@@ -24,6 +24,9 @@ const testCatalog = {
     },
     'vision-model': { vision: true, jsonSchema: true },
     'no-schema-model': { vision: false, jsonSchema: false },
+    // Function calling: one that has it, and one the catalog believes has it but the gateway refuses.
+    'tools-model': { vision: false, jsonSchema: true, tools: true },
+    'believed-tools-model': { vision: false, jsonSchema: true, tools: true },
     'image-model': {
       imageInput: true,
       imageUrlOutput: false,

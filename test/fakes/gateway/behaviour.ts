@@ -58,6 +58,12 @@ export interface FakeBehaviour {
   endCleanlyOnCut?: boolean;
   /** The `finish_reason` of the reply. Default `stop`. */
   finishReason?: 'stop' | 'length';
+  /**
+   * Answer with calls of these tools instead of text (`finish_reason: "tool_calls"`), streamed as
+   * `delta.tool_calls` pieces; each must be a tool the request offered. A scripted tool-use turn is
+   * this behaviour followed by one with the `text` of the answer.
+   */
+  toolCalls?: readonly { name: string; arguments: unknown }[];
   /** Answer with this error instead of a reply. */
   error?: FakeErrorBehaviour;
   /** Reply with content that is not valid JSON, whatever `response_format` asked for. */

@@ -1,6 +1,7 @@
 import type { FakeBehaviour, Usage } from './behaviour.ts';
 import { replyTextFor } from './reply-content.ts';
 import type { ChatRequest } from './request-schemas.ts';
+import { scriptedToolCalls, type ToolCall } from './tool-calls.ts';
 import { unixSeconds } from './unix-time.ts';
 import { usageFor } from './usage.ts';
 
@@ -12,8 +13,8 @@ export interface ChatCompletion {
   model: string;
   choices: {
     index: number;
-    message: { role: 'assistant'; content: string };
-    finish_reason: 'stop' | 'length';
+    message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] };
+    finish_reason: 'stop' | 'length' | 'tool_calls';
   }[];
   usage: Usage;
 }
@@ -25,6 +26,27 @@ export function createChatCompletion(options: {
   behaviour: FakeBehaviour;
 }): ChatCompletion {
   const { id, request, behaviour } = options;
+  if (behaviour.toolCalls !== undefined) {
+    const calls = scriptedToolCalls(request, behaviour, id);
+    return {
+      id,
+      object: 'chat.completion',
+      created: unixSeconds(),
+      model: request.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, tool_calls: calls },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: usageFor({
+        request,
+        replyTexts: calls.map((call) => call.function.arguments),
+        override: behaviour.usage,
+      }),
+    };
+  }
   const text = replyTextFor(request, behaviour);
   const variantCount = request.n ?? 1;
   return {

@@ -5,13 +5,15 @@ import { replyTextFor } from './reply-content.ts';
 import type { ChatRequest } from './request-schemas.ts';
 import { preciseNowMs, type StreamTimings } from './stream-timings.ts';
 import { splitIntoChunks } from './text-chunks.ts';
+import { scriptedToolCalls, type ToolCallDelta, toolCallDeltas } from './tool-calls.ts';
 import { unixSeconds } from './unix-time.ts';
 import { usageFor } from './usage.ts';
 
 /** What a chunk adds: the role on the first chunk, text pieces after it, nothing on the final one. */
 export interface ChunkDelta {
   role?: 'assistant';
-  content?: string;
+  content?: string | null;
+  tool_calls?: ToolCallDelta[];
 }
 
 /** One event of a streamed reply, as the reference lists it. */
@@ -23,7 +25,7 @@ export interface ChatCompletionChunk {
   choices: {
     index: number;
     delta: ChunkDelta;
-    finish_reason: 'stop' | 'length' | null;
+    finish_reason: 'stop' | 'length' | 'tool_calls' | null;
   }[];
   /** Only on the final chunk. */
   usage?: Usage;
@@ -84,6 +86,24 @@ export async function streamChatCompletion(options: {
   };
   const pauseBetweenEvents = () => sleep(behaviour.delayBetweenChunksMs ?? 0, signal);
 
+  if (behaviour.toolCalls !== undefined) {
+    // A tool-use turn: the calls stream as deltas, then finish_reason "tool_calls".
+    const calls = scriptedToolCalls(request, behaviour, id);
+    await send(JSON.stringify(chunk({ role: 'assistant', content: null }, null)));
+    for (const delta of toolCallDeltas(calls)) {
+      await pauseBetweenEvents();
+      await send(JSON.stringify(chunk({ tool_calls: [delta] }, null)));
+    }
+    const usage = usageFor({
+      request,
+      replyTexts: calls.map((call) => call.function.arguments),
+      override: behaviour.usage,
+    });
+    await send(JSON.stringify(chunk({}, 'tool_calls', usage)));
+    await send('[DONE]');
+    response.end();
+    return;
+  }
   await send(JSON.stringify(chunk({ role: 'assistant', content: '' }, null)));
 
   const cutAfterChunks = behaviour.cutAfterChunks;

@@ -18,6 +18,8 @@ export interface ModelCapabilities {
    * links, so this one defaults to false; a test opts a model in.
    */
   imageInputDataUri?: boolean;
+  /** Chat models: accepts `tools` (function calling, which the reference names as a feature). */
+  tools?: boolean;
 }
 
 /** The models the fake knows and what each supports. */
@@ -32,6 +34,7 @@ const allCapabilities: Required<ModelCapabilities> = {
   imageUrlOutput: true,
   imageInput: true,
   imageInputDataUri: false,
+  tools: true,
 };
 
 /**

@@ -20,9 +20,36 @@ const imagePartSchema = z.object({
 
 const contentPartSchema = z.discriminatedUnion('type', [textPartSchema, imagePartSchema]);
 
-const messageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant']),
-  content: z.union([z.string(), z.array(contentPartSchema)]),
+// Function calling: the reference names the feature but shows no fields, so the fake takes the
+// OpenAI Chat Completions shape (API reference, "Create chat completion": `tools`, `tool_choice`,
+// assistant `tool_calls`, `role: "tool"` messages with `tool_call_id`), which the openai SDK sends.
+const toolCallSchema = z.object({
+  id: z.string().min(1),
+  type: z.literal('function'),
+  function: z.object({ name: z.string().min(1), arguments: z.string() }),
+});
+
+const contentSchema = z.union([z.string(), z.array(contentPartSchema)]);
+
+const messageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: contentSchema }),
+  z.object({ role: z.literal('user'), content: contentSchema }),
+  z.object({
+    role: z.literal('assistant'),
+    // An assistant turn that only calls tools has no content (null), per the OpenAI shape.
+    content: z.union([contentSchema, z.null()]).optional(),
+    tool_calls: z.array(toolCallSchema).min(1).optional(),
+  }),
+  z.object({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: z.string() }),
+]);
+
+const toolSchema = z.object({
+  type: z.literal('function'),
+  function: z.object({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -'),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  }),
 });
 
 const responseFormatSchema = z.discriminatedUnion('type', [
@@ -47,6 +74,13 @@ export const chatRequestSchema = z.object({
   max_tokens: z.int().positive().optional(),
   top_p: z.number().optional(),
   n: z.int().positive().optional(),
+  tools: z.array(toolSchema).min(1).optional(),
+  tool_choice: z
+    .union([
+      z.enum(['none', 'auto', 'required']),
+      z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
+    ])
+    .optional(),
 });
 
 /** A validated chat request. */

@@ -36,6 +36,8 @@ export function validateChatRequest(body: unknown, catalog: ModelCatalog): ChatR
     }
   }
 
+  assertToolsAllowed(request, capabilities.tools);
+
   if (request.response_format?.type === 'json_schema' && !capabilities.jsonSchema) {
     throw invalidRequest(
       `response_format json_schema is unsupported by model ${request.model}; use json_object instead.`,
@@ -51,6 +53,34 @@ export function validateChatRequest(body: unknown, catalog: ModelCatalog): ChatR
   }
 
   return request;
+}
+
+// A model without function calling refuses `tools`; every tool message must answer a call the
+// assistant made just before it (OpenAI: "messages with role 'tool' must be a response to a preceding
+// message with 'tool_calls'").
+function assertToolsAllowed(request: ChatRequest, modelHasTools: boolean): void {
+  if (request.tools !== undefined && !modelHasTools) {
+    throw invalidRequest(`Model ${request.model} does not support tools.`, {
+      code: 'unsupported_parameter',
+      param: 'tools',
+    });
+  }
+  let openCallIds = new Set<string>();
+  for (const [index, message] of request.messages.entries()) {
+    if (message.role === 'tool') {
+      if (!openCallIds.has(message.tool_call_id)) {
+        throw invalidRequest(
+          `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (messages[${index}]).`,
+          { param: `messages[${index}].tool_call_id` },
+        );
+      }
+      openCallIds.delete(message.tool_call_id);
+      continue;
+    }
+    openCallIds = new Set(
+      message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [],
+    );
+  }
 }
 
 // The reference asks for the word in a system or user message; an assistant turn does not count.

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { commaList, document, httpUrl, optionalText, section, text, wholeNumber } from './setting-schemas.ts';
+
+/** Reading documents people attach, the links in their messages, and the web (issue 16). */
+const documentSettings = section('Documents', {
+  DOCUMENT_MAX_BYTES: document(wholeNumber({ min: 1, fallback: 20 * 1024 * 1024 }), {
+    description:
+      'Largest document read, in bytes: PDF, Word (.docx), Excel (.xlsx), CSV and text files attached in chat, given to /file in the terminal, or to --file of /summarize and /extract.',
+  }),
+  DOCUMENT_MAX_PAGES: document(wholeNumber({ min: 1, fallback: 100 }), {
+    description: 'Pages of a PDF (sheets of a workbook) read at most; the rest is left out with a note.',
+  }),
+  DOCUMENT_MAX_CHARACTERS: document(wholeNumber({ min: 1, fallback: 400_000 }), {
+    description: 'Characters extracted from one file at most.',
+  }),
+  DOCUMENT_CONTEXT_MAX_CHARACTERS: document(wholeNumber({ min: 1, fallback: 120_000 }), {
+    description:
+      'Characters of documents sent with one request at most; a smaller model context takes fewer (documents get up to 70% of what the context has left), and what was cut is said.',
+  }),
+  DOCUMENT_SCANNED_PAGES: document(wholeNumber({ min: 1, fallback: 5 }), {
+    description: 'Pages of a scanned PDF (no text layer) rendered as images for the vision model.',
+  }),
+  DOCUMENT_MAX_UNPACKED_BYTES: document(wholeNumber({ min: 1, fallback: 100 * 1024 * 1024 }), {
+    description:
+      'What a .docx or .xlsx (a zip) may unpack to, in bytes; checked before anything is inflated, so a zip bomb is refused with a note.',
+  }),
+  DOCUMENT_PARSE_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 30_000 }), {
+    description:
+      'The longest one file may take to parse, in milliseconds. Parsing runs on a worker thread, so other conversations are answered meanwhile.',
+  }),
+  DOCUMENT_PARSE_MAX_MEMORY_MB: document(wholeNumber({ min: 16, fallback: 256 }), {
+    description: "Heap of the worker that parses one file, in MB (Node's resourceLimits).",
+  }),
+  DOCUMENT_STORE_MAX_BYTES: document(wholeNumber({ min: 1, fallback: 128 * 1024 * 1024 }), {
+    description:
+      'Most bytes of extracted text kept (one copy per file, 7 days) for follow-up questions and Regenerate; the oldest go first.',
+  }),
+});
+
+const linkSettings = section('Links', {
+  LINK_READING: document(
+    z.enum(['on', 'off', 'mention-only'], { error: 'must be on, off or mention-only' }).default('on'),
+    {
+      description:
+        'Read the links in messages (up to 3 a message): web pages as readable text, PDFs as documents, images with the vision model. mention-only reads them only in messages that mention parley or DM it.',
+    },
+  ),
+  LINK_MAX_BYTES: document(wholeNumber({ min: 1, fallback: 2 * 1024 * 1024 }), {
+    description: 'Bytes read of one link at most; a longer web page is read up to here, with a note.',
+  }),
+  LINK_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 15_000 }), {
+    description: 'The longest the fetch of one link may take, in milliseconds.',
+  }),
+  LINK_USER_AGENT: document(
+    text('parley/0.1 (chat assistant; reads links people share with it; honours robots.txt)'),
+    {
+      description:
+        "Sent with every link request; each site's robots.txt rules for it (or for *) are respected.",
+    },
+  ),
+  LINK_PRIVATE_ORIGINS: document(
+    commaList.pipe(
+      z.array(
+        z
+          .url({
+            protocol: /^https?$/,
+            error: 'must be origins such as http://wiki.internal, comma-separated',
+          })
+          .transform((value) => new URL(value).origin),
+      ),
+    ),
+    {
+      description:
+        'Origins on a private network that links may lead to (an intranet wiki). Every other private, loopback or link-local address is refused.',
+      typeText: 'comma-separated origins',
+    },
+  ),
+});
+
+const searchSettings = section('Web search', {
+  SEARCH_URL: document(optionalText.pipe(httpUrl({ example: 'http://localhost:8080' }).optional()), {
+    description:
+      'Base URL of a SearXNG instance whose settings.yml allows the json format; unset: no web search. Models with "tools": true in the capabilities file get web_search and read_url tools, others a search-first step; /search always searches.',
+    typeText: 'http(s) URL',
+  }),
+  SEARCH_MAX_RESULTS: document(wholeNumber({ min: 1, max: 20, fallback: 5 }), {
+    description: 'Results given to the model for one search.',
+  }),
+  SEARCH_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 10_000 }), {
+    description: 'The longest one search may take, in milliseconds.',
+  }),
+});
+
+/** Every setting of documents, links and web search, for the environment schema. */
+export const readingSettings = { ...documentSettings, ...linkSettings, ...searchSettings };

@@ -1,0 +1,187 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { searchInstructions } from '../../src/search/search-tools.ts';
+import { type FakeSearxng, startFakeSearxng } from '../fakes/searxng/fake-searxng.ts';
+import { appMention } from '../fakes/slack/index.ts';
+import { type FakeWeb, startFakeWeb } from '../fakes/web/fake-web.ts';
+import { startSlackUnderTest } from '../slack/slack-under-test.ts';
+import { startConsoleUnderTest } from '../support/console-under-test.ts';
+import { startDiscordUnderTest } from '../support/discord-under-test.ts';
+
+let searxng: FakeSearxng;
+let web: FakeWeb;
+beforeAll(async () => {
+  [searxng, web] = await Promise.all([startFakeSearxng(), startFakeWeb()]);
+});
+afterAll(async () => {
+  await Promise.all([searxng.close(), web.close()]);
+});
+afterEach(() => {
+  searxng.reset();
+  web.reset();
+});
+
+type WireMessage = { role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string };
+type ChatBody = { model: string; tools?: Array<{ function: { name: string } }>; messages: WireMessage[] };
+
+const tideResults = [
+  {
+    url: 'https://tides.example/brest',
+    title: 'Tide times Brest',
+    content: 'High tide 14:05, low tide 20:17.',
+  },
+  { url: 'https://weather.example/brest', title: 'Brest weather', content: 'Sunny, 18 °C.' },
+];
+
+describe('web search with sources', () => {
+  it('a model with tools searches, reads the results, and answers with numbered sources as links', async () => {
+    const bot = await startConsoleUnderTest({ SEARCH_URL: searxng.url, CHAT_MODEL: 'tools-model' });
+    searxng.setResults('high tide Brest today', tideResults);
+    bot.fake.enqueue({ toolCalls: [{ name: 'web_search', arguments: { query: 'high tide Brest today' } }] });
+    bot.fake.enqueue({ text: 'High tide in Brest is at 14:05 today [1].' });
+    const printed = await bot.type('when is high tide in Brest?');
+    const usage = await bot.services.usage.report({
+      userId: 'ada',
+      conversationKey: 'console:local:ada',
+      at: new Date(),
+    });
+    await bot.close();
+
+    expect(printed).toContain(
+      'High tide in Brest is at 14:05 today [1].\n\n**Sources**\n1. [Tide times Brest](https://tides.example/brest)',
+    );
+    expect(searxng.queries).toEqual(['high tide Brest today']);
+    const [first, second] = bot.fake.requests.map((request) => request.body as ChatBody);
+    expect(first?.tools?.map((tool) => tool.function.name)).toEqual(['web_search', 'read_url']);
+    expect(String(first?.messages[0]?.content)).toContain(searchInstructions);
+    const toolMessage = second?.messages.at(-1);
+    expect(second?.messages.at(-2)).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ function: { name: 'web_search' } }],
+    });
+    expect(toolMessage).toMatchObject({ role: 'tool', tool_call_id: expect.stringMatching(/^call_/) });
+    expect(String(toolMessage?.content)).toContain(
+      '[1] Tide times Brest\nhttps://tides.example/brest\nHigh tide 14:05',
+    );
+    // Both model calls are counted, the tool round included.
+    expect(usage.user.today.requests).toBe(2);
+  });
+
+  it('read_url reads a page through the link reader', async () => {
+    const bot = await startConsoleUnderTest({
+      SEARCH_URL: searxng.url,
+      CHAT_MODEL: 'tools-model',
+      LINK_PRIVATE_ORIGINS: web.origin,
+    });
+    web.setPage('/menu', {
+      body: '<html><head><title>Café menu</title></head><body><p>Soup of the day: leek.</p></body></html>',
+    });
+    bot.fake.enqueue({ toolCalls: [{ name: 'read_url', arguments: { url: `${web.origin}/menu` } }] });
+    bot.fake.enqueue({ text: 'Leek soup today [1].' });
+    const printed = await bot.type('what soup is on?');
+    await bot.close();
+    expect(printed).toContain(`1. [Café menu](${web.origin}/menu)`);
+    const toolMessage = (bot.fake.requests[1]?.body as ChatBody | undefined)?.messages.at(-1);
+    expect(String(toolMessage?.content)).toContain('Soup of the day: leek.');
+  });
+
+  it('a model without tools gets a search-first step: a small structured decision, then the answer', async () => {
+    const bot = await startConsoleUnderTest({ SEARCH_URL: searxng.url, CHAT_MODEL: 'chat-model' });
+    searxng.setResults('tide Brest', tideResults);
+    bot.fake.enqueue({ text: JSON.stringify({ shouldSearch: true, query: 'tide Brest' }) });
+    bot.fake.enqueue({ text: 'At 14:05 [1].' });
+    const printed = await bot.type('when is high tide in Brest?');
+    await bot.close();
+    expect(printed).toContain(
+      'At 14:05 [1].\n\n**Sources**\n1. [Tide times Brest](https://tides.example/brest)',
+    );
+    const [decision, answer] = bot.fake.requests.map(
+      (request) => request.body as ChatBody & { response_format?: { type: string } },
+    );
+    expect(decision?.response_format?.type).toBe('json_schema');
+    expect(answer?.tools).toBeUndefined();
+    expect(JSON.stringify(answer?.messages.at(-1)?.content)).toContain(
+      '<search_results query=\\"tide Brest\\">',
+    );
+  });
+
+  it('a gateway that refuses tools for a model is noticed, and the turn searches first instead', async () => {
+    const bot = await startConsoleUnderTest({ SEARCH_URL: searxng.url, CHAT_MODEL: 'believed-tools-model' });
+    // The refused request takes a behaviour of the fake's queue too.
+    bot.fake.enqueue({ text: 'never sent' });
+    bot.fake.enqueue({ text: JSON.stringify({ shouldSearch: false, query: '' }) });
+    bot.fake.enqueue({ text: 'Hello there.' });
+    const printed = await bot.type('hello');
+    await bot.close();
+    expect(printed).toContain('Hello there.');
+    expect(printed).not.toContain('Sources');
+    expect(bot.fake.requests.map((request) => (request.body as ChatBody).tools !== undefined)).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(searxng.queries).toEqual([]);
+  });
+
+  it('a search provider that is down: the model is told, the person gets a note, the answer still comes', async () => {
+    const bot = await startConsoleUnderTest({ SEARCH_URL: searxng.url, CHAT_MODEL: 'tools-model' });
+    searxng.failWith(502);
+    bot.fake.enqueue({ toolCalls: [{ name: 'web_search', arguments: { query: 'news' } }] });
+    bot.fake.enqueue({ text: 'I could not search, but from what I know…' });
+    const printed = await bot.type('any news?');
+    await bot.close();
+    expect(printed).toContain('I could not search, but from what I know…');
+    expect(printed).toContain(
+      'Web search is unavailable right now (the search service did not answer), so I answered without it.',
+    );
+    expect(String((bot.fake.requests[1]?.body as ChatBody | undefined)?.messages.at(-1)?.content)).toMatch(
+      /^Web search is unavailable/,
+    );
+    expect(bot.logOutput()).toContain('searxng answered 502');
+  });
+
+  it('on Slack the thread status says what is searched', async () => {
+    const bot = await startSlackUnderTest({
+      mode: 'http',
+      environment: { SEARCH_URL: searxng.url, CHAT_MODEL: 'tools-model' },
+    });
+    bot.gateway.enqueue({ toolCalls: [{ name: 'web_search', arguments: { query: 'ferry timetable' } }] });
+    bot.gateway.enqueue({ text: 'The ferry leaves at 9 [1].' });
+    const mention = appMention({ channel: 'C0SEARCH01', text: 'when does the ferry leave?' });
+    await bot.deliverEvent(mention);
+    // The status went into the streamed message too; the reply then rewrote it with the answer.
+    const reply = await bot.slack.waitFor(() =>
+      bot.slack
+        .messages('C0SEARCH01', String(mention.ts))
+        .find((message) => message.text.includes('Sources')),
+    );
+    const statuses = bot.slack
+      .callsTo('assistant.threads.setStatus')
+      .map((call) => (call.arguments as { status: string }).status);
+    await bot.close();
+    expect(statuses).toContain('🔎 searching: ferry timetable');
+    // The notification text is mrkdwn, converted from the Markdown the blocks carry.
+    expect(reply.text).toBe(
+      'The ferry leaves at 9 [1].\n\n*Sources*\n1. <https://example.org/ferry-timetable|About ferry timetable>',
+    );
+  });
+
+  it('on Discord /search searches with the question itself, without asking the model first', async () => {
+    const under = await startDiscordUnderTest({ SEARCH_URL: searxng.url });
+    const channel = under.discord.textChannelIds[0] ?? '';
+    under.gateway.enqueue({ text: 'Here is what I found [2].' });
+    under.discord.sendSlashCommand({
+      name: 'search',
+      channelId: channel,
+      options: { query: 'parley chat bot' },
+    });
+    const reply = await under.discord.waitFor(() =>
+      under.discord.messages(channel).find((message) => message.content.includes('**Sources**')),
+    );
+    await under.close();
+    expect(searxng.queries).toEqual(['parley chat bot']);
+    expect(under.gateway.requests).toHaveLength(1);
+    expect(reply.content).toBe(
+      'Here is what I found [2].\n\n**Sources**\n2. [parley chat bot: the details](https://example.net/parley-chat-bot)',
+    );
+  });
+});
