@@ -244,7 +244,7 @@ async function answerJournaled(
   }
   prepared.notices.push(...(admission?.notes ?? []));
   const startedAt = (dependencies.now ?? (() => new Date()))();
-  const extraCalls: ExtraCalls = { usage: undefined };
+  const extraCalls: ExtraCalls = { usage: undefined, count: 0 };
   const streamed = await streamReply({ dependencies, prepared, turn, writer, signal, logger, extraCalls });
   const failureReason =
     streamed.failure && dependencies.spending
@@ -268,7 +268,7 @@ async function answerJournaled(
   const failure = streamed.failure ?? delivery.failure;
   const delivered = delivery.delivered;
   const status: ReplyStatus = failure ? (hasText ? 'cut' : 'failed') : 'complete';
-  await settleReply({ admission, prepared, streamed, extraUsage: extraCalls.usage, hasText });
+  await settleReply({ admission, prepared, streamed, extraCalls, hasText });
   logger.info(
     {
       status,
@@ -430,6 +430,7 @@ function documentReferencesOf(documents: readonly ReadDocument[]): DocumentRefer
 /** What a reply's extra model calls (a search decision, tool rounds) used, added up as they end. */
 interface ExtraCalls {
   usage: TokenUsage | undefined;
+  count: number;
 }
 
 interface StreamedReply {
@@ -482,6 +483,7 @@ async function streamReply({
           // The extra calls are part of this reply: held for by its admission, settled with it.
           recordUsage: async (usage) => {
             extraCalls.usage = addUsage(extraCalls.usage, usage);
+            extraCalls.count += 1;
           },
         })
       : dependencies.gateway.chatStream(chat);
@@ -688,18 +690,18 @@ async function settleReply({
   admission,
   prepared,
   streamed,
-  extraUsage,
+  extraCalls,
   hasText,
 }: {
   admission: Admission | undefined;
   prepared: PreparedTurn;
   streamed: StreamedReply;
   /** What the reply's extra model calls (search decisions, tool rounds) used. */
-  extraUsage: TokenUsage | undefined;
+  extraCalls: ExtraCalls;
   hasText: boolean;
 }): Promise<void> {
   if (!admission?.isAdmitted) return;
-  if (!streamed.usage && !hasText && !extraUsage) {
+  if (!streamed.usage && !hasText && extraCalls.count === 0) {
     await admission.release();
     return;
   }
@@ -713,7 +715,7 @@ async function settleReply({
           totalTokens: prepared.fit.estimatedPromptTokens + completionTokens,
         }
       : undefined);
-  await admission.settle({ usage: addUsage(extraUsage, lastCall) });
+  await admission.settle({ usage: addUsage(extraCalls.usage, lastCall), requests: extraCalls.count + 1 });
 }
 
 function addUsage(first: TokenUsage | undefined, second: TokenUsage | undefined): TokenUsage | undefined {

@@ -94,7 +94,8 @@ export interface UsageLedger {
     reservationId: string;
     subject: SpendSubject;
     heldCounters: readonly CounterAddress[];
-    spent: Omit<SpentTotals, 'requests'>;
+    /** What was spent; `requests` (the gateway calls made) defaults to one. */
+    spent: Omit<SpentTotals, 'requests'> & { readonly requests?: number };
     at: Date;
   }): Promise<void>;
   /** Drops a hold whose request never reached the gateway or failed there. Never rejects. */
@@ -244,7 +245,7 @@ export function createUsageLedger({
           reservationId,
           heldCounters,
           counters: scopes.flatMap((scope) => periods.map((period) => counterOf(scope, period, windows))),
-          spent: { ...spent, requests: 1 },
+          spent: { ...spent, requests: spent.requests ?? 1 },
           rankings: periods.flatMap((period) => [
             {
               ...rankingOf({ place, kind: 'users', period, window: windows[period] }),

@@ -38,6 +38,8 @@ export interface SpendOutcome {
   readonly usage?: TokenUsage | undefined;
   readonly estimatedUsage?: TokenUsage;
   readonly images?: number;
+  /** How many gateway calls it made (a reply with search may make several); default one. */
+  readonly requests?: number;
 }
 
 export type Admission =
@@ -289,6 +291,7 @@ async function admitted({
           promptTokens: usage?.promptTokens ?? 0,
           completionTokens: usage?.completionTokens ?? 0,
           images,
+          ...(outcome.requests === undefined ? {} : { requests: outcome.requests }),
           costNanos: (usage ? usageCostNanos({ price, usage }) : 0) + imageCost,
         },
         at: now(),
