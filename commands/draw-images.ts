@@ -30,19 +30,8 @@ const imageHoldMarginMs = 60_000;
  * Draws images and delivers them as files, with progress while the model works, then Regenerate
  * and Vary buttons. Errors become one short message; the details go to the log.
  */
-export async function drawImages({
-  services,
-  user,
-  responder,
-  request,
-  signal,
-}: {
-  services: CommandServices;
-  user: CommandUser;
-  responder: CommandResponder;
-  request: DrawRequest;
-  signal: AbortSignal;
-}): Promise<void> {
+export async function drawImages(drawing: Drawing): Promise<void> {
+  const { services, user, responder, request } = drawing;
   const resolved = await resolveReferences({ references: request.references, services });
   if ('problem' in resolved) {
     await responder.send({ text: `⚠ ${resolved.problem}`, isPrivate: true });
@@ -68,7 +57,7 @@ export async function drawImages({
   const startedAt = services.now().getTime();
   const what = request.count === 1 ? '1 image' : `${request.count} images`;
   // The progress line is journaled, so a restart after a kill tells the person the drawing stopped.
-  const journal = journalProgress({ services, responder, user, request });
+  const journal = journalProgress(drawing);
   const showProgress = async () => {
     const elapsedSeconds = Math.round((services.now().getTime() - startedAt) / 1000);
     const text = `🎨 drawing ${what}…${elapsedSeconds > 0 ? ` ${elapsedSeconds} s` : ''}`;
@@ -76,13 +65,8 @@ export async function drawImages({
     if (shown) journal?.update({ messages: [{ id: shown.id, text }], modelText: '' });
   };
   try {
-    await drawAndSend({
-      services,
-      user,
-      responder,
-      request,
-      signal,
-      resolved,
+    await drawAndSend(drawing, {
+      referenceImages: resolved.images,
       startedAt,
       what,
       showProgress,
@@ -95,17 +79,16 @@ export async function drawImages({
   }
 }
 
-function journalProgress({
-  services,
-  responder,
-  user,
-  request,
-}: {
-  services: CommandServices;
-  responder: CommandResponder;
-  user: CommandUser;
-  request: DrawRequest;
-}): JournalRecord | undefined {
+/** One drawing: who asked, where it answers, and what it draws. */
+interface Drawing {
+  readonly services: CommandServices;
+  readonly user: CommandUser;
+  readonly responder: CommandResponder;
+  readonly request: DrawRequest;
+  readonly signal: AbortSignal;
+}
+
+function journalProgress({ services, responder, user, request }: Drawing): JournalRecord | undefined {
   const { address } = responder.surface;
   if (address === undefined) return undefined;
   return services.journal.begin({
@@ -116,29 +99,22 @@ function journalProgress({
   });
 }
 
-async function drawAndSend({
-  services,
-  user,
-  responder,
-  request,
-  signal,
-  resolved,
-  startedAt,
-  what,
-  showProgress,
-  admission,
-}: {
-  services: CommandServices;
-  user: CommandUser;
-  responder: CommandResponder;
-  request: DrawRequest;
-  signal: AbortSignal;
-  resolved: { images: readonly string[] };
-  startedAt: number;
-  what: string;
-  showProgress: () => Promise<void>;
-  admission: Extract<Admission, { isAdmitted: true }>;
-}): Promise<void> {
+async function drawAndSend(
+  { services, user, responder, request, signal }: Drawing,
+  {
+    referenceImages,
+    startedAt,
+    what,
+    showProgress,
+    admission,
+  }: {
+    referenceImages: readonly string[];
+    startedAt: number;
+    what: string;
+    showProgress: () => Promise<void>;
+    admission: Extract<Admission, { isAdmitted: true }>;
+  },
+): Promise<void> {
   await showProgress();
   const timer = setInterval(() => {
     showProgress().catch((error: unknown) => services.logger.debug({ err: error }, 'progress update failed'));
@@ -151,7 +127,7 @@ async function drawAndSend({
       count: request.count,
       outputFormat: request.outputFormat,
       ...(request.aspectRatio ? { aspectRatio: request.aspectRatio } : {}),
-      ...(resolved.images.length > 0 ? { referenceImages: resolved.images } : {}),
+      ...(referenceImages.length > 0 ? { referenceImages } : {}),
       signal,
     });
   } catch (error) {
