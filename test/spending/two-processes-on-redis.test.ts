@@ -10,6 +10,8 @@ import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
  * Slack workspace over HTTP; each delivery goes to the process the test picks.
  */
 const redisUrl = process.env.REDIS_URL;
+/** Generous: two bot processes share two cores with the rest of the suite. */
+const stepTimeoutMs = 20_000;
 const apiKey = 'two-process-key-0123456789';
 let gateway: FakeGateway | undefined;
 let slack: FakeSlack | undefined;
@@ -62,23 +64,35 @@ describe.skipIf(redisUrl === undefined)(
       const [first, second] = await Promise.all([startBot(fakeSlack, gateway), startBot(fakeSlack, gateway)]);
       const chatRequests = () =>
         gateway?.requests.filter((request) => request.path.endsWith('/chat/completions')) ?? [];
+      // A step that times out says which, with what both bots wrote.
+      const explained = <Value>(step: string, waiting: Promise<Value>) =>
+        waiting.catch((error: unknown) => {
+          const outputs = bots.map((bot, index) => `--- bot ${index + 1}:\n${bot.output().slice(-3000)}`);
+          throw new Error(`${step}: ${String(error)}\n${outputs.join('\n')}`);
+        });
       const config = async (url: string, text: string) => {
         fakeSlack.appUrl = url;
         const before = fakeSlack.ephemeralMessages.length;
         await fakeSlack.deliverSlashCommand({
           command: slashCommand({ command: '/config', text, user: admin, channel }),
         });
-        return fakeSlack.waitFor(
-          () => fakeSlack.ephemeralMessages.slice(before).find((message) => /✅|⚠/.test(message.text)),
-          10_000,
+        return explained(
+          `/config ${text}`,
+          fakeSlack.waitFor(
+            () => fakeSlack.ephemeralMessages.slice(before).find((message) => /✅|⚠/.test(message.text)),
+            stepTimeoutMs,
+          ),
         );
       };
       const mention = async (url: string, text: string, expected: RegExp) => {
         fakeSlack.appUrl = url;
         await fakeSlack.deliverEvent({ event: appMention({ channel, text, user: person }) });
-        return fakeSlack.waitFor(
-          () => fakeSlack.calls.find((call) => expected.test(JSON.stringify(call.arguments))),
-          10_000,
+        return explained(
+          `mention "${text}"`,
+          fakeSlack.waitFor(
+            () => fakeSlack.calls.find((call) => expected.test(JSON.stringify(call.arguments))),
+            stepTimeoutMs,
+          ),
         );
       };
 
@@ -97,6 +111,6 @@ describe.skipIf(redisUrl === undefined)(
       gateway.enqueue({ text: 'Third answer.' });
       await mention(first, 'three', /Third answer\./);
       expect(chatRequests()).toHaveLength(2);
-    }, 45_000);
+    }, 90_000);
   },
 );
