@@ -101,6 +101,15 @@ describe.skipIf(redisUrl === undefined)(
       expect(set.text).toContain('BUDGET_USER_DAILY for this channel is now 0.002.');
       gateway.enqueue({ text: 'First answer.', usage: { prompt_tokens: 20_000, completion_tokens: 10 } });
       await mention(first, 'one', /First answer\./);
+      // Its Regenerate button comes once the reply is over and its spending is counted; before that
+      // the other process could not know it yet.
+      await explained(
+        'the first reply finishing',
+        fakeSlack.waitFor(
+          () => fakeSlack.calls.find((call) => JSON.stringify(call.arguments).includes('chat.regenerate')),
+          stepTimeoutMs,
+        ),
+      );
       expect(chatRequests()).toHaveLength(1);
 
       await mention(second, 'two', /Not sent: your daily budget has 0 of 0\.002 left/);
