@@ -1,6 +1,7 @@
 import type { Command } from './define-command.ts';
 import { defineCommand } from './define-command.ts';
 import { chatCommand } from './definitions/chat.ts';
+import { configCommand } from './definitions/config.ts';
 import { extractCommand } from './definitions/extract.ts';
 import { imagineCommand } from './definitions/imagine.ts';
 import { modelCommand } from './definitions/model.ts';
@@ -44,6 +45,7 @@ export const allCommands: readonly Command[] = [
   systemCommand,
   resetCommand,
   usageCommand,
+  configCommand,
   helpCommand,
 ] as readonly Command[];
 

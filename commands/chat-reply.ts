@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Requester } from '../src/access/access-policy.ts';
 import type { ReplyOutcome } from '../src/conversation/engine.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
@@ -7,7 +8,7 @@ import type { PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
 import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
 import { type ChatActionPayload, encodeActionId } from './action-store.ts';
-import type { CommandServices } from './define-command.ts';
+import type { CommandServices, CommandUser } from './define-command.ts';
 
 /**
  * A chat reply with its buttons: Stop under the first message while it streams, then Regenerate
@@ -19,15 +20,54 @@ export async function replyWithActions({
   turn,
   surface,
   replacesReplyCreatedAt,
+  requestedBy,
+  beforeReply,
   signal: callerSignal,
 }: {
   services: CommandServices;
   turn: IncomingTurn;
   surface: Surface;
   replacesReplyCreatedAt?: string;
+  /** Who pressed the button that asked for this reply, when not the turn's author. */
+  requestedBy?: CommandUser;
+  /**
+   * What to show once the person may be answered (a typing indicator, Slack's "is thinking…"), so a
+   * refused person leaves no trace where others see it.
+   */
+  beforeReply?: () => Promise<unknown>;
   /** Stops the reply too (Ctrl+C in the terminal, shutdown), besides its own Stop button. */
   signal?: AbortSignal;
 }): Promise<ReplyOutcome> {
+  const requester: Requester = requestedBy
+    ? {
+        userId: requestedBy.id,
+        roleIds: requestedBy.roleIds,
+        isAdmin: requestedBy.isAdmin,
+        isDirectMessage: requestedBy.isInDirectMessage ?? false,
+      }
+    : {
+        userId: turn.author.id,
+        roleIds: turn.author.roleIds ?? [],
+        isAdmin: turn.author.isAdmin ?? false,
+        isDirectMessage: turn.isDirectMessage ?? false,
+      };
+  const verdict = await services.access.check({
+    requester,
+    conversationKey: turn.conversationKey,
+    command: 'chat',
+  });
+  if (!verdict.isAllowed) {
+    // No reply where everyone sees it: one private notice an hour, and otherwise nothing.
+    if (verdict.notice) {
+      await surface.postPrivately?.(verdict.notice).catch((error: unknown) => {
+        services.logger.warn({ err: error }, 'could not give a refused person their notice');
+      });
+    }
+    return refusedOutcome(services);
+  }
+  await beforeReply?.().catch((error: unknown) => {
+    services.logger.debug({ err: error }, 'could not show that a reply is coming');
+  });
   const replyId = randomBytes(9).toString('base64url');
   const stopSignal = services.activeReplies.start(replyId);
   const signal = callerSignal ? AbortSignal.any([stopSignal, callerSignal]) : stopSignal;
@@ -44,6 +84,7 @@ export async function replyWithActions({
       surface: tracked.surface,
       signal,
       ...(replacesReplyCreatedAt ? { replacesReplyCreatedAt } : {}),
+      ...(requestedBy ? { requestedBy: { id: requestedBy.id, roleIds: requestedBy.roleIds } } : {}),
     });
   } finally {
     services.activeReplies.finish(replyId);
@@ -61,6 +102,18 @@ export async function replyWithActions({
     );
   }
   return outcome;
+}
+
+// A refused request reached neither the engine nor the gateway.
+function refusedOutcome(services: CommandServices): ReplyOutcome {
+  return {
+    status: 'failed',
+    delivered: { text: '', messages: [], editCount: 0, isComplete: false },
+    model: services.models.chat,
+    finishReason: undefined,
+    usage: undefined,
+    error: undefined,
+  };
 }
 
 /**
@@ -155,6 +208,7 @@ function trackFirstMessage(
     ...(surface.showStatus ? { showStatus: surface.showStatus.bind(surface) } : {}),
     ...(surface.setActions ? { setActions: surface.setActions.bind(surface) } : {}),
     ...(surface.classifyFailure ? { classifyFailure: surface.classifyFailure.bind(surface) } : {}),
+    ...(surface.postPrivately ? { postPrivately: surface.postPrivately.bind(surface) } : {}),
     ...(surface.address ? { address: surface.address } : {}),
   };
   return { surface: wrapped, firstMessage: () => firstMessage };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DocumentAttachment, ImageAttachment } from '../src/conversation/turn.ts';
+import { bareId } from '../src/environment/spend-access-values.ts';
 import { type ParsedCommandText, strayTextKey, typedFlags } from './parse-command-text.ts';
 
 /**
@@ -7,7 +8,7 @@ import { type ParsedCommandText, strayTextKey, typedFlags } from './parse-comman
  * show it (Discord option type, choices, limits, autocomplete; Slack `--flag` names).
  */
 export interface CommandOption<Value = unknown> {
-  readonly kind: 'text' | 'integer' | 'boolean' | 'choice' | 'image' | 'file';
+  readonly kind: 'text' | 'integer' | 'boolean' | 'choice' | 'image' | 'file' | 'user' | 'subcommand';
   readonly description: string;
   readonly isRequired: boolean;
   /** Validates and converts the raw platform value (a string from Slack text, a typed value from Discord). */
@@ -21,7 +22,27 @@ export interface CommandOption<Value = unknown> {
   /** The option that takes the free text of `/command free text --flag value`. */
   readonly isFreeText?: boolean;
   /** Suggestions as the person types (Discord autocomplete). */
-  readonly suggest?: (context: { typed: string; models: readonly string[] }) => readonly string[];
+  readonly suggest?: (context: SuggestContext) => readonly string[];
+  /**
+   * Takes the next word of the command text (Slack, terminal), before the free text, in the order
+   * the options are declared: `/config set BUDGET_USER_DAILY 2.50`.
+   */
+  readonly isPositional?: boolean;
+  /** For a subcommand option: each subcommand, and the names of the options it takes. */
+  readonly subcommands?: Readonly<Record<string, Subcommand>>;
+}
+
+/** One subcommand: Discord shows it as its own entry with its own options. */
+export interface Subcommand {
+  readonly description: string;
+  readonly optionNames: readonly string[];
+}
+
+/** What a suggestion knows: what is typed so far, the models, and the other options filled in. */
+export interface SuggestContext {
+  readonly typed: string;
+  readonly models: readonly string[];
+  readonly others?: Readonly<Record<string, unknown>>;
 }
 
 /** A raw value as a platform hands it over, before validation. */
@@ -38,6 +59,7 @@ export function textOption<IsRequired extends boolean = false>(options: {
   isRequired?: IsRequired;
   maxLength?: number;
   isFreeText?: boolean;
+  isPositional?: boolean;
   aliases?: readonly string[];
   suggest?: CommandOption['suggest'];
 }): CommandOption<IsRequired extends true ? string : string | undefined> {
@@ -56,8 +78,53 @@ export function textOption<IsRequired extends boolean = false>(options: {
     >,
     maxLength,
     ...(options.isFreeText ? { isFreeText: true } : {}),
+    ...(options.isPositional ? { isPositional: true } : {}),
     ...(options.aliases ? { aliases: options.aliases } : {}),
     ...(options.suggest ? { suggest: options.suggest } : {}),
+  };
+}
+
+/**
+ * A person: Discord's user picker; on Slack and the terminal a mention (`<@U…>`) or an id. The value
+ * is the bare id.
+ */
+export function userOption(options: {
+  description: string;
+  aliases?: readonly string[];
+}): CommandOption<string | undefined> {
+  const schema = z
+    .string({ error: 'must be a person (a mention or an id)' })
+    .transform((value) => bareId(value.replace(/^@/, '')))
+    .pipe(z.string().regex(/^[A-Za-z0-9]{2,40}$/, 'must be a person (a mention or an id)'));
+  return {
+    kind: 'user',
+    description: options.description,
+    isRequired: false,
+    schema: schema.optional(),
+    ...(options.aliases ? { aliases: options.aliases } : {}),
+  };
+}
+
+/**
+ * Which subcommand: Discord subcommands, or the first word of the text elsewhere (`/config show`).
+ * Leaving it out is allowed; the command decides what that means.
+ */
+export function subcommandOption<Name extends string>(options: {
+  description: string;
+  subcommands: Readonly<Record<Name, Subcommand>>;
+}): CommandOption<Name | undefined> {
+  const names = Object.keys(options.subcommands) as [Name, ...Name[]];
+  return {
+    kind: 'subcommand',
+    description: options.description,
+    isRequired: false,
+    schema: z
+      .string()
+      .transform((value) => value.trim().toLowerCase())
+      .pipe(z.enum(names, { error: `must be one of ${names.join(', ')}` }))
+      .optional() as unknown as z.ZodType<Name | undefined>,
+    isPositional: true,
+    subcommands: options.subcommands,
   };
 }
 
@@ -221,7 +288,7 @@ function unknownNameProblem({
   options: CommandOptions;
 }): string {
   const flags = Object.entries(options)
-    .filter(([, option]) => !option.isFreeText)
+    .filter(([, option]) => !option.isFreeText && !option.isPositional)
     .map(
       ([optionName, option]) => `--${optionName}${option.aliases?.[0] ? ` (or --${option.aliases[0]})` : ''}`,
     );

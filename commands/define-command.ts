@@ -1,3 +1,6 @@
+import type { AccessGate } from '../src/access/access-gate.ts';
+import type { OverrideStore } from '../src/administration/override-store.ts';
+import type { PlaceSettingsReader } from '../src/administration/place-settings.ts';
 import type { ActiveReplies } from '../src/conversation/active-replies.ts';
 import type { ConversationEngine } from '../src/conversation/engine.ts';
 import type { HistoryStore } from '../src/conversation/history-store.ts';
@@ -6,10 +9,12 @@ import type { SettingsStore } from '../src/conversation/settings-store.ts';
 import type { ConversationKey } from '../src/conversation/turn.ts';
 import type { UsageLedger } from '../src/conversation/usage-ledger.ts';
 import type { Action, Card } from '../src/delivery/card.ts';
+import type { Form, FormOutcome, FormSubmission } from '../src/delivery/form.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { DocumentReader } from '../src/documents/document-reader.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
+import type { SpendGuard } from '../src/spending/spend-guard.ts';
 import type { ActionStore } from './action-store.ts';
 import type { CommandInput, CommandOptions } from './command-options.ts';
 
@@ -20,6 +25,8 @@ export interface CommandUser {
   /** A server or workspace admin (Discord Manage Server / Administrator; Slack admin or owner). */
   readonly isAdmin: boolean;
   readonly roleIds: readonly string[];
+  /** The command was run or the button pressed in a direct message with the bot. */
+  readonly isInDirectMessage?: boolean;
 }
 
 /** One message of the channel or thread, as `/summarize` reads it from the platform. */
@@ -62,6 +69,11 @@ export interface CommandResponder {
    * Only the responders of button presses on platforms that can edit that message have it.
    */
   removePressedAction?(): Promise<void>;
+  /**
+   * Opens a form for the person (Slack: a modal, from the command's trigger). Absent where the
+   * platform has none or the moment has passed; the command then answers in text.
+   */
+  openForm?(form: Form): Promise<void>;
   /** Files it posts get links anyone can fetch (Discord's CDN): the image model can take them. */
   readonly hasPublicFileLinks?: boolean;
   /**
@@ -78,6 +90,11 @@ export interface CommandServices {
   readonly history: HistoryStore;
   readonly settings: SettingsStore;
   readonly usage: UsageLedger;
+  /** Budgets and the request rate: every gateway call is admitted here first. */
+  readonly spending: SpendGuard;
+  readonly access: AccessGate;
+  readonly overrides: OverrideStore;
+  readonly places: PlaceSettingsReader;
   readonly actionStore: ActionStore;
   readonly activeReplies: ActiveReplies;
   /** Replies in flight, so the ones a dead process left can be finished on the next start. */
@@ -93,6 +110,10 @@ export interface CommandServices {
   readonly systemPrompt: string;
   /** Largest image a person may attach, in bytes. */
   readonly maxImageBytes: number;
+  /** The longest an image generation may take (IMAGE_TIMEOUT_MS): its budget hold lasts a little longer. */
+  readonly imageTimeoutMs: number;
+  /** BUDGET_TIMEZONE, for saying when budgets reset. */
+  readonly budgetTimeZone: string;
   /** Largest document (PDF, Word, Excel, CSV, text) a person may attach, in bytes. */
   readonly maxDocumentBytes: number;
   /** Whether web search is configured (`SEARCH_URL`), for `/search`. */
@@ -138,7 +159,18 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
    * whose privacy cannot change later) opens the answer privately. Absent: public.
    */
   isAnswerPrivate?(input: CommandInput<Options>): boolean;
+  /** Only server admins see it in the command list (Discord: Manage Server); it checks again itself. */
+  readonly isForAdmins?: boolean;
   run(context: CommandContext<CommandInput<Options>>): Promise<void>;
+  /** Handles a form this command opened (`CommandResponder.openForm`). */
+  submitForm?(context: FormContext): Promise<FormOutcome>;
+}
+
+/** A submitted form, with who submitted it and the services to act on it. */
+export interface FormContext {
+  readonly submission: FormSubmission;
+  readonly user: CommandUser;
+  readonly services: CommandServices;
 }
 
 /** Declares a command once; adapters register and render it on every platform. */

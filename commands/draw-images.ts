@@ -4,6 +4,7 @@ import { retryFinalCall } from '../src/delivery/final-call-retries.ts';
 import { toGatewayError } from '../src/gateway/gateway-error.ts';
 import type { GeneratedImage } from '../src/gateway/image-generation.ts';
 import { fileExtensionOf } from '../src/images/image-type.ts';
+import type { Admission } from '../src/spending/spend-guard.ts';
 import type { DrawnImage, ImagineActionPayload, ReferenceImage } from './action-store.ts';
 import { encodeActionId } from './action-store.ts';
 import type { CommandResponder, CommandResult, CommandServices, CommandUser } from './define-command.ts';
@@ -23,16 +24,35 @@ export interface DrawRequest {
 }
 
 const progressIntervalMs = 3_000;
+/** A drawing's budget hold outlives IMAGE_TIMEOUT_MS by this much, for the download after it. */
+const imageHoldMarginMs = 60_000;
 
 /**
  * Draws images and delivers them as files, with progress while the model works, then Regenerate
  * and Vary buttons. Errors become one short message; the details go to the log.
  */
 export async function drawImages(drawing: Drawing): Promise<void> {
-  const { services, responder, request } = drawing;
+  const { services, user, responder, request } = drawing;
   const resolved = await resolveReferences({ references: request.references, services });
   if ('problem' in resolved) {
     await responder.send({ text: `⚠ ${resolved.problem}`, isPrivate: true });
+    return;
+  }
+  const admission = await services.spending.admit({
+    userId: user.id,
+    roleIds: user.roleIds,
+    conversationKey: request.conversationKey,
+    model: services.models.image,
+    work: {
+      kind: 'images',
+      count: request.count,
+      aspectRatio: request.aspectRatio,
+      outputFormat: request.outputFormat,
+    },
+    maxDurationMs: services.imageTimeoutMs + imageHoldMarginMs,
+  });
+  if (!admission.isAdmitted) {
+    await responder.send({ text: `⚠ ${admission.message}`, isPrivate: true });
     return;
   }
   const startedAt = services.now().getTime();
@@ -46,8 +66,16 @@ export async function drawImages(drawing: Drawing): Promise<void> {
     if (shown) journal?.update({ messages: [{ id: shown.id, text }], modelText: '' });
   };
   try {
-    await drawAndSend(drawing, { referenceImages: resolved.images, startedAt, what, showProgress });
+    await drawAndSend(drawing, {
+      referenceImages: resolved.images,
+      startedAt,
+      what,
+      showProgress,
+      admission,
+    });
   } finally {
+    // Settled once the images came back; anything that ends the drawing before frees the hold.
+    await admission.release();
     await journal?.end();
   }
 }
@@ -79,11 +107,13 @@ async function drawAndSend(
     startedAt,
     what,
     showProgress,
+    admission,
   }: {
     referenceImages: readonly string[];
     startedAt: number;
     what: string;
     showProgress: () => Promise<void>;
+    admission: Extract<Admission, { isAdmitted: true }>;
   },
 ): Promise<void> {
   await showProgress();
@@ -107,14 +137,20 @@ async function drawAndSend(
       { err: failure, kind: failure.kind, model: services.models.image },
       'image generation failed',
     );
+    // Image requests are billed per image returned; none came back (the caller frees the hold).
+    const reason = await services.spending.describeFailure({
+      error: failure,
+      conversationKey: request.conversationKey,
+    });
     await responder.send({
-      text: `⚠ ${failure.userMessage}`,
+      text: `⚠ ${reason}`,
       ...(request.isButtonPress ? { isPrivate: true } : {}),
     });
     return;
   } finally {
     clearInterval(timer);
   }
+  await admission.settle({ images: result.images.length });
 
   const seconds = ((services.now().getTime() - startedAt) / 1000).toFixed(1);
   const slug =
@@ -147,7 +183,7 @@ async function drawAndSend(
   const lines = [
     `**${request.prompt}**`,
     `_${user.name} · ${what} in ${seconds} s_`,
-    ...[...result.notices, ...(notice ? [notice] : [])].map((line) => `_${line}_`),
+    ...[...result.notices, ...(notice ? [notice] : []), ...admission.notes].map((line) => `_${line}_`),
   ];
   const sent = await postDrawnImages({
     services,
@@ -164,13 +200,6 @@ async function drawAndSend(
       { token },
     );
   }
-  // Drawn is billed, posted or not: the usage counts it either way.
-  await services.usage.record({
-    userId: user.id,
-    conversationKey: request.conversationKey,
-    images: result.images.length,
-    at: services.now(),
-  });
 }
 
 /**

@@ -56,9 +56,17 @@ export function parseCommandText(options: CommandOptions, text: string): ParsedC
   }
   // Not enumerable: it is about the options, not one of them, and logs and comparisons leave it out.
   Object.defineProperty(values, typedFlags, { value: flagsTyped, enumerable: false });
-  const freeText = removeSpans(text, removedSpans)
+  let freeText = removeSpans(text, removedSpans)
     .replace(/(^|\s)\\(--|—)/g, '$1$2')
     .trim();
+  // Positional options take the leading words, in the order they are declared.
+  for (const [name, option] of Object.entries(options)) {
+    if (!option.isPositional || values[name] !== undefined || freeText === '') continue;
+    const word = /^\S+\s*/.exec(freeText)?.[0] ?? '';
+    values[name] = word.trim();
+    // The rest keeps its line breaks, as free text does.
+    freeText = freeText.slice(word.length);
+  }
   const freeTextOption = Object.entries(options).find(([, option]) => option.isFreeText)?.[0];
   if (freeText !== '' && freeTextOption && values[freeTextOption] === undefined)
     values[freeTextOption] = freeText;
@@ -94,8 +102,12 @@ export function describeUsage(name: string, options: CommandOptions): string {
             ? ''
             : option.kind === 'image' || option.kind === 'file'
               ? option.kind
-              : optionName;
-    if (option.isFreeText) parts.push(option.isRequired ? `<${optionName}>` : `[${optionName}]`);
+              : option.kind === 'user'
+                ? '@person'
+                : optionName;
+    if (option.kind === 'subcommand') parts.push(`<${Object.keys(option.subcommands ?? {}).join('|')}>`);
+    else if (option.isFreeText || option.isPositional)
+      parts.push(option.isRequired ? `<${optionName}>` : `[${optionName}]`);
     else parts.push(`[${flag}${shape ? ` ${shape}` : ''}]`);
   }
   return parts.join(' ');

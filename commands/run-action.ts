@@ -3,6 +3,7 @@ import { attachmentsFromKeptDocuments, attachmentsFromKeptImages, replyWithActio
 import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
 import { drawImages } from './draw-images.ts';
 import { imageGoneMessage, varyReferenceOf } from './reference-images.ts';
+import { requesterOf } from './run-command.ts';
 
 const continueText =
   'Please continue your previous answer exactly where it stopped, without repeating anything.';
@@ -42,6 +43,15 @@ export async function runAction({
   const payload = await services.actionStore.load(action.token);
   if (!payload) {
     await responder.send({ text: 'This button has expired. Please ask again.', isPrivate: true });
+    return;
+  }
+  const verdict = await services.access.check({
+    requester: requesterOf(user),
+    conversationKey: payload.conversationKey,
+    command: payload.kind === 'chat' ? 'chat' : 'imagine',
+  });
+  if (!verdict.isAllowed) {
+    await responder.send({ text: verdict.text, isPrivate: true });
     return;
   }
   if (payload.kind === 'chat') {
@@ -97,6 +107,7 @@ async function rerunChat({
       documents: isContinue ? [] : attachmentsFromKeptDocuments(payload),
     },
     ...(!isContinue && payload.replyCreatedAt ? { replacesReplyCreatedAt: payload.replyCreatedAt } : {}),
+    requestedBy: user,
   });
 }
 

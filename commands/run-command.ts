@@ -1,3 +1,4 @@
+import type { Requester } from '../src/access/access-policy.ts';
 import { userMessageOf } from '../src/user-facing-error.ts';
 import { parseCommandInput, type RawOptionValue } from './command-options.ts';
 import type {
@@ -8,6 +9,16 @@ import type {
   CommandUser,
 } from './define-command.ts';
 import { describeUsage } from './parse-command-text.ts';
+
+/** The access facts of a person who ran a command or pressed a button. */
+export function requesterOf(user: CommandUser): Requester {
+  return {
+    userId: user.id,
+    roleIds: user.roleIds,
+    isAdmin: user.isAdmin,
+    isDirectMessage: user.isInDirectMessage ?? false,
+  };
+}
 
 /**
  * Whether the command's answer to these options will be private: a bad option gets a private
@@ -58,6 +69,16 @@ export async function runCommand({
       text: `⚠ ${parsed.problems.join('; ')}.\nUsage: \`${describeUsage(command.name, command.options)}\``,
       isPrivate: true,
     });
+    return;
+  }
+  const verdict = await services.access.check({
+    requester: requesterOf(user),
+    conversationKey,
+    command: command.name,
+  });
+  if (!verdict.isAllowed) {
+    // A command waits for an answer on every platform, so it gets one, privately, every time.
+    await responder.send({ text: verdict.text, isPrivate: true });
     return;
   }
   const execute = () =>

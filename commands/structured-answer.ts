@@ -1,7 +1,17 @@
 import type { z } from 'zod';
+import { estimateTokens } from '../src/conversation/context-budget.ts';
 import type { ChatMessage } from '../src/gateway/chat-types.ts';
 import { toGatewayError } from '../src/gateway/gateway-error.ts';
 import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
+
+/**
+ * The most a structured answer may write (sent as `max_tokens`), so its worst case has a bound a
+ * budget can hold: a long summary card fits well within it.
+ */
+export const structuredMaxTokens = 4_096;
+/** The JSON instructions and schema parley adds to the prompt, roughly. */
+const schemaPromptTokens = 600;
+const structuredHoldMs = 10 * 60_000;
 
 /**
  * Runs one structured request for a command: the answer validated against `schema`, usage counted,
@@ -28,9 +38,39 @@ export async function askForStructuredAnswer<Schema extends z.ZodType>({
   schemaName: string;
   signal: AbortSignal;
 }): Promise<z.output<Schema> | undefined> {
+  const promptTokens =
+    schemaPromptTokens + messages.reduce((total, message) => total + estimateTokens(message), 0);
+  const admission = await services.spending.admit({
+    userId: user.id,
+    roleIds: user.roleIds,
+    conversationKey,
+    model,
+    work: {
+      kind: 'tokens',
+      promptTokens,
+      maxCompletionTokens: structuredMaxTokens,
+      // A reply that does not validate gets one repair request.
+      attempts: 2,
+    },
+    maxDurationMs: structuredHoldMs,
+  });
+  if (!admission.isAdmitted) {
+    await responder.send({ text: `⚠ ${admission.message}`, isPrivate: true });
+    return undefined;
+  }
   try {
-    const reply = await services.gateway.generateStructured({ model, messages, schema, schemaName, signal });
-    await services.usage.record({ userId: user.id, conversationKey, usage: reply.usage, at: services.now() });
+    const reply = await services.gateway.generateStructured({
+      model,
+      messages,
+      schema,
+      schemaName,
+      signal,
+      maxTokens: structuredMaxTokens,
+    });
+    await admission.settle({ usage: reply.usage });
+    if (admission.notes.length > 0) {
+      await responder.send({ text: admission.notes.map((note) => `_${note}_`).join('\n'), isPrivate: true });
+    }
     services.logger.info(
       { schemaName, model, mode: reply.mode, attempts: reply.attempts },
       'structured answer',
@@ -42,7 +82,19 @@ export async function askForStructuredAnswer<Schema extends z.ZodType>({
       { err: failure, kind: failure.kind, model, schemaName, rawReply: failure.detail },
       'structured answer failed',
     );
-    await responder.send({ text: `⚠ ${failure.userMessage}` });
+    // An answer that failed validation twice was generated twice, though its usage is not known
+    // here: its worst case is counted rather than nothing.
+    if (failure.kind === 'invalid-reply') {
+      await admission.settle({
+        estimatedUsage: {
+          promptTokens: 2 * promptTokens,
+          completionTokens: 2 * structuredMaxTokens,
+          totalTokens: 2 * (promptTokens + structuredMaxTokens),
+        },
+      });
+    } else await admission.release();
+    const reason = await services.spending.describeFailure({ error: failure, conversationKey });
+    await responder.send({ text: `⚠ ${reason}` });
     return undefined;
   }
 }

@@ -1,3 +1,10 @@
+import { type AccessGate, createAccessGate } from './access/access-gate.ts';
+import { createOverrideStore, type OverrideStore } from './administration/override-store.ts';
+import {
+  createPlaceSettingsReader,
+  environmentDefaults,
+  type PlaceSettingsReader,
+} from './administration/place-settings.ts';
 import type { Config } from './config.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
@@ -12,6 +19,8 @@ import type { Logger } from './log.ts';
 import { createReadPage } from './search/read-page.ts';
 import { createSearxngProvider } from './search/searxng-provider.ts';
 import { createWebSearch } from './search/web-search.ts';
+import { openSpendBackend } from './spending/spend-backend.ts';
+import { createSpendGuard, type SpendGuard } from './spending/spend-guard.ts';
 import { createStore } from './state/create-store.ts';
 import { createInProcessLock } from './state/keyed-lock.ts';
 import { parseStoreUrl } from './state/store-url.ts';
@@ -26,6 +35,14 @@ export interface App {
   readonly settings: SettingsStore;
   readonly usage: UsageLedger;
   readonly journal: ReplyJournal;
+  /** Budgets and the request rate, checked before every gateway call. */
+  readonly spending: SpendGuard;
+  /** Who may use parley where; refused people get one private notice an hour. */
+  readonly access: AccessGate;
+  /** What /config changed, per server and channel. */
+  readonly overrides: OverrideStore;
+  /** The settings in force at a place: /config's overrides over the environment. */
+  readonly places: PlaceSettingsReader;
   /** Reads documents (attachments, links, `--file` of commands), each once. */
   readonly documents: DocumentReader;
   /** Fetches links: those in messages, and those a model asks for (`read_url`). */
@@ -70,13 +87,39 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   });
   const history = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
   const settings = createSettingsStore({ store: settingsKeyv });
-  const usageKeyv = createStore({
+  const spendBackend = openSpendBackend({
     storeUrl: config.storeUrl,
-    namespace: 'usage',
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+    userRequestsPerMinute: config.spending.userRequestsPerMinute,
+  });
+  const usage = createUsageLedger({ store: spendBackend.store, timeZone: config.spending.timeZone, logger });
+  const overridesKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'overrides',
     logger,
     operationTimeoutMs: config.storeTimeoutMs,
   });
-  const usage = createUsageLedger({ store: usageKeyv, lock: createInProcessLock(), logger });
+  const overrides = createOverrideStore({ store: overridesKeyv, lock: createInProcessLock() });
+  const places = createPlaceSettingsReader({
+    overrides,
+    defaults: environmentDefaults({
+      limits: config.spending.limits,
+      roleLimits: config.spending.roleLimits,
+      access: config.access,
+    }),
+  });
+  const spending = createSpendGuard({
+    ledger: usage,
+    places,
+    sightings: spendBackend.sightings,
+    requestRate: spendBackend.requestRate,
+    catalog: config.models.catalog,
+    timeZone: config.spending.timeZone,
+    fallbackModel: config.spending.fallbackModel,
+    logger,
+  });
+  const access = createAccessGate({ places, sightings: spendBackend.sightings, logger });
   const journalKeyv = createStore({
     storeUrl: config.storeUrl,
     namespace: 'journal',
@@ -141,7 +184,8 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       maxImageBytes: config.images.maxInputBytes,
     },
     logger,
-    usageLedger: usage,
+    spending,
+    places,
     journal,
     reading: {
       reader: documents,
@@ -159,6 +203,10 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     settings,
     usage,
     journal,
+    spending,
+    access,
+    overrides,
+    places,
     documents,
     links,
     probeStore: () => settingsKeyv.get('readiness-probe'),
@@ -167,7 +215,8 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       await Promise.allSettled([
         historyKeyv.disconnect(),
         settingsKeyv.disconnect(),
-        usageKeyv.disconnect(),
+        spendBackend.close(),
+        overridesKeyv.disconnect(),
         journalKeyv.disconnect(),
         documentKeyv.disconnect(),
       ]);

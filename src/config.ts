@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { type EnvironmentValues, environmentSchema } from './environment/environment-schema.ts';
 import { type ModelCatalog, modelCatalogSchema } from './gateway/model-catalog.ts';
+import { type BudgetLimits, budgetSettingNames, type RoleBudgetLimits } from './spending/budget-rules.ts';
 import { parseStoreUrl, StoreUrlError } from './state/store-url.ts';
 
 /**
@@ -154,6 +155,8 @@ function toConfig({
     discord,
     /** Set when SLACK_BOT_TOKEN is: the bot then runs on Slack, over Socket Mode when an app token is set. */
     slack,
+    spending: spendingConfigOf(values),
+    access: accessConfigOf(values),
     health: {
       /** Where /healthz, /readyz and /metrics are served; undefined when off. */
       port: healthPortOf(values.HEALTH_PORT, isOnPlatform),
@@ -198,6 +201,37 @@ function toConfig({
         values.SLACK_APP_TOKEN,
       ].filter((secret): secret is string => secret !== undefined),
     ] as readonly string[],
+  };
+}
+
+// Spend and access: the defaults that /config overrides per server or channel.
+function spendingConfigOf(values: EnvironmentValues) {
+  const limits: BudgetLimits = Object.fromEntries(budgetSettingNames.map((name) => [name, values[name]]));
+  const roleLimits: RoleBudgetLimits = {
+    BUDGET_ROLE_DAILY: values.BUDGET_ROLE_DAILY,
+    BUDGET_ROLE_MONTHLY: values.BUDGET_ROLE_MONTHLY,
+  };
+  return {
+    limits,
+    roleLimits,
+    /** Budget days start at midnight, months on the 1st, here. */
+    timeZone: values.BUDGET_TIMEZONE,
+    fallbackModel: values.BUDGET_FALLBACK_MODEL,
+    /** Requests to the model one person may make a minute; undefined: no limit. */
+    userRequestsPerMinute: values.RATE_USER_PER_MINUTE,
+  };
+}
+
+function accessConfigOf(values: EnvironmentValues) {
+  return {
+    allowUserIds: values.ACCESS_ALLOW_USER_IDS as readonly string[],
+    blockUserIds: values.ACCESS_BLOCK_USER_IDS as readonly string[],
+    allowRoleIds: values.ACCESS_ALLOW_ROLE_IDS as readonly string[],
+    blockRoleIds: values.ACCESS_BLOCK_ROLE_IDS as readonly string[],
+    allowChannelIds: values.ACCESS_ALLOW_CHANNEL_IDS as readonly string[],
+    blockChannelIds: values.ACCESS_BLOCK_CHANNEL_IDS as readonly string[],
+    directMessages: values.ACCESS_DMS,
+    commandRoleIds: values.ACCESS_COMMAND_ROLE_IDS as Readonly<Record<string, readonly string[]>>,
   };
 }
 

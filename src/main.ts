@@ -103,14 +103,17 @@ async function runPlatforms({
     });
     stops.push(() => slack.stop());
   }
+  // Listening before saying so: whoever reads "parley running" and signals at once (a supervisor, a
+  // test) must never meet Node's default, which ends the process without a shutdown.
+  const signalled = new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
   logger.info(
     { platforms: [config.discord && 'discord', config.slack && 'slack'].filter(Boolean) },
     'parley running',
   );
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
+  const signal = await signalled;
   logger.info({ signal }, 'shutting down: no new messages; stopping replies in progress');
   await shutDownWithin({
     graceMs: config.shutdownGraceMs,

@@ -68,6 +68,11 @@ export function createConsoleSurface({
       });
       return message;
     },
+    // The terminal is one person's: a private notice is simply another line.
+    async postPrivately(text: string) {
+      messageCount += 1;
+      print(String(messageCount), text, { isFinal: true });
+    },
     ...(onActions
       ? {
           async setActions(_message: PostedMessage, actions: readonly Action[]) {

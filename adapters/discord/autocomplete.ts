@@ -14,8 +14,15 @@ export async function answerAutocomplete({
   const command = findCommand(interaction.commandName);
   const focused = interaction.options.getFocused(true);
   const suggest = command?.options[focused.name]?.suggest;
+  // What else the person filled in (a setting, for /config's value), by option name.
+  const others = Object.fromEntries(
+    interaction.options.data
+      .flatMap((option) => (option.options === undefined ? [option] : option.options))
+      .filter((option) => option.name !== focused.name)
+      .map((option) => [option.name, option.value]),
+  );
   const suggestions = suggest
-    ? suggest({ typed: String(focused.value), models: services.models.selectable })
+    ? suggest({ typed: String(focused.value), models: services.models.selectable, others })
     : [];
   await interaction.respond(
     suggestions

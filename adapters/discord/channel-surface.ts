@@ -143,6 +143,14 @@ export function createChannelSurface({
     },
     setActions: (message: PostedMessage, actions: readonly Action[]) =>
       editMessage({ message, isFinal: false, change: () => ({ components: renderButtons(actions) }) }),
+    // Discord has no private message in a channel, so the person gets it in a DM.
+    ...(replyTo
+      ? {
+          async postPrivately(text: string) {
+            await replyTo.author.send({ content: text, allowedMentions: noPings });
+          },
+        }
+      : {}),
   };
 }
 

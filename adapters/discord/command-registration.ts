@@ -1,8 +1,10 @@
 import {
+  type APIApplicationCommandBasicOption,
   type APIApplicationCommandOption,
   ApplicationCommandOptionType,
   type ChatInputCommandInteraction,
   type Client,
+  PermissionFlagsBits,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
 import { allCommands } from '../../commands/all-commands.ts';
@@ -46,15 +48,38 @@ export async function registerCommands({
 
 /** A command as Discord's application command JSON: option types, choices, ranges, autocomplete. */
 export function toDiscordCommand(command: Command): RESTPostAPIChatInputApplicationCommandsJSONBody {
-  // Discord rejects a required option after an optional one.
-  const options = Object.entries(command.options).sort(
-    ([, first], [, second]) => Number(second.isRequired) - Number(first.isRequired),
-  );
   return {
     name: command.name,
     description: truncateText(command.description, discordLimits.commandDescription),
-    options: options.map(([name, option]) => toDiscordOption(name, option)),
+    options: discordOptionsOf(command),
+    // Only members who may manage the server see an admin command (application-commands.mdx,
+    // "Application Command Permissions Object": default_member_permissions, a bit set as a string).
+    ...(command.isForAdmins
+      ? { default_member_permissions: PermissionFlagsBits.ManageGuild.toString() }
+      : {}),
   };
+}
+
+// A subcommand option becomes Discord's subcommands, each with the options it names; the base
+// command then cannot be run bare (application-commands.mdx, "Subcommands and Subcommand Groups").
+function discordOptionsOf(command: Command): APIApplicationCommandOption[] {
+  const entries = Object.entries(command.options);
+  const subcommandEntry = entries.find(([, option]) => option.kind === 'subcommand');
+  const optionsNamed = (names: readonly string[] | undefined) =>
+    entries
+      .filter(
+        ([name, option]) => option.kind !== 'subcommand' && (names === undefined || names.includes(name)),
+      )
+      // Discord rejects a required option after an optional one.
+      .sort(([, first], [, second]) => Number(second.isRequired) - Number(first.isRequired))
+      .map(([name, option]) => toDiscordOption(name, option));
+  if (!subcommandEntry) return optionsNamed(undefined);
+  return Object.entries(subcommandEntry[1].subcommands ?? {}).map(([name, subcommand]) => ({
+    type: ApplicationCommandOptionType.Subcommand,
+    name,
+    description: truncateText(subcommand.description, discordLimits.commandDescription),
+    options: optionsNamed(subcommand.optionNames) as APIApplicationCommandBasicOption[],
+  }));
 }
 
 function toDiscordOption(name: string, option: CommandOption): APIApplicationCommandOption {
@@ -87,6 +112,10 @@ function toDiscordOption(name: string, option: CommandOption): APIApplicationCom
           .slice(0, discordLimits.optionChoices)
           .map((choice) => ({ name: choice, value: choice })),
       };
+    case 'user':
+      return { ...base, type: ApplicationCommandOptionType.User };
+    case 'subcommand':
+      throw new Error(`a subcommand option (${name}) is registered as subcommands, not as an option`);
     case 'text':
       return {
         ...base,
@@ -111,6 +140,11 @@ export function rawOptionsOf({
 }): Record<string, RawOptionValue> {
   const raw: Record<string, RawOptionValue> = {};
   for (const [name, option] of Object.entries(command.options)) {
+    if (option.kind === 'subcommand') {
+      const subcommand = interaction.options.getSubcommand(false);
+      if (subcommand) raw[name] = subcommand;
+      continue;
+    }
     const given = interaction.options.get(name);
     if (!given) continue;
     if (option.kind === 'image') {

@@ -26,5 +26,6 @@ export function commandUserOf(interaction: ChatInputCommandInteraction | ButtonI
         PermissionFlagsBits.ManageGuild,
       ]) ?? !interaction.guild,
     roleIds,
+    isInDirectMessage: !interaction.guild,
   };
 }

@@ -1,5 +1,6 @@
 import { type Message, PermissionFlagsBits } from 'discord.js';
 import { replyWithActions } from '../../commands/chat-reply.ts';
+import { placeOfConversation } from '../../src/conversation/turn.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
 import { buildTurnFromMessage, conversationKeyOfMessage } from './message-turn.ts';
@@ -42,8 +43,12 @@ export async function handleMessage({
     replyTo: message,
     botUserId,
   });
-  surface.showTyping?.().catch(() => undefined);
-  await replyWithActions({ services: adapter.services, turn, surface });
+  await replyWithActions({
+    services: adapter.services,
+    turn,
+    surface,
+    beforeReply: async () => surface.showTyping?.(),
+  });
 }
 
 async function shouldAnswer({
@@ -62,8 +67,15 @@ async function shouldAnswer({
   if (!adapter.canReadMessageContent) return false;
   if (message.mentions.repliedUser?.id === botUserId) return true;
   const channel = message.channel;
+  // /config's reply mode for the channel wins over DISCORD_REPLY_ALL_CHANNEL_IDS.
+  const place = placeOfConversation(conversationKeyOfMessage(message));
+  const { replyMode } = await adapter.services.places
+    .settingsAt(place)
+    .catch(() => ({ replyMode: undefined }));
+  if (replyMode === 'all') return true;
   const channelIds = [channel.id, 'parentId' in channel ? channel.parentId : null];
-  if (channelIds.some((id) => id && adapter.discord.replyAllChannelIds.includes(id))) return true;
+  const isReplyAllChannel = channelIds.some((id) => id && adapter.discord.replyAllChannelIds.includes(id));
+  if (isReplyAllChannel && replyMode !== 'mentions') return true;
   // A thread the bot has answered in (or is answering in right now) is a conversation it is part of.
   if (channel.isThread()) {
     const key = conversationKeyOfMessage(message);

@@ -1,4 +1,4 @@
-import type { Attachment, Client, Message } from 'discord.js';
+import { type Attachment, type Client, type Message, PermissionFlagsBits } from 'discord.js';
 import { ImageLoadError } from '../../src/conversation/image-intake.ts';
 import {
   conversationKeyOf,
@@ -163,7 +163,17 @@ export async function buildTurnFromMessage({
   const fallback = textOfWordlessMessage({ imageCount: images.length, documentCount: documents.length });
   return {
     conversationKey: conversationKeyOfMessage(message),
-    author: { id: message.author.id, name: author },
+    author: {
+      id: message.author.id,
+      name: author,
+      roleIds: [...(message.member?.roles.cache.keys() ?? [])],
+      isAdmin:
+        message.member?.permissions.any([
+          PermissionFlagsBits.Administrator,
+          PermissionFlagsBits.ManageGuild,
+        ]) ?? false,
+    },
+    isDirectMessage: message.guild === null,
     text: text || fallback,
     images,
     documents,

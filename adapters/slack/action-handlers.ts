@@ -24,11 +24,18 @@ export function registerActions({ app, adapter }: { app: App; adapter: SlackAdap
           await respond({ delete_original: true }).catch(() => undefined);
         }
         const person = await adapter.directory.lookUp({ client, userId: body.user.id });
-        const user: CommandUser = { id: person.id, name: person.name, isAdmin: person.isAdmin, roleIds: [] };
+        const teamId = context.teamId ?? body.team?.id ?? 'unknown-team';
+        const user: CommandUser = {
+          id: person.id,
+          name: person.name,
+          isAdmin: person.isAdmin,
+          roleIds: adapter.userGroups.groupsOf({ client, teamId, userId: person.id }),
+          isInDirectMessage: channel.startsWith('D'),
+        };
         const responder = createChannelResponder({
           place: {
             client,
-            teamId: context.teamId ?? body.team?.id ?? 'unknown-team',
+            teamId,
             channel,
             threadTs: threadOf(body),
             recipientUserId: user.id,

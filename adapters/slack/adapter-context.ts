@@ -3,12 +3,15 @@ import type { Logger } from '../../src/log.ts';
 import type { Deduper } from '../../src/state/dedupe.ts';
 import type { SlackDeliveryContext } from './reply-place.ts';
 import type { UserDirectory } from './user-directory.ts';
+import type { UserGroupDirectory } from './user-groups.ts';
 
 /** What the Slack listeners share for the life of the adapter. */
 export interface SlackAdapterContext {
   readonly services: CommandServices;
   readonly delivery: SlackDeliveryContext;
   readonly directory: UserDirectory;
+  /** Who is in which user group: the roles of the access rules and role budgets. */
+  readonly userGroups: UserGroupDirectory;
   /** Remembers event ids and message timestamps already answered (Slack redelivers events). */
   readonly deduper: Deduper;
   /** Private files are downloaded with it. */

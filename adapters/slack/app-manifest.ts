@@ -16,6 +16,7 @@ export const botScopes: Readonly<Record<string, string>> = {
   'im:history': 'read DMs sent to it',
   'mpim:history': 'follow threads it answers in group DMs',
   'users:read': 'show people by name to the model; admins may change /model and /system',
+  'usergroups:read': 'user groups as roles in access rules and role budgets (/config)',
 };
 
 /** The message events parley subscribes to, besides `app_mention`. */

@@ -30,6 +30,7 @@ export function createChannelResponder({
   respond,
   attribution,
   notes,
+  openForm,
 }: {
   place: ReplyPlace & { recipientUserId: string };
   context: SlackDeliveryContext;
@@ -42,6 +43,8 @@ export function createChannelResponder({
    * fewer messages); the next answer shows them and empties the list.
    */
   notes?: string[];
+  /** Opens a modal (a slash command's trigger lasts 3 s). */
+  openForm?: CommandResponder['openForm'];
 }): CommandResponder {
   const answer = createAnswerMessage({ place, context, attribution });
   const thread = place.threadTs === undefined ? {} : { thread_ts: place.threadTs };
@@ -140,6 +143,7 @@ export function createChannelResponder({
   let isRefusalShown = false;
 
   return {
+    ...(openForm ? { openForm } : {}),
     get surface() {
       // A streamed answer (/chat, Regenerate) fails on its own when the bot may not post here; the
       // person hears why privately, once.

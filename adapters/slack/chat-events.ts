@@ -1,8 +1,9 @@
 import type { App, Context, webApi } from '@slack/bolt';
 import { replyWithActions } from '../../commands/chat-reply.ts';
-import { conversationKeyOf } from '../../src/conversation/turn.ts';
+import { conversationKeyOf, placeOfConversation } from '../../src/conversation/turn.ts';
 import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
 import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
+import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
 import { showThinkingStatus } from './thread-status.ts';
@@ -82,21 +83,35 @@ async function handleEvent({
     thread: threadTs,
   });
   try {
-    const [turn] = await Promise.all([
-      buildTurnFromEvent({
-        event,
-        conversationKey,
-        client,
-        botUserId: context.botUserId,
-        botToken: adapter.botToken,
-        maxImageBytes: adapter.maxImageBytes,
-        maxDocumentBytes: adapter.services.maxDocumentBytes,
-        directory: adapter.directory,
-      }),
-      showThinkingStatus(place, adapter.delivery),
-    ]);
-    const surface = createReplySurface({ place, context: adapter.delivery });
-    await replyWithActions({ services: adapter.services, turn, surface });
+    const built = await buildTurnFromEvent({
+      event,
+      conversationKey,
+      client,
+      botUserId: context.botUserId,
+      botToken: adapter.botToken,
+      maxImageBytes: adapter.maxImageBytes,
+      maxDocumentBytes: adapter.services.maxDocumentBytes,
+      directory: adapter.directory,
+    });
+    const author =
+      event.user === undefined ? undefined : await adapter.directory.lookUp({ client, userId: event.user });
+    const turn = {
+      ...built,
+      author: {
+        ...built.author,
+        roleIds:
+          event.user === undefined ? [] : adapter.userGroups.groupsOf({ client, teamId, userId: event.user }),
+        isAdmin: author?.isAdmin ?? false,
+      },
+      isDirectMessage: place.channelType === 'im',
+    };
+    const surface = withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place);
+    await replyWithActions({
+      services: adapter.services,
+      turn,
+      surface,
+      beforeReply: () => showThinkingStatus(place, adapter.delivery),
+    });
   } catch (error) {
     logger.error({ err: error, conversationKey, trigger }, 'slack: could not answer a message');
   }
@@ -137,7 +152,15 @@ async function triggerOf({
   // A mention is answered through its app_mention event, which Slack always sends as well.
   const mentionsBot =
     context.botUserId !== undefined && (event.text ?? '').includes(`<@${context.botUserId}`);
-  if (!isThreadReply || mentionsBot) return undefined;
+  if (mentionsBot) return undefined;
+  if (!isThreadReply) {
+    // A channel /config set to answer every message: each top-level message gets a thread.
+    const place = placeOfConversation(
+      conversationKeyOf({ platform: 'slack', workspace: teamId, channel: event.channel }),
+    );
+    const settings = await adapter.services.places.settingsAt(place).catch(() => undefined);
+    return settings?.replyMode === 'all' ? 'mention' : undefined;
+  }
   // The bot takes part in a thread once it has answered there: the thread then has a history.
   const conversationKey = conversationKeyOf({
     platform: 'slack',

@@ -8,6 +8,7 @@ import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
 import { slackCommandName } from './command-name.ts';
 import { parseSlackCommandText } from './command-text.ts';
+import { renderFormModal } from './form-modal.ts';
 import { escapeControlCharacters } from './markdown-to-mrkdwn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
@@ -53,7 +54,14 @@ async function runSlashCommand({
     adapter.directory.lookUp({ client, userId: payload.user_id }),
     resolveSlackText({ text: payload.text, botUserId: context.botUserId, nameOfUser }),
   ]);
-  const user: CommandUser = { id: person.id, name: person.name, isAdmin: person.isAdmin, roleIds: [] };
+  const user: CommandUser = {
+    id: person.id,
+    name: person.name,
+    isAdmin: person.isAdmin,
+    roleIds: adapter.userGroups.groupsOf({ client, teamId, userId: person.id }),
+    // A DM's conversation id starts with D, and Slack names its channel "directmessage".
+    isInDirectMessage: channel.startsWith('D') || payload.channel_name === 'directmessage',
+  };
   const notes: string[] = [];
   const responder = createChannelResponder({
     notes,
@@ -61,6 +69,9 @@ async function runSlashCommand({
     context: adapter.delivery,
     respond,
     attribution: attributionOf({ userId: user.id, typed: `${payload.command} ${text}` }),
+    openForm: async (form) => {
+      await client.views.open({ trigger_id: payload.trigger_id, view: renderFormModal(form) });
+    },
   });
   if (definition.name === 'help' && adapter.commandPrefix !== '') {
     await responder.send({ text: prefixNote(adapter.commandPrefix), isPrivate: true });

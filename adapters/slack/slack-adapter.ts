@@ -14,11 +14,13 @@ import { createBoltLogger } from './bolt-logger.ts';
 import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
+import { registerFormSubmissions } from './form-modal.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
 import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
 import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
+import { createUserGroupDirectory } from './user-groups.ts';
 import { createWorkspaceFeatures } from './workspace-features.ts';
 
 export interface StartSlackAdapterOptions {
@@ -139,6 +141,7 @@ export async function startSlackAdapter({
       stopButtonDelayMs,
     },
     directory: createUserDirectory({ logger: adapterLogger }),
+    userGroups: createUserGroupDirectory({ logger: adapterLogger }),
     deduper,
     botToken: slack.botToken,
     commandPrefix: slack.commandPrefix,
@@ -149,6 +152,9 @@ export async function startSlackAdapter({
   registerChatEvents({ app, adapter });
   registerCommands({ app, adapter });
   registerActions({ app, adapter });
+  registerFormSubmissions({ app, adapter });
+  // In the background: the first replies use no groups rather than wait for Slack.
+  if (identity.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
 
   if (slack.appToken) {
     await app.start().catch((error: unknown) => {

@@ -1,11 +1,16 @@
+import { placeOfConversation } from '../../src/conversation/turn.ts';
 import type { UsageTotals } from '../../src/conversation/usage-ledger.ts';
-import { defineCommand } from '../define-command.ts';
+import type { Card, CardField } from '../../src/delivery/card.ts';
+import { formatCost } from '../../src/spending/prices.ts';
+import { booleanOption, userOption } from '../command-options.ts';
+import { type CommandServices, defineCommand } from '../define-command.ts';
 
 const numberFormat = new Intl.NumberFormat('en-US');
 
 function describe(totals: UsageTotals): string {
   if (totals.requests === 0) return 'nothing yet';
   const parts = [
+    `${formatCost(totals.costNanos)} spent`,
     `${numberFormat.format(totals.totalTokens)} tokens (${numberFormat.format(totals.promptTokens)} in, ${numberFormat.format(totals.completionTokens)} out)`,
   ];
   if (totals.images > 0) parts.push(`${numberFormat.format(totals.images)} images`);
@@ -15,24 +20,108 @@ function describe(totals: UsageTotals): string {
 
 export const usageCommand = defineCommand({
   name: 'usage',
-  description: 'Tokens and images used by you and by this conversation',
-  options: {},
+  description: 'What you spent and what is left of your budgets; admins: --top, or someone else',
+  options: {
+    user: userOption({ description: 'Whose usage to show (admins)' }),
+    top: booleanOption({
+      description: 'Who and which channels spent most here, today and this month (admins)',
+    }),
+  },
   runsInConversationOrder: false,
   isAnswerPrivate: () => true,
-  async run({ conversationKey, user, responder, services }) {
-    const report = await services.usage.report({ userId: user.id, conversationKey, at: services.now() });
-    await responder.send({
-      card: {
-        title: 'Usage',
-        fields: [
-          { name: 'You, today', value: describe(report.user.today) },
-          { name: 'You, this month', value: describe(report.user.month) },
-          { name: 'This conversation, today', value: describe(report.conversation.today) },
-          { name: 'This conversation, this month', value: describe(report.conversation.month) },
-        ],
-        footer: 'As reported by the model gateway; days and months in UTC.',
-      },
-      isPrivate: true,
-    });
+  async run({ input, conversationKey, user, responder, services }) {
+    const isAboutOthers = input.top || (input.user !== undefined && input.user !== user.id);
+    if (isAboutOthers && !user.isAdmin) {
+      await responder.send({ text: 'Only server admins can see what others spent.', isPrivate: true });
+      return;
+    }
+    const card = input.top
+      ? await topCard({ services, conversationKey })
+      : await personCard({
+          services,
+          conversationKey,
+          userId: input.user ?? user.id,
+          // Someone else's roles are unknown here, so their role budgets are not shown.
+          roleIds: input.user === undefined || input.user === user.id ? user.roleIds : [],
+          isSelf: !isAboutOthers,
+        });
+    await responder.send({ card, isPrivate: true });
   },
 });
+
+async function personCard({
+  services,
+  conversationKey,
+  userId,
+  roleIds,
+  isSelf,
+}: {
+  services: CommandServices;
+  conversationKey: string;
+  userId: string;
+  roleIds: readonly string[];
+  isSelf: boolean;
+}): Promise<Card> {
+  const [report, standings] = await Promise.all([
+    services.usage.report({ userId, conversationKey, at: services.now() }),
+    services.spending.standings({ userId, roleIds, conversationKey }),
+  ]);
+  const who = isSelf ? 'You' : userId;
+  const fields: CardField[] = [
+    { name: `${who}, today`, value: describe(report.user.today) },
+    { name: `${who}, this month`, value: describe(report.user.month) },
+    { name: 'This conversation, today', value: describe(report.conversation.today) },
+    { name: 'This conversation, this month', value: describe(report.conversation.month) },
+    {
+      name: 'Budgets here',
+      value:
+        standings.length === 0
+          ? 'No budget applies here.'
+          : standings
+              .map((standing) => `• ${standing.description}: ${standing.left}; ${standing.reset}`)
+              .join('\n'),
+    },
+  ];
+  return {
+    title: isSelf ? 'Your usage' : `Usage of ${userId}`,
+    fields,
+    footer: `Costs in the gateway's units, from the prices parley knows; days and months in ${services.budgetTimeZone}.`,
+  };
+}
+
+async function topCard({
+  services,
+  conversationKey,
+}: {
+  services: CommandServices;
+  conversationKey: string;
+}): Promise<Card> {
+  const place = placeOfConversation(conversationKey);
+  const at = services.now();
+  const periods = [
+    { period: 'day', label: 'today' },
+    { period: 'month', label: 'this month' },
+  ] as const;
+  const fields = await Promise.all(
+    periods.flatMap(({ period, label }) =>
+      (['users', 'channels'] as const).map(async (kind) => {
+        const ranked = await services.usage.top({ ...place, kind, period, at, count: 5 });
+        return {
+          name: `Top ${kind === 'users' ? 'people' : 'channels'}, ${label}`,
+          value:
+            ranked.length === 0
+              ? 'nobody yet'
+              : ranked
+                  .map((entry, index) => `${index + 1}. \`${entry.id}\` ${formatCost(entry.costNanos)}`)
+                  .join('\n'),
+          isInline: true,
+        };
+      }),
+    ),
+  );
+  return {
+    title: 'Top spending here',
+    fields,
+    footer: `By cost, in the gateway's units; days and months in ${services.budgetTimeZone}.`,
+  };
+}

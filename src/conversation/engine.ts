@@ -1,3 +1,4 @@
+import type { PlaceSettingsReader } from '../administration/place-settings.ts';
 import {
   createStreamingWriter,
   type DeliveredReply,
@@ -17,7 +18,8 @@ import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import { measureReply } from '../operations/measure-reply.ts';
-import type { WebSearch } from '../search/web-search.ts';
+import { maxModelCallsPerSearchReply, type WebSearch } from '../search/web-search.ts';
+import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import {
   type ContextFit,
@@ -31,7 +33,7 @@ import { type LoadedImages, loadImages } from './image-intake.ts';
 import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
-import type { UsageLedger } from './usage-ledger.ts';
+import { placeOfConversation } from './turn.ts';
 
 /** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
 export type ReplyStatus = 'complete' | 'cut' | 'failed';
@@ -63,6 +65,11 @@ export interface ReplyRequest {
    * otherwise the new reply is simply added at the end.
    */
   readonly replacesReplyCreatedAt?: string;
+  /**
+   * Who asked for this reply when it is not the turn's author (a button pressed by someone else):
+   * their budgets pay for it.
+   */
+  readonly requestedBy?: { readonly id: string; readonly roleIds: readonly string[] };
 }
 
 export interface ConversationEngine {
@@ -107,8 +114,13 @@ export interface EngineDependencies {
   readonly lock: KeyedLock;
   readonly defaults: EngineDefaults;
   readonly logger: Logger;
-  /** Where spending is counted for /usage; optional so the engine works without it in tests. */
-  readonly usageLedger?: UsageLedger;
+  /**
+   * Budgets and the request rate: every reply holds its worst case before the gateway is called and
+   * settles what it used. Optional so the engine works without it in tests.
+   */
+  readonly spending?: SpendGuard;
+  /** Channel and server defaults set with /config (model, system prompt); optional in tests. */
+  readonly places?: PlaceSettingsReader;
   readonly now?: () => Date;
   readonly waiting?: WaitingIndicators;
   /** Where replies in flight are noted, so a restart can finish the ones a dead process left. */
@@ -131,10 +143,15 @@ export const historyNotSavedNote =
 const storeUnavailableMessage =
   'I cannot reach my memory of this conversation right now. Please try again in a moment.';
 
+/** The longest a reply's budget hold lasts if the reply is never settled (a process that died). */
+const replyHoldMs = 15 * 60_000;
+
 /** A turn made ready for the gateway: which model, which messages, what the person should be told. */
 interface PreparedTurn {
   readonly model: string;
   readonly fit: ContextFit;
+  /** Fits the context again for another model (the budget's fallback). */
+  refit(model: string): ContextFit;
   readonly images: LoadedImages;
   readonly documents: readonly ReadDocument[];
   readonly notices: string[];
@@ -214,21 +231,28 @@ async function answerJournaled(
   }
   const { model, fit, notices } = prepared;
   if (fit.isNewTurnTooLarge) {
-    const delivered = await writer.fail({
+    return refuseTurn({
+      writer,
+      model,
       reason: 'your message is too long for this model. Please shorten it.',
     });
-    return {
-      status: 'failed',
-      delivered,
-      model,
-      finishReason: undefined,
-      usage: undefined,
-      error: undefined,
-    };
   }
-
+  const admission = await admitReply({ dependencies, request, prepared });
+  if (admission && !admission.isAdmitted) return refuseTurn({ writer, model, reason: admission.message });
+  if (admission && admission.model !== model) {
+    prepared = { ...prepared, model: admission.model, fit: prepared.refit(admission.model) };
+  }
+  prepared.notices.push(...(admission?.notes ?? []));
   const startedAt = (dependencies.now ?? (() => new Date()))();
-  const streamed = await streamReply({ dependencies, prepared, turn, writer, signal, logger });
+  const extraCalls: ExtraCalls = { usage: undefined, count: 0 };
+  const streamed = await streamReply({ dependencies, prepared, turn, writer, signal, logger, extraCalls });
+  const failureReason =
+    streamed.failure && dependencies.spending
+      ? await dependencies.spending.describeFailure({
+          error: streamed.failure,
+          conversationKey: turn.conversationKey,
+        })
+      : streamed.failure?.userMessage;
   // A reply that never produced visible text leaves history as it was, so the person can simply ask
   // again; a cut reply is kept as the person saw it, marked, so the model knows it broke off. It is
   // recorded before the last platform write, so that write can say when saving failed.
@@ -237,18 +261,18 @@ async function answerJournaled(
     ? await recordExchange({ dependencies, turn, prepared, streamed, startedAt, logger })
     : undefined;
   const notes = recording?.isSaved === false ? [...notices, historyNotSavedNote] : notices;
-  const delivery = await deliverEnding({ writer, streamed, notes, logger });
+  const delivery = await deliverEnding({ writer, streamed, failureReason, notes, logger });
   if (delivery.failure !== undefined && streamed.failure === undefined && recording?.isSaved) {
     await markRecordedReplyInterrupted({ dependencies, turn, recording, logger });
   }
   const failure = streamed.failure ?? delivery.failure;
   const delivered = delivery.delivered;
   const status: ReplyStatus = failure ? (hasText ? 'cut' : 'failed') : 'complete';
-  await recordUsage({ dependencies, turn, streamed, hasText });
+  await settleReply({ admission, prepared, streamed, extraCalls, hasText });
   logger.info(
     {
       status,
-      model,
+      model: prepared.model,
       finishReason: streamed.finishReason,
       usage: streamed.usage,
       droppedTurnCount: fit.droppedTurnCount,
@@ -261,7 +285,7 @@ async function answerJournaled(
   return {
     status,
     delivered,
-    model,
+    model: prepared.model,
     finishReason: streamed.finishReason,
     usage: streamed.usage,
     error: failure,
@@ -274,6 +298,20 @@ async function answerJournaled(
   };
 }
 
+/** A turn answered with a reason instead of a reply, before anything reached the gateway. */
+async function refuseTurn({
+  writer,
+  model,
+  reason,
+}: {
+  writer: StreamingWriter;
+  model: string;
+  reason: string;
+}): Promise<ReplyOutcome> {
+  const delivered = await writer.fail({ reason });
+  return { status: 'failed', delivered, model, finishReason: undefined, usage: undefined, error: undefined };
+}
+
 async function prepareTurn(
   dependencies: EngineDependencies,
   request: ReplyRequest,
@@ -281,8 +319,9 @@ async function prepareTurn(
 ): Promise<PreparedTurn> {
   const { turn } = request;
   const { gateway, defaults } = dependencies;
-  const [conversationSettings, allStoredTurns, attachedImages, read] = await Promise.all([
+  const [conversationSettings, placeSettings, allStoredTurns, attachedImages, read] = await Promise.all([
     dependencies.settings.get(turn.conversationKey),
+    dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
     dependencies.history.load(turn.conversationKey),
     loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
     readTurnDocuments({ reading: dependencies.reading, turn, signal: request.signal }),
@@ -297,12 +336,13 @@ async function prepareTurn(
       ? 2
       : 0;
   const storedTurns = allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount);
-  let model = conversationSettings.model ?? defaults.chatModel;
+  let model = conversationSettings.model ?? placeSettings?.chatModel ?? defaults.chatModel;
   const hasPictures = images.parts.length > 0 || pageImageTokens(read.documents) > 0;
   if (hasPictures && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
 
   const text = `${turn.author.name}: ${turn.text}`;
-  const baseSystemPrompt = conversationSettings.systemPrompt ?? defaults.systemPrompt;
+  const baseSystemPrompt =
+    conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt;
   const contextTokens = gateway.capabilitiesOf(model).contextTokens;
   const documentContext = await buildDocumentContext({
     documents: read.documents,
@@ -322,15 +362,20 @@ async function prepareTurn(
     role: 'user',
     content: pictureParts.length === 0 ? fullText : [{ type: 'text', text: fullText }, ...pictureParts],
   };
-  const fit = fitToContext({
-    systemPrompt: documentContext.hasDocuments
-      ? `${baseSystemPrompt}\n\n${citationInstructions}`
-      : baseSystemPrompt,
-    history: documentContext.history,
-    newTurn,
-    contextTokens,
-    replyMaxTokens: defaults.replyMaxTokens,
-  });
+  const fitFor = (windowTokens: number) =>
+    fitToContext({
+      systemPrompt: documentContext.hasDocuments
+        ? `${baseSystemPrompt}\n\n${citationInstructions}`
+        : baseSystemPrompt,
+      history: documentContext.history,
+      newTurn,
+      contextTokens: windowTokens,
+      replyMaxTokens: defaults.replyMaxTokens,
+    });
+  const fit = fitFor(contextTokens);
+  // Never more context than the budget held for: the smaller of the two models' windows.
+  const refit = (other: string) =>
+    fitFor(Math.min(contextTokens, gateway.capabilitiesOf(other).contextTokens));
   const notices = [...(turn.notices ?? []), ...images.notices, ...read.notices, ...documentContext.notices];
   if (fit.droppedTurnCount > 0) {
     notices.push(
@@ -340,6 +385,7 @@ async function prepareTurn(
   return {
     model,
     fit,
+    refit,
     images,
     documents: read.documents,
     notices,
@@ -381,6 +427,12 @@ function documentReferencesOf(documents: readonly ReadDocument[]): DocumentRefer
   }));
 }
 
+/** What a reply's extra model calls (a search decision, tool rounds) used, added up as they end. */
+interface ExtraCalls {
+  usage: TokenUsage | undefined;
+  count: number;
+}
+
 interface StreamedReply {
   /** Exactly the model text streamed to the writer. */
   readonly text: string;
@@ -397,12 +449,14 @@ async function streamReply({
   writer,
   signal,
   logger,
+  extraCalls,
 }: {
   dependencies: EngineDependencies;
   prepared: PreparedTurn;
   turn: IncomingTurn;
   writer: StreamingWriter;
   signal: AbortSignal | undefined;
+  extraCalls: ExtraCalls;
   logger: Logger;
 }): Promise<StreamedReply> {
   let finishReason: FinishReason | undefined;
@@ -426,7 +480,11 @@ async function streamReply({
           chat,
           isSearchForced: turn.isSearchForced === true,
           // The extra calls (tool rounds, the search decision) count like any other request.
-          recordUsage: (usage) => recordUsage({ dependencies, turn, streamed: { usage }, hasText: true }),
+          // The extra calls are part of this reply: held for by its admission, settled with it.
+          recordUsage: async (usage) => {
+            extraCalls.usage = addUsage(extraCalls.usage, usage);
+            extraCalls.count += 1;
+          },
         })
       : dependencies.gateway.chatStream(chat);
     for await (const event of events) {
@@ -485,17 +543,20 @@ function showWhileWaiting({
 async function deliverEnding({
   writer,
   streamed,
+  failureReason,
   notes,
   logger,
 }: {
   writer: StreamingWriter;
   streamed: StreamedReply;
+  /** What the person is told when the reply failed. */
+  failureReason: string | undefined;
   notes: readonly string[];
   logger: Logger;
 }): Promise<{ delivered: DeliveredReply; failure: GatewayError | undefined }> {
   try {
     const delivered = streamed.failure
-      ? await writer.fail({ reason: streamed.failure.userMessage })
+      ? await writer.fail({ reason: failureReason ?? streamed.failure.userMessage })
       : await writer.finish({ finishReason: streamed.finishReason ?? 'other', notes });
     return { delivered, failure: undefined };
   } catch (error) {
@@ -590,22 +651,78 @@ async function markRecordedReplyInterrupted({
   }
 }
 
-async function recordUsage({
+/** Holds the reply's worst case on the budgets: the prompt as estimated plus `max_tokens`. */
+async function admitReply({
   dependencies,
-  turn,
-  streamed,
-  hasText,
+  request,
+  prepared,
 }: {
   dependencies: EngineDependencies;
-  turn: IncomingTurn;
-  streamed: Pick<StreamedReply, 'usage'>;
+  request: ReplyRequest;
+  prepared: PreparedTurn;
+}): Promise<Admission | undefined> {
+  if (!dependencies.spending) return undefined;
+  const { turn } = request;
+  const payer = request.requestedBy ?? turn.author;
+  return dependencies.spending.admit({
+    userId: payer.id,
+    roleIds: payer.roleIds ?? [],
+    conversationKey: turn.conversationKey,
+    model: prepared.model,
+    work: {
+      kind: 'tokens',
+      promptTokens: prepared.fit.estimatedPromptTokens,
+      maxCompletionTokens: dependencies.defaults.replyMaxTokens,
+      // With web search a reply may take several model calls (web-search.ts: its tool rounds).
+      ...(dependencies.search ? { attempts: maxModelCallsPerSearchReply } : {}),
+    },
+    mayFallBack: true,
+    needsVision: prepared.images.parts.length > 0,
+    maxDurationMs: replyHoldMs,
+  });
+}
+
+/**
+ * Counts what the reply used: the gateway's `usage`, or when it sent none (a cut stream) the prompt
+ * as estimated plus the text shown; a reply that never produced text frees its hold.
+ */
+async function settleReply({
+  admission,
+  prepared,
+  streamed,
+  extraCalls,
+  hasText,
+}: {
+  admission: Admission | undefined;
+  prepared: PreparedTurn;
+  streamed: StreamedReply;
+  /** What the reply's extra model calls (search decisions, tool rounds) used. */
+  extraCalls: ExtraCalls;
   hasText: boolean;
 }): Promise<void> {
-  if (!dependencies.usageLedger || (!streamed.usage && !hasText)) return;
-  await dependencies.usageLedger.record({
-    userId: turn.author.id,
-    conversationKey: turn.conversationKey,
-    usage: streamed.usage,
-    at: (dependencies.now ?? (() => new Date()))(),
-  });
+  if (!admission?.isAdmitted) return;
+  if (!streamed.usage && !hasText && extraCalls.count === 0) {
+    await admission.release();
+    return;
+  }
+  const completionTokens = estimateTokens({ role: 'assistant', content: streamed.text });
+  const lastCall: TokenUsage | undefined =
+    streamed.usage ??
+    (hasText
+      ? {
+          promptTokens: prepared.fit.estimatedPromptTokens,
+          completionTokens,
+          totalTokens: prepared.fit.estimatedPromptTokens + completionTokens,
+        }
+      : undefined);
+  await admission.settle({ usage: addUsage(extraCalls.usage, lastCall), requests: extraCalls.count + 1 });
+}
+
+function addUsage(first: TokenUsage | undefined, second: TokenUsage | undefined): TokenUsage | undefined {
+  if (!first || !second) return first ?? second;
+  return {
+    promptTokens: first.promptTokens + second.promptTokens,
+    completionTokens: first.completionTokens + second.completionTokens,
+    totalTokens: first.totalTokens + second.totalTokens,
+  };
 }

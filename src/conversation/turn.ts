@@ -14,6 +14,19 @@ export function conversationKeyOf(parts: {
   return segments.map((segment) => segment.replaceAll(':', '_')).join(':');
 }
 
+/** Where a conversation takes place: its platform, server or workspace, and channel (a thread's parent). */
+export interface ConversationPlace {
+  readonly platform: string;
+  readonly workspace: string;
+  readonly channel: string;
+}
+
+/** The place of a key `conversationKeyOf` made; the thread, if any, belongs to its channel. */
+export function placeOfConversation(key: ConversationKey): ConversationPlace {
+  const [platform = '', workspace = '', channel = ''] = key.split(':');
+  return { platform, workspace, channel };
+}
+
 /** An image a person attached; the engine loads it only when it is that turn's time to be answered. */
 export interface ImageAttachment {
   readonly name: string;
@@ -57,7 +70,16 @@ export function textOfWordlessMessage({
 /** What an adapter hands the engine for one message a person wrote to the bot. */
 export interface IncomingTurn {
   readonly conversationKey: ConversationKey;
-  readonly author: { readonly id: string; readonly name: string };
+  readonly author: {
+    readonly id: string;
+    readonly name: string;
+    /** Discord role ids or Slack user-group ids, for access rules and role budgets. */
+    readonly roleIds?: readonly string[];
+    /** A server or workspace admin. */
+    readonly isAdmin?: boolean;
+  };
+  /** Written in a direct message to the bot (ACCESS_DMS governs those). */
+  readonly isDirectMessage?: boolean;
   /** The text with platform mentions already resolved to names. */
   readonly text: string;
   readonly images: readonly ImageAttachment[];

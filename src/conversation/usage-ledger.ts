@@ -1,111 +1,327 @@
-import type { Keyv } from 'keyv';
-import { z } from 'zod';
-import type { TokenUsage } from '../gateway/chat-types.ts';
 import type { Logger } from '../log.ts';
-import type { KeyedLock } from '../state/keyed-lock.ts';
-import type { ConversationKey } from './turn.ts';
+import { counterTtlMsByPeriod, type PeriodWindow, periodsAt } from '../spending/budget-periods.ts';
+import type { BudgetMeasure, BudgetPeriod, BudgetRule } from '../spending/budget-rules.ts';
+import {
+  amountIn,
+  type CounterAddress,
+  type CounterState,
+  type LimitedCounter,
+  noSpending,
+  type SpendAmount,
+  type SpendStore,
+  type SpentTotals,
+  spentIn,
+} from '../spending/spend-store.ts';
+import { type ConversationKey, placeOfConversation } from './turn.ts';
 
-const usageTotalsSchema = z.object({
-  requests: z.number(),
-  promptTokens: z.number(),
-  completionTokens: z.number(),
-  totalTokens: z.number(),
-  images: z.number(),
-});
-
-/** What was spent in one period: gateway requests, tokens from `usage`, and images generated. */
-export type UsageTotals = z.infer<typeof usageTotalsSchema>;
+/** What was spent in one period: gateway requests, tokens from `usage`, images, and their cost. */
+export interface UsageTotals {
+  readonly requests: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly totalTokens: number;
+  readonly images: number;
+  /** In billionths of a cost unit. */
+  readonly costNanos: number;
+}
 
 export interface UsageReport {
   readonly user: { readonly today: UsageTotals; readonly month: UsageTotals };
   readonly conversation: { readonly today: UsageTotals; readonly month: UsageTotals };
 }
 
-export interface UsageEntry {
+/** Whose spending a request is: the person, where they are, and the roles that have budgets. */
+export interface SpendSubject {
   readonly userId: string;
   readonly conversationKey: ConversationKey;
-  readonly usage?: TokenUsage | undefined;
-  readonly images?: number;
-  readonly at: Date;
+  /** Roles (or Slack user groups) of the person that have a budget of their own. */
+  readonly budgetedRoleIds: readonly string[];
 }
 
-/** Spending per person and per conversation, by UTC day and month, as the gateway reported it. */
+/** One budget that applies to a request, with its limit in the measure's units (cost in nanos). */
+export interface BudgetCheck {
+  readonly rule: BudgetRule;
+  readonly limit: number;
+  /** For a role budget: the role it belongs to. */
+  readonly roleId?: string;
+}
+
+/** How far a budget is used once the hold is counted in. */
+export interface BudgetUse {
+  readonly budget: BudgetCheck;
+  /** Spent plus held, in the measure's units. */
+  readonly used: number;
+  /** The counter's key, for "warn once per budget and period". */
+  readonly counterKey: string;
+  readonly window: PeriodWindow;
+}
+
+export type HoldResult =
+  | {
+      readonly isHeld: true;
+      /** Where the hold sits, for settle and release. */
+      readonly heldCounters: readonly CounterAddress[];
+      readonly uses: readonly BudgetUse[];
+    }
+  | {
+      readonly isHeld: false;
+      readonly budget: BudgetCheck;
+      /** What is left of the budget, in its measure's units (cost in nanos). */
+      readonly remaining: number;
+      readonly window: PeriodWindow;
+    };
+
+/**
+ * Spending per person, conversation, channel, server, role and the whole process, by day and month
+ * in BUDGET_TIMEZONE, as counters in the spend store. A request holds its worst case on the budgets
+ * that apply before it calls the gateway, and settles what the gateway reported afterwards; /usage
+ * reads the same counters.
+ */
 export interface UsageLedger {
+  hold(request: {
+    reservationId: string;
+    subject: SpendSubject;
+    amount: SpendAmount;
+    budgets: readonly BudgetCheck[];
+    at: Date;
+    holdUntil: Date;
+  }): Promise<HoldResult>;
   /**
-   * Counts one gateway request. Never rejects: a store failure is logged, because the reply it
-   * counts was already delivered and must not fail for its bookkeeping.
+   * Adds what a request spent to every counter of its subject and drops its hold. Never rejects: a
+   * store failure is logged, because the reply it counts was already delivered.
    */
-  record(entry: UsageEntry): Promise<void>;
+  settle(request: {
+    reservationId: string;
+    subject: SpendSubject;
+    heldCounters: readonly CounterAddress[];
+    /** What was spent; `requests` (the gateway calls made) defaults to one. */
+    spent: Omit<SpentTotals, 'requests'> & { readonly requests?: number };
+    at: Date;
+  }): Promise<void>;
+  /** Drops a hold whose request never reached the gateway or failed there. Never rejects. */
+  release(request: { reservationId: string; heldCounters: readonly CounterAddress[] }): Promise<void>;
   report(query: { userId: string; conversationKey: ConversationKey; at: Date }): Promise<UsageReport>;
+  /** Totals of any scope's counters now, e.g. to show what is left of each budget. */
+  readBudgets(query: {
+    subject: SpendSubject;
+    budgets: readonly BudgetCheck[];
+    at: Date;
+  }): Promise<BudgetUse[]>;
+  /** The people or channels of a server that spent the most in the period. */
+  top(query: {
+    platform: string;
+    workspace: string;
+    kind: 'users' | 'channels';
+    period: BudgetPeriod;
+    at: Date;
+    count: number;
+  }): Promise<Array<{ readonly id: string; readonly costNanos: number }>>;
 }
 
-const emptyTotals: UsageTotals = {
-  requests: 0,
-  promptTokens: 0,
-  completionTokens: 0,
-  totalTokens: 0,
-  images: 0,
-};
-const dayTtlMs = 40 * 24 * 60 * 60 * 1000;
-const monthTtlMs = 400 * 24 * 60 * 60 * 1000;
+/** A counter with its limits, and the budget each limit comes from. */
+interface BudgetCounter extends LimitedCounter {
+  readonly sources: Readonly<Partial<Record<BudgetMeasure, BudgetCheck>>>;
+  readonly window: PeriodWindow;
+}
 
-function periodKeys({ scope, at }: { scope: string; at: Date }): { day: string; month: string } {
-  const day = at.toISOString().slice(0, 10);
-  return { day: `${scope}:day:${day}`, month: `${scope}:month:${day.slice(0, 7)}` };
+/** The counter key of a scope in a period, e.g. `user:U1:day:2026-11-04`. */
+function scopeKey({
+  budget,
+  subject,
+}: {
+  budget: Pick<BudgetCheck, 'rule' | 'roleId'>;
+  subject: SpendSubject;
+}) {
+  const place = placeOfConversation(subject.conversationKey);
+  switch (budget.rule.scope) {
+    case 'user':
+      return `user:${subject.userId}`;
+    case 'role':
+      return `role:${place.platform}:${place.workspace}:${budget.roleId ?? ''}`;
+    case 'channel':
+      return `channel:${place.platform}:${place.workspace}:${place.channel}`;
+    case 'server':
+      return `server:${place.platform}:${place.workspace}`;
+    case 'global':
+      return 'global';
+  }
 }
 
 export function createUsageLedger({
   store,
-  lock,
+  timeZone,
   logger,
 }: {
-  store: Keyv;
-  lock: KeyedLock;
+  store: SpendStore;
+  timeZone: string;
   logger: Logger;
 }): UsageLedger {
-  const read = async (key: string): Promise<UsageTotals> => {
-    const parsed = usageTotalsSchema.safeParse(await store.get(key));
-    return parsed.success ? parsed.data : { ...emptyTotals };
-  };
-  // Read-add-write under a per-key lock so two replies finishing together both count.
-  const add = (key: string, ttlMs: number, entry: UsageEntry) =>
-    lock.run(key, async () => {
-      const totals = await read(key);
-      await store.set(
+  const counterOf = (scope: string, period: BudgetPeriod, windows: Record<BudgetPeriod, PeriodWindow>) => ({
+    key: `${scope}:${period}:${windows[period].label}`,
+    ttlMs: counterTtlMsByPeriod[period],
+  });
+  const limitedCounters = (subject: SpendSubject, budgets: readonly BudgetCheck[], at: Date) => {
+    const windows = periodsAt({ at, timeZone });
+    const byKey = new Map<string, BudgetCounter>();
+    for (const budget of budgets) {
+      const { key, ttlMs } = counterOf(scopeKey({ budget, subject }), budget.rule.period, windows);
+      const existing = byKey.get(key) ?? {
         key,
-        {
-          requests: totals.requests + 1,
-          promptTokens: totals.promptTokens + (entry.usage?.promptTokens ?? 0),
-          completionTokens: totals.completionTokens + (entry.usage?.completionTokens ?? 0),
-          totalTokens: totals.totalTokens + (entry.usage?.totalTokens ?? 0),
-          images: totals.images + (entry.images ?? 0),
-        },
         ttlMs,
-      );
+        limits: {},
+        sources: {},
+        window: windows[budget.rule.period],
+      };
+      const current = existing.sources[budget.rule.measure];
+      // Two budgets on one counter and measure (a channel override and the default): the tighter wins.
+      if (current !== undefined && current.limit <= budget.limit) continue;
+      byKey.set(key, {
+        ...existing,
+        limits: { ...existing.limits, [budget.rule.measure]: budget.limit },
+        sources: { ...existing.sources, [budget.rule.measure]: budget },
+      });
+    }
+    return [...byKey.values()];
+  };
+  const usesOf = (
+    subject: SpendSubject,
+    budgets: readonly BudgetCheck[],
+    at: Date,
+    stateOfKey: (key: string) => CounterState | undefined,
+  ): BudgetUse[] => {
+    const windows = periodsAt({ at, timeZone });
+    return budgets.map((budget) => {
+      const { key } = counterOf(scopeKey({ budget, subject }), budget.rule.period, windows);
+      const state = stateOfKey(key);
+      const used = state
+        ? spentIn(state.spent, budget.rule.measure) + amountIn(state.held, budget.rule.measure)
+        : 0;
+      return { budget, used, counterKey: key, window: windows[budget.rule.period] };
     });
+  };
+  const totalsOf = async (keys: readonly string[], at: Date) =>
+    (await store.read({ keys, nowMs: at.getTime() })).map((state) => toTotals(state.spent));
+
   return {
-    async record(entry) {
-      const scopes = [`user:${entry.userId}`, `conversation:${entry.conversationKey}`];
-      await Promise.all(
-        scopes.flatMap((scope) => {
-          const keys = periodKeys({ scope, at: entry.at });
-          return [add(keys.day, dayTtlMs, entry), add(keys.month, monthTtlMs, entry)];
-        }),
-      ).catch((error: unknown) => logger.warn({ err: error, userId: entry.userId }, 'usage not recorded'));
-    },
-    async report({ userId, conversationKey, at }) {
-      const userKeys = periodKeys({ scope: `user:${userId}`, at });
-      const conversationKeys = periodKeys({ scope: `conversation:${conversationKey}`, at });
-      const [userToday, userMonth, conversationToday, conversationMonth] = await Promise.all([
-        read(userKeys.day),
-        read(userKeys.month),
-        read(conversationKeys.day),
-        read(conversationKeys.month),
-      ]);
+    async hold({ reservationId, subject, amount, budgets, at, holdUntil }) {
+      const counters = limitedCounters(subject, budgets, at);
+      if (counters.length === 0) return { isHeld: true, heldCounters: [], uses: [] };
+      const outcome = await store.hold({
+        reservationId,
+        amount,
+        counters,
+        nowMs: at.getTime(),
+        holdUntilMs: holdUntil.getTime(),
+      });
+      if (!outcome.isHeld) {
+        const counter = counters[outcome.counterIndex] ?? counters[0];
+        const budget = counter?.sources[outcome.measure] ?? budgets[0];
+        if (!counter || !budget) throw new Error('a refused hold named no budget');
+        const used =
+          spentIn(outcome.state.spent, outcome.measure) + amountIn(outcome.state.held, outcome.measure);
+        return { isHeld: false, budget, remaining: Math.max(0, budget.limit - used), window: counter.window };
+      }
+      const states = new Map(counters.map((counter, index) => [counter.key, outcome.states[index]]));
       return {
-        user: { today: userToday, month: userMonth },
-        conversation: { today: conversationToday, month: conversationMonth },
+        isHeld: true,
+        heldCounters: counters.map(({ key, ttlMs }) => ({ key, ttlMs })),
+        uses: usesOf(subject, budgets, at, (key) => states.get(key)),
       };
     },
+    async settle({ reservationId, subject, heldCounters, spent, at }) {
+      const windows = periodsAt({ at, timeZone });
+      const place = placeOfConversation(subject.conversationKey);
+      const scopes = [
+        `user:${subject.userId}`,
+        `conversation:${subject.conversationKey}`,
+        `channel:${place.platform}:${place.workspace}:${place.channel}`,
+        `server:${place.platform}:${place.workspace}`,
+        'global',
+        ...subject.budgetedRoleIds.map((roleId) => `role:${place.platform}:${place.workspace}:${roleId}`),
+      ];
+      const periods: BudgetPeriod[] = ['day', 'month'];
+      try {
+        await store.settle({
+          reservationId,
+          heldCounters,
+          counters: scopes.flatMap((scope) => periods.map((period) => counterOf(scope, period, windows))),
+          spent: { ...spent, requests: spent.requests ?? 1 },
+          rankings: periods.flatMap((period) => [
+            {
+              ...rankingOf({ place, kind: 'users', period, window: windows[period] }),
+              member: subject.userId,
+            },
+            {
+              ...rankingOf({ place, kind: 'channels', period, window: windows[period] }),
+              member: place.channel,
+            },
+          ]),
+        });
+      } catch (error) {
+        logger.warn({ err: error, userId: subject.userId }, 'spending not recorded');
+      }
+    },
+    async release({ reservationId, heldCounters }) {
+      if (heldCounters.length === 0) return;
+      await store.release({ reservationId, heldCounters }).catch((error: unknown) => {
+        // The hold lapses on its own at its time; until then it only makes the budget stricter.
+        logger.warn({ err: error }, 'a spending hold was not released');
+      });
+    },
+    async report({ userId, conversationKey, at }) {
+      const windows = periodsAt({ at, timeZone });
+      const keys = [`user:${userId}`, `conversation:${conversationKey}`].flatMap((scope) => [
+        counterOf(scope, 'day', windows).key,
+        counterOf(scope, 'month', windows).key,
+      ]);
+      const [userToday, userMonth, conversationToday, conversationMonth] = await totalsOf(keys, at);
+      const empty = toTotals(noSpending);
+      return {
+        user: { today: userToday ?? empty, month: userMonth ?? empty },
+        conversation: { today: conversationToday ?? empty, month: conversationMonth ?? empty },
+      };
+    },
+    async readBudgets({ subject, budgets, at }) {
+      const counters = limitedCounters(subject, budgets, at);
+      const states = await store.read({ keys: counters.map((counter) => counter.key), nowMs: at.getTime() });
+      const byKey = new Map(counters.map((counter, index) => [counter.key, states[index]]));
+      return usesOf(subject, budgets, at, (key) => byKey.get(key));
+    },
+    async top({ platform, workspace, kind, period, at, count }) {
+      const window = periodsAt({ at, timeZone })[period];
+      const ranked = await store.readRanking({
+        key: rankingOf({ place: { platform, workspace }, kind, period, window }).key,
+        count,
+      });
+      return ranked.map(({ member, costNanos }) => ({ id: member, costNanos }));
+    },
+  };
+}
+
+function rankingOf({
+  place,
+  kind,
+  period,
+  window,
+}: {
+  place: { platform: string; workspace: string };
+  kind: 'users' | 'channels';
+  period: BudgetPeriod;
+  window: PeriodWindow;
+}): CounterAddress {
+  return {
+    key: `top-${kind}:${place.platform}:${place.workspace}:${period}:${window.label}`,
+    ttlMs: counterTtlMsByPeriod[period],
+  };
+}
+
+function toTotals(spent: SpentTotals): UsageTotals {
+  return {
+    requests: spent.requests,
+    promptTokens: spent.promptTokens,
+    completionTokens: spent.completionTokens,
+    totalTokens: spent.promptTokens + spent.completionTokens,
+    images: spent.images,
+    costNanos: spent.costNanos,
   };
 }

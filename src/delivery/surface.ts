@@ -32,6 +32,11 @@ export interface Surface {
    * delivery treats every failure as passing (a dropped connection, a 5xx, a rate limit).
    */
   classifyFailure?(error: unknown): PlatformFailure;
+  /**
+   * Tells only the person the reply is for (Slack ephemeral, a Discord DM, the terminal's own line):
+   * for notices that are nobody else's business, such as "you cannot use parley here".
+   */
+  postPrivately?(text: string): Promise<void>;
 }
 
 /** What a failed platform call means for trying it again. */

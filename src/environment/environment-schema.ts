@@ -12,6 +12,16 @@ import {
   text,
   wholeNumber,
 } from './setting-schemas.ts';
+import {
+  commandRoles,
+  costLimit,
+  countLimit,
+  directMessageMode,
+  idList,
+  optionalPositiveCount,
+  roleBudgets,
+  timeZone,
+} from './spend-access-values.ts';
 
 const gatewaySettings = section('Model Gateway', {
   GATEWAY_BASE_URL: document(gatewayBaseUrl, {
@@ -55,7 +65,7 @@ const modelSettings = section('Models', {
   STRUCTURED_MODEL: document(text('gpt-4o-mini'), { description: 'Answers /summarize and /extract.' }),
   MODEL_CAPABILITIES_FILE: document(text('config/models.json'), {
     description:
-      'JSON file with what each model supports (vision, jsonSchema, imageUrlOutput, imageInput, aspectRatio, contextTokens); unlisted models get its "defaults". A relative path starts at the project folder.',
+      'JSON file with what each model supports (vision, jsonSchema, imageUrlOutput, imageInput, aspectRatio, contextTokens) and what it costs (price); unlisted models get its "defaults". A relative path starts at the project folder.',
     typeText: 'path',
   }),
   SYSTEM_PROMPT: document(
@@ -255,6 +265,83 @@ const operationsSettings = section('Operations', {
   }),
 });
 
+const costBudget = (description: string) =>
+  document(costLimit, {
+    description: `${description}, in the gateway's cost units (the prices of config/models.json). /config overrides it per server or channel.`,
+    typeText: 'amount',
+  });
+const countBudget = (description: string) =>
+  document(countLimit, {
+    description: `${description}. /config overrides it per server or channel.`,
+    typeText: 'whole number',
+  });
+const ids = (description: string) => document(idList, { description, typeText: 'comma-separated ids' });
+
+/** Budgets, the request rate and who may use parley; every budget unset means no limit. */
+const spendAndAccessSettings = section('Spend and access', {
+  BUDGET_USER_DAILY: costBudget('Most one person may spend a day'),
+  BUDGET_USER_MONTHLY: costBudget('Most one person may spend a month'),
+  BUDGET_ROLE_DAILY: document(roleBudgets, {
+    description:
+      'Most everyone with a role (Discord) or in a user group (Slack) may spend together a day, as role=amount pairs, e.g. 123456789012345678=5,S0ABCDEF12=2. /config overrides it per server.',
+    typeText: 'role=amount, …',
+  }),
+  BUDGET_ROLE_MONTHLY: document(roleBudgets, {
+    description: 'The same, a month.',
+    typeText: 'role=amount, …',
+  }),
+  BUDGET_CHANNEL_DAILY: costBudget('Most one channel (with its threads) may spend a day'),
+  BUDGET_CHANNEL_MONTHLY: costBudget('Most one channel may spend a month'),
+  BUDGET_SERVER_DAILY: costBudget('Most one Discord server or Slack workspace may spend a day'),
+  BUDGET_SERVER_MONTHLY: costBudget('Most one server or workspace may spend a month'),
+  BUDGET_GLOBAL_DAILY: document(costLimit, {
+    description:
+      "Most this whole process may spend a day, in cost units: the operator's cap, which /config cannot change.",
+    typeText: 'amount',
+  }),
+  BUDGET_GLOBAL_MONTHLY: document(costLimit, {
+    description: 'Most this whole process may spend a month; /config cannot change it.',
+    typeText: 'amount',
+  }),
+  BUDGET_TOKENS_USER_DAILY: countBudget('Most tokens (prompt and reply) one person may use a day'),
+  BUDGET_TOKENS_USER_MONTHLY: countBudget('Most tokens one person may use a month'),
+  BUDGET_IMAGES_USER_DAILY: countBudget('Most images one person may have drawn a day'),
+  BUDGET_IMAGES_USER_MONTHLY: countBudget('Most images one person may have drawn a month'),
+  BUDGET_TIMEZONE: document(timeZone, {
+    description:
+      'Where a budget day starts: days begin at midnight and months on the 1st in this IANA time zone.',
+    typeText: 'time zone',
+  }),
+  BUDGET_FALLBACK_MODEL: document(optionalText, {
+    description:
+      "A cheaper chat model that answers instead when a person's budget cannot pay for the conversation's model but can pay for this one; the reply says so.",
+    typeText: 'model id',
+    defaultText: 'none: such requests are refused',
+  }),
+  RATE_USER_PER_MINUTE: document(optionalPositiveCount, {
+    description:
+      'Most requests to the model (replies, drawings, summaries) one person may make a minute; more get a friendly "slow down".',
+    typeText: 'whole number',
+  }),
+  ACCESS_ALLOW_USER_IDS: ids(
+    'When set (or ACCESS_ALLOW_ROLE_IDS is), only these people, and people with an allowed role, may use parley.',
+  ),
+  ACCESS_BLOCK_USER_IDS: ids('These people may not use parley (block wins over allow).'),
+  ACCESS_ALLOW_ROLE_IDS: ids('When set, people with one of these roles (Slack: user groups) may use parley.'),
+  ACCESS_BLOCK_ROLE_IDS: ids('People with one of these roles or user groups may not use parley.'),
+  ACCESS_ALLOW_CHANNEL_IDS: ids('When set, parley answers only in these channels (and their threads).'),
+  ACCESS_BLOCK_CHANNEL_IDS: ids('parley does not answer in these channels (and their threads).'),
+  ACCESS_DMS: document(directMessageMode, {
+    description:
+      'Direct messages: on (anyone who may use parley), off, or allowlisted (only people in ACCESS_ALLOW_USER_IDS).',
+  }),
+  ACCESS_COMMAND_ROLE_IDS: document(commandRoles, {
+    description:
+      'Commands only some roles may use, as command=roleId|roleId pairs, e.g. imagine=123456789012345678. Admins may always use them; chat counts as the command chat.',
+    typeText: 'command=role|role, …',
+  }),
+});
+
 /** Every variable parley reads, grouped by section; the generated docs walk this. */
 export const environmentSchema = z
   .object({
@@ -268,6 +355,7 @@ export const environmentSchema = z
     ...slackSettings,
     ...readingSettings,
     ...operationsSettings,
+    ...spendAndAccessSettings,
   })
   .superRefine((values, context) => {
     if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {

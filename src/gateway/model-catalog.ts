@@ -50,14 +50,36 @@ export const cautiousDefaults: ModelCapabilities = {
   tools: false,
 };
 
+/** An image price that differs by shape or format: the first variant whose fields all match wins. */
+const imagePriceVariantSchema = z.strictObject({
+  aspectRatio: z.string().min(1).optional(),
+  outputFormat: z.enum(['png', 'jpg']).optional(),
+  perImage: z.number().nonnegative(),
+});
+
+/** What a model costs, in the gateway's currency units. */
+export const modelPriceSchema = z.strictObject({
+  inputPerMillionTokens: z.number().nonnegative(),
+  outputPerMillionTokens: z.number().nonnegative(),
+  perImage: z.number().nonnegative(),
+  perImageVariants: z.array(imagePriceVariantSchema),
+});
+
+/** One entry of the file: any capabilities, and any part of the price, over the defaults. */
+const catalogEntrySchema = capabilitiesSchema
+  .partial()
+  .extend({ price: modelPriceSchema.partial().optional() });
+
 export const modelCatalogSchema = z.strictObject({
-  defaults: capabilitiesSchema.partial().default({}),
-  models: z.record(z.string().min(1), capabilitiesSchema.partial()).default({}),
+  defaults: catalogEntrySchema.default({}),
+  models: z.record(z.string().min(1), catalogEntrySchema).default({}),
 });
 
 export type ModelCatalog = z.infer<typeof modelCatalogSchema>;
 
 /** The capabilities of one model: its entry in the catalog over the catalog's defaults. */
 export function capabilitiesOf(catalog: ModelCatalog, model: string): ModelCapabilities {
-  return { ...cautiousDefaults, ...catalog.defaults, ...catalog.models[model] };
+  const { price: _defaultPrice, ...defaults } = catalog.defaults;
+  const { price: _modelPrice, ...entry } = catalog.models[model] ?? {};
+  return { ...cautiousDefaults, ...defaults, ...entry };
 }

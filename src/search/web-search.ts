@@ -23,6 +23,11 @@ import { createSources, renderSources, type Sources } from './sources.ts';
 
 /** Rounds of tool calls before the model must answer with what it has. */
 const maxToolRounds = 3;
+/**
+ * The most model calls one reply with search makes: the tool rounds (search-first makes fewer: one
+ * small decision and the answer). A budget holds this many for a reply.
+ */
+export const maxModelCallsPerSearchReply = maxToolRounds;
 
 /** A streamed reply that may search the web first; the events are the gateway's, plus status lines. */
 export interface WebSearch {

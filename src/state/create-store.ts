@@ -1,4 +1,4 @@
-import KeyvRedis, { defaultReconnectStrategy } from '@keyv/redis';
+import KeyvRedis, { defaultReconnectStrategy, type RedisClientType } from '@keyv/redis';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { Logger } from 'pino';
 import { timeStoreCalls } from '../operations/time-store-calls.ts';
@@ -61,6 +61,33 @@ export function createStore({
   return timeStoreCalls({ keyv, backend: location.kind });
 }
 
+/**
+ * @keyv/redis connects on the first operation, and a second operation started meanwhile finds the
+ * client open but not ready; with the offline queue off (see above) it fails with "The client is
+ * offline". Operations that arrive while the first connection is made wait for that same attempt.
+ */
+function connectingOnce(adapter: KeyvRedis<unknown>): KeyvRedis<unknown> {
+  const connect = adapter.getClient.bind(adapter);
+  let connecting: ReturnType<typeof connect> | undefined;
+  adapter.getClient = () => {
+    connecting ??= connect().finally(() => {
+      connecting = undefined;
+    });
+    return connecting;
+  };
+  return adapter;
+}
+
+/**
+ * The Redis client under a store createStore opened on a `redis://` URL, connected (undefined for
+ * other stores): for what keyv cannot say, such as an atomic script or `SET … NX`.
+ */
+export async function redisClientOf(keyv: Keyv): Promise<RedisClientType | undefined> {
+  const adapter = keyv.store as { getClient?: () => Promise<unknown> };
+  if (typeof adapter.getClient !== 'function') return undefined;
+  return (await adapter.getClient()) as RedisClientType;
+}
+
 function openAdapter({
   location,
   redisConnectTimeoutMs,
@@ -77,16 +104,18 @@ function openAdapter({
       return new SqliteStore({ filePath: location.filePath });
     case 'redis':
       return boundStoreTime(
-        new KeyvRedis(
-          {
-            url: location.url,
-            // Without this, commands issued while the connection is down wait in a queue until Redis is
-            // back, and a user's turn hangs instead of failing with a message.
-            disableOfflineQueue: true,
-            socket: { reconnectStrategy: defaultReconnectStrategy },
-          },
-          // Without connectionTimeout the first operation against an unreachable Redis never settles.
-          { throwOnErrors: true, connectionTimeout: redisConnectTimeoutMs },
+        connectingOnce(
+          new KeyvRedis(
+            {
+              url: location.url,
+              // Without this, commands issued while the connection is down wait in a queue until Redis is
+              // back, and a user's turn hangs instead of failing with a message.
+              disableOfflineQueue: true,
+              socket: { reconnectStrategy: defaultReconnectStrategy },
+            },
+            // Without connectionTimeout the first operation against an unreachable Redis never settles.
+            { throwOnErrors: true, connectionTimeout: redisConnectTimeoutMs },
+          ),
         ),
         operationTimeoutMs,
       );

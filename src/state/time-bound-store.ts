@@ -46,7 +46,8 @@ export function boundStoreTime<Adapter extends KeyvStoreAdapter>(
   });
 }
 
-function withTimeout<Result>(
+/** Settles like `operation`, or rejects with a StoreTimeoutError after `timeoutMs`. */
+export function withTimeout<Result>(
   operation: Promise<Result>,
   { operation: name, timeoutMs }: { operation: string; timeoutMs: number },
 ): Promise<Result> {

@@ -100,8 +100,10 @@ describe('/reset, /usage, /help', () => {
     under.fake.enqueue({ text: 'ok', usage: { prompt_tokens: 1200, completion_tokens: 34 } });
     await under.type('count me');
     const printed = await under.type('/usage');
-    expect(printed).toContain('**You, today**\n1,234 tokens (1,200 in, 34 out), 1 requests');
-    expect(printed).toContain('**This conversation, this month**\n1,234 tokens');
+    // chat-model costs 1 a million tokens in and 2 a million out (test/support/test-bot.ts).
+    expect(printed).toContain('**You, today**\n0.001268 spent, 1,234 tokens (1,200 in, 34 out), 1 requests');
+    expect(printed).toContain('**This conversation, this month**\n0.001268 spent, 1,234 tokens');
+    expect(printed).toContain('**Budgets here**\nNo budget applies here.');
   });
 
   it('/help lists every command with how to type it', async () => {
@@ -115,6 +117,7 @@ describe('/reset, /usage, /help', () => {
       'system',
       'reset',
       'usage',
+      'config',
       'help',
     ]) {
       expect(printed).toContain(`\`/${name}`);

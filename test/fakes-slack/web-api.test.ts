@@ -257,13 +257,14 @@ describe('fake slack: web api with the real WebClient', () => {
     expect(fake.messages('C0CHAT0009')[0]).toMatchObject({ text: 'as json', blocks: [{ type: 'divider' }] });
   });
 
-  it('opens a view', async () => {
-    const result = await client.views.open({
-      trigger_id: '123.456.abc',
-      view: { type: 'modal', title: { type: 'plain_text', text: 'Hi' }, blocks: [] },
-    });
-
-    expect(result.view).toMatchObject({ id: expect.stringMatching(/^V/), type: 'modal' });
+  it('opens a view only for a trigger_id it issued with an interaction', async () => {
+    // docs.slack.dev/reference/methods/views.open: a trigger_id comes with an interaction payload.
+    await expect(
+      client.views.open({
+        trigger_id: '123.456.abc',
+        view: { type: 'modal', title: { type: 'plain_text', text: 'Hi' }, blocks: [] },
+      }),
+    ).rejects.toMatchObject({ data: { error: 'invalid_trigger_id' } });
   });
 });
 

@@ -45,17 +45,21 @@ export async function startSlackUnderTest({
   slackOptions = {},
   environment = {},
   stopButtonDelayMs = 2_500,
+  prepare,
 }: {
   mode: SlackMode;
   slackOptions?: FakeSlackOptions;
   environment?: Record<string, string>;
   stopButtonDelayMs?: number;
+  /** Sets up the fake workspace (people, user groups) before the bot signs in. */
+  prepare?: (slack: FakeSlack) => void;
 }): Promise<SlackUnderTest> {
   const gateway = await startFakeGateway({
     apiKey,
     models: { 'chat-model': { vision: false }, 'data-uri-image-model': { imageInputDataUri: true } },
   });
   const slack = await startFakeSlack(slackOptions);
+  prepare?.(slack);
   const bot = buildTestBot({
     gatewayBaseUrl: gateway.baseUrl,
     gatewayApiKey: apiKey,

@@ -58,6 +58,12 @@ export function describeStoreContract({
       expect(await store.has('discord:guild:other-channel')).toBe(false);
     });
 
+    it('answers operations started together on a store that has not connected yet', async () => {
+      const store = await open('settings');
+      const keys = ['a', 'b', 'c', 'd'];
+      expect(await Promise.all(keys.map((key) => store.get(key)))).toEqual(keys.map(() => undefined));
+    });
+
     it('replaces a value on a second set', async () => {
       const store = await open('history');
       await store.set('key', 'first');

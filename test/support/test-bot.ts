@@ -11,13 +11,28 @@ import { createCapturedLogger } from './capture-logger.ts';
 const testCatalog = {
   defaults: { contextTokens: 32_000 },
   models: {
-    'chat-model': { vision: false, jsonSchema: true },
+    // Prices in cost units: a million tokens in, a million out; one image.
+    'chat-model': {
+      vision: false,
+      jsonSchema: true,
+      price: { inputPerMillionTokens: 1, outputPerMillionTokens: 2 },
+    },
+    'cheap-model': {
+      vision: false,
+      jsonSchema: true,
+      price: { inputPerMillionTokens: 0.1, outputPerMillionTokens: 0.2 },
+    },
     'vision-model': { vision: true, jsonSchema: true },
     'no-schema-model': { vision: false, jsonSchema: false },
     // Function calling: one that has it, and one the catalog believes has it but the gateway refuses.
     'tools-model': { vision: false, jsonSchema: true, tools: true },
     'believed-tools-model': { vision: false, jsonSchema: true, tools: true },
-    'image-model': { imageInput: true, imageUrlOutput: false, aspectRatio: true },
+    'image-model': {
+      imageInput: true,
+      imageUrlOutput: false,
+      aspectRatio: true,
+      price: { perImage: 0.04 },
+    },
     'url-image-model': { imageInput: true, imageUrlOutput: true, aspectRatio: true },
     // A gateway that takes data: URIs in image_input too (the reference promises only links).
     'data-uri-image-model': { imageInput: true, imageInputDataUri: true, imageUrlOutput: false },

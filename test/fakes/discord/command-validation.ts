@@ -65,6 +65,8 @@ export function findCommandProblems(command: Fields, path: Path = []): FieldProb
     ...nameProblems([...path, 'name'], command.name),
     ...lengthProblem([...path, 'description'], command.description, 1, commandLimits.descriptionCharacters),
     ...optionListProblems([...path, 'options'], command.options),
+    ...defaultPermissionProblems([...path, 'default_member_permissions'], command.default_member_permissions),
+    ...nestingProblems([...path, 'options'], command.options, 'command'),
   ];
   if (problems.length === 0 && countedCharacters(command) > commandLimits.totalCharacters) {
     problems.push(
@@ -74,6 +76,46 @@ export function findCommandProblems(command: Fields, path: Path = []): FieldProb
         `Command exceeds maximum size (${commandLimits.totalCharacters})`,
       ),
     );
+  }
+  return problems;
+}
+
+// "Application Command Structure": default_member_permissions is a ?string, a bit set of permissions
+// "serialized as a string" ("Application Command Permissions Object").
+function defaultPermissionProblems(path: Path, value: unknown): FieldProblem[] {
+  if (value === undefined || value === null || (typeof value === 'string' && /^\d+$/.test(value))) return [];
+  return [problem(path, 'BASE_TYPE_BAD_TYPE', 'Must be a permission bit set written as a string of digits.')];
+}
+
+// "Application Command Option Structure", options: in a SUB_COMMAND they are its parameters, in a
+// SUB_COMMAND_GROUP its subcommands; and "Subcommands and Subcommand Groups": a command with
+// subcommands cannot be used bare, so its top level holds subcommands (or groups) only.
+function nestingProblems(
+  path: Path,
+  options: unknown,
+  level: 'command' | 'group' | 'subcommand',
+): FieldProblem[] {
+  if (!Array.isArray(options)) return [];
+  const types = (options as Fields[]).map((option) => Number(option.type));
+  const nestedCount = types.filter(
+    (type) => type === optionTypes.subcommand || type === optionTypes.subcommandGroup,
+  ).length;
+  const problems: FieldProblem[] = [];
+  const isMixed = nestedCount > 0 && nestedCount < types.length;
+  const isMisplaced =
+    (level === 'subcommand' && nestedCount > 0) ||
+    (level === 'group' && types.some((type) => type !== optionTypes.subcommand));
+  if (isMixed || isMisplaced) {
+    problems.push(
+      problem(path, 'APPLICATION_COMMAND_OPTION_TYPE_INVALID', 'Subcommands cannot sit beside options here.'),
+    );
+  }
+  for (const [index, option] of (options as Fields[]).entries()) {
+    const type = Number(option.type);
+    if (type === optionTypes.subcommand || type === optionTypes.subcommandGroup) {
+      const inner = type === optionTypes.subcommand ? 'subcommand' : 'group';
+      problems.push(...nestingProblems([...path, index, 'options'], option.options, inner));
+    }
   }
   return problems;
 }

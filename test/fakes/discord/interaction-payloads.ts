@@ -3,8 +3,9 @@ import { apiAttachment, apiChannel, apiMember, apiUser } from './api-objects.ts'
 import type { FakeFile } from './attachment-hosting.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import type { FakeInteraction, InteractionKind } from './interaction-store.ts';
+import { hasPermission } from './permissions.ts';
 import { preciseNowMs } from './precise-time.ts';
-import type { FakeChannel, FakeUser } from './world.ts';
+import type { FakeChannel, FakeGuild, FakeUser } from './world.ts';
 
 /** A value of a slash command option as a test gives it. */
 export type SlashOptionValue = string | number | boolean;
@@ -73,7 +74,7 @@ export function dispatchInteraction(
   context.interactions.add(interaction);
 
   const guild = channel.guildId === null ? undefined : world.guilds.get(channel.guildId);
-  const everyone = guild?.roles[0]?.permissions ?? 0n;
+  const memberPermissions = guild === undefined ? 0n : memberPermissionsOf(guild, user.id);
   const payload = {
     id: interaction.id,
     application_id: context.applicationId,
@@ -89,7 +90,7 @@ export function dispatchInteraction(
           guild_id: guild.id,
           guild: { id: guild.id, locale: 'en-US', features: [] },
           guild_locale: 'en-US',
-          member: { ...apiMember(guild, user), permissions: everyone.toString() },
+          member: { ...apiMember(guild, user), permissions: memberPermissions.toString() },
           context: 0,
           authorizing_integration_owners: { '0': guild.id },
         }),
@@ -101,6 +102,17 @@ export function dispatchInteraction(
   };
   context.gateway.dispatch('INTERACTION_CREATE', () => payload);
   return interaction;
+}
+
+/**
+ * A member's guild permissions: @everyone's and those of each role they have (topics/permissions.mdx,
+ * "Permission Hierarchy": base permissions are @everyone's OR-ed with the member's roles'; an
+ * administrator has every permission).
+ */
+export function memberPermissionsOf(guild: FakeGuild, userId: string): bigint {
+  let bits = guild.roles[0]?.permissions ?? 0n;
+  for (const role of guild.roles) if (role.memberIds.includes(userId)) bits |= role.permissions;
+  return hasPermission(bits, 'administrator') ? ~0n & ((1n << 53n) - 1n) : bits;
 }
 
 /**

@@ -11,11 +11,15 @@ export type BotPermission =
   | 'read-message-history'
   | 'add-reactions'
   | 'mention-everyone'
-  | 'use-application-commands';
+  | 'use-application-commands'
+  | 'administrator'
+  | 'manage-guild';
 
 // Bit positions from Discord's permission table (topics/permissions.mdx, "Bitwise Permission
 // Flags"); written out here so the fake does not import the client library it is meant to test.
 const permissionBits: Record<BotPermission, bigint> = {
+  administrator: 1n << 3n,
+  'manage-guild': 1n << 5n,
   'add-reactions': 1n << 6n,
   'view-channel': 1n << 10n,
   'send-messages': 1n << 11n,

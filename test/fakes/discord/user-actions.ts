@@ -4,6 +4,7 @@ import type { FakeDiscordContext } from './fake-context.ts';
 import {
   dispatchInteraction,
   hasComponent,
+  memberPermissionsOf,
   type SlashOptionValue,
   slashCommandData,
 } from './interaction-payloads.ts';
@@ -70,6 +71,35 @@ export interface UserActions {
   sendSlashCommand(options: SlashCommandOptions): string;
   sendAutocomplete(options: AutocompleteOptions): string;
   clickButton(options: ComponentOptions): string;
+}
+
+/**
+ * What Discord's client would not even let a person send: a command their permissions hide
+ * (application-commands.mdx, "Application Command Permissions Object": default_member_permissions is
+ * the set of permissions a member needs; administrators always pass), or a command that has
+ * subcommands run without one ("Subcommands and Subcommand Groups": the base command is unusable).
+ */
+function assertMayRun(
+  context: FakeDiscordContext,
+  options: { name: string; channel: FakeChannel; user: FakeUser; subcommand: string | undefined },
+): void {
+  const registered = context.commands.find(options.name, options.channel.guildId);
+  if (registered === undefined) return;
+  const guild =
+    options.channel.guildId === null ? undefined : context.world.guilds.get(options.channel.guildId);
+  const needed = registered.default_member_permissions;
+  if (guild !== undefined && typeof needed === 'string') {
+    const bits = BigInt(needed);
+    if ((memberPermissionsOf(guild, options.user.id) & bits) !== bits) {
+      throw new Error(
+        `fake discord: ${options.user.id} lacks the permissions /${options.name} needs, so Discord hides it`,
+      );
+    }
+  }
+  const hasSubcommands = (registered.options ?? []).some((option) => option.type === 1 || option.type === 2);
+  if (hasSubcommands && options.subcommand === undefined) {
+    throw new Error(`fake discord: /${options.name} has subcommands; its base command cannot be run`);
+  }
 }
 
 /** Creates the actions; `defaultUser` acts whenever a test names nobody. */
@@ -146,6 +176,7 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
         ...(options.subcommand === undefined ? {} : { subcommand: options.subcommand }),
       });
       const user = resolveUser(options.user, channel);
+      assertMayRun(context, { name: options.name, channel, user, subcommand: options.subcommand });
       return dispatchInteraction(context, {
         kind: 'slash-command',
         channel,

@@ -81,6 +81,7 @@ export function createAppDelivery(options: {
     }) as AppDelivery['deliverEvent'],
     deliverSlashCommand: ((delivery: { command: SlashCommandPayload } & DeliveryTarget) => {
       const { command } = delivery;
+      state.issuedTriggers.set(command.trigger_id ?? '', Date.now());
       const filled: SlashCommandPayload = {
         ...command,
         team_id: state.workspace.teamId,
@@ -101,6 +102,7 @@ export function createAppDelivery(options: {
     }) as AppDelivery['deliverSlashCommand'],
     deliverInteraction: ((delivery: { payload: InteractionPayload } & DeliveryTarget) => {
       const { payload } = delivery;
+      if (typeof payload.trigger_id === 'string') state.issuedTriggers.set(payload.trigger_id, Date.now());
       const filled = fillInteraction(state, payload);
       return deliver(
         delivery,

@@ -88,6 +88,10 @@ export interface FakeSlackState {
   readonly fileShares: Map<string, FileShare>;
   /** Longest `text` `chat.update` accepts; longer gets `msg_too_long`. */
   maxUpdateTextCharacters: number;
+  /** When each trigger_id the fake handed the app (with a command or click) was issued. */
+  readonly issuedTriggers: Map<string, number>;
+  /** Every modal the app opened with `views.open`, oldest first. */
+  readonly openedViews: OpenedView[];
   /** A fresh Socket Mode URL for `apps.connections.open`. */
   openSocketUrl(): string;
   /** Wakes `waitFor` after anything a test could observe has changed. */
@@ -103,4 +107,11 @@ export interface FileShare {
   visibility: 'public' | 'private';
   channel: string;
   entry: Record<string, unknown>;
+}
+
+/** A modal the app opened, as `views.open` stored it. */
+export interface OpenedView {
+  id: string;
+  triggerId: string;
+  view: Record<string, unknown>;
 }

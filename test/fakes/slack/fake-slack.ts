@@ -9,6 +9,7 @@ import type {
   FakeSlackState,
   HistoryAccess,
   NativeStreamingMode,
+  OpenedView,
 } from './fake-slack-state.ts';
 import {
   createFileStore,
@@ -104,6 +105,8 @@ export interface FakeSlack extends AppDelivery {
   /** Native streams (`chat.startStream` …), oldest first. */
   readonly streams: NativeStream[];
   readonly ephemeralMessages: EphemeralMessage[];
+  /** Every modal the app opened with `views.open`, oldest first. */
+  readonly openedViews: OpenedView[];
   readonly responseUrlPosts: ResponseUrlPost[];
   readonly uploadedFiles: UploadedFile[];
   readonly fileDownloads: FileDownload[];
@@ -128,6 +131,8 @@ export interface FakeSlack extends AppDelivery {
     redirect?: FileRedirect;
   }): SlackFile;
   addUser(user: Partial<WorkspaceUser> & { id: string }): WorkspaceUser;
+  /** Adds a user group (`@handle`) with its members, as `usergroups.list` lists it. */
+  addUserGroup(group: { id: string; handle: string; userIds: string[] }): void;
   addChannel(channel: Partial<WorkspaceChannel> & { id: string }): WorkspaceChannel;
   /** Puts a message in a channel's history without telling the app (for `conversations.*`). */
   addMessage(message: Omit<NewMessage, 'ts'> & { ts?: string }): StoredMessage;
@@ -175,6 +180,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     files: createFileStore({ origin, teamId: workspace.teamId }),
     streams: [],
     ephemeralMessages: [],
+    issuedTriggers: new Map(),
+    openedViews: [],
     calls: [],
     mentions: [],
     rateLimiter: createRateLimiter({
@@ -238,6 +245,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     callsTo: (method) => state.calls.filter((call) => call.method === method),
     streams: state.streams,
     ephemeralMessages: state.ephemeralMessages,
+    openedViews: state.openedViews,
     responseUrlPosts: state.responseUrls.posts,
     uploadedFiles: state.files.uploaded,
     fileDownloads: state.files.downloads,
@@ -249,6 +257,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
     addFile: ({ user, ...file }) => state.files.add({ ...file, user: user ?? defaultPersonId }),
     addUser: state.directory.addUser,
+    addUserGroup: (group) => {
+      state.directory.addUserGroup(group);
+    },
     addChannel: state.directory.addChannel,
     addMessage(message) {
       const stored = state.messages.add({ ...message, ts: message.ts ?? nextMessageTs() });
@@ -276,6 +287,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       for (const timer of state.streamIdleTimers.values()) clearTimeout(timer);
       state.streamIdleTimers.clear();
       state.ephemeralMessages.length = 0;
+      state.openedViews.length = 0;
+      state.issuedTriggers.clear();
       state.calls.length = 0;
       state.mentions.length = 0;
       state.responseUrls.clear();

@@ -20,6 +20,7 @@ export {
   messageShortcut,
   type SlashCommandPayload,
   slashCommand,
+  viewSubmission,
 } from './interaction-payloads.ts';
 export type { SlackMention } from './mention-scanner.ts';
 export { markdownShownRaw, messageLimits } from './message-limits.ts';

@@ -132,3 +132,43 @@ export function messageShortcut(options: {
     message: options.message ?? { type: 'message', ts: options.messageTs, text: '' },
   };
 }
+
+/**
+ * A modal submitted (`view_submission`, docs.slack.dev/reference/interaction-payloads/view-interactions-payload):
+ * the view as opened, with `state.values` by block id and action id holding each plain-text input's
+ * value: the one given in `values` (by block id), else what the field showed (its initial value), and
+ * null for a field left empty.
+ */
+export function viewSubmission(options: {
+  view: Record<string, unknown>;
+  values: Record<string, string>;
+  user?: string;
+}): InteractionPayload {
+  const user = options.user ?? defaultPersonId;
+  const stateValues: Record<string, Record<string, unknown>> = {};
+  for (const block of (options.view.blocks ?? []) as Array<Record<string, unknown>>) {
+    if (block.type !== 'input') continue;
+    const element = block.element as { action_id?: string; initial_value?: string; type?: string };
+    const blockId = String(block.block_id);
+    const given = options.values[blockId];
+    const value = given ?? element.initial_value ?? '';
+    stateValues[blockId] = {
+      [element.action_id ?? blockId]: {
+        type: element.type ?? 'plain_text_input',
+        value: value === '' ? null : value,
+      },
+    };
+  }
+  return {
+    type: 'view_submission',
+    team: { id: defaultWorkspace.teamId, domain: defaultWorkspace.domain },
+    user: userOf(user),
+    api_app_id: defaultWorkspace.appId,
+    token: verificationToken,
+    trigger_id: randomTriggerId(),
+    view: { ...options.view, state: { values: stateValues }, hash: `${Date.now()}.fake` },
+    response_urls: [],
+    is_enterprise_install: false,
+    enterprise: null,
+  };
+}

@@ -66,16 +66,87 @@ const setStatus: ApiMethod = (_state, args) => {
   return {};
 };
 
+// views.open (docs.slack.dev/reference/methods/views.open): trigger_id must be one Slack issued with
+// an interaction, and "expires 3 seconds after being issued" (expired_trigger_id); the view is a
+// modal (docs.slack.dev/reference/views/modal-views): type modal, a plain_text title of at most 24
+// characters, submit (at most 24) required with input blocks, up to 100 blocks, callback_id up to
+// 255 and private_metadata up to 3,000 characters; an input block has a label (at most 2,000) and an
+// element, and block ids are unique.
+const triggerLifetimeMs = 3_000;
 const viewsOpen: ApiMethod = (state, args) => {
-  if (stringArgument(args, 'trigger_id') === undefined) {
-    throw new SlackApiError('invalid_trigger_id');
-  }
+  const triggerId = stringArgument(args, 'trigger_id');
+  const issuedAtMs = triggerId === undefined ? undefined : state.issuedTriggers.get(triggerId);
+  if (triggerId === undefined || issuedAtMs === undefined) throw new SlackApiError('invalid_trigger_id');
+  if (Date.now() - issuedAtMs > triggerLifetimeMs) throw new SlackApiError('expired_trigger_id');
   const view = args.view;
-  if (typeof view !== 'object' || view === null) {
+  if (typeof view !== 'object' || view === null || Array.isArray(view))
     throw new SlackApiError('invalid_arguments');
+  const problems = modalProblems(view as Record<string, unknown>);
+  if (problems.length > 0)
+    throw new SlackApiError('invalid_arguments', { response_metadata: { messages: problems } });
+  const opened = {
+    id: randomSlackId('V'),
+    team_id: state.workspace.teamId,
+    app_id: state.workspace.appId,
+    ...view,
+  };
+  state.openedViews.push({ id: opened.id, triggerId, view: opened });
+  state.notifyChange();
+  return { view: opened };
+};
+
+function textLength(value: unknown): number {
+  return typeof value === 'object' && value !== null && typeof (value as { text?: unknown }).text === 'string'
+    ? [...(value as { text: string }).text].length
+    : -1;
+}
+
+function modalProblems(view: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const blocks = Array.isArray(view.blocks) ? (view.blocks as Record<string, unknown>[]) : [];
+  if (view.type !== 'modal') problems.push('[ERROR] must be a modal [json-pointer:/view/type]');
+  const title = textLength(view.title);
+  if (title < 1 || title > 24)
+    problems.push('[ERROR] title must be 1-24 characters [json-pointer:/view/title]');
+  const hasInput = blocks.some((block) => block.type === 'input');
+  const submit = textLength(view.submit);
+  if ((hasInput && submit < 1) || submit > 24)
+    problems.push('[ERROR] submit must be 1-24 characters [json-pointer:/view/submit]');
+  if (!Array.isArray(view.blocks) || blocks.length > 100)
+    problems.push('[ERROR] must have up to 100 blocks [json-pointer:/view/blocks]');
+  if (typeof view.callback_id === 'string' && view.callback_id.length > 255)
+    problems.push('[ERROR] callback_id too long');
+  if (typeof view.private_metadata === 'string' && view.private_metadata.length > 3_000)
+    problems.push('[ERROR] private_metadata too long');
+  const blockIds = new Set<string>();
+  for (const [index, block] of blocks.entries()) {
+    if (typeof block.block_id === 'string') {
+      if (blockIds.has(block.block_id) || block.block_id.length > 255)
+        problems.push(`[ERROR] block_id invalid [json-pointer:/view/blocks/${index}]`);
+      blockIds.add(block.block_id);
+    }
+    if (block.type === 'input') {
+      const label = textLength(block.label);
+      if (label < 1 || label > 2_000 || typeof block.element !== 'object')
+        problems.push(`[ERROR] input needs a label and an element [json-pointer:/view/blocks/${index}]`);
+    }
   }
+  return problems;
+}
+
+// usergroups.list (docs.slack.dev/reference/methods/usergroups.list): with include_users, each group
+// lists its members in `users`; needs the usergroups:read scope.
+const userGroupsList: ApiMethod = (state, args) => {
+  const includeUsers = args.include_users === true || args.include_users === 'true';
   return {
-    view: { id: randomSlackId('V'), team_id: state.workspace.teamId, app_id: state.workspace.appId, ...view },
+    usergroups: [...state.directory.userGroups.values()].map((group) => ({
+      id: group.id,
+      team_id: state.workspace.teamId,
+      is_usergroup: true,
+      handle: group.handle,
+      name: group.name,
+      ...(includeUsers ? { users: group.userIds, user_count: group.userIds.length } : {}),
+    })),
   };
 };
 
@@ -87,5 +158,6 @@ export const workspaceMethods: Record<string, ApiMethod> = {
   'users.info': usersInfo,
   'assistant.threads.setStatus': setStatus,
   'views.open': viewsOpen,
+  'usergroups.list': userGroupsList,
   'apps.connections.open': connectionsOpen,
 };

@@ -61,6 +61,14 @@ export interface WorkspaceChannel {
   postingRestriction?: string;
 }
 
+/** A user group (`@designers`), as `usergroups.list` describes it. */
+export interface WorkspaceUserGroup {
+  id: string;
+  handle: string;
+  name: string;
+  userIds: string[];
+}
+
 /**
  * The people and conversations the fake knows. Unknown ids are made up on demand, so a test can use
  * any `U…` or `C…` id without registering it first; `add*` only sets names and kinds.
@@ -74,12 +82,15 @@ export interface Directory {
   isMember(channelId: string, userId: string): boolean;
   /** The bot's DM with a person, made on first use, as Slack opens one when an app messages a user. */
   directMessageWith(userId: string): WorkspaceChannel;
+  readonly userGroups: Map<string, WorkspaceUserGroup>;
+  addUserGroup(group: { id: string; handle: string; userIds: string[] }): WorkspaceUserGroup;
 }
 
 /** Creates the directory of one workspace; the bot user is known from the start. */
 export function createDirectory(workspace: Workspace): Directory {
   const users = new Map<string, WorkspaceUser>();
   const channels = new Map<string, WorkspaceChannel>();
+  const userGroups = new Map<string, WorkspaceUserGroup>();
 
   function addUser(user: Partial<WorkspaceUser> & { id: string }): WorkspaceUser {
     const name = user.name ?? `user-${user.id.toLowerCase()}`;
@@ -124,6 +135,12 @@ export function createDirectory(workspace: Workspace): Directory {
       if (userId === workspace.botUserId) return true;
       if (isIm) return user === undefined || user === userId;
       return members === undefined || members.includes(userId);
+    },
+    userGroups,
+    addUserGroup(group) {
+      const complete = { ...group, name: group.handle };
+      userGroups.set(group.id, complete);
+      return complete;
     },
     directMessageWith(userId) {
       const existing = [...channels.values()].find((entry) => entry.isIm && entry.user === userId);

@@ -1,0 +1,92 @@
+import type { App, webApi } from '@slack/bolt';
+import { findCommand } from '../../commands/all-commands.ts';
+import type { CommandUser } from '../../commands/define-command.ts';
+import { placeOfConversation } from '../../src/conversation/turn.ts';
+import { truncateText } from '../../src/delivery/card.ts';
+import type { Form } from '../../src/delivery/form.ts';
+import type { SlackAdapterContext } from './adapter-context.ts';
+
+/** Every modal parley opens is named after the command that handles what is submitted. */
+const callbackPrefix = 'parley:form:';
+/** The one element of each input block. */
+const valueActionId = 'value';
+
+/**
+ * A form as a Slack modal (docs.slack.dev/reference/views/modal-views and block reference): title
+ * and submit at most 24 characters, a header block (at most 150) per section, and an optional
+ * plain-text input per field whose block id is the field's name, so problems come back beside it.
+ */
+export function renderFormModal(form: Form): webApi.ModalView {
+  return {
+    type: 'modal',
+    callback_id: `${callbackPrefix}${form.commandName}`,
+    title: { type: 'plain_text', text: truncateText(form.title, 24) },
+    submit: { type: 'plain_text', text: truncateText(form.submitLabel, 24) },
+    close: { type: 'plain_text', text: 'Cancel' },
+    private_metadata: truncateText(form.context, 3_000),
+    blocks: form.sections.flatMap((section) => [
+      { type: 'header', text: { type: 'plain_text', text: truncateText(section.heading, 150) } },
+      ...section.fields.map((field) => ({
+        type: 'input',
+        block_id: field.name,
+        optional: true,
+        label: { type: 'plain_text', text: truncateText(field.label, 2_000) },
+        ...(field.hint ? { hint: { type: 'plain_text', text: truncateText(field.hint, 2_000) } } : {}),
+        element: {
+          type: 'plain_text_input',
+          action_id: valueActionId,
+          ...(field.isMultiline ? { multiline: true } : {}),
+          ...(field.initialValue ? { initial_value: field.initialValue } : {}),
+        },
+      })),
+    ]),
+  } as webApi.ModalView;
+}
+
+/**
+ * Submitted modals (`view_submission`): the command that opened the form checks and applies it.
+ * Problems are acknowledged as `response_action: errors` keyed by block id, so Slack shows each under
+ * its field and keeps the modal open; otherwise the modal closes and the person gets the outcome as a
+ * message only they see. Bolt acknowledges with that body within Slack's 3 s.
+ */
+export function registerFormSubmissions({ app, adapter }: { app: App; adapter: SlackAdapterContext }): void {
+  app.view({ type: 'view_submission', callback_id: new RegExp(`^${callbackPrefix}`) }, async (args) => {
+    const { ack, body, view, client } = args;
+    const command = findCommand(view.callback_id.slice(callbackPrefix.length));
+    if (!command?.submitForm) {
+      await ack();
+      return;
+    }
+    const values = Object.fromEntries(
+      Object.entries(view.state.values).map(([blockId, actions]) => [
+        blockId,
+        String(Object.values(actions)[0]?.value ?? ''),
+      ]),
+    );
+    const teamId = body.team?.id ?? 'unknown-team';
+    const person = await adapter.directory.lookUp({ client, userId: body.user.id });
+    const user: CommandUser = {
+      id: person.id,
+      name: person.name,
+      isAdmin: person.isAdmin,
+      roleIds: adapter.userGroups.groupsOf({ client, teamId, userId: person.id }),
+    };
+    const outcome = await command.submitForm({
+      submission: { values, context: view.private_metadata },
+      user,
+      services: adapter.services,
+    });
+    if ('problems' in outcome) {
+      await ack({ response_action: 'errors', errors: { ...outcome.problems } });
+      return;
+    }
+    await ack();
+    await client.chat
+      .postEphemeral({
+        channel: placeOfConversation(view.private_metadata).channel,
+        user: user.id,
+        text: outcome.message,
+      })
+      .catch((error: unknown) => adapter.logger.warn({ err: error }, 'slack: could not confirm a form'));
+  });
+}

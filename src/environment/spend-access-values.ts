@@ -1,0 +1,150 @@
+import { z } from 'zod';
+
+/**
+ * How budgets, access lists and the like are written: the same words in the environment (defaults)
+ * and in `/config` (overrides), so an owner learns one grammar. Each schema takes the raw text (or
+ * undefined) and names what is wrong in words a person can act on.
+ */
+
+/** The largest budget accepted, in cost units: far above any real one, it catches a slipped key. */
+const largestCost = 1_000_000;
+
+/** A cost in the gateway's currency units (`2.50`); unset means no limit. */
+export const costLimit = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, context): number | undefined => {
+    if (value === undefined || value === '') return undefined;
+    const amount = Number(value.replace(/^\$/, ''));
+    if (!/^\$?\d*\.?\d+$/.test(value) || !Number.isFinite(amount) || amount > largestCost) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be an amount in cost units, like 2.50 (0 to ${largestCost}), got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return amount;
+  });
+
+/** A whole number of tokens or images; unset means no limit. */
+export const countLimit = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, context): number | undefined => {
+    if (value === undefined || value === '') return undefined;
+    if (!/^\d+$/.test(value.replaceAll('_', '').replaceAll(',', ''))) {
+      context.addIssue({ code: 'custom', message: `must be a whole number like 20, got "${value}"` });
+      return z.NEVER;
+    }
+    return Number(value.replaceAll('_', '').replaceAll(',', ''));
+  });
+
+/**
+ * A platform id as a person may paste it: bare (`123456789012345678`, `U0ADA00001`) or as the
+ * platform writes a mention of it (Discord `<@id>`, `<@!id>`, `<@&id>`, `<#id>`; Slack `<@U…>`,
+ * `<#C…|name>`, `<!subteam^S…>`), so a mention typed into `/config` counts as the id it names.
+ */
+export function bareId(text: string): string {
+  const trimmed = text.trim();
+  const mention = /^<(?:@[!&]?|#|!subteam\^)([A-Za-z0-9]+)(?:\|[^>]*)?>$/.exec(trimmed);
+  return mention?.[1] ?? trimmed;
+}
+
+const idPattern = /^[A-Za-z0-9]{2,40}$/;
+
+/** Comma-separated ids (or mentions); unset is an empty list. */
+export const idList = z
+  .string()
+  .optional()
+  .transform((value, context): string[] => {
+    const ids = (value ?? '')
+      .split(/[,\s]+/)
+      .map(bareId)
+      .filter((id) => id !== '');
+    const wrong = ids.filter((id) => !idPattern.test(id));
+    if (wrong.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be ids (or mentions) separated by commas; not an id: ${wrong.join(', ')}`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(ids)];
+  });
+
+/** `roleId=amount` pairs, comma-separated: a budget shared by everyone who has the role. */
+export const roleBudgets = z
+  .string()
+  .optional()
+  .transform((value, context): Record<string, number> => {
+    const budgets: Record<string, number> = {};
+    for (const pair of (value ?? '').split(',').filter((item) => item.trim() !== '')) {
+      const [id = '', amount = ''] = pair.split('=');
+      const parsedAmount = costLimit.safeParse(amount);
+      if (!idPattern.test(bareId(id)) || !parsedAmount.success || parsedAmount.data === undefined) {
+        context.addIssue({
+          code: 'custom',
+          message: `must be role=amount pairs separated by commas, like 123456789012345678=5; not one: "${pair.trim()}"`,
+        });
+        return z.NEVER;
+      }
+      budgets[bareId(id)] = parsedAmount.data;
+    }
+    return budgets;
+  });
+
+/** `command=roleId|roleId` pairs: the command is only for people with one of those roles. */
+export const commandRoles = z
+  .string()
+  .optional()
+  .transform((value, context): Record<string, string[]> => {
+    const rules: Record<string, string[]> = {};
+    for (const pair of (value ?? '').split(',').filter((item) => item.trim() !== '')) {
+      const [command = '', roles = ''] = pair.split('=');
+      const name = command.trim().replace(/^\//, '').toLowerCase();
+      const ids = roles
+        .split('|')
+        .map(bareId)
+        .filter((id) => id !== '');
+      if (!/^[a-z0-9_-]{1,32}$/.test(name) || ids.length === 0 || ids.some((id) => !idPattern.test(id))) {
+        context.addIssue({
+          code: 'custom',
+          message: `must be command=roleId|roleId pairs separated by commas, like imagine=123456789012345678; not one: "${pair.trim()}"`,
+        });
+        return z.NEVER;
+      }
+      rules[name] = ids;
+    }
+    return rules;
+  });
+
+export const directMessageModes = ['on', 'off', 'allowlisted'] as const;
+/** Who may talk to parley in direct messages. */
+export type DirectMessageMode = (typeof directMessageModes)[number];
+
+export const directMessageMode = z
+  .enum(directMessageModes, { error: 'must be on, off or allowlisted' })
+  .default('on');
+
+/** An IANA time zone name (`Europe/Berlin`), as the platform's Intl knows it. */
+export const timeZone = z
+  .string()
+  .trim()
+  .default('UTC')
+  .superRefine((value, context) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: value });
+    } catch {
+      context.addIssue({
+        code: 'custom',
+        message: `is not a time zone: "${value}"; use an IANA name like UTC or Europe/Berlin`,
+      });
+    }
+  });
+
+/** A whole number above zero, or unset for no limit. */
+export const optionalPositiveCount = countLimit.refine((value) => value === undefined || value > 0, {
+  message: 'must be at least 1 (leave it empty for no limit)',
+});

@@ -1,0 +1,150 @@
+import type { Keyv } from 'keyv';
+import { z } from 'zod';
+import type { KeyedLock } from '../state/keyed-lock.ts';
+import {
+  type CounterAddress,
+  type CounterState,
+  noAmount,
+  noSpending,
+  overflowingMeasure,
+  type SpendAmount,
+  type SpendStore,
+} from './spend-store.ts';
+
+const amountSchema = z.object({ costNanos: z.number(), tokens: z.number(), images: z.number() });
+const counterRecordSchema = z.object({
+  spent: z.object({
+    requests: z.number(),
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    images: z.number(),
+    costNanos: z.number(),
+  }),
+  /** Holds of requests in flight, by reservation id. */
+  holds: z.record(z.string(), amountSchema.extend({ untilMs: z.number() })),
+});
+type CounterRecord = z.infer<typeof counterRecordSchema>;
+const rankingSchema = z.record(z.string(), z.number());
+
+/** Every change runs under this one key: a hold reads and writes several counters as one step. */
+const lockKey = 'spend';
+
+/**
+ * A SpendStore on a keyv store (memory or SQLite) for one bot process: each counter is one record,
+ * and every change runs under one in-process lock, so a check and its hold cannot interleave with
+ * another request's. Several processes must share a Redis instead (redis-spend-store.ts).
+ */
+export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: KeyedLock }): SpendStore {
+  const readRecords = async (keys: readonly string[]): Promise<CounterRecord[]> => {
+    const values = keys.length === 0 ? [] : await store.getMany(keys.map((key) => `counter:${key}`));
+    return values.map((value) => {
+      const parsed = counterRecordSchema.safeParse(value);
+      return parsed.success ? parsed.data : { spent: { ...noSpending }, holds: {} };
+    });
+  };
+  return {
+    hold: (request) =>
+      lock.run(lockKey, async () => {
+        const records = await readRecords(request.counters.map((counter) => counter.key));
+        const states = records.map((record) => stateOf(record, request.nowMs));
+        for (const [index, counter] of request.counters.entries()) {
+          const state = states[index] ?? { spent: noSpending, held: noAmount };
+          const measure = overflowingMeasure({ state, amount: request.amount, limits: counter.limits });
+          if (measure) return { isHeld: false as const, counterIndex: index, measure, state };
+        }
+        await Promise.all(
+          request.counters.map((counter, index) => {
+            const record = records[index] ?? { spent: { ...noSpending }, holds: {} };
+            const holds = liveHolds(record, request.nowMs);
+            holds[request.reservationId] = { ...request.amount, untilMs: request.holdUntilMs };
+            return store.set(`counter:${counter.key}`, { spent: record.spent, holds }, counter.ttlMs);
+          }),
+        );
+        return {
+          isHeld: true as const,
+          states: states.map((state) => ({
+            spent: state.spent,
+            held: addAmounts(state.held, request.amount),
+          })),
+        };
+      }),
+    settle: (request) =>
+      lock.run(lockKey, async () => {
+        const records = await readRecords(request.counters.map((counter) => counter.key));
+        const writes = request.counters.map((counter, index) => {
+          const record = records[index] ?? { spent: { ...noSpending }, holds: {} };
+          const holds = { ...record.holds };
+          delete holds[request.reservationId];
+          const spent = {
+            requests: record.spent.requests + request.spent.requests,
+            promptTokens: record.spent.promptTokens + request.spent.promptTokens,
+            completionTokens: record.spent.completionTokens + request.spent.completionTokens,
+            images: record.spent.images + request.spent.images,
+            costNanos: record.spent.costNanos + request.spent.costNanos,
+          };
+          return store.set(`counter:${counter.key}`, { spent, holds }, counter.ttlMs);
+        });
+        const counterKeys = new Set(request.counters.map((counter) => counter.key));
+        const heldElsewhere = request.heldCounters.filter((counter) => !counterKeys.has(counter.key));
+        await Promise.all([
+          ...writes,
+          dropHolds({ store, counters: heldElsewhere, reservationId: request.reservationId }),
+          ...request.rankings.map(async (ranking) => {
+            const parsed = rankingSchema.safeParse(await store.get(`ranking:${ranking.key}`));
+            const scores = parsed.success ? parsed.data : {};
+            scores[ranking.member] = (scores[ranking.member] ?? 0) + request.spent.costNanos;
+            await store.set(`ranking:${ranking.key}`, scores, ranking.ttlMs);
+          }),
+        ]);
+      }),
+    release: ({ reservationId, heldCounters }) =>
+      lock.run(lockKey, () => dropHolds({ store, counters: heldCounters, reservationId })),
+    async read({ keys, nowMs }) {
+      return (await readRecords(keys)).map((record) => stateOf(record, nowMs));
+    },
+    async readRanking({ key, count }) {
+      const parsed = rankingSchema.safeParse(await store.get(`ranking:${key}`));
+      return Object.entries(parsed.success ? parsed.data : {})
+        .map(([member, costNanos]) => ({ member, costNanos }))
+        .sort((first, second) => second.costNanos - first.costNanos)
+        .slice(0, count);
+    },
+  };
+}
+
+async function dropHolds({
+  store,
+  counters,
+  reservationId,
+}: {
+  store: Keyv;
+  counters: readonly CounterAddress[];
+  reservationId: string;
+}): Promise<void> {
+  await Promise.all(
+    counters.map(async ({ key, ttlMs }) => {
+      const parsed = counterRecordSchema.safeParse(await store.get(`counter:${key}`));
+      if (!parsed.success || parsed.data.holds[reservationId] === undefined) return;
+      const holds = { ...parsed.data.holds };
+      delete holds[reservationId];
+      await store.set(`counter:${key}`, { ...parsed.data, holds }, ttlMs);
+    }),
+  );
+}
+
+function liveHolds(record: CounterRecord, nowMs: number): CounterRecord['holds'] {
+  return Object.fromEntries(Object.entries(record.holds).filter(([, hold]) => hold.untilMs > nowMs));
+}
+
+function stateOf(record: CounterRecord, nowMs: number): CounterState {
+  const held = Object.values(liveHolds(record, nowMs)).reduce<SpendAmount>(addAmounts, noAmount);
+  return { spent: record.spent, held };
+}
+
+function addAmounts(first: SpendAmount, second: SpendAmount): SpendAmount {
+  return {
+    costNanos: first.costNanos + second.costNanos,
+    tokens: first.tokens + second.tokens,
+    images: first.images + second.images,
+  };
+}

@@ -1,0 +1,140 @@
+import type { Keyv } from 'keyv';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Logger } from '../log.ts';
+import { createStore, redisClientOf } from '../state/create-store.ts';
+import type { Deduper } from '../state/dedupe.ts';
+import { createInProcessLock } from '../state/keyed-lock.ts';
+import { createKeyvDeduper, createRedisDeduper } from '../state/shared-deduper.ts';
+import { parseStoreUrl } from '../state/store-url.ts';
+import { withTimeout } from '../state/time-bound-store.ts';
+import { createKeyvSpendStore } from './keyv-spend-store.ts';
+import { createRedisSpendStore } from './redis-spend-store.ts';
+import type { SpendStore } from './spend-store.ts';
+
+/** Counts one person's requests a minute; undefined when there is no limit. */
+export interface RequestRate {
+  /** Takes one request from `userId`'s minute; when none is left, says how long until one is. */
+  take(userId: string): Promise<{ isAllowed: true } | { isAllowed: false; retryAfterMs: number }>;
+}
+
+/** Spending, "once an hour" notices and the request rate, on the bot's store. */
+export interface SpendBackend {
+  readonly store: SpendStore;
+  /** Remembers what a person or channel was told, and for how long not to tell them again. */
+  readonly sightings: Deduper;
+  readonly requestRate: RequestRate | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the spend backend on the store `storeUrl` names. Redis gets its atomic scripts (several
+ * processes share it); memory and SQLite get keyv records under an in-process lock (one process).
+ */
+export function openSpendBackend({
+  storeUrl,
+  namespace = 'spend',
+  logger,
+  operationTimeoutMs,
+  userRequestsPerMinute,
+}: {
+  storeUrl: string;
+  /** Keeps these keys apart from other users of the same store (tests use a unique one). */
+  namespace?: string;
+  logger: Logger;
+  operationTimeoutMs: number;
+  userRequestsPerMinute: number | undefined;
+}): SpendBackend {
+  const keyv = createStore({ storeUrl, namespace, logger, operationTimeoutMs });
+  const isRedis = parseStoreUrl({ storeUrl }).kind === 'redis';
+  if (!isRedis) {
+    const lock = createInProcessLock();
+    return {
+      store: createKeyvSpendStore({ store: keyv, lock }),
+      sightings: createKeyvDeduper({ store: keyv, lock }),
+      requestRate: userRequestsPerMinute === undefined ? undefined : memoryRate(userRequestsPerMinute),
+      close: () => keyv.disconnect(),
+    };
+  }
+  const redis = () =>
+    withTimeout(connectedClient(keyv), { operation: 'connect', timeoutMs: operationTimeoutMs });
+  const bounded = <Result>(operation: string, call: () => Promise<Result>) =>
+    withTimeout(call(), { operation, timeoutMs: operationTimeoutMs });
+  const prefix = `parley:${namespace}`;
+  return {
+    store: createRedisSpendStore({
+      redis: async () => {
+        const client = await redis();
+        return { eval: (script, options) => bounded('eval', () => client.eval(script, options)) };
+      },
+      prefix,
+    }),
+    sightings: createRedisDeduper({
+      redis: async () => {
+        const client = await redis();
+        return { set: (key, value, options) => bounded('set', () => client.set(key, value, options)) };
+      },
+      prefix,
+    }),
+    requestRate:
+      userRequestsPerMinute === undefined
+        ? undefined
+        : redisRate({ redis, perMinute: userRequestsPerMinute, keyPrefix: `${prefix}:rate`, bounded }),
+    close: () => keyv.disconnect(),
+  };
+}
+
+async function connectedClient(keyv: Keyv) {
+  const client = await redisClientOf(keyv);
+  if (!client) throw new Error('the store is not a Redis store');
+  return client;
+}
+
+function memoryRate(perMinute: number): RequestRate {
+  return fromLimiter(new RateLimiterMemory({ points: perMinute, duration: 60 }));
+}
+
+// rate-limiter-flexible counts in Redis with its own atomic script, shared by every process.
+function redisRate({
+  redis,
+  perMinute,
+  keyPrefix,
+  bounded,
+}: {
+  redis: () => Promise<unknown>;
+  perMinute: number;
+  keyPrefix: string;
+  bounded: <Result>(operation: string, call: () => Promise<Result>) => Promise<Result>;
+}): RequestRate {
+  let limiter: RateLimiterRedis | undefined;
+  return {
+    async take(userId) {
+      limiter ??= new RateLimiterRedis({
+        storeClient: await redis(),
+        useRedisPackage: true,
+        points: perMinute,
+        duration: 60,
+        keyPrefix,
+      });
+      const current = limiter;
+      return bounded('rate', () => fromLimiter(current).take(userId));
+    },
+  };
+}
+
+function fromLimiter(limiter: RateLimiterMemory | RateLimiterRedis): RequestRate {
+  return {
+    async take(userId) {
+      try {
+        await limiter.consume(userId);
+        return { isAllowed: true };
+      } catch (rejection) {
+        // The library rejects with its result when the points are used up, and with an Error when
+        // the store failed: only the first means "slow down".
+        if (rejection instanceof RateLimiterRes) {
+          return { isAllowed: false, retryAfterMs: rejection.msBeforeNext };
+        }
+        throw rejection;
+      }
+    },
+  };
+}
