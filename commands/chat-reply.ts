@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Requester } from '../src/access/access-policy.ts';
-import type { ReplyOutcome } from '../src/conversation/engine.ts';
+import { type ReplyOutcome, storeUnavailableMessage } from '../src/conversation/engine.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
 import { retryFinalCall } from '../src/delivery/final-call-retries.ts';
+import { createStreamingWriter } from '../src/delivery/streaming-writer.ts';
 import type { PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
 import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
@@ -51,11 +52,21 @@ export async function replyWithActions({
         isAdmin: turn.author.isAdmin ?? false,
         isDirectMessage: turn.isDirectMessage ?? false,
       };
-  const verdict = await services.access.check({
-    requester,
-    conversationKey: turn.conversationKey,
-    command: 'chat',
-  });
+  let verdict: Awaited<ReturnType<CommandServices['access']['check']>>;
+  try {
+    verdict = await services.access.check({
+      requester,
+      conversationKey: turn.conversationKey,
+      command: 'chat',
+    });
+  } catch (error) {
+    // Who may ask is kept in the store: one that does not answer gets the person a line, not silence.
+    services.logger.error({ err: error }, 'conversation store unavailable');
+    await createStreamingWriter({ surface })
+      .fail({ reason: storeUnavailableMessage })
+      .catch((writeError: unknown) => services.logger.warn({ err: writeError }, 'could not say so either'));
+    return refusedOutcome(services);
+  }
   if (!verdict.isAllowed) {
     // No reply where everyone sees it: one private notice an hour, and otherwise nothing.
     if (verdict.notice) {

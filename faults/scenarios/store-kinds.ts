@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
+import { eventually } from '../discord-observations.ts';
 import type { DiscordTurn } from '../discord-turns.ts';
 import { type DiscordWorld, startDiscordWorld } from '../discord-world.ts';
 import { type ScenarioContext, ScenarioSkipped } from '../scenario.ts';
@@ -96,4 +97,24 @@ export function storedBytes(filePath: string): number {
   } finally {
     database.close();
   }
+}
+
+/** Runs a slash command and resolves with what its answer says, or '' when none came within 20 s. */
+export async function runSlashCommand({
+  world,
+  channelId,
+  name,
+}: {
+  world: DiscordWorld;
+  channelId: string;
+  name: string;
+}): Promise<string> {
+  const interactionId = world.discord.sendSlashCommand({ name, channelId });
+  const answer = () => {
+    const originalId = world.discord.interaction(interactionId)?.originalMessageId;
+    const original = originalId ? world.discord.message(originalId) : undefined;
+    return original !== undefined && original.content !== '' ? original.content : undefined;
+  };
+  await eventually({ isDone: () => answer() !== undefined, timeoutMs: 20_000 });
+  return answer() ?? '';
 }

@@ -18,6 +18,7 @@ import {
   ownWorld,
   readiness,
   requireRedis,
+  runSlashCommand,
   secondsUntilWarning,
   sqlitePathOf,
   stopBot,
@@ -272,6 +273,7 @@ export const storeScenarios: Scenario[] = [
       const startedAtMs = Date.now();
       const frozen = await askOnDiscord({ world, channelId, text: 'while frozen' });
       const seconds = secondsUntilWarning(frozen, startedAtMs);
+      const command = await runSlashCommand({ world, channelId, name: 'model' });
       const ready = await readiness(world);
       link.thaw();
       const after = await askOnDiscord({ world, channelId, text: 'and now', timeoutMs: 30_000 });
@@ -282,6 +284,7 @@ export const storeScenarios: Scenario[] = [
             isMet: /cannot reach my memory|could not save/.test(frozen.shown.text),
           },
           { name: 'told within 15 s', isMet: seconds <= 15 },
+          { name: 'a command while frozen gets an answer too', isMet: command.includes('⚠') },
           { name: '/readyz says not ready', isMet: ready.status === 503 },
           { name: 'after the thaw the next turn is answered', isMet: after.outcome.fate === 'answered' },
           {
@@ -289,7 +292,7 @@ export const storeScenarios: Scenario[] = [
             isMet: holdsExactly(after.history, [before, after]),
           },
         ],
-        observed: `while frozen: "${quote({ text: frozen.shown.text, maxLength: 60 })}" in ${seconds} s · /readyz ${ready.status} · after: ${after.outcome.fate} · ${describeHistory(after.history)}`,
+        observed: `while frozen: "${quote({ text: frozen.shown.text, maxLength: 60 })}" in ${seconds} s, /model "${quote({ text: command, maxLength: 30 })}" · /readyz ${ready.status} · after: ${after.outcome.fate} · ${describeHistory(after.history)}`,
         ...turnsOf(before, frozen, after),
       };
     },
