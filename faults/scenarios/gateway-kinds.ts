@@ -54,10 +54,24 @@ export function observationOf({
       ...checks,
       { name: 'the next message is answered in full', isMet: next.outcome.fate === 'answered' },
     ],
-    observed: `shown "${quote({ text: turn.shown.text })}"${extra} · ${describeHistory(turn.history)} · next turn ${next.outcome.fate}`,
+    observed: `${describeShown(turn)}${extra} · ${describeHistory(turn.history)} · next turn ${next.outcome.fate}`,
     turns: [turn.outcome, next.outcome],
     duplicateReplies: turn.duplicates + next.duplicates,
   };
+}
+
+/**
+ * What the person saw: the warning when there is one, after how much of the reply it came; the
+ * reply's start otherwise.
+ */
+function describeShown(turn: DiscordTurn): string {
+  const { text } = turn.shown;
+  const warningAt = text.indexOf('⚠');
+  if (warningAt === -1) return `shown "${quote({ text, maxLength: 60 })}"`;
+  const keptCharacters = text.slice(0, warningAt).replace(/[_\s]+$/, '').length;
+  const kept =
+    keptCharacters > 0 ? `${keptCharacters} of ${turn.marker.replyText.length} characters, then ` : '';
+  return `shown ${kept}"${quote({ text: text.slice(warningAt).replace(/_$/, ''), maxLength: 90 })}"`;
 }
 
 /** The chat URL the bot calls, as it would name it. */

@@ -101,11 +101,14 @@ export const gatewayScenarios: Scenario[] = [
       const startedAtMs = Date.now();
       const turn = await askOnDiscord({ world, channelId, timeoutMs: 40_000 });
       const seconds = Math.round((Date.now() - startedAtMs) / 1000);
+      const waitingAtMs = turn.shown.firstTextAtMs;
+      const waitingAfter =
+        waitingAtMs === undefined ? 'never' : `${Math.round((waitingAtMs - startedAtMs) / 1000)} s`;
       const next = await askAgain(world, channelId);
       return observationOf({
         turn,
         next,
-        extra: ` after ${seconds} s`,
+        extra: ` after ${seconds} s ("still waiting" shown after ${waitingAfter})`,
         checks: [
           {
             name: '"still waiting" is shown meanwhile',
