@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Requester } from '../src/access/access-policy.ts';
-import type { ReplyOutcome } from '../src/conversation/engine.ts';
+import { type ReplyOutcome, storeUnavailableMessage } from '../src/conversation/engine.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
+import { retryFinalCall } from '../src/delivery/final-call-retries.ts';
+import { createStreamingWriter } from '../src/delivery/streaming-writer.ts';
 import type { PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
 import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
@@ -50,11 +52,21 @@ export async function replyWithActions({
         isAdmin: turn.author.isAdmin ?? false,
         isDirectMessage: turn.isDirectMessage ?? false,
       };
-  const verdict = await services.access.check({
-    requester,
-    conversationKey: turn.conversationKey,
-    command: 'chat',
-  });
+  let verdict: Awaited<ReturnType<CommandServices['access']['check']>>;
+  try {
+    verdict = await services.access.check({
+      requester,
+      conversationKey: turn.conversationKey,
+      command: 'chat',
+    });
+  } catch (error) {
+    // Who may ask is kept in the store: one that does not answer gets the person a line, not silence.
+    services.logger.error({ err: error }, 'conversation store unavailable');
+    await createStreamingWriter({ surface })
+      .fail({ reason: storeUnavailableMessage })
+      .catch((writeError: unknown) => services.logger.warn({ err: writeError }, 'could not say so either'));
+    return refusedOutcome(services);
+  }
   if (!verdict.isAllowed) {
     // No reply where everyone sees it: one private notice an hour, and otherwise nothing.
     if (verdict.notice) {
@@ -115,6 +127,11 @@ function refusedOutcome(services: CommandServices): ReplyOutcome {
   };
 }
 
+/**
+ * Stop gives way to Regenerate (and Continue). These calls finish the reply on screen (on Slack they
+ * also carry its last text), so a passing platform failure is tried again until they land; and when
+ * the store cannot save what Regenerate needs, Stop still goes, so no finished reply keeps it.
+ */
 async function showFollowUpActions({
   services,
   turn,
@@ -129,7 +146,35 @@ async function showFollowUpActions({
   firstMessage: PostedMessage | undefined;
 }): Promise<void> {
   const lastMessage = outcome.delivered.messages.at(-1);
-  // Regenerate is offered after every reply, a failed one included: there it is "try again".
+  let actions: Action[] = [];
+  let savingError: unknown;
+  try {
+    actions = await followUpActionsOf({ services, turn, outcome });
+  } catch (error) {
+    savingError = error;
+  }
+  const setActions = (message: PostedMessage, list: readonly Action[]) =>
+    retryFinalCall({
+      call: async () => surface.setActions?.(message, list),
+      classifyFailure: surface.classifyFailure?.bind(surface),
+      onRetry: (error, delayMs) =>
+        services.logger.warn({ err: error, delayMs }, 'the buttons of a reply did not land; trying again'),
+    });
+  if (firstMessage && firstMessage.id !== lastMessage?.id) await setActions(firstMessage, []);
+  if (lastMessage) await setActions(lastMessage, actions);
+  if (savingError !== undefined) throw savingError;
+}
+
+/** Regenerate is offered after every reply, a failed one included: there it is "try again". */
+async function followUpActionsOf({
+  services,
+  turn,
+  outcome,
+}: {
+  services: CommandServices;
+  turn: IncomingTurn;
+  outcome: ReplyOutcome;
+}): Promise<Action[]> {
   const token = await services.actionStore.save({
     kind: 'chat',
     conversationKey: turn.conversationKey,
@@ -149,8 +194,7 @@ async function showFollowUpActions({
       style: 'primary',
     });
   }
-  if (firstMessage && firstMessage.id !== lastMessage?.id) await surface.setActions?.(firstMessage, []);
-  if (lastMessage) await surface.setActions?.(lastMessage, actions);
+  return actions;
 }
 
 // The Stop button goes out with the first post itself, so showing it costs no extra platform call.

@@ -1,12 +1,13 @@
 import type { JournalRecord } from '../src/conversation/reply-journal.ts';
 import type { Action } from '../src/delivery/card.ts';
+import { retryFinalCall } from '../src/delivery/final-call-retries.ts';
 import { toGatewayError } from '../src/gateway/gateway-error.ts';
 import type { GeneratedImage } from '../src/gateway/image-generation.ts';
 import { fileExtensionOf } from '../src/images/image-type.ts';
 import type { Admission } from '../src/spending/spend-guard.ts';
 import type { DrawnImage, ImagineActionPayload, ReferenceImage } from './action-store.ts';
 import { encodeActionId } from './action-store.ts';
-import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
+import type { CommandResponder, CommandResult, CommandServices, CommandUser } from './define-command.ts';
 import { acceptsImageWithoutLink, resolveReferences } from './reference-images.ts';
 
 /** What /imagine, its Regenerate and its Vary buttons ask for. */
@@ -184,8 +185,12 @@ async function drawAndSend(
     `_${user.name} · ${what} in ${seconds} s_`,
     ...[...result.notices, ...(notice ? [notice] : []), ...admission.notes].map((line) => `_${line}_`),
   ];
-  const sent = await responder.send({ text: lines.join('\n'), files, actions });
-  if (sent?.fileUrls && sent.fileUrls.length === result.images.length) {
+  const sent = await postDrawnImages({
+    services,
+    responder,
+    result: { text: lines.join('\n'), files, actions },
+  });
+  if (sent !== 'not posted' && sent?.fileUrls && sent.fileUrls.length === result.images.length) {
     const postedLinks = sent.fileUrls;
     await services.actionStore.save(
       {
@@ -194,6 +199,36 @@ async function drawAndSend(
       },
       { token },
     );
+  }
+}
+
+/**
+ * Posts the drawn images. They are billed and never drawn again by themselves, so a passing platform
+ * failure is tried again until they land; a post that cannot land says so where the progress line
+ * was, rather than leave "drawing…" as the last word.
+ */
+async function postDrawnImages({
+  services,
+  responder,
+  result,
+}: {
+  services: CommandServices;
+  responder: CommandResponder;
+  result: CommandResult;
+}): Promise<Awaited<ReturnType<CommandResponder['send']>> | 'not posted'> {
+  try {
+    return await retryFinalCall({
+      call: () => responder.send(result),
+      classifyFailure: responder.surface.classifyFailure?.bind(responder.surface),
+      onRetry: (error, delayMs) =>
+        services.logger.warn({ err: error, delayMs }, 'posting the drawn images failed; trying again'),
+    });
+  } catch (error) {
+    services.logger.error({ err: error }, 'could not post the drawn images');
+    const what =
+      result.files?.length === 1 ? 'the image but could not post it' : 'the images but could not post them';
+    await responder.send({ text: `⚠ I drew ${what} here. Please try again.` });
+    return 'not posted';
   }
 }
 

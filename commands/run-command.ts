@@ -1,4 +1,5 @@
 import type { Requester } from '../src/access/access-policy.ts';
+import { storeUnavailableMessage } from '../src/conversation/engine.ts';
 import { userMessageOf } from '../src/user-facing-error.ts';
 import { parseCommandInput, type RawOptionValue } from './command-options.ts';
 import type {
@@ -71,11 +72,19 @@ export async function runCommand({
     });
     return;
   }
-  const verdict = await services.access.check({
-    requester: requesterOf(user),
-    conversationKey,
-    command: command.name,
-  });
+  let verdict: Awaited<ReturnType<CommandServices['access']['check']>>;
+  try {
+    verdict = await services.access.check({
+      requester: requesterOf(user),
+      conversationKey,
+      command: command.name,
+    });
+  } catch (error) {
+    // Who may run it is kept in the store: one that does not answer still gets the person an answer.
+    logger.error({ err: error }, 'conversation store unavailable');
+    await responder.send({ text: `⚠ ${storeUnavailableMessage}`, isPrivate: true });
+    return;
+  }
   if (!verdict.isAllowed) {
     // A command waits for an answer on every platform, so it gets one, privately, every time.
     await responder.send({ text: verdict.text, isPrivate: true });

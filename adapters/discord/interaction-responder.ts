@@ -208,11 +208,19 @@ async function deliver(state: ResponderState, payload: Payload, isPrivate: boole
     return message;
   }
   if (state.originalState !== 'done') {
+    const stateBefore = state.originalState;
     state.originalState = 'done';
     if (isPrivate === (state.deferral === 'private-reply')) {
-      const message = await interaction.editReply(payload);
-      state.originalId = message.id;
-      return message;
+      try {
+        const message = await interaction.editReply(payload);
+        state.originalId = message.id;
+        return message;
+      } catch (error) {
+        // Not answered after all: the answer tried again must still replace the "thinking…" or the
+        // progress line, not leave it for good above a follow-up.
+        state.originalState = stateBefore;
+        throw error;
+      }
     }
     // The "thinking…" cannot change its privacy: it goes, and the answer comes as a follow-up.
     await interaction.deleteReply().catch(() => undefined);

@@ -140,7 +140,8 @@ export const stillWaitingText = '_⏳ still waiting for the model…_';
 export const historyNotSavedNote =
   '⚠ I could not save this exchange to the conversation history, so I will not remember it.';
 
-const storeUnavailableMessage =
+/** Said when the store that holds the conversation does not answer. */
+export const storeUnavailableMessage =
   'I cannot reach my memory of this conversation right now. Please try again in a moment.';
 
 /** The longest a reply's budget hold lasts if the reply is never settled (a process that died). */

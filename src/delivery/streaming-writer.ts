@@ -1,4 +1,9 @@
 import { type Clock, systemClock } from './clock.ts';
+import {
+  defaultFinalRetryWindowMs,
+  finalRetryDelayMs,
+  minimumFinalRetryDelayMs,
+} from './final-call-retries.ts';
 import { findFenceAt, findFenceRegions } from './markdown-fences.ts';
 import { type MessageSlot, openSlot, type PlannedCall, planNextCall } from './message-slots.ts';
 import {
@@ -115,12 +120,7 @@ interface WriterState {
 }
 
 /** After a failed call, wait at least this long before trying that message again, even on a terminal. */
-const minimumRetryDelayMs = 1_000;
-
-/** The longest pause between two tries of a final call. */
-const maximumFinalRetryDelayMs = 30_000;
-
-const defaultFinalWriteRetryWindowMs = 180_000;
+const minimumRetryDelayMs = minimumFinalRetryDelayMs;
 
 /**
  * Creates a writer that streams one reply into messages of a Surface. The first visible text is
@@ -135,7 +135,7 @@ export function createStreamingWriter({
   onError,
   onProgress,
   clock = systemClock,
-  finalWriteRetryWindowMs = defaultFinalWriteRetryWindowMs,
+  finalWriteRetryWindowMs = defaultFinalRetryWindowMs,
 }: StreamingWriterOptions): StreamingWriter {
   if (surface.limits.maxMessageLength < minimumMaxLength) {
     throw new RangeError(`surface.limits.maxMessageLength must be at least ${minimumMaxLength}`);
@@ -340,8 +340,8 @@ function onFinalCallFailed(
   const isWithinWindow = nowMs - failures.firstAtMs < state.finalWriteRetryWindowMs;
   if (failure.isRetryable && isWithinWindow) {
     reportError(state, error);
-    const backoffMs = Math.min(maximumFinalRetryDelayMs, minimumRetryDelayMs * 2 ** (failures.count - 1));
-    slot.nextCallAtMs = Math.max(slot.nextCallAtMs, nowMs + Math.max(backoffMs, failure.retryAfterMs ?? 0));
+    const delayMs = finalRetryDelayMs({ failureCount: failures.count, retryAfterMs: failure.retryAfterMs });
+    slot.nextCallAtMs = Math.max(slot.nextCallAtMs, nowMs + delayMs);
     return;
   }
   if (kind === 'edit' && slot.deliveredText !== null) {

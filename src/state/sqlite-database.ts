@@ -158,7 +158,24 @@ function reopen(connection: SharedConnection, filePath: string, busyTimeoutMs: n
 
 function openFile(filePath: string, busyTimeoutMs: number): DatabaseSync {
   if (filePath !== inMemorySqliteFilePath) mkdirSync(dirname(filePath), { recursive: true });
-  const database = new nodeSqlite.DatabaseSync(filePath);
+  let database: DatabaseSync | undefined;
+  try {
+    database = new nodeSqlite.DatabaseSync(filePath);
+    prepareFile(database, busyTimeoutMs);
+    return database;
+  } catch (error) {
+    database?.close();
+    if (filePath === inMemorySqliteFilePath) throw error;
+    // SQLite's own words ("file is not a database") do not say which file, nor what to do.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `the SQLite file ${filePath} cannot be opened (${reason}); move it away or restore a backup, or set STORE_URL`,
+      { cause: error },
+    );
+  }
+}
+
+function prepareFile(database: DatabaseSync, busyTimeoutMs: number): void {
   // WAL lets readers and the writer proceed together and survives a crash mid-write; with WAL,
   // synchronous=NORMAL loses at most the last commits on power loss, never on a process crash,
   // which is the right trade for chat history written on every turn.
@@ -173,7 +190,6 @@ function openFile(filePath: string, busyTimeoutMs: number): DatabaseSync {
     );
     CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires) WHERE expires IS NOT NULL;
   `);
-  return database;
 }
 
 function identityOf(filePath: string): FileIdentity | undefined {

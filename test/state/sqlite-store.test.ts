@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -137,6 +137,14 @@ describe('SqliteStore', () => {
     expect(() => {
       store.namespace = 'a:b';
     }).toThrow(/must not contain ":"/);
+  });
+
+  it('names the file when it is not a database, so the start-up line says which file to move away', async () => {
+    await mkdir(dirname(filePath), { recursive: true });
+    await writeFile(filePath, Buffer.alloc(8_192, 0x5a));
+    expect(() => new SqliteStore({ filePath })).toThrow(
+      `the SQLite file ${filePath} cannot be opened (file is not a database)`,
+    );
   });
 
   it('fails clearly once disconnected, and disconnecting twice is harmless', async () => {

@@ -1,0 +1,17 @@
+import type { Scenario } from './scenario.ts';
+import { discordScenarios } from './scenarios/discord.ts';
+import { gatewayScenarios } from './scenarios/gateway.ts';
+import { inputScenarios } from './scenarios/inputs.ts';
+import { processScenarios } from './scenarios/process.ts';
+import { slackScenarios } from './scenarios/slack.ts';
+import { storeScenarios } from './scenarios/store.ts';
+
+/** Every scenario, grouped by area in the order they run. */
+export const allScenarios: readonly Scenario[] = [
+  ...gatewayScenarios,
+  ...discordScenarios,
+  ...slackScenarios,
+  ...storeScenarios,
+  ...processScenarios,
+  ...inputScenarios,
+];
