@@ -21,8 +21,8 @@ import { createSearxngProvider } from './search/searxng-provider.ts';
 import { createWebSearch } from './search/web-search.ts';
 import { openSpendBackend } from './spending/spend-backend.ts';
 import { createSpendGuard, type SpendGuard } from './spending/spend-guard.ts';
+import { type Coordination, openCoordination } from './state/coordination.ts';
 import { createStore } from './state/create-store.ts';
-import { createInProcessLock } from './state/keyed-lock.ts';
 import { parseStoreUrl } from './state/store-url.ts';
 
 /** The platform-neutral core every adapter is given. */
@@ -47,6 +47,11 @@ export interface App {
   readonly documents: DocumentReader;
   /** Fetches links: those in messages, and those a model asks for (`read_url`). */
   readonly links: LinkReader;
+  /**
+   * Conversation locks and event dedupe: shared by every process on a redis:// store, this
+   * process's own on any other.
+   */
+  readonly coordination: Coordination;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
   probeStore(): Promise<unknown>;
   /** Closes stores and connections; the process can then exit on its own. */
@@ -100,7 +105,13 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
     operationTimeoutMs: config.storeTimeoutMs,
   });
-  const overrides = createOverrideStore({ store: overridesKeyv, lock: createInProcessLock() });
+  const coordination = openCoordination({
+    storeUrl: config.storeUrl,
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+    lockTtlMs: config.lockTtlMs,
+  });
+  const overrides = createOverrideStore({ store: overridesKeyv, lock: coordination.recordLock });
   const places = createPlaceSettingsReader({
     overrides,
     defaults: environmentDefaults({
@@ -175,7 +186,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     gateway,
     history,
     settings,
-    lock: createInProcessLock(),
+    lock: coordination.conversationLock,
     defaults: {
       chatModel: config.models.chat,
       visionModel: config.models.vision,
@@ -209,6 +220,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     places,
     documents,
     links,
+    coordination,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
@@ -218,6 +230,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         spendBackend.close(),
         overridesKeyv.disconnect(),
         journalKeyv.disconnect(),
+        coordination.close(),
         documentKeyv.disconnect(),
       ]);
     },

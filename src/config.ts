@@ -135,6 +135,8 @@ function toConfig({
     storeUrl,
     /** The longest one store operation may take before the turn fails with a message. */
     storeTimeoutMs: values.STORE_TIMEOUT_MS,
+    /** How long a Redis conversation lock outlives a process that died holding it. */
+    lockTtlMs: values.LOCK_TTL_MS,
     /** After SIGTERM/SIGINT, the process exits by this deadline, non-zero when it had to force. */
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     log: {

@@ -10,6 +10,7 @@ import { checkReadiness } from './operations/health.ts';
 import { startHealthServer } from './operations/health-server.ts';
 import { unwritableFileProblems, type WritableFile } from './operations/writable-paths.ts';
 import { shutDownWithin } from './shut-down.ts';
+import type { Deduper } from './state/dedupe.ts';
 import { parseStoreUrl } from './state/store-url.ts';
 
 /** How long a clean end may take to let go of its last handles before the process exits anyway. */
@@ -70,7 +71,7 @@ async function main(): Promise<number> {
     await closeAll();
     return 0;
   }
-  return runPlatforms({ config, logger, services, closeAll });
+  return runPlatforms({ config, logger, services, closeAll, eventDeduper: app.coordination.eventDeduper });
 }
 
 async function runPlatforms({
@@ -78,17 +79,21 @@ async function runPlatforms({
   logger,
   services,
   closeAll,
+  eventDeduper,
 }: {
   config: Config;
   logger: Logger;
   services: ReturnType<typeof createCommandServices>;
   closeAll: () => Promise<void>;
+  /** Platform events already taken by this or another process (shared on Redis). */
+  eventDeduper: Deduper;
 }): Promise<number> {
   const stops: Array<() => Promise<void>> = [];
   if (config.discord) {
     const discord = await startDiscordAdapter({
       services,
       discord: config.discord,
+      eventDeduper,
       maxImageBytes: config.images.maxInputBytes,
       logger,
     });
@@ -98,6 +103,7 @@ async function runPlatforms({
     const slack = await startSlackAdapter({
       services,
       slack: config.slack,
+      deduper: eventDeduper,
       maxImageBytes: config.images.maxInputBytes,
       logger,
     });

@@ -3,6 +3,7 @@ import type { CommandServices } from '../../commands/define-command.ts';
 import type { Config } from '../../src/config.ts';
 import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
+import type { Deduper } from '../../src/state/dedupe.ts';
 
 /**
  * Discord's documented limits that depend on nothing parley knows at start. The defaults are
@@ -25,6 +26,11 @@ export interface DiscordAdapterContext {
   readonly maxImageBytes: number;
   readonly logger: Logger;
   /**
+   * Messages already taken by this or another process: after a resume the gateway may deliver a
+   * message again, and during a rolling restart two processes may hold the same shard for a moment.
+   */
+  readonly eventDeduper: Deduper;
+  /**
    * Whether the gateway gives the content of every message (the privileged Message Content
    * intent); without it only DMs and messages that mention the bot carry their content.
    */
@@ -35,6 +41,12 @@ export interface DiscordAdapterContext {
   /** Tells a person, privately and not too often, why parley did not answer them in a channel. */
   readonly tellUnableToPost: (message: Message, permission: string) => Promise<void>;
 }
+
+/**
+ * How long a message id is remembered: far longer than a resume or a hand-over takes (Discord
+ * replays what a session missed when it resumes, https://discord.com/developers/docs/events/gateway#resuming).
+ */
+export const messageDedupeTtlMs = 10 * 60_000;
 
 /** The bot's own user id once logged in; empty before READY. */
 export function botUserIdOf(context: DiscordAdapterContext): string {

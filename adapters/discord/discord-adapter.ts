@@ -6,6 +6,7 @@ import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts'
 import type { Logger } from '../../src/log.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { recordPlatformRequest } from '../../src/operations/metrics.ts';
+import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import type { DiscordAdapterContext, DiscordPlatformLimits } from './adapter-context.ts';
 import { answerAutocomplete } from './autocomplete.ts';
 import { pressButton } from './button-handlers.ts';
@@ -35,6 +36,7 @@ export async function startDiscordAdapter({
   maxImageBytes,
   logger: parentLogger,
   platformLimits = {},
+  eventDeduper = createInMemoryDeduper(),
 }: {
   services: CommandServices;
   discord: NonNullable<Config['discord']>;
@@ -42,6 +44,8 @@ export async function startDiscordAdapter({
   logger: Logger;
   /** Discord's own values unless a test gives its fake's. */
   platformLimits?: Partial<DiscordPlatformLimits>;
+  /** Messages already taken; pass the shared one when several processes run the bot. */
+  eventDeduper?: Deduper;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
   const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
@@ -52,6 +56,7 @@ export async function startDiscordAdapter({
     scheduler,
     maxImageBytes,
     logger,
+    eventDeduper,
     tellUnableToPost: createUnableToPostNotice({ logger }),
     limits: {
       requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,

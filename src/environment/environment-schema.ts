@@ -86,6 +86,10 @@ const conversationSettings = section('Conversations', {
     description:
       'The longest one store operation may take, in milliseconds, before the turn fails with a message instead of hanging (a Redis that is up but not answering).',
   }),
+  LOCK_TTL_MS: document(wholeNumber({ min: 1_000, fallback: 30_000 }), {
+    description:
+      'With a redis:// store: how long a conversation stays locked after the process answering it died, in milliseconds. A live process extends its lock every third of this while it answers.',
+  }),
   HISTORY_MAX_TURNS: document(wholeNumber({ min: 1, fallback: 200 }), {
     description: 'Turns kept per conversation; older ones are deleted from the store.',
   }),
