@@ -140,7 +140,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   const journal = createReplyJournal({
     store: journalKeyv,
     // Only a server store can have several parley processes writing to it at once.
-    isStoreShared: parseStoreUrl({ storeUrl: config.storeUrl }).kind === 'redis',
+    isStoreShared: ['redis', 'postgres'].includes(parseStoreUrl({ storeUrl: config.storeUrl }).kind),
     logger,
   });
   const documentKeyv = createStore({

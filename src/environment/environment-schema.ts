@@ -79,7 +79,7 @@ const modelSettings = section('Models', {
 const conversationSettings = section('Conversations', {
   STORE_URL: document(text('sqlite://./data/parley.sqlite'), {
     description:
-      'Where history and settings live: sqlite://./data/parley.sqlite (no server; a relative path starts at the project folder), sqlite:///absolute/path.sqlite, redis://[:password@]host:6379[/db] (several bot processes share it), or memory:// (forgotten on exit; for tests).',
+      'Where history and settings live: sqlite://./data/parley.sqlite (no server; a relative path starts at the project folder), sqlite:///absolute/path.sqlite, redis://[:password@]host:6379[/db] (several bot processes share it: history, settings, budgets, conversation locks, event dedupe), postgres://user@host:5432/database (history and settings only: locks, budgets and dedupe stay in one process, so run one), or memory:// (forgotten on exit; for tests).',
     typeText: 'store URL',
   }),
   STORE_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 5_000 }), {

@@ -2,6 +2,7 @@ import KeyvRedis, { defaultReconnectStrategy, type RedisClientType } from '@keyv
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { Logger } from 'pino';
 import { timeStoreCalls } from '../operations/time-store-calls.ts';
+import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
 import { boundStoreTime } from './time-bound-store.ts';
@@ -102,6 +103,8 @@ function openAdapter({
       return new Map<string, unknown>();
     case 'sqlite':
       return new SqliteStore({ filePath: location.filePath });
+    case 'postgres':
+      return boundStoreTime(new PostgresStore({ url: location.url }), operationTimeoutMs);
     case 'redis':
       return boundStoreTime(
         connectingOnce(

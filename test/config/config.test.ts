@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, projectRoot } from '../../src/config.ts';
+import { ConfigError, loadConfig, postgresStoreWarning, projectRoot } from '../../src/config.ts';
 
 const missingEnvFile = join(tmpdir(), 'parley-no-such-env-file');
 const required = { GATEWAY_BASE_URL: 'http://127.0.0.1:9/api/v1', GATEWAY_API_KEY: 'secret-key-123' };
@@ -130,6 +130,23 @@ describe('loadConfig', () => {
     ]);
     expect(withoutVersion.warnings[0]).toContain('https://gw.example/chat/completions');
     expect(loadConfig({ environment: required, envFilePath: missingEnvFile }).warnings).toEqual([]);
+  });
+
+  it('takes a Postgres store and says at start-up that locks, budgets and dedupe stay in one process', () => {
+    const config = loadConfig({
+      environment: { ...required, STORE_URL: 'postgres://parley:secret-pw@db.example:5432/parley' },
+      envFilePath: missingEnvFile,
+    });
+    expect(config.storeUrl).toBe('postgres://parley:secret-pw@db.example:5432/parley');
+    expect(config.warnings).toEqual([postgresStoreWarning]);
+    expect(postgresStoreWarning).toMatch(/locks, budget counters and duplicate-event checks .* need Redis/);
+    expect(config.secrets).toContain('secret-pw');
+    expect(
+      loadConfig({
+        environment: { ...required, STORE_URL: 'redis://127.0.0.1:6379' },
+        envFilePath: missingEnvFile,
+      }).warnings,
+    ).toEqual([]);
   });
 
   it('treats an empty value in .env as unset, as it does in the environment', () => {
