@@ -3,14 +3,14 @@ import { runConsoleAdapter } from '../adapters/console/console-adapter.ts';
 import { startDiscordAdapter } from '../adapters/discord/discord-adapter.ts';
 import { startSlackAdapter } from '../adapters/slack/slack-adapter.ts';
 import { createCommandServices } from '../commands/command-services.ts';
-import { createApp } from './app.ts';
-import { type Config, ConfigError, loadConfig, resolveFromProjectRoot } from './config.ts';
-import { createLogger, type Logger, scrubSecrets } from './log.ts';
-import { checkReadiness } from './operations/health.ts';
-import { startHealthServer } from './operations/health-server.ts';
-import { unwritableFileProblems, type WritableFile } from './operations/writable-paths.ts';
-import { shutDownWithin } from './shut-down.ts';
-import { parseStoreUrl } from './state/store-url.ts';
+import { createApp } from '../src/app.ts';
+import { type Config, ConfigError, loadConfig, resolveFromProjectRoot } from '../src/config.ts';
+import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
+import { checkReadiness } from '../src/operations/health.ts';
+import { startHealthServer } from '../src/operations/health-server.ts';
+import { unwritableFileProblems, type WritableFile } from '../src/operations/writable-paths.ts';
+import { shutDownWithin } from '../src/shut-down.ts';
+import { parseStoreUrl } from '../src/state/store-url.ts';
 
 /** How long a clean end may take to let go of its last handles before the process exits anyway. */
 const lingerAfterEndMs = 200;
