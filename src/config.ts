@@ -140,6 +140,8 @@ function toConfig({
       vision: values.VISION_MODEL,
       image: values.IMAGE_MODEL,
       structured: values.STRUCTURED_MODEL,
+      /** Writes conversation titles; `TITLE_MODEL`, else the chat model. */
+      title: values.TITLE_MODEL ?? values.CHAT_MODEL,
       catalog,
       selectable: selectableModels({ values, catalog }) as readonly string[],
     },

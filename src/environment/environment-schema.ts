@@ -62,6 +62,12 @@ const modelSettings = section('Models', {
   }),
   IMAGE_MODEL: document(text('gpt-image-1'), { description: 'Draws for /imagine.' }),
   STRUCTURED_MODEL: document(text('gpt-4o-mini'), { description: 'Answers /summarize and /extract.' }),
+  TITLE_MODEL: document(optionalText, {
+    description:
+      'Names a conversation (a Discord thread, a Slack agent thread) after its first exchange, in at most 60 characters. A small, fast model is enough.',
+    typeText: 'model name',
+    defaultText: 'the chat model',
+  }),
   MODEL_CAPABILITIES_FILE: document(text('config/models.json'), {
     description:
       'JSON file with what each model supports (vision, jsonSchema, imageUrlOutput, imageInput, aspectRatio, contextTokens) and what it costs (price); unlisted models get its "defaults". A relative path starts at the project folder.',
