@@ -1,4 +1,4 @@
-import { Client, Events, type Interaction, type Message, Partials } from 'discord.js';
+import { Client, type ClientOptions, Events, type Interaction, type Message, Partials } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
 import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
 import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
@@ -12,7 +12,7 @@ import { pressButton } from './button-handlers.ts';
 import { noPings } from './channel-surface.ts';
 import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
-import type { DiscordSettings } from './discord-config.ts';
+import type { DiscordSettings, DiscordSharding } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { handleMessage } from './message-events.ts';
@@ -78,8 +78,17 @@ export async function startDiscordAdapter({
     if (!adapter) throw new Error('discord refused the gateway intents even without Message Content');
   }
   const { client } = adapter;
-  logger.info({ botUserId: client.user?.id, guildCount: client.guilds.cache.size }, 'connected to discord');
-  await registerCommands({ client, discord, logger });
+  logger.info(
+    {
+      botUserId: client.user?.id,
+      guildCount: client.guilds.cache.size,
+      shardIds: client.options.shards,
+      shardCount: client.options.shardCount,
+    },
+    'connected to discord',
+  );
+  // Every process would register the same commands; the one that runs shard 0 does it for all.
+  if (runsFirstShard(client)) await registerCommands({ client, discord, logger });
   finishRepliesLeftByARestart({ client, services });
 
   return {
@@ -114,6 +123,22 @@ function finishRepliesLeftByARestart({
   });
 }
 
+/**
+ * discord.js's own sharding options: it identifies each shard with `[shard_id, num_shards]`, and
+ * Discord routes each guild's events to shard (guild_id >> 22) % num_shards
+ * (https://discord.com/developers/docs/events/gateway#sharding).
+ */
+function shardOptions(sharding: DiscordSharding | undefined): Pick<ClientOptions, 'shards' | 'shardCount'> {
+  if (sharding === undefined) return {};
+  if (sharding === 'auto') return { shards: 'auto' };
+  return { shards: [...sharding.shardIds], shardCount: sharding.shardCount };
+}
+
+function runsFirstShard(client: Client): boolean {
+  const { shards } = client.options;
+  return !Array.isArray(shards) || shards.includes(0);
+}
+
 /** What every client of the adapter shares; a client adds itself and what it may read. */
 type SharedContext = Omit<DiscordAdapterContext, 'client' | 'canReadMessageContent' | 'platformNotices'>;
 
@@ -130,6 +155,7 @@ function createAdapterContext({
     partials: [Partials.Channel, Partials.Message],
     rest: { api: shared.discord.apiUrl },
     allowedMentions: noPings,
+    ...shardOptions(shared.discord.sharding),
   });
   return {
     ...shared,

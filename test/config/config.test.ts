@@ -150,6 +150,34 @@ describe('loadConfig', () => {
     ).toEqual([]);
   });
 
+  it('reads Discord sharding, and refuses shard ids without a count or beyond it', () => {
+    const discord = { ...required, DISCORD_TOKEN: 'token' };
+    const sharded = loadParleyConfig({
+      environment: { ...discord, DISCORD_SHARD_COUNT: '4', DISCORD_SHARD_IDS: '2,3' },
+      envFilePath: missingEnvFile,
+    });
+    expect(sharded.platforms.discord?.sharding).toEqual({ shardIds: [2, 3], shardCount: 4 });
+    const everyShard = loadParleyConfig({
+      environment: { ...discord, DISCORD_SHARD_COUNT: '2' },
+      envFilePath: missingEnvFile,
+    });
+    expect(everyShard.platforms.discord?.sharding).toEqual({ shardIds: [0, 1], shardCount: 2 });
+    const auto = loadParleyConfig({
+      environment: { ...discord, DISCORD_SHARD_COUNT: 'auto' },
+      envFilePath: missingEnvFile,
+    });
+    expect(auto.platforms.discord?.sharding).toBe('auto');
+    expect(problemsOf({ ...discord, DISCORD_SHARD_IDS: '0' })).toEqual([
+      'DISCORD_SHARD_IDS: needs DISCORD_SHARD_COUNT set to the number of shards of the whole bot (not auto)',
+    ]);
+    expect(problemsOf({ ...discord, DISCORD_SHARD_COUNT: '2', DISCORD_SHARD_IDS: '1,2' })).toEqual([
+      'DISCORD_SHARD_IDS: 2 not below DISCORD_SHARD_COUNT 2: shards are numbered from 0',
+    ]);
+    expect(problemsOf({ ...discord, DISCORD_SHARD_COUNT: 'many' })[0]).toMatch(
+      /^DISCORD_SHARD_COUNT: must be auto or a whole number/,
+    );
+  });
+
   it('treats an empty value in .env as unset, as it does in the environment', () => {
     const directory = mkdtempSync(join(tmpdir(), 'parley-config-'));
     const envFile = join(directory, '.env');
