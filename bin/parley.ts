@@ -2,11 +2,12 @@ import { createCommandServices } from '../commands/command-services.ts';
 import type { PlatformAdapter, RunningPlatform } from '../commands/platform-adapter.ts';
 import { createApp } from '../src/app.ts';
 import { ConfigError, resolveFromProjectRoot } from '../src/config.ts';
+import { finishOrCutReplies } from '../src/conversation/finish-or-cut-replies.ts';
 import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
 import { checkReadiness } from '../src/operations/health.ts';
 import { startHealthServer } from '../src/operations/health-server.ts';
 import { unwritableFileProblems, type WritableFile } from '../src/operations/writable-paths.ts';
-import { shutDownWithin } from '../src/shut-down.ts';
+import { shutDownWithin, shutdownShares } from '../src/shut-down.ts';
 import type { Deduper } from '../src/state/dedupe.ts';
 import { parseStoreUrl } from '../src/state/store-url.ts';
 import {
@@ -49,8 +50,7 @@ async function main(): Promise<number> {
   const app = createApp({ config, logger });
   const services = createCommandServices({ app });
   const closeAll = async () => {
-    // Stopped replies get half the grace to write their last words and be recorded.
-    await services.activeReplies.stopAll(config.shutdownGraceMs / 2);
+    await finishOrCutReplies({ ...services, ...shutdownShares(config.shutdownGraceMs) });
     await services.close();
     await app.close();
   };
@@ -126,7 +126,10 @@ async function runPlatforms({
   });
   logger.info({ platforms: platforms.map(({ adapter }) => adapter.name) }, 'parley running');
   const signal = await signalled;
-  logger.info({ signal }, 'shutting down: no new messages; stopping replies in progress');
+  logger.info(
+    { signal },
+    'shutting down: no new messages; replies in progress may finish, then are cut with a note',
+  );
   await shutDownWithin({
     graceMs: config.shutdownGraceMs,
     steps: [() => Promise.allSettled(running.map((platform) => platform.stop())), closeAll],

@@ -141,6 +141,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     store: journalKeyv,
     // Only a server store can have several parley processes writing to it at once.
     isStoreShared: ['redis', 'postgres'].includes(parseStoreUrl({ storeUrl: config.storeUrl }).kind),
+    staleAfterMs: config.orphanAfterMs,
     logger,
   });
   const documentKeyv = createStore({

@@ -157,6 +157,8 @@ function toConfig({
     storeTimeoutMs: values.STORE_TIMEOUT_MS,
     /** How long a Redis conversation lock outlives a process that died holding it. */
     lockTtlMs: values.LOCK_TTL_MS,
+    /** How long a reply's heartbeat may be silent before another process finishes it. */
+    orphanAfterMs: values.ORPHAN_AFTER_MS,
     /** After SIGTERM/SIGINT, the process exits by this deadline, non-zero when it had to force. */
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     log: {

@@ -1,10 +1,12 @@
 import { Client, type ClientOptions, Events, type Interaction, type Message, Partials } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
-import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
+import { keepFinishingOrphanedReplies, orphanClaimTtlMs } from '../../commands/finish-orphaned-replies.ts';
+import { finishOrCutReplies } from '../../src/conversation/finish-or-cut-replies.ts';
 import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { recordPlatformRequest } from '../../src/operations/metrics.ts';
+import { shutdownShares } from '../../src/shut-down.ts';
 import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import type { DiscordAdapterContext, DiscordPlatformLimits } from './adapter-context.ts';
 import { answerAutocomplete } from './autocomplete.ts';
@@ -37,6 +39,7 @@ export async function startDiscordAdapter({
   logger: parentLogger,
   platformLimits = {},
   eventDeduper = createInMemoryDeduper(),
+  shutdownGraceMs = 10_000,
 }: {
   services: CommandServices;
   discord: DiscordSettings;
@@ -46,6 +49,8 @@ export async function startDiscordAdapter({
   platformLimits?: Partial<DiscordPlatformLimits>;
   /** Messages already taken; pass the shared one when several processes run the bot. */
   eventDeduper?: Deduper;
+  /** The process's SHUTDOWN_GRACE_MS: stop() lets replies finish for half of it, then cuts them. */
+  shutdownGraceMs?: number;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
   const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
@@ -89,31 +94,39 @@ export async function startDiscordAdapter({
   );
   // Every process would register the same commands; the one that runs shard 0 does it for all.
   if (runsFirstShard(client)) await registerCommands({ client, discord, logger });
-  finishRepliesLeftByARestart({ client, services });
+  const stopSweeping = finishRepliesLeftByARestart({ client, services, eventDeduper });
 
   return {
     client,
     async stop() {
-      // Take no new work, let stopped replies post their last words, then disconnect.
+      // Take no new work, let replies finish (or cut them with a note), then disconnect: the client
+      // is what their last edits go through.
       lifecycle.isStopping = true;
-      await services.activeReplies.stopAll(5_000);
+      stopSweeping();
+      await finishOrCutReplies({ ...services, ...shutdownShares(shutdownGraceMs) });
       await client.destroy();
       reportPlatformConnection({ platform: 'discord', isConnected: false, state: 'stopped' });
     },
   };
 }
 
-/** In the background: replies a killed process left half-written get their text, a note and buttons. */
+/**
+ * In the background: replies a killed process left half-written get their text, a note and buttons;
+ * now, and while running when the store is shared. Returns the function that stops the sweeps.
+ */
 function finishRepliesLeftByARestart({
   client,
   services,
+  eventDeduper,
 }: {
   client: Client;
   services: CommandServices;
-}): void {
-  void finishOrphanedReplies({
+  eventDeduper: Deduper;
+}): () => void {
+  return keepFinishingOrphanedReplies({
     services,
     platform: 'discord',
+    claim: (journalKey) => eventDeduper.isFirstSighting(`orphan:${journalKey}`, orphanClaimTtlMs),
     surfaceAt: ({ address, messages }) => {
       const parsed = discordReplyAddressSchema.safeParse(address);
       return parsed.success

@@ -13,5 +13,6 @@ export const discordPlatform: PlatformAdapter<DiscordSettings> = {
       maxImageBytes: config.images.maxInputBytes,
       logger,
       eventDeduper,
+      shutdownGraceMs: config.shutdownGraceMs,
     }),
 };

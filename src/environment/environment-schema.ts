@@ -95,6 +95,10 @@ const conversationSettings = section('Conversations', {
     description:
       'With a redis:// store: how long a conversation stays locked after the process answering it died, in milliseconds. A live process extends its lock every third of this while it answers.',
   }),
+  ORPHAN_AFTER_MS: document(wholeNumber({ min: 1_000, fallback: 20_000 }), {
+    description:
+      "With a shared store (redis://, postgres://): how long a reply's heartbeat may be silent, in milliseconds, before another live process finishes it for the process that died (its text, a note, Regenerate). Processes renew their heartbeats every quarter of this and look for orphans every half.",
+  }),
   HISTORY_MAX_TURNS: document(wholeNumber({ min: 1, fallback: 200 }), {
     description: 'Turns kept per conversation; older ones are deleted from the store.',
   }),
