@@ -8,7 +8,7 @@ import { checkReadiness } from '../src/operations/health.ts';
 import { startHealthServer } from '../src/operations/health-server.ts';
 import { unwritableFileProblems, type WritableFile } from '../src/operations/writable-paths.ts';
 import { shutDownWithin, shutdownShares } from '../src/shut-down.ts';
-import type { Deduper } from '../src/state/dedupe.ts';
+import type { Coordination } from '../src/state/coordination.ts';
 import { parseStoreUrl } from '../src/state/store-url.ts';
 import {
   loadParleyConfig,
@@ -69,7 +69,7 @@ async function main(): Promise<number> {
       settings: config.platforms.console ?? { outputDirectory: resolveFromProjectRoot('out') },
       config,
       logger,
-      eventDeduper: app.coordination.eventDeduper,
+      coordination: app.coordination,
     });
     await terminal.ended;
     await closeAll();
@@ -81,7 +81,7 @@ async function main(): Promise<number> {
     logger,
     services,
     closeAll,
-    eventDeduper: app.coordination.eventDeduper,
+    coordination: app.coordination,
   });
 }
 
@@ -105,18 +105,18 @@ async function runPlatforms({
   logger,
   services,
   closeAll,
-  eventDeduper,
+  coordination,
 }: {
   config: ParleyConfig;
   platforms: readonly ConfiguredPlatform[];
   logger: Logger;
   services: ReturnType<typeof createCommandServices>;
   closeAll: () => Promise<void>;
-  eventDeduper: Deduper;
+  coordination: Coordination;
 }): Promise<number> {
   const running: RunningPlatform[] = [];
   for (const { adapter, settings } of platforms) {
-    running.push(await adapter.start({ services, settings, config, logger, eventDeduper }));
+    running.push(await adapter.start({ services, settings, config, logger, coordination }));
   }
   // Listening before saying so: whoever reads "parley running" and signals at once (a supervisor, a
   // test) must never meet Node's default, which ends the process without a shutdown.

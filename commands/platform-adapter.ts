@@ -1,7 +1,7 @@
 import type { Config } from '../src/config.ts';
 import type { EnvironmentFragment } from '../src/environment/environment-fragment.ts';
 import type { Logger } from '../src/log.ts';
-import type { Deduper } from '../src/state/dedupe.ts';
+import type { Coordination } from '../src/state/coordination.ts';
 import type { CommandServices } from './define-command.ts';
 
 /** What a platform is started with. */
@@ -14,10 +14,11 @@ export interface PlatformStartContext<Settings> {
   readonly config: Config;
   readonly logger: Logger;
   /**
-   * Platform events already taken (Slack retries, Discord redelivery): on Redis shared by every
-   * process of the bot, so one event is answered once however many processes receive it.
+   * What the processes of one bot share on Redis (this process's own otherwise): the dedupe of
+   * platform events, so one event is answered once however many processes receive it, and the
+   * windows of a bot token's request budget.
    */
-  readonly eventDeduper: Deduper;
+  readonly coordination: Pick<Coordination, 'eventDeduper' | 'createSharedWindow'>;
 }
 
 /** A platform as it runs. */

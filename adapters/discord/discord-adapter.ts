@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
+import type { RESTOptions } from '@discordjs/rest';
 import { Client, type ClientOptions, Events, type Interaction, type Message, Partials } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
 import { keepFinishingOrphanedReplies, orphanClaimTtlMs } from '../../commands/finish-orphaned-replies.ts';
 import { finishOrCutReplies } from '../../src/conversation/finish-or-cut-replies.ts';
+import type { SharedRateLimit } from '../../src/delivery/redis-sliding-window.ts';
 import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
@@ -19,6 +22,7 @@ import { discordLimits } from './discord-limits.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
+import { createSharedRestGate } from './shared-rest-budget.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
 
 export interface DiscordAdapter {
@@ -40,6 +44,7 @@ export async function startDiscordAdapter({
   platformLimits = {},
   eventDeduper = createInMemoryDeduper(),
   shutdownGraceMs = 10_000,
+  sharedBudget,
 }: {
   services: CommandServices;
   discord: DiscordSettings;
@@ -51,6 +56,8 @@ export async function startDiscordAdapter({
   eventDeduper?: Deduper;
   /** The process's SHUTDOWN_GRACE_MS: stop() lets replies finish for half of it, then cuts them. */
   shutdownGraceMs?: number;
+  /** The bot token's request budget shared by every process (Redis); undefined: this process alone. */
+  sharedBudget?: SharedRateLimit;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
   const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
@@ -69,8 +76,16 @@ export async function startDiscordAdapter({
         platformLimits.interactionTokenLifetimeMs ?? discordLimits.interactionTokenLifetimeMs,
     },
   };
+  const makeRequest =
+    sharedBudget &&
+    createSharedRestGate({
+      window: sharedBudget,
+      // One budget per token; the key is a digest, since a token must never be written anywhere.
+      botKey: createHash('sha256').update(discord.token).digest('hex').slice(0, 32),
+      logger,
+    });
   const connect = async (canReadMessageContent: boolean) => {
-    const adapter = createAdapterContext({ shared, canReadMessageContent });
+    const adapter = createAdapterContext({ shared, canReadMessageContent, makeRequest });
     listen({ adapter, lifecycle });
     const outcome = await logIn({ client: adapter.client, token: discord.token });
     return outcome === 'ready' ? adapter : undefined;
@@ -158,15 +173,18 @@ type SharedContext = Omit<DiscordAdapterContext, 'client' | 'canReadMessageConte
 function createAdapterContext({
   shared,
   canReadMessageContent,
+  makeRequest,
 }: {
   shared: SharedContext;
+  /** Every REST call goes through it when the bot's request budget is shared by several processes. */
+  makeRequest: RESTOptions['makeRequest'] | undefined;
   canReadMessageContent: boolean;
 }): DiscordAdapterContext {
   const client = new Client({
     intents: gatewayIntents({ canReadMessageContent }),
     // DMs arrive on channels the client has not cached; without these partials they are dropped.
     partials: [Partials.Channel, Partials.Message],
-    rest: { api: shared.discord.apiUrl },
+    rest: { api: shared.discord.apiUrl, ...(makeRequest ? { makeRequest } : {}) },
     allowedMentions: noPings,
     ...shardOptions(shared.discord.sharding),
   });

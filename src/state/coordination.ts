@@ -1,3 +1,4 @@
+import { createRedisSlidingWindow, type SharedRateLimit } from '../delivery/redis-sliding-window.ts';
 import type { Logger } from '../log.ts';
 import { createStore, redisClientOf } from './create-store.ts';
 import { createInMemoryDeduper, type Deduper } from './dedupe.ts';
@@ -21,6 +22,13 @@ export interface Coordination {
   readonly recordLock: KeyedLock;
   /** Platform events seen before (Slack retries, Discord redelivery after a resume). */
   readonly eventDeduper: Deduper;
+  /**
+   * A rate-limit window every process counts in (a bot token's request budget); undefined when the
+   * store is not shared, where the process's own queue is the whole budget.
+   */
+  readonly createSharedWindow:
+    | ((size: { limit: number; windowMs: number; name: string }) => SharedRateLimit)
+    | undefined;
   close(): Promise<void>;
 }
 
@@ -48,6 +56,7 @@ export function openCoordination({
       conversationLock: createInProcessLock(),
       recordLock: createInProcessLock(),
       eventDeduper: createInMemoryDeduper(),
+      createSharedWindow: undefined,
       close: async () => {},
     };
   }
@@ -100,6 +109,8 @@ export function openCoordination({
       },
       prefix: `${prefix}:event`,
     }),
+    createSharedWindow: ({ limit, windowMs, name }) =>
+      createRedisSlidingWindow({ redis, prefix: `${prefix}:${name}`, limit, windowMs }),
     async close() {
       await Promise.allSettled([conversationLock.close(), recordLock.close()]);
       await keyv.disconnect();
