@@ -170,7 +170,12 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
   const { history, settings } = dependencies;
   const lock = createIdleTracking(dependencies.lock);
   return {
-    reply: (request) => lock.run(request.turn.conversationKey, () => answer(dependencies, request)),
+    reply: (request) =>
+      lock.run(
+        request.turn.conversationKey,
+        () => answer(dependencies, request),
+        request.turn.sentAtMicros === undefined ? {} : { orderMicros: request.turn.sentAtMicros },
+      ),
     reset: (key, { isKeepingSettings = false } = {}) =>
       lock.run(key, async () => {
         await history.reset(key);
@@ -187,10 +192,10 @@ function createIdleTracking(lock: KeyedLock): KeyedLock & { whenIdle(): Promise<
   let pendingCount = 0;
   const idleWaiters: Array<() => void> = [];
   return {
-    async run(key, task) {
+    async run(key, task, options) {
       pendingCount += 1;
       try {
-        return await lock.run(key, task);
+        return await lock.run(key, task, options);
       } finally {
         pendingCount -= 1;
         if (pendingCount === 0) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.ts';
-import type { KeyedLock } from './keyed-lock.ts';
+import type { KeyedLock, RunOptions } from './keyed-lock.ts';
 import {
   enqueueScript,
   extendScript,
@@ -42,6 +42,12 @@ export interface RedisKeyedLockOptions {
   readonly waiterTtlMs?: number;
   /** How often a waiter asks again when no release message woke it. */
   readonly pollIntervalMs?: number;
+  /**
+   * How long after a turn was sent (its `orderMicros`) it may take the lock: an earlier turn of the
+   * same conversation that reached another process may still be on its way to the queue. Events
+   * usually reach a bot later than this anyway, so it rarely adds a wait.
+   */
+  readonly reorderWindowMs?: number;
   readonly logger: Logger;
 }
 
@@ -70,6 +76,7 @@ export function createRedisKeyedLock({
   lockTtlMs = 30_000,
   waiterTtlMs = 10_000,
   pollIntervalMs = 250,
+  reorderWindowMs = 200,
   logger,
 }: RedisKeyedLockOptions): SharedLock {
   // Waiter ids start with the process's own id, so a waiter can tell its process's tasks from others'.
@@ -88,19 +95,24 @@ export function createRedisKeyedLock({
     lock: `${prefix}:lock:${key}`,
     queue: `${prefix}:queue:${key}`,
     heartbeats: `${prefix}:waiters:${key}`,
-    tickets: `${prefix}:tickets:${key}`,
   });
 
-  const acquire = async (key: string, state: KeyState): Promise<string> => {
+  const acquire = async (key: string, state: KeyState, orderMicros: number | undefined): Promise<string> => {
     const keys = keysOf(key);
     waiterCount += 1;
     const waiterId = `${processPrefix}${waiterCount}`;
     const client = await redis();
     const enqueue = () =>
       client.eval(enqueueScript, {
-        keys: [keys.queue, keys.heartbeats, keys.tickets],
-        arguments: [waiterId, String(waiterTtlMs), String(queueIdleLifetimeMs)],
+        keys: [keys.queue, keys.heartbeats],
+        arguments: [
+          waiterId,
+          String(waiterTtlMs),
+          String(queueIdleLifetimeMs),
+          orderMicros === undefined ? '' : String(orderMicros),
+        ],
       });
+    const notBeforeMicros = orderMicros === undefined ? 0 : orderMicros + reorderWindowMs * 1000;
     await enqueue();
     let wakeNow: () => void = () => {};
     const waker = () => wakeNow();
@@ -111,7 +123,13 @@ export function createRedisKeyedLock({
           await redis()
         ).eval(tryAcquireScript, {
           keys: [keys.lock, keys.queue, keys.heartbeats],
-          arguments: [waiterId, String(lockTtlMs), String(waiterTtlMs), processPrefix],
+          arguments: [
+            waiterId,
+            String(lockTtlMs),
+            String(waiterTtlMs),
+            processPrefix,
+            String(notBeforeMicros),
+          ],
         })) as number[];
         if (answer[0] === 1) {
           state.othersAhead = 0;
@@ -124,8 +142,12 @@ export function createRedisKeyedLock({
           continue;
         }
         state.othersAhead = answer[1] ?? 0;
+        const reorderWaitMs = Math.ceil((answer[2] ?? 0) / 1000);
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollIntervalMs);
+          const timer = setTimeout(
+            resolve,
+            reorderWaitMs > 0 ? Math.min(reorderWaitMs, pollIntervalMs) : pollIntervalMs,
+          );
           wakeNow = () => {
             clearTimeout(timer);
             resolve();
@@ -169,7 +191,7 @@ export function createRedisKeyedLock({
   };
 
   return {
-    async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    async run<T>(key: string, task: () => Promise<T>, options: RunOptions = {}): Promise<T> {
       let state = statesByKey.get(key);
       if (state === undefined) {
         state = { pendingCount: 0, othersAhead: 0, wakers: new Set() };
@@ -178,7 +200,7 @@ export function createRedisKeyedLock({
       const ownState = state;
       ownState.pendingCount += 1;
       try {
-        const token = await acquire(key, ownState);
+        const token = await acquire(key, ownState, options.orderMicros);
         const stopExtending = keepExtending(key, token);
         try {
           return await task();

@@ -5,39 +5,43 @@
  * `SET key token NX PX ttl`, released and extended only by the holder of the token.
  *
  * Fair order across processes comes from a queue beside the lock: a sorted set of waiters scored by
- * an arrival ticket, and a hash of each waiter's heartbeat deadline. Only the waiter at the head may
+ * when their turn was sent (the platform's time, in microseconds; Redis's clock for tasks without
+ * one), and a hash of each waiter's heartbeat deadline. Only the waiter at the head may
  * take the lock; a head whose heartbeat lapsed (its process died) is dropped, so the next one moves up.
  * Times come from Redis's own clock (TIME), so processes whose clocks disagree still agree on them.
  */
 
-/** The clock of the Redis server, in milliseconds. */
+/** The clock of the Redis server, in milliseconds (now) and microseconds (nowMicros). */
 const redisNowMs = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local nowMicros = tonumber(time[1]) * 1000000 + tonumber(time[2])
 `;
 
 /** How long the queue bookkeeping of an idle conversation is kept: a day after its last waiter. */
 export const queueIdleLifetimeMs = 86_400_000;
 
 /**
- * Joins the queue. KEYS: queue, heartbeats, tickets. ARGV: waiterId, waiterTtlMs, idleLifetimeMs.
- * Returns the ticket.
+ * Joins the queue at the place of `orderMicros` (empty: now, by Redis's clock). KEYS: queue,
+ * heartbeats. ARGV: waiterId, waiterTtlMs, idleLifetimeMs, orderMicros. Returns the score used.
  */
 export const enqueueScript = `${redisNowMs}
-local ticket = redis.call('INCR', KEYS[3])
-redis.call('ZADD', KEYS[1], ticket, ARGV[1])
+local score = tonumber(ARGV[4]) or nowMicros
+redis.call('ZADD', KEYS[1], score, ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], now + tonumber(ARGV[2]))
-for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
-return ticket
+for i = 1, 2 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+return tostring(score)
 `;
 
 /**
  * Renews the waiter's heartbeat, drops dead waiters at the head, and takes the lock when the waiter
- * is first in line and nobody holds it. KEYS: lock, queue, heartbeats. ARGV: waiterId, lockTtlMs,
- * waiterTtlMs, the id prefix of this process.
- * Returns { 1 } when the lock is taken, { 0, othersAhead } while waiting (holders and waiters of
- * other processes ahead of this one), { -1 } when the waiter is no longer queued (its heartbeat
- * lapsed, so it was dropped as dead: it must queue again).
+ * is first in line, nobody holds it, and its turn was sent at least the reorder window ago (a turn
+ * sent just before it may still be on its way to another process). KEYS: lock, queue, heartbeats.
+ * ARGV: waiterId, lockTtlMs, waiterTtlMs, the id prefix of this process, notBeforeMicros (0: none).
+ * Returns { 1 } when the lock is taken, { 0, othersAhead, waitMicros } while waiting (holders and
+ * waiters of other processes ahead of this one; how long until the reorder window is over), { -1 }
+ * when the waiter is no longer queued (its heartbeat lapsed, so it was dropped as dead: it must
+ * queue again).
  */
 export const tryAcquireScript = `${redisNowMs}
 local id, processPrefix = ARGV[1], ARGV[4]
@@ -56,7 +60,8 @@ while true do
   redis.call('HDEL', KEYS[3], head)
 end
 local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-if head == id and redis.call('SET', KEYS[1], id, 'NX', 'PX', ARGV[2]) then
+local waitMicros = math.max(0, tonumber(ARGV[5]) - nowMicros)
+if head == id and waitMicros == 0 and redis.call('SET', KEYS[1], id, 'NX', 'PX', ARGV[2]) then
   redis.call('ZREM', KEYS[2], id)
   redis.call('HDEL', KEYS[3], id)
   return { 1 }
@@ -70,7 +75,7 @@ if rank > 0 then
     if string.sub(waiter, 1, #processPrefix) ~= processPrefix then othersAhead = othersAhead + 1 end
   end
 end
-return { 0, othersAhead }
+return { 0, othersAhead, waitMicros }
 `;
 
 /** Leaves the queue without taking the lock. KEYS: queue, heartbeats. ARGV: waiterId. */

@@ -67,6 +67,20 @@ describe.skipIf(redisUrl === undefined)(
       expect(events).toEqual(['first process, turn 1', 'second process, turn 2', 'first process, turn 3']);
     });
 
+    it('answers turns in the order they were sent, whichever process got each first', async () => {
+      const first = openProcess();
+      const second = openProcess();
+      const key = `discord:G:${randomUUID()}`;
+      const sentAtMicros = Date.now() * 1000;
+      const events: string[] = [];
+      // The later turn reaches its process first; the earlier one reaches the other 30 ms later.
+      const later = first.run(key, async () => events.push('turn 2'), { orderMicros: sentAtMicros + 1 });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const earlier = second.run(key, async () => events.push('turn 1'), { orderMicros: sentAtMicros });
+      await Promise.all([later, earlier]);
+      expect(events).toEqual(['turn 1', 'turn 2']);
+    });
+
     it('extends the lock while a long task runs, so nobody else starts before it ends', async () => {
       const first = openProcess(300);
       const second = openProcess(300);
@@ -92,8 +106,8 @@ describe.skipIf(redisUrl === undefined)(
       await redis.set(`${prefix}:lock:${key}`, 'killed-process:1', { PX: 800 });
       // And a waiter of a killed process, first in line, whose heartbeat lapses after 200 ms.
       await redis.eval(enqueueScript, {
-        keys: [`${prefix}:queue:${key}`, `${prefix}:waiters:${key}`, `${prefix}:tickets:${key}`],
-        arguments: ['killed-process:2', '200', '60000'],
+        keys: [`${prefix}:queue:${key}`, `${prefix}:waiters:${key}`],
+        arguments: ['killed-process:2', '200', '60000', ''],
       });
       const startedAt = Date.now();
       const waitedMs = await survivor.run(key, async () => Date.now() - startedAt);
