@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
-import { ImageLoadError } from '../../src/conversation/image-intake.ts';
 import type { DocumentAttachment, ImageAttachment } from '../../src/conversation/turn.ts';
+import { ImageLoadError } from '../../src/images/image-load-error.ts';
 import type { HistoryMessage } from './read-channel-history.ts';
 import { explainSlackError } from './slack-errors.ts';
 import { downloadSlackFile, fileNameOf, isImageFile, type SlackFileObject } from './slack-files.ts';

@@ -1,14 +1,10 @@
+import { formatSize } from '../format-size.ts';
 import type { ContentPart } from '../gateway/chat-types.ts';
 import { defaultMaxInputPixels, fitImage, UndecodableImageError } from '../images/fit-image.ts';
+import { ImageLoadError } from '../images/image-load-error.ts';
 import { detectImageType, toDataUri } from '../images/image-type.ts';
 import type { Logger } from '../log.ts';
-import { UserFacingError } from '../user-facing-error.ts';
 import type { ImageAttachment, ImageReference } from './turn.ts';
-
-/** Thrown by an attachment's `load()` when the platform explains why; `userMessage` is shown as is. */
-export class ImageLoadError extends UserFacingError {
-  override readonly name = 'ImageLoadError';
-}
 
 export interface LoadedImages {
   /** `image_url` parts with `data:` URIs, ready for a vision model. */
@@ -103,9 +99,4 @@ async function checkImage({
       cause: error,
     });
   }
-}
-
-export function formatSize(bytes: number): string {
-  const megabytes = bytes / (1024 * 1024);
-  return megabytes >= 1 ? `${megabytes.toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { formatSize } from '../conversation/image-intake.ts';
 import type { DocumentAttachment } from '../conversation/turn.ts';
+import { formatSize } from '../format-size.ts';
 import type { Logger } from '../log.ts';
 import { UserFacingError } from '../user-facing-error.ts';
 import type { DocumentStore } from './document-store.ts';

@@ -1,6 +1,6 @@
-import { formatSize } from '../conversation/image-intake.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../conversation/turn.ts';
 import type { LinkFindings } from '../documents/turn-documents.ts';
+import { formatSize } from '../format-size.ts';
 import type { Logger } from '../log.ts';
 import { BlockedUrlError, describeRefusal, guardedFetch } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
