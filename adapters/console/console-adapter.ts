@@ -147,7 +147,6 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
             write(`${options.problem}\n`);
             break;
           }
-          if (command.name === 'help') write(`${consoleHelp}\n\n`);
           await runCommand({
             command,
             rawOptions: options.raw,
@@ -157,6 +156,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
             services,
             readRecentMessages,
             signal: inFlight.signal,
+            platformHelp: consoleHelp,
           });
           responder.surface.flush();
           break;

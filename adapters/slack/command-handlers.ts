@@ -73,9 +73,6 @@ async function runSlashCommand({
       await client.views.open({ trigger_id: payload.trigger_id, view: renderFormModal(form) });
     },
   });
-  if (definition.name === 'help' && adapter.commandPrefix !== '') {
-    await responder.send({ text: prefixNote(adapter.commandPrefix), isPrivate: true });
-  }
   await runCommand({
     command: definition,
     rawOptions: parseSlackCommandText({
@@ -112,6 +109,7 @@ async function runSlashCommand({
         directory: adapter.directory,
         onNote: (note) => notes.push(note),
       }),
+    ...(adapter.commandPrefix === '' ? {} : { platformHelp: prefixNote(adapter.commandPrefix) }),
   });
 }
 
