@@ -4,6 +4,7 @@ import type { Command, CommandUser } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { truncateText } from '../../src/delivery/card.ts';
+import { genericUserMessage } from '../../src/user-facing-error.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
 import { slackCommandName } from './command-name.ts';
@@ -30,7 +31,7 @@ export function registerCommands({ app, adapter }: { app: App; adapter: SlackAda
         await args
           .respond({
             response_type: 'ephemeral',
-            text: '⚠ Something went wrong on my side. It has been logged.',
+            text: `⚠ ${genericUserMessage}`,
           })
           .catch(() => undefined);
       }

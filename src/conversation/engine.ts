@@ -21,6 +21,7 @@ import { measureReply } from '../operations/measure-reply.ts';
 import { maxModelCallsPerSearchReply, type WebSearch } from '../search/web-search.ts';
 import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
+import { storeUnavailableMessage } from '../state/time-bound-store.ts';
 import {
   type ContextFit,
   estimateTokens,
@@ -141,8 +142,8 @@ export const historyNotSavedNote =
   '⚠ I could not save this exchange to the conversation history, so I will not remember it.';
 
 /** Said when the store that holds the conversation does not answer. */
-export const storeUnavailableMessage =
-  'I cannot reach my memory of this conversation right now. Please try again in a moment.';
+/** What a person is told when the store cannot be reached (state/time-bound-store.ts says it). */
+export { storeUnavailableMessage };
 
 /** The longest a reply's budget hold lasts if the reply is never settled (a process that died). */
 const replyHoldMs = 15 * 60_000;

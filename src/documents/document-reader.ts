@@ -68,7 +68,7 @@ async function readAttachment({
     options.logger.warn({ err: error, document: attachment.name }, 'document could not be loaded');
     return {
       problem:
-        error instanceof UserFacingError
+        UserFacingError.isInstance(error)
           ? error.userMessage
           : `I could not download ${attachment.name}, so I left it out.`,
     };
