@@ -1,7 +1,7 @@
 import type { webApi } from '@slack/bolt';
-import { UserFacingError } from '../../src/user-facing-error.ts';
 import type { DocumentAttachment, ImageAttachment } from '../../src/conversation/turn.ts';
 import { ImageLoadError } from '../../src/images/image-load-error.ts';
+import { UserFacingError } from '../../src/user-facing-error.ts';
 import type { HistoryMessage } from './read-channel-history.ts';
 import { explainSlackError } from './slack-errors.ts';
 import { downloadSlackFile, fileNameOf, isImageFile, type SlackFileObject } from './slack-files.ts';

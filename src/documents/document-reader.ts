@@ -67,10 +67,9 @@ async function readAttachment({
   } catch (error) {
     options.logger.warn({ err: error, document: attachment.name }, 'document could not be loaded');
     return {
-      problem:
-        UserFacingError.isInstance(error)
-          ? error.userMessage
-          : `I could not download ${attachment.name}, so I left it out.`,
+      problem: UserFacingError.isInstance(error)
+        ? error.userMessage
+        : `I could not download ${attachment.name}, so I left it out.`,
     };
   }
   // Named after loading: a file found when it is loaded (Slack's most recent one) is known only then.
