@@ -17,6 +17,7 @@ import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from '../gate
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
+import { renderNotice } from '../notices/render-notice.ts';
 import { measureReply } from '../operations/measure-reply.ts';
 import { maxModelCallsPerSearchReply, type WebSearch } from '../search/web-search.ts';
 import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
@@ -380,9 +381,7 @@ async function prepareTurn(
     fitFor(Math.min(contextTokens, gateway.capabilitiesOf(other).contextTokens));
   const notices = [...(turn.notices ?? []), ...images.notices, ...read.notices, ...documentContext.notices];
   if (fit.droppedTurnCount > 0) {
-    notices.push(
-      `The ${fit.droppedTurnCount} oldest messages of this conversation no longer fit in my context, so I left them out.`,
-    );
+    notices.push(renderNotice({ type: 'context-trimmed', droppedTurnCount: fit.droppedTurnCount }));
   }
   return {
     model,

@@ -4,6 +4,7 @@ import { defaultMaxInputPixels, fitImage, UndecodableImageError } from '../image
 import { ImageLoadError } from '../images/image-load-error.ts';
 import { detectImageType, toDataUri } from '../images/image-type.ts';
 import type { Logger } from '../log.ts';
+import { renderNotice } from '../notices/render-notice.ts';
 import type { ImageAttachment, ImageReference } from './turn.ts';
 
 export interface LoadedImages {
@@ -44,15 +45,17 @@ export async function loadImages({
         'image attachment could not be loaded',
       );
       loaded.notices.push(
-        result.reason instanceof ImageLoadError
-          ? result.reason.userMessage
-          : `I could not read the image ${attachment.name}, so I left it out.`,
+        renderNotice(
+          result.reason instanceof ImageLoadError
+            ? { type: 'image-refused', explanation: result.reason.userMessage }
+            : { type: 'image-unreadable', name: attachment.name },
+        ),
       );
       return;
     }
     const image = result.value;
     if (!image) {
-      loaded.notices.push(`${attachment.name} is not a PNG, JPEG, GIF or WebP image, so I left it out.`);
+      loaded.notices.push(renderNotice({ type: 'image-not-an-image', name: attachment.name }));
       return;
     }
     loaded.parts.push({ type: 'image_url', image_url: { url: toDataUri(image) } });
