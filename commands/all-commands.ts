@@ -19,7 +19,8 @@ const helpCommand: Command = defineCommand({
   options: {},
   runsInConversationOrder: false,
   isAnswerPrivate: () => true,
-  async run({ responder, services, platformNotices = [] }) {
+  async run({ responder, services, platformNotices = [], platformHelp }) {
+    if (platformHelp !== undefined) await responder.send({ text: platformHelp, isPrivate: true });
     const lines = [
       'I am parley, an AI assistant. Mention me (or DM me) to chat; I keep the conversation of each channel and thread, read images you attach, and answer with the model the conversation is set to.',
       '',

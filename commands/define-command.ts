@@ -142,6 +142,11 @@ export interface CommandContext<Input> {
    * (e.g. a privileged setting that is off and what it costs); /help shows them.
    */
   readonly platformNotices?: readonly string[];
+  /**
+   * What only this platform offers or needs saying, which /help shows first (Slack: the prefix its
+   * commands take here; the terminal: its own commands).
+   */
+  readonly platformHelp?: string;
 }
 
 export interface Command<Options extends CommandOptions = CommandOptions> {
