@@ -91,6 +91,9 @@ function toConfig({
         applicationId: values.DISCORD_APPLICATION_ID,
         guildIds: values.DISCORD_GUILD_IDS as readonly string[],
         replyAllChannelIds: values.DISCORD_REPLY_ALL_CHANNEL_IDS as readonly string[],
+        /** Where a mention in a server channel is answered, unless /config says otherwise. */
+        replyMode: values.DISCORD_REPLY_MODE,
+        threadArchiveMinutes: values.DISCORD_THREAD_ARCHIVE_MINUTES as 60 | 1440 | 4320 | 10080,
         apiUrl: values.DISCORD_API_URL,
       }
     : undefined;

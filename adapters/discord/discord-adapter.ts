@@ -16,6 +16,7 @@ import { discordLimits } from './discord-limits.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
+import { createThreadRenames } from './thread-renames.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
 
 export interface DiscordAdapter {
@@ -53,6 +54,7 @@ export async function startDiscordAdapter({
     maxImageBytes,
     logger,
     tellUnableToPost: createUnableToPostNotice({ logger }),
+    threadRenames: createThreadRenames(),
     limits: {
       requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
       interactionTokenLifetimeMs:

@@ -198,6 +198,23 @@ const discordSettings = section('Discord', {
     description: 'Channels where parley answers every message, not only mentions.',
     typeText: 'comma-separated ids',
   }),
+  DISCORD_REPLY_MODE: document(
+    z.enum(['thread', 'inline', 'all'], { error: 'must be thread, inline or all' }).default('inline'),
+    {
+      description:
+        'Where parley answers a mention in a server channel: thread opens a public thread from the message and answers there (later messages in it need no mention), inline answers in the channel, all answers every message of the channel. /config changes it per channel.',
+    },
+  ),
+  DISCORD_THREAD_ARCHIVE_MINUTES: document(
+    z.coerce
+      .number({ error: 'must be 60, 1440, 4320 or 10080' })
+      .refine((minutes) => [60, 1440, 4320, 10080].includes(minutes), 'must be 60, 1440, 4320 or 10080')
+      .default(1440),
+    {
+      description:
+        'How long a thread parley opened stays in the channel list without activity, in minutes; Discord allows 60, 1440, 4320 or 10080.',
+    },
+  ),
   DISCORD_API_URL: document(
     httpUrl({ example: 'https://discord.com/api' }).default('https://discord.com/api'),
     {
