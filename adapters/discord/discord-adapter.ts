@@ -16,6 +16,7 @@ import { discordLimits } from './discord-limits.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
+import { discordRestAgent } from './rest-agent.ts';
 import { createThreadRenames } from './thread-renames.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
 
@@ -125,7 +126,7 @@ function createAdapterContext({
     intents: gatewayIntents({ canReadMessageContent }),
     // DMs arrive on channels the client has not cached; without these partials they are dropped.
     partials: [Partials.Channel, Partials.Message],
-    rest: { api: shared.discord.apiUrl },
+    rest: { api: shared.discord.apiUrl, agent: discordRestAgent() },
     allowedMentions: noPings,
   });
   return {
