@@ -7,6 +7,7 @@ import { commandUserOf } from './command-user.ts';
 import { discordConversationKey } from './message-turn.ts';
 import { cannotSeeChannelError, isMissingAccess, readChannelHistory } from './read-channel-history.ts';
 import { responderForInteraction } from './responder-for-interaction.ts';
+import { threadRenameCapability } from './thread-rename-capability.ts';
 
 /** Runs a slash command: deferred within Discord's 3 s, then answered through the interaction. */
 export async function runSlashCommand({
@@ -37,11 +38,12 @@ export async function runSlashCommand({
   const isPrivate = isAnswerPrivate({ command, rawOptions });
   await interaction.deferReply(isPrivate ? { flags: MessageFlags.Ephemeral } : {});
   const channel = interaction.channel;
-  const responder = responderForInteraction({
+  const interactionResponder = responderForInteraction({
     interaction,
     deferral: isPrivate ? 'private-reply' : 'public-reply',
     adapter,
   });
+  const responder = Object.assign(interactionResponder, threadRenameCapability({ channel, adapter }));
   try {
     await runCommand({
       command,

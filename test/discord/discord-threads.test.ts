@@ -113,3 +113,57 @@ describe('thread reply mode on Discord', () => {
     );
   });
 });
+
+describe('/title on Discord', () => {
+  it('renames a thread parley opened by hand, and refuses a third rename in ten minutes without asking Discord', async () => {
+    const subject = await start({ DISCORD_REPLY_MODE: 'thread' });
+    const general = subject.generalChannelId;
+    subject.gateway.enqueue({ text: 'Sure.' });
+    subject.gateway.enqueue({ text: JSON.stringify({ title: 'Written by the model' }) });
+    const threadId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'plan the launch',
+      mentionsBot: true,
+    });
+    await subject.discord.waitFor(() => subject.discord.channel(threadId)?.name === 'Written by the model');
+
+    // The model's title was the first rename; /title makes the second.
+    subject.discord.sendSlashCommand({
+      name: 'title',
+      channelId: threadId,
+      options: { title: 'Launch plan' },
+    });
+    await subject.discord.waitFor(() =>
+      subject
+        .botMessages(threadId)
+        .find((message) => message.content.includes('named this thread “Launch plan”')),
+    );
+    expect(subject.discord.channel(threadId)?.name).toBe('Launch plan');
+
+    subject.discord.sendSlashCommand({ name: 'title', channelId: threadId, options: { title: 'Third try' } });
+    const refusal = await subject.discord.waitFor(() =>
+      subject
+        .botMessages(threadId)
+        .find((message) => message.content.includes('renamed twice in the last ten minutes')),
+    );
+    expect(refusal.flags & 64).toBe(64);
+    expect(subject.discord.channel(threadId)?.name).toBe('Launch plan');
+    // Two renames reached Discord, and no 429 was ever served.
+    expect(subject.discord.requests.filter((call) => call.route === 'channel-modify')).toHaveLength(2);
+    expect(subject.discord.rateLimitHits.total).toBe(0);
+  });
+
+  it('says there is no thread to rename in a channel', async () => {
+    const subject = await start();
+    subject.discord.sendSlashCommand({
+      name: 'title',
+      channelId: subject.generalChannelId,
+      options: { title: 'x' },
+    });
+    await subject.discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .find((message) => message.content === 'There is no thread here to rename.'),
+    );
+  });
+});
