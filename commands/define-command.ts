@@ -174,6 +174,11 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
    * whose privacy cannot change later) opens the answer privately. Absent: public.
    */
   isAnswerPrivate?(input: CommandInput<Options>): boolean;
+  /**
+   * Also offered where a person installed the app for themselves (Discord user install): DMs with
+   * friends, group DMs, servers without the bot. There it may answer only through the command.
+   */
+  readonly isUsableAnywhere?: boolean;
   /** Only server admins see it in the command list (Discord: Manage Server); it checks again itself. */
   readonly isForAdmins?: boolean;
   run(context: CommandContext<CommandInput<Options>>): Promise<void>;
