@@ -3,6 +3,7 @@ import type { CommandServices } from '../../commands/define-command.ts';
 import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import type { DiscordSettings } from './discord-config.ts';
+import type { PendingQuestions } from './pending-questions.ts';
 import type { ThreadRenames } from './thread-renames.ts';
 
 /**
@@ -37,6 +38,8 @@ export interface DiscordAdapterContext {
   readonly tellUnableToPost: (message: Message, permission: string) => Promise<void>;
   /** Renames of threads, kept within Discord's two per ten minutes. */
   readonly threadRenames: ThreadRenames;
+  /** Messages a person asked about, waiting for the question their modal asks. */
+  readonly pendingQuestions: PendingQuestions;
 }
 
 /** The bot's own user id once logged in; empty before READY. */

@@ -14,8 +14,10 @@ import { registerCommands } from './command-registration.ts';
 import type { DiscordSettings } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
+import { runMessageAction, submitModal } from './message-action-handlers.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
+import { createPendingQuestions } from './pending-questions.ts';
 import { discordRestAgent } from './rest-agent.ts';
 import { createThreadRenames } from './thread-renames.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
@@ -56,6 +58,7 @@ export async function startDiscordAdapter({
     logger,
     tellUnableToPost: createUnableToPostNotice({ logger }),
     threadRenames: createThreadRenames(),
+    pendingQuestions: createPendingQuestions(),
     limits: {
       requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
       interactionTokenLifetimeMs:
@@ -193,5 +196,10 @@ async function handleInteraction({
 }): Promise<void> {
   if (interaction.isAutocomplete()) return answerAutocomplete({ interaction, services: adapter.services });
   if (interaction.isChatInputCommand()) return runSlashCommand({ interaction, adapter });
+  if (interaction.isMessageContextMenuCommand()) return runMessageAction({ interaction, adapter });
+  if (interaction.isModalSubmit()) {
+    await submitModal({ interaction, adapter });
+    return;
+  }
   if (interaction.isButton()) return pressButton({ interaction, adapter });
 }
