@@ -182,6 +182,14 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
   /** Only server admins see it in the command list (Discord: Manage Server); it checks again itself. */
   readonly isForAdmins?: boolean;
   run(context: CommandContext<CommandInput<Options>>): Promise<void>;
+  /**
+   * A form to open instead of answering, for this input; asked first by platforms whose form must
+   * be the very first response (Discord's modal comes before any "thinking…"). Must be quick.
+   * Undefined: the command runs as usual.
+   */
+  formInsteadOfAnswer?(
+    context: Omit<CommandContext<CommandInput<Options>>, 'responder' | 'readRecentMessages' | 'signal'>,
+  ): Promise<Form | undefined>;
   /** Handles a form this command opened (`CommandResponder.openForm`). */
   submitForm?(context: FormContext): Promise<FormOutcome>;
 }

@@ -3,7 +3,7 @@ import type { CommandServices } from '../../commands/define-command.ts';
 import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import type { DiscordSettings } from './discord-config.ts';
-import type { PendingQuestions } from './pending-questions.ts';
+import type { PendingForm, PendingQuestions, PendingValues } from './pending-modal-values.ts';
 import type { ThreadRenames } from './thread-renames.ts';
 
 /**
@@ -40,6 +40,8 @@ export interface DiscordAdapterContext {
   readonly threadRenames: ThreadRenames;
   /** Messages a person asked about, waiting for the question their modal asks. */
   readonly pendingQuestions: PendingQuestions;
+  /** Forms opened as modals, waiting for their submission. */
+  readonly pendingForms: PendingValues<PendingForm>;
 }
 
 /** The bot's own user id once logged in; empty before READY. */

@@ -13,11 +13,12 @@ import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
 import type { DiscordSettings } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
+import { submitFormModal } from './form-modal.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { runMessageAction, submitModal } from './message-action-handlers.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
-import { createPendingQuestions } from './pending-questions.ts';
+import { createPendingValues } from './pending-modal-values.ts';
 import { discordRestAgent } from './rest-agent.ts';
 import { createThreadRenames } from './thread-renames.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
@@ -58,7 +59,8 @@ export async function startDiscordAdapter({
     logger,
     tellUnableToPost: createUnableToPostNotice({ logger }),
     threadRenames: createThreadRenames(),
-    pendingQuestions: createPendingQuestions(),
+    pendingQuestions: createPendingValues(),
+    pendingForms: createPendingValues(),
     limits: {
       requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
       interactionTokenLifetimeMs:
@@ -198,6 +200,7 @@ async function handleInteraction({
   if (interaction.isChatInputCommand()) return runSlashCommand({ interaction, adapter });
   if (interaction.isMessageContextMenuCommand()) return runMessageAction({ interaction, adapter });
   if (interaction.isModalSubmit()) {
+    if (await submitFormModal({ interaction, adapter })) return;
     await submitModal({ interaction, adapter });
     return;
   }

@@ -28,7 +28,7 @@ import {
   discordImageAttachment,
   resolveMentions,
 } from './message-turn.ts';
-import type { QuestionTarget } from './pending-questions.ts';
+import type { QuestionTarget } from './pending-modal-values.ts';
 import { responderForInteraction } from './responder-for-interaction.ts';
 import { titleThreadAfterFirstExchange } from './thread-conversations.ts';
 

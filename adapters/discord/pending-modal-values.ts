@@ -12,41 +12,49 @@ export interface QuestionTarget {
 }
 
 /**
- * Messages waiting for the question their modal asks, by a token in the modal's custom_id. The
+ * Values waiting for their modal's submission (the message a person asks about, a form's context), by a token in the modal's custom_id. The
  * message command carries the message itself (`resolved.messages`), which a user-installed app
  * could not read again from the channel; an unanswered modal is forgotten after the interaction
  * token's 15 minutes.
  */
-export interface PendingQuestions {
-  /** Keeps the target and returns the token to put in the modal's custom_id. */
-  hold(target: QuestionTarget): string;
-  /** The target of a submitted modal, once. */
-  take(token: string): QuestionTarget | undefined;
+export interface PendingValues<Value> {
+  /** Keeps the value and returns the token to put in the modal's custom_id. */
+  hold(value: Value): string;
+  /** The value of a submitted modal, once. */
+  take(token: string): Value | undefined;
+}
+
+export type PendingQuestions = PendingValues<QuestionTarget>;
+
+/** A form a command opened: which command handles it, and the context it gave. */
+export interface PendingForm {
+  readonly commandName: string;
+  readonly context: string;
 }
 
 const keptForMs = 15 * 60 * 1000;
 
-export function createPendingQuestions({
+export function createPendingValues<Value>({
   now = () => Date.now(),
 }: {
   now?: () => number;
-} = {}): PendingQuestions {
-  const pending = new Map<string, { target: QuestionTarget; expiresAtMs: number }>();
+} = {}): PendingValues<Value> {
+  const pending = new Map<string, { value: Value; expiresAtMs: number }>();
   const forgetExpired = () => {
     for (const [token, entry] of pending) if (entry.expiresAtMs <= now()) pending.delete(token);
   };
   return {
-    hold(target) {
+    hold(value) {
       forgetExpired();
       const token = randomBytes(12).toString('base64url');
-      pending.set(token, { target, expiresAtMs: now() + keptForMs });
+      pending.set(token, { value, expiresAtMs: now() + keptForMs });
       return token;
     },
     take(token) {
       forgetExpired();
       const entry = pending.get(token);
       pending.delete(token);
-      return entry?.target;
+      return entry?.value;
     },
   };
 }
