@@ -34,8 +34,8 @@ describe('/system on Discord', () => {
       subject.botMessages(general).find((message) => message.content === 'Arr.'),
     );
     const request = subject.gateway.requests.find((entry) => entry.path.endsWith('/chat/completions'));
-    const messages = (request?.body as { messages: Array<{ role: string; content: string }> }).messages;
-    expect(messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining(prompt) });
+    const body = request?.body as { messages: Array<{ role: string; content: string }> } | undefined;
+    expect(body?.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining(prompt) });
   });
 
   it('still takes a one-line prompt as an option, and shows the prompt to someone who may not change it', async () => {
