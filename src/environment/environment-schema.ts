@@ -95,6 +95,10 @@ const conversationSettings = section('Conversations', {
     description:
       'With a redis:// store: how long a conversation stays locked after the process answering it died, in milliseconds. A live process extends its lock every third of this while it answers.',
   }),
+  LOCK_ORDER_WINDOW_MS: document(wholeNumber({ min: 0, fallback: 250 }), {
+    description:
+      "With a redis:// store: how long after a message was sent (by the platform's clock) its reply may start, in milliseconds, so that an earlier message of the same conversation that reached another process first is answered first. Messages usually reach a bot later than this, so it rarely adds a wait; raise it when processes are far behind their events.",
+  }),
   ORPHAN_AFTER_MS: document(wholeNumber({ min: 1_000, fallback: 20_000 }), {
     description:
       "With a shared store (redis://, postgres://): how long a reply's heartbeat may be silent, in milliseconds, before another live process finishes it for the process that died (its text, a note, Regenerate). Processes renew their heartbeats every quarter of this and look for orphans every half.",

@@ -1,11 +1,10 @@
 import { createRedisSlidingWindow, type SharedRateLimit } from '../delivery/redis-sliding-window.ts';
 import type { Logger } from '../log.ts';
-import { createStore, redisClientOf } from './create-store.ts';
+import type { Store } from './create-store.ts';
 import { createInMemoryDeduper, type Deduper } from './dedupe.ts';
 import { createInProcessLock, type KeyedLock } from './keyed-lock.ts';
 import { createRedisKeyedLock, type RedisLockClient, type RedisSubscribe } from './redis-keyed-lock.ts';
 import { createRedisDeduper } from './shared-deduper.ts';
-import { parseStoreUrl } from './store-url.ts';
 import { withTimeout } from './time-bound-store.ts';
 
 /**
@@ -33,24 +32,28 @@ export interface Coordination {
 }
 
 export interface OpenCoordinationOptions {
-  readonly storeUrl: string;
+  /** The bot's store, opened once; on Redis its client carries the locks and the dedupe. */
+  readonly store: Store;
   readonly logger: Logger;
   readonly operationTimeoutMs: number;
   /** How long a conversation lock outlives a process that died holding it. */
   readonly lockTtlMs: number;
+  /** How long after a turn was sent it may take its conversation's lock (see the Redis lock). */
+  readonly reorderWindowMs?: number;
   /** Keeps these keys apart from other users of the same Redis (tests use a unique one). */
   readonly namespace?: string;
 }
 
 /** Opens the coordination the store URL allows: shared on Redis, in-process otherwise. */
 export function openCoordination({
-  storeUrl,
+  store,
   logger,
   operationTimeoutMs,
   lockTtlMs,
+  reorderWindowMs,
   namespace = 'coordination',
 }: OpenCoordinationOptions): Coordination {
-  if (parseStoreUrl({ storeUrl }).kind !== 'redis') {
+  if (store.kind !== 'redis') {
     return {
       isShared: false,
       conversationLock: createInProcessLock(),
@@ -60,12 +63,10 @@ export function openCoordination({
       close: async () => {},
     };
   }
-  // The store is only the way to the connected client: its own get/set are not used.
-  const keyv = createStore({ storeUrl, namespace, logger, operationTimeoutMs });
   const bounded = <Result>(operation: string, call: () => Promise<Result>) =>
     withTimeout(call(), { operation, timeoutMs: operationTimeoutMs });
   const connected = async () => {
-    const client = await withTimeout(redisClientOf(keyv), {
+    const client = await withTimeout(store.redisClient(), {
       operation: 'connect',
       timeoutMs: operationTimeoutMs,
     });
@@ -91,6 +92,7 @@ export function openCoordination({
   };
   const prefix = `parley:${namespace}`;
   const conversationLock = createRedisKeyedLock({
+    ...(reorderWindowMs === undefined ? {} : { reorderWindowMs }),
     redis,
     subscribe,
     prefix: `${prefix}:conversation`,
@@ -113,7 +115,6 @@ export function openCoordination({
       createRedisSlidingWindow({ redis, prefix: `${prefix}:${name}`, limit, windowMs }),
     async close() {
       await Promise.allSettled([conversationLock.close(), recordLock.close()]);
-      await keyv.disconnect();
     },
   };
 }

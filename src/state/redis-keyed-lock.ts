@@ -87,10 +87,15 @@ export function createRedisKeyedLock({
   const wake = (key: string): void => {
     for (const waker of statesByKey.get(key)?.wakers ?? []) waker();
   };
-  const unsubscribing = subscribe?.(releaseChannel, wake).catch((error: unknown) => {
-    logger.warn({ err: error }, 'lock release messages unavailable; waiters poll instead');
-    return undefined;
-  });
+  // Subscribed at the first wait, not at start: a subscriber needs a connection of its own, and a
+  // bot whose conversations never contend never needs it.
+  let unsubscribing: Promise<(() => Promise<void>) | undefined> | undefined;
+  const ensureSubscribed = () => {
+    unsubscribing ??= subscribe?.(releaseChannel, wake).catch((error: unknown) => {
+      logger.warn({ err: error }, 'lock release messages unavailable; waiters poll instead');
+      return undefined;
+    });
+  };
   const keysOf = (key: string) => ({
     lock: `${prefix}:lock:${key}`,
     queue: `${prefix}:queue:${key}`,
@@ -113,7 +118,14 @@ export function createRedisKeyedLock({
         ],
       });
     const notBeforeMicros = orderMicros === undefined ? 0 : orderMicros + reorderWindowMs * 1000;
-    await enqueue();
+    const enqueuedAtMicros = Number(await enqueue());
+    if (orderMicros !== undefined && enqueuedAtMicros - orderMicros > reorderWindowMs * 1000) {
+      // An earlier turn of the conversation that took as long to get here may be answered after this one.
+      logger.info(
+        { key, lateByMs: Math.round((enqueuedAtMicros - orderMicros) / 1000) - reorderWindowMs },
+        'a turn reached its conversation queue after the reorder window',
+      );
+    }
     let wakeNow: () => void = () => {};
     const waker = () => wakeNow();
     state.wakers.add(waker);
@@ -142,6 +154,7 @@ export function createRedisKeyedLock({
           continue;
         }
         state.othersAhead = answer[1] ?? 0;
+        ensureSubscribed();
         const reorderWaitMs = Math.ceil((answer[2] ?? 0) / 1000);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(
@@ -225,6 +238,7 @@ export function createRedisKeyedLock({
 
     async close(): Promise<void> {
       const unsubscribe = await unsubscribing;
+      unsubscribing = Promise.resolve(undefined);
       await unsubscribe?.().catch(() => undefined);
     },
   };

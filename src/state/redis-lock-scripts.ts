@@ -23,14 +23,15 @@ export const queueIdleLifetimeMs = 86_400_000;
 
 /**
  * Joins the queue at the place of `orderMicros` (empty: now, by Redis's clock). KEYS: queue,
- * heartbeats. ARGV: waiterId, waiterTtlMs, idleLifetimeMs, orderMicros. Returns the score used.
+ * heartbeats. ARGV: waiterId, waiterTtlMs, idleLifetimeMs, orderMicros. Returns Redis's time in
+ * microseconds, as text (Lua would print a large number in exponent form).
  */
 export const enqueueScript = `${redisNowMs}
 local score = tonumber(ARGV[4]) or nowMicros
 redis.call('ZADD', KEYS[1], score, ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], now + tonumber(ARGV[2]))
 for i = 1, 2 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
-return tostring(score)
+return string.format('%.0f', nowMicros)
 `;
 
 /**

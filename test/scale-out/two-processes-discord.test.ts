@@ -44,6 +44,11 @@ function startBot(
       DISCORD_GUILD_IDS: fakeDiscord.guildId,
       STORE_URL: redisUrl ?? '',
       LOG_LEVEL: 'info',
+      // 200 mentions reach both processes within a few milliseconds, and on two shared cores some
+      // reach the conversation queue about 450 ms after they were sent (measured; the log says
+      // "a turn reached its conversation queue after the reorder window"). Real events arrive
+      // spread out; this flood needs the wider window to keep each channel's order.
+      LOCK_ORDER_WINDOW_MS: '1500',
       ...environment,
     },
   });
@@ -54,7 +59,12 @@ function startBot(
 /** Waits for `check`, naming `step` and showing both bots' last output when it times out. */
 async function step<Value>(name: string, waiting: Promise<Value>): Promise<Value> {
   return waiting.catch((error: unknown) => {
-    const outputs = bots.map((bot, index) => `--- bot ${index + 1}:\n${bot.output().slice(-2000)}`);
+    const outputs = bots.map((bot, index) => {
+      const late = bot.logLines.filter(
+        (line) => line.msg === 'a turn reached its conversation queue after the reorder window',
+      );
+      return `--- bot ${index + 1} (${late.length} turns late, at most ${Math.max(0, ...late.map((line) => Number(line.lateByMs)))} ms):\n${bot.output().slice(-1500)}`;
+    });
     throw new Error(`${name}: ${String(error)}\n${outputs.join('\n')}`);
   });
 }

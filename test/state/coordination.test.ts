@@ -2,13 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Coordination, openCoordination } from '../../src/state/coordination.ts';
+import { openStore, type Store } from '../../src/state/create-store.ts';
 
 const logger = pino({ level: 'silent' });
 const redisUrl = process.env.REDIS_URL;
+/** Stores opened by a test, each closed at the end of the file. */
+const openedStores: Store[] = [];
+const openTestStore = (storeUrl: string): Store => {
+  const store = openStore({ storeUrl, logger: pino({ level: 'silent' }) });
+  openedStores.push(store);
+  return store;
+};
+afterAll(async () => {
+  await Promise.all(openedStores.map((store) => store.close()));
+});
 const opened: Coordination[] = [];
 const open = (storeUrl: string, namespace: string) => {
   const coordination = openCoordination({
-    storeUrl,
+    store: openTestStore(storeUrl),
     logger,
     operationTimeoutMs: 5_000,
     lockTtlMs: 5_000,

@@ -1,12 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
+import { afterAll } from 'vitest';
 import { openCoordination } from '../../src/state/coordination.ts';
+import { openStore, type Store } from '../../src/state/create-store.ts';
 import type { KeyedLock } from '../../src/state/keyed-lock.ts';
 import { createInProcessLock } from '../../src/state/keyed-lock.ts';
 import { describeKeyedLockContract } from './keyed-lock-contract.ts';
 
 const logger = pino({ level: 'silent' });
 const redisUrl = process.env.REDIS_URL;
+/** Stores opened by a test, each closed at the end of the file. */
+const openedStores: Store[] = [];
+const openTestStore = (storeUrl: string): Store => {
+  const store = openStore({ storeUrl, logger: pino({ level: 'silent' }) });
+  openedStores.push(store);
+  return store;
+};
+afterAll(async () => {
+  await Promise.all(openedStores.map((store) => store.close()));
+});
 
 describeKeyedLockContract({
   name: 'in-process lock',
@@ -28,7 +40,7 @@ describeKeyedLockContract({
     return {
       open() {
         const coordination = openCoordination({
-          storeUrl: redisUrl ?? '',
+          store: openTestStore(redisUrl ?? ''),
           logger,
           operationTimeoutMs: 5_000,
           lockTtlMs: 2_000,

@@ -3,11 +3,22 @@ import { createClient } from '@redis/client';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Coordination, openCoordination } from '../../src/state/coordination.ts';
+import { openStore, type Store } from '../../src/state/create-store.ts';
 import { enqueueScript } from '../../src/state/redis-lock-scripts.ts';
 import { waitUntil } from './keyed-lock-contract.ts';
 
 const logger = pino({ level: 'silent' });
 const redisUrl = process.env.REDIS_URL;
+/** Stores opened by a test, each closed at the end of the file. */
+const openedStores: Store[] = [];
+const openTestStore = (storeUrl: string): Store => {
+  const store = openStore({ storeUrl, logger: pino({ level: 'silent' }) });
+  openedStores.push(store);
+  return store;
+};
+afterAll(async () => {
+  await Promise.all(openedStores.map((store) => store.close()));
+});
 
 describe.skipIf(redisUrl === undefined)(
   redisUrl === undefined
@@ -21,7 +32,7 @@ describe.skipIf(redisUrl === undefined)(
     /** One bot process's view of the lock. */
     const openProcess = (lockTtlMs = 1_500) => {
       const coordination = openCoordination({
-        storeUrl: redisUrl ?? '',
+        store: openTestStore(redisUrl ?? ''),
         logger,
         operationTimeoutMs: 5_000,
         lockTtlMs,
