@@ -9,6 +9,7 @@ import { resetCommand } from './definitions/reset.ts';
 import { searchCommand } from './definitions/search.ts';
 import { summarizeCommand } from './definitions/summarize.ts';
 import { systemCommand } from './definitions/system.ts';
+import { titleCommand } from './definitions/title.ts';
 import { usageCommand } from './definitions/usage.ts';
 import { describeUsage } from './parse-command-text.ts';
 
@@ -45,6 +46,7 @@ export const allCommands: readonly Command[] = [
   modelCommand,
   systemCommand,
   resetCommand,
+  titleCommand,
   usageCommand,
   configCommand,
   helpCommand,
