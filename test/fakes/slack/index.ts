@@ -1,3 +1,11 @@
+export {
+  agentSessionStopped,
+  appContextChanged,
+  appHomeOpened,
+  assistantThreadContextChanged,
+  assistantThreadStarted,
+} from './agent-event-payloads.ts';
+export type { AgentExperience, PublishedHomeView, SuggestedPrompts } from './agent-view.ts';
 export type { AppDelivery, Deliver, DeliveryTarget } from './app-delivery.ts';
 export {
   appMention,
