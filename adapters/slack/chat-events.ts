@@ -106,12 +106,20 @@ async function handleEvent({
       isDirectMessage: place.channelType === 'im',
     };
     const surface = withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place);
-    await replyWithActions({
-      services: adapter.services,
-      turn,
-      surface,
-      beforeReply: () => showThinkingStatus(place, adapter.delivery),
-    });
+    // Slack's own stop control names the thread (native-stop.ts).
+    const stop =
+      threadTs === undefined ? undefined : adapter.threadStops.track({ channel: event.channel, threadTs });
+    try {
+      await replyWithActions({
+        services: adapter.services,
+        turn,
+        surface,
+        beforeReply: () => showThinkingStatus(place, adapter.delivery),
+        ...(stop === undefined ? {} : { signal: stop.signal }),
+      });
+    } finally {
+      stop?.release();
+    }
   } catch (error) {
     logger.error({ err: error, conversationKey, trigger }, 'slack: could not answer a message');
   }
