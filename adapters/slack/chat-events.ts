@@ -7,6 +7,7 @@ import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
 import { showThinkingStatus } from './thread-status.ts';
+import { runThreadTextCommand } from './thread-text-commands.ts';
 
 /** Message subtypes that are something a person said; edits, deletions, joins and the like are not. */
 const spokenSubtypes = new Set([undefined, 'file_share', 'thread_broadcast', 'me_message', 'bot_message']);
@@ -83,6 +84,13 @@ async function handleEvent({
     thread: threadTs,
   });
   try {
+    // `@parley summarize`, `@parley reset` …: the commands slash commands cannot run in a thread.
+    if (
+      trigger !== 'thread-reply' &&
+      (await runThreadTextCommand({ adapter, event, place, conversationKey, client, context }))
+    ) {
+      return;
+    }
     const built = await buildTurnFromEvent({
       event,
       conversationKey,
