@@ -72,6 +72,8 @@ export async function runThreadTextCommand({
   client: webApi.WebClient;
   context: Context;
 }): Promise<boolean> {
+  // A message that shares files is about them ("@parley summarize" + notes.txt): that is chat.
+  if ((event.files ?? []).length > 0) return false;
   const named = threadTextCommandOf(event.text ?? '', context.botUserId);
   if (named === undefined || event.user === undefined) return false;
   const { teamId, channel, threadTs } = place;
