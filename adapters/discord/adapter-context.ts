@@ -1,8 +1,8 @@
 import type { Client, Message } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
-import type { Config } from '../../src/config.ts';
 import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
+import type { DiscordSettings } from './discord-config.ts';
 
 /**
  * Discord's documented limits that depend on nothing parley knows at start. The defaults are
@@ -19,7 +19,7 @@ export interface DiscordPlatformLimits {
 export interface DiscordAdapterContext {
   readonly client: Client;
   readonly services: CommandServices;
-  readonly discord: NonNullable<Config['discord']>;
+  readonly discord: DiscordSettings;
   /** The bot-wide request budget every channel call waits on. */
   readonly scheduler: RequestScheduler;
   readonly maxImageBytes: number;
