@@ -8,6 +8,7 @@ import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
 import { showThinkingStatus } from './thread-status.ts';
 import { runThreadTextCommand } from './thread-text-commands.ts';
+import { titleThreadAfterFirstExchange } from './thread-title.ts';
 
 /** Message subtypes that are something a person said; edits, deletions, joins and the like are not. */
 const spokenSubtypes = new Set([undefined, 'file_share', 'thread_broadcast', 'me_message', 'bot_message']);
@@ -118,13 +119,14 @@ async function handleEvent({
     const stop =
       threadTs === undefined ? undefined : adapter.threadStops.track({ channel: event.channel, threadTs });
     try {
-      await replyWithActions({
+      const outcome = await replyWithActions({
         services: adapter.services,
         turn,
         surface,
         beforeReply: () => showThinkingStatus(place, adapter.delivery),
         ...(stop === undefined ? {} : { signal: stop.signal }),
       });
+      await titleThreadAfterFirstExchange({ adapter, place, conversationKey, outcome });
     } finally {
       stop?.release();
     }

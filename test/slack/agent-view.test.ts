@@ -67,17 +67,29 @@ describe('slack agent view: prompts, threads of a DM, Slack’s own stop control
 
   it('keeps one conversation per thread of the DM, with "is thinking…" under each', async () => {
     bot.gateway.enqueue({ text: 'Paris.' });
-    bot.gateway.enqueue({ text: 'Blue.' });
+    bot.gateway.enqueue({ text: JSON.stringify({ title: 'The capital of France' }) });
     const firstRoot = directMessage({ channel: 'D0AGENT003', text: 'capital of France?' });
     await bot.deliverEvent({ ...firstRoot, thread_ts: firstRoot.ts });
     await finishedReplies(bot, 'D0AGENT003', String(firstRoot.ts));
+    // After the first exchange the title model names the thread in the agent view's list.
+    const title = await bot.slack.waitFor(() =>
+      bot.slack.agent.threadTitles.get(`D0AGENT003 ${firstRoot.ts}`),
+    );
+    expect(title).toBe('The capital of France');
+    const titleRequest = bot.gateway.requests.filter((request) =>
+      request.path.endsWith('/chat/completions'),
+    )[1];
+    expect(JSON.stringify(titleRequest?.body)).toContain('json_schema');
+
+    bot.gateway.enqueue({ text: 'Blue.' });
+    bot.gateway.enqueue({ text: JSON.stringify({ title: 'Sky colour' }) });
     const secondRoot = directMessage({ channel: 'D0AGENT003', text: 'colour of the sky?' });
     await bot.deliverEvent({ ...secondRoot, thread_ts: secondRoot.ts });
     const [second] = await finishedReplies(bot, 'D0AGENT003', String(secondRoot.ts));
 
     expect(second?.text).toBe('Blue.');
     const chats = bot.gateway.requests.filter((request) => request.path.endsWith('/chat/completions'));
-    const secondBody = chats[1]?.body as { messages: Array<{ role: string; content: string }> };
+    const secondBody = chats[2]?.body as { messages: Array<{ role: string; content: string }> };
     // The second thread does not see the first one's exchange.
     expect(secondBody.messages.map((message) => message.role)).toEqual(['system', 'user']);
     const history = await bot.services.history.load(
@@ -89,6 +101,9 @@ describe('slack agent view: prompts, threads of a DM, Slack’s own stop control
       }),
     );
     expect(history.map((turn) => turn.role)).toEqual(['user', 'assistant']);
+    await bot.slack.waitFor(() => bot.slack.agent.threadTitles.get(`D0AGENT003 ${secondRoot.ts}`));
+    // One title a thread, set once after its first exchange.
+    expect(bot.slack.callsTo('assistant.threads.setTitle')).toHaveLength(2);
     const statuses = bot.slack.callsTo('assistant.threads.setStatus').map((call) => call.arguments.thread_ts);
     expect(statuses).toEqual(expect.arrayContaining([String(firstRoot.ts), String(secondRoot.ts)]));
   });
