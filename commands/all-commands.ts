@@ -19,7 +19,7 @@ const helpCommand: Command = defineCommand({
   options: {},
   runsInConversationOrder: false,
   isAnswerPrivate: () => true,
-  async run({ responder, services, platformNotices = [] }) {
+  async run({ responder, services, platformNotices = [], platformGuide = [] }) {
     const lines = [
       'I am parley, an AI assistant. Mention me (or DM me) to chat; I keep the conversation of each channel and thread, read images you attach, and answer with the model the conversation is set to.',
       '',
@@ -28,6 +28,7 @@ const helpCommand: Command = defineCommand({
       ),
       '',
       `Default model: ${services.models.chat}; images: ${services.models.image}.`,
+      ...(platformGuide.length === 0 ? [] : ['', ...platformGuide.map((line) => `• ${line}`)]),
       ...platformNotices.map((notice) => `\n⚠ ${notice}`),
     ];
     await responder.send({ text: lines.join('\n'), isPrivate: true });

@@ -142,6 +142,11 @@ export interface CommandContext<Input> {
    * (e.g. a privileged setting that is off and what it costs); /help shows them.
    */
   readonly platformNotices?: readonly string[];
+  /**
+   * How parley works on this platform, one sentence each (where conversations live, what runs where
+   * slash commands cannot); /help shows them under the commands.
+   */
+  readonly platformGuide?: readonly string[];
 }
 
 export interface Command<Options extends CommandOptions = CommandOptions> {

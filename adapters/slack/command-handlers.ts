@@ -12,6 +12,7 @@ import { renderFormModal } from './form-modal.ts';
 import { escapeControlCharacters } from './markdown-to-mrkdwn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
+import { slackGuide } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 
 /**
@@ -102,6 +103,7 @@ async function runSlashCommand({
     user,
     responder,
     services: adapter.services,
+    platformGuide: slackGuide,
     readRecentMessages: (limit) =>
       readChannelHistory({
         client,

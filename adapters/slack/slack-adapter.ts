@@ -10,6 +10,7 @@ import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { registerAgentViewEvents } from './agent-view-events.ts';
+import { registerAppHome } from './app-home.ts';
 import { createBoltLogger } from './bolt-logger.ts';
 import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
@@ -158,6 +159,7 @@ export async function startSlackAdapter({
   registerFormSubmissions({ app, adapter });
   registerAgentViewEvents({ app, adapter });
   registerNativeStop({ app, adapter });
+  registerAppHome({ app, adapter });
   // In the background: the first replies use no groups rather than wait for Slack.
   if (identity.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
 

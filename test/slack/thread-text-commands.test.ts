@@ -109,6 +109,8 @@ describe('slack: a mention followed by a command runs it in the thread', () => {
         botReplies(slack, 'D0THREADS2', String(root.ts))[0],
     );
     expect(JSON.stringify(help)).toMatch(/summarize/i);
+    // /help on Slack says how conversations live here.
+    expect(JSON.stringify(help)).toContain('every thread is its own conversation');
     expect(
       slack.gateway.requests.filter((request) => request.path.endsWith('/chat/completions')),
     ).toHaveLength(0);
