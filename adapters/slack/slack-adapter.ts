@@ -16,6 +16,7 @@ import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
 import { registerFormSubmissions } from './form-modal.ts';
+import { registerMessageShortcuts } from './message-shortcut-handlers.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
 import { createThreadStops, registerNativeStop } from './native-stop.ts';
 import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
@@ -160,6 +161,7 @@ export async function startSlackAdapter({
   registerAgentViewEvents({ app, adapter });
   registerNativeStop({ app, adapter });
   registerAppHome({ app, adapter });
+  registerMessageShortcuts({ app, adapter });
   // In the background: the first replies use no groups rather than wait for Slack.
   if (identity.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
 
