@@ -97,7 +97,8 @@ export type ActionVerb =
   | 'chat.regenerate'
   | 'chat.continue'
   | 'imagine.regenerate'
-  | 'imagine.vary';
+  | 'imagine.vary'
+  | 'chat.feedback';
 
 const actionVerbs: readonly ActionVerb[] = [
   'chat.stop',
@@ -105,6 +106,8 @@ const actionVerbs: readonly ActionVerb[] = [
   'chat.continue',
   'imagine.regenerate',
   'imagine.vary',
+  // index 1: 👍, index 0: 👎.
+  'chat.feedback',
 ];
 
 /** A button id: `parley:<verb>:<token>[:<index>]`, short enough for every platform. */

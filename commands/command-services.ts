@@ -1,5 +1,6 @@
 import type { App } from '../src/app.ts';
 import { createActiveReplies } from '../src/conversation/active-replies.ts';
+import { createReplyFeedbackStore } from '../src/conversation/reply-feedback.ts';
 import { createStore } from '../src/state/create-store.ts';
 import { createActionStore } from './action-store.ts';
 import type { CommandServices, CommandUser } from './define-command.ts';
@@ -13,12 +14,19 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     logger: app.logger,
     operationTimeoutMs: config.storeTimeoutMs,
   });
+  const feedbackKeyv = createStore({
+    storeUrl: config.storeUrl,
+    namespace: 'feedback',
+    logger: app.logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+  });
   const editors = config.settingsEditors;
   return {
     engine: app.engine,
     gateway: app.gateway,
     history: app.history,
     settings: app.settings,
+    feedback: createReplyFeedbackStore({ store: feedbackKeyv }),
     usage: app.usage,
     spending: app.spending,
     access: app.access,
@@ -49,6 +57,8 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
       user.roleIds.some((roleId) => editors.roleIds.includes(roleId)),
     logger: app.logger,
     now: () => new Date(),
-    close: () => actionKeyv.disconnect(),
+    close: async () => {
+      await Promise.all([actionKeyv.disconnect(), feedbackKeyv.disconnect()]);
+    },
   };
 }

@@ -2,6 +2,7 @@ import { type ChatActionPayload, decodeActionId, type ImagineActionPayload } fro
 import { attachmentsFromKeptDocuments, attachmentsFromKeptImages, replyWithActions } from './chat-reply.ts';
 import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
 import { drawImages } from './draw-images.ts';
+import { rateReply } from './rate-reply.ts';
 import { imageGoneMessage, varyReferenceOf } from './reference-images.ts';
 import { requesterOf } from './run-command.ts';
 
@@ -43,6 +44,10 @@ export async function runAction({
   const payload = await services.actionStore.load(action.token);
   if (!payload) {
     await responder.send({ text: 'This button has expired. Please ask again.', isPrivate: true });
+    return;
+  }
+  if (action.verb === 'chat.feedback' && payload.kind === 'chat') {
+    await rateReply({ payload, isPositive: action.index === 1, user, responder, services });
     return;
   }
   const verdict = await services.access.check({

@@ -2,6 +2,7 @@ import type { App, Context, webApi } from '@slack/bolt';
 import { replyWithActions } from '../../commands/chat-reply.ts';
 import { conversationKeyOf, placeOfConversation } from '../../src/conversation/turn.ts';
 import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
+import { withFeedbackButtons } from './feedback-buttons.ts';
 import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';
@@ -114,7 +115,9 @@ async function handleEvent({
       },
       isDirectMessage: place.channelType === 'im',
     };
-    const surface = withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place);
+    const surface = withFeedbackButtons(
+      withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place),
+    );
     // Slack's own stop control names the thread (native-stop.ts).
     const stop =
       threadTs === undefined ? undefined : adapter.threadStops.track({ channel: event.channel, threadTs });

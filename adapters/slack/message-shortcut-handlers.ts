@@ -7,6 +7,7 @@ import { runCommand } from '../../commands/run-command.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
+import { withFeedbackButtons } from './feedback-buttons.ts';
 import { messageShortcutOf } from './message-shortcuts.ts';
 import { buildTurnFromEvent } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';
@@ -302,7 +303,9 @@ async function answerQuestion({
       },
       isDirectMessage: place.channelType === 'im',
     };
-    const surface = withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place);
+    const surface = withFeedbackButtons(
+      withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place),
+    );
     await replyWithActions({ services: adapter.services, turn, surface });
   } catch (error) {
     adapter.logger.error({ err: error, conversationKey }, 'slack: could not answer an Ask parley question');

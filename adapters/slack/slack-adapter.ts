@@ -15,6 +15,7 @@ import { createBoltLogger } from './bolt-logger.ts';
 import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
+import { registerFeedbackButtons } from './feedback-buttons.ts';
 import { registerFormSubmissions } from './form-modal.ts';
 import { registerMessageShortcuts } from './message-shortcut-handlers.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
@@ -162,6 +163,7 @@ export async function startSlackAdapter({
   registerNativeStop({ app, adapter });
   registerAppHome({ app, adapter });
   registerMessageShortcuts({ app, adapter });
+  registerFeedbackButtons({ app, adapter });
   // In the background: the first replies use no groups rather than wait for Slack.
   if (identity.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
 

@@ -24,6 +24,7 @@ export type { FileDownload, SlackFile, UploadedFile } from './file-store.ts';
 export type { HttpDelivery, HttpTarget } from './http-delivery.ts';
 export {
   buttonClick,
+  feedbackClick,
   type InteractionPayload,
   messageShortcut,
   type SlashCommandPayload,
