@@ -125,8 +125,10 @@ describe('slack agent view: prompts, threads of a DM, Slack’s own stop control
 
     expect(markdownOf(reply) ?? reply?.text).toMatch(/^(tick )+/);
     expect((markdownOf(reply) ?? reply?.text ?? '').length).toBeLessThan(1_200);
-    // The session leaves "processing": the app ends the stream itself.
+    // The session leaves "processing": the app ends the stream itself, with chat.stopStream, saying why.
     expect(stream.state).toBe('stopped');
+    expect(stream.writes.at(-1)?.method).toBe('chat.stopStream');
+    expect(stream.text).toMatch(/reply cut off: Stopped\._$/);
     const key = conversationKeyOf({
       platform: 'slack',
       workspace: 'T0FAKETEAM',
