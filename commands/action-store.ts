@@ -100,7 +100,7 @@ export type ActionVerb =
   | 'imagine.vary'
   | 'chat.feedback';
 
-const actionVerbs: readonly ActionVerb[] = [
+export const actionVerbs: readonly ActionVerb[] = [
   'chat.stop',
   'chat.regenerate',
   'chat.continue',
@@ -109,6 +109,9 @@ const actionVerbs: readonly ActionVerb[] = [
   // index 1: 👍, index 0: 👎.
   'chat.feedback',
 ];
+
+/** Matches every id `encodeActionId` makes, and no other: for a platform that routes presses by id. */
+export const actionIdPattern = /^parley:/;
 
 /** A button id: `parley:<verb>:<token>[:<index>]`, short enough for every platform. */
 export function encodeActionId({

@@ -4,6 +4,7 @@ import type { Command, CommandUser } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { truncateText } from '../../src/delivery/card.ts';
+import { genericUserMessage } from '../../src/user-facing-error.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
 import { slackCommandName } from './command-name.ts';
@@ -12,7 +13,7 @@ import { renderFormModal } from './form-modal.ts';
 import { escapeControlCharacters } from './markdown-to-mrkdwn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
-import { slackGuide } from './slack-guide.ts';
+import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 
 /**
@@ -31,7 +32,7 @@ export function registerCommands({ app, adapter }: { app: App; adapter: SlackAda
         await args
           .respond({
             response_type: 'ephemeral',
-            text: '⚠ Something went wrong on my side. It has been logged.',
+            text: `⚠ ${genericUserMessage}`,
           })
           .catch(() => undefined);
       }
@@ -74,9 +75,6 @@ async function runSlashCommand({
       await client.views.open({ trigger_id: payload.trigger_id, view: renderFormModal(form) });
     },
   });
-  if (definition.name === 'help' && adapter.commandPrefix !== '') {
-    await responder.send({ text: prefixNote(adapter.commandPrefix), isPrivate: true });
-  }
   await runCommand({
     command: definition,
     rawOptions: parseSlackCommandText({
@@ -103,7 +101,6 @@ async function runSlashCommand({
     user,
     responder,
     services: adapter.services,
-    platformGuide: slackGuide,
     readRecentMessages: (limit) =>
       readChannelHistory({
         client,
@@ -114,6 +111,7 @@ async function runSlashCommand({
         directory: adapter.directory,
         onNote: (note) => notes.push(note),
       }),
+    platformHelp: slackHelp(adapter.commandPrefix === '' ? undefined : prefixNote(adapter.commandPrefix)),
   });
 }
 

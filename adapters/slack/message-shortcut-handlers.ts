@@ -16,7 +16,6 @@ import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
 import type { SlackFileObject } from './slack-files.ts';
 import { isImageFile, slackImageAttachment } from './slack-files.ts';
-import { slackGuide } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 
 const askCallbackId = 'parley:ask';
@@ -147,7 +146,6 @@ export function registerMessageShortcuts({ app, adapter }: { app: App; adapter: 
         user,
         responder,
         services: adapter.services,
-        platformGuide: slackGuide,
         readRecentMessages: (limit) =>
           readChannelHistory({
             client,

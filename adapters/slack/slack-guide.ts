@@ -11,3 +11,12 @@ export const slackGuide: readonly string[] = [
   `On any message, the "More actions" menu has ${messageShortcuts.map((shortcut) => `“${shortcut.name}”`).join(', ')}.`,
   'Rate a finished reply with 👍 or 👎 under it; admins see the ratings in /usage --top.',
 ];
+
+/** What /help shows first on Slack: how parley works here, and the prefix note when there is one. */
+export function slackHelp(prefixNote?: string): string {
+  return [
+    ...(prefixNote === undefined ? [] : [prefixNote]),
+    'On Slack:',
+    ...slackGuide.map((line) => `• ${line}`),
+  ].join('\n');
+}

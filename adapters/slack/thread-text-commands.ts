@@ -10,7 +10,7 @@ import type { SlackMessageEvent } from './message-turn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
 import type { ReplyPlace } from './reply-place.ts';
-import { slackGuide } from './slack-guide.ts';
+import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 
 /**
@@ -111,7 +111,7 @@ export async function runThreadTextCommand({
     user,
     responder,
     services: adapter.services,
-    platformGuide: slackGuide,
+    platformHelp: slackHelp(),
     readRecentMessages: (limit) =>
       readChannelHistory({
         client,

@@ -66,7 +66,9 @@ describe('the Slack manifest against Slack limits', () => {
         description: shortcut.description.repeat(5),
       })),
     };
-    expect(checkLimits(manifest)).toEqual(expect.arrayContaining(['shortcuts', 'Ask parley description']));
+    expect(checkLimits(manifest)).toEqual(
+      expect.arrayContaining(['shortcuts', 'Ask parley about this description']),
+    );
   });
 
   it('declares agent_view with its events; --assistant-view keeps assistant_view and its events for an older app', () => {
@@ -93,7 +95,7 @@ describe('the Slack manifest against Slack limits', () => {
     expect(
       buildSlackManifest().features?.shortcuts?.map((shortcut) => [shortcut.type, shortcut.name]),
     ).toEqual([
-      ['message', 'Ask parley'],
+      ['message', 'Ask parley about this'],
       ['message', 'Summarize from here'],
       ['message', 'Extract data'],
     ]);
