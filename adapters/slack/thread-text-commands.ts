@@ -12,6 +12,7 @@ import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
+import { showThinkingStatus } from './thread-status.ts';
 
 /**
  * The commands a message may run where slash commands cannot: Slack offers no slash commands inside
@@ -20,7 +21,7 @@ import { resolveSlackText } from './slack-text.ts';
  * slackapi/python-slack-sdk#1570). So `@parley summarize`, `@parley model gpt-x`, `@parley reset` … run the command of that name
  * there. Each takes only what cannot be ordinary speech: `help`, `reset` and `usage` stand alone (flags
  * aside), `model` takes one word, so "help me write a reply" stays a question. A leading slash
- * (`@parley /summarize`) always means the command.
+ * (`@parley /summarize`, `@parley /imagine a cat`) always means the command, any command.
  */
 const threadTextCommands: Readonly<Record<string, 'alone' | 'one-word' | 'any-text'>> = {
   summarize: 'any-text',
@@ -41,7 +42,8 @@ export function threadTextCommandOf(
   const match = /^\s*(\/)?([a-z]+)\b\s*([\s\S]*)$/i.exec(withoutMention);
   if (match === null) return undefined;
   const [, slash, word = '', rest = ''] = match;
-  const shape = threadTextCommands[word.toLowerCase()];
+  // With a slash any command runs (`@parley /imagine a cat`); without, only the words above.
+  const shape = slash === undefined ? threadTextCommands[word.toLowerCase()] : 'any-text';
   const command = allCommands.find((candidate) => candidate.name === word.toLowerCase());
   if (shape === undefined || command === undefined) return undefined;
   const words = rest.replace(/(^|\s)(--|—)\S+(\s+[^-\s]\S*)?/g, ' ').trim();
@@ -92,12 +94,21 @@ export async function runThreadTextCommand({
   };
   const notes: string[] = [];
   // No response_url for a message: private answers go by chat.postEphemeral.
-  const responder = createChannelResponder({
+  const channelResponder = createChannelResponder({
     notes,
     place: { ...place, recipientUserId: person.id },
     context: adapter.delivery,
     respond: undefined,
   });
+  // While it works, the thread says so too ("🎨 drawing…", "📝 reading…"), as a chat reply's
+  // "is thinking…" does; Slack clears the status when the answer arrives.
+  const responder = {
+    ...channelResponder,
+    async progress(text: string) {
+      await showThinkingStatus(place, adapter.delivery, text);
+      return channelResponder.progress(text);
+    },
+  };
   const recentPlace = { client, channel, threadTs, botToken: adapter.botToken };
   await runCommand({
     command: named.command,

@@ -37,6 +37,7 @@ describe('text commands: which messages name a command', () => {
     expect(threadTextCommandOf(`<@${bot}> model the data as a graph`, bot)).toBeUndefined();
     expect(threadTextCommandOf(`<@${bot}> imagine a cat`, bot)).toBeUndefined();
     expect(threadTextCommandOf(`<@${bot}> /help please`, bot)?.command.name).toBe('help');
+    expect(threadTextCommandOf(`<@${bot}> /imagine a cat`, bot)?.text).toBe('a cat');
   });
 });
 
@@ -98,6 +99,22 @@ describe('slack: a mention followed by a command runs it in the thread', () => {
         slack.slack.ephemeralMessages.find((message) => /forg/i.test(message.text)),
     );
     expect(await slack.services.history.load(key)).toEqual([]);
+  });
+
+  it('draws in a DM thread with /imagine, saying "drawing…" under the thread meanwhile', async () => {
+    const root = directMessage({ channel: 'D0THREADS3', text: '/imagine a red kite' });
+    await slack.deliverEvent({ ...root, thread_ts: root.ts });
+    const upload = await slack.slack.waitFor(() => slack.slack.uploadedFiles[0]);
+
+    expect(upload).toBeDefined();
+    const statuses = slack.slack.callsTo('assistant.threads.setStatus').map((call) => call.arguments);
+    expect(statuses).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ thread_ts: String(root.ts), status: expect.stringMatching(/drawing/) }),
+      ]),
+    );
+    const images = slack.gateway.requests.filter((request) => request.path.endsWith('/images/generations'));
+    expect(JSON.stringify(images[0]?.body)).toContain('a red kite');
   });
 
   it('answers help in an agent-view DM thread without a mention, and chats when the words are a question', async () => {
