@@ -5,6 +5,7 @@ import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { rawOptionsOf } from './command-registration.ts';
 import { commandUserOf } from './command-user.ts';
 import { formModal } from './form-modal.ts';
+import { historyUnavailableToUserInstall, isServerInstall } from './installation.ts';
 import { discordConversationKey } from './message-turn.ts';
 import { cannotSeeChannelError, isMissingAccess, readChannelHistory } from './read-channel-history.ts';
 import { responderForInteraction } from './responder-for-interaction.ts';
@@ -75,6 +76,7 @@ export async function runSlashCommand({
       services: adapter.services,
       platformNotices: adapter.platformNotices,
       readRecentMessages: async (limit) => {
+        if (!isServerInstall(interaction) && !channel) throw historyUnavailableToUserInstall();
         // A channel the client never heard of may still be readable; Discord says if it is not.
         const readable =
           channel ??

@@ -7,10 +7,13 @@ afterEach(async () => {
   under = undefined;
 });
 
-async function start(): Promise<DiscordUnderTest> {
-  under = await startDiscordUnderTest();
+async function start(environment: Record<string, string> = {}): Promise<DiscordUnderTest> {
+  under = await startDiscordUnderTest(environment);
   return under;
 }
+
+/** A person's own install reaches global commands only: no DISCORD_GUILD_IDS. */
+const globalCommands = { DISCORD_GUILD_IDS: '' };
 
 const chatRequestBodies = (subject: DiscordUnderTest) =>
   subject.gateway.requests
@@ -68,7 +71,7 @@ describe('message actions on Discord', () => {
   });
 
   it('answers through the interaction, saying why, where it cannot open a thread (a user install)', async () => {
-    const subject = await start();
+    const subject = await start(globalCommands);
     const general = subject.generalChannelId;
     // The person's own install in a channel the bot cannot see: it may answer only through the interaction.
     subject.discord.denyBotPermissions(general, ['view-channel']);
@@ -144,5 +147,54 @@ describe('message actions on Discord', () => {
     );
     expect(card).toBeDefined();
     expect(chatRequestBodies(subject)[0]).toContain('3 chairs at 40 EUR');
+  });
+});
+
+describe('a person’s own install on Discord (a server without the bot)', () => {
+  it('/chat answers through the interaction, and /summarize says what it cannot read', async () => {
+    const subject = await start(globalCommands);
+    const elsewhere = subject.discord.createGuildWithoutBot();
+    subject.gateway.enqueue({ text: 'Hello from your own install.' });
+    const chatId = subject.discord.sendSlashCommand({
+      name: 'chat',
+      channelId: elsewhere.channelId,
+      options: { prompt: 'hi there' },
+      installation: 'user',
+    });
+    await subject.discord.waitFor(() =>
+      subject
+        .botMessages(elsewhere.channelId)
+        .find(
+          (message) => message.interactionId === chatId && message.content === 'Hello from your own install.',
+        ),
+    );
+    subject.discord.sendSlashCommand({
+      name: 'summarize',
+      channelId: elsewhere.channelId,
+      installation: 'user',
+    });
+    const refusal = await subject.discord.waitFor(() =>
+      subject
+        .botMessages(elsewhere.channelId)
+        .find((message) => message.content.includes('installed for you')),
+    );
+    expect(refusal.content).toContain('Ask parley about this');
+    // Every message there came through an interaction; none was posted as the bot.
+    expect(subject.botMessages(elsewhere.channelId).every((message) => message.interactionId !== null)).toBe(
+      true,
+    );
+  });
+
+  it('a command a server install only offers (/config) is not offered to a person’s own install', async () => {
+    const subject = await start(globalCommands);
+    await subject.discord.waitFor(() => subject.discord.registeredCommands().length > 0);
+    const elsewhere = subject.discord.createGuildWithoutBot();
+    expect(() =>
+      subject.discord.sendSlashCommand({
+        name: 'config',
+        channelId: elsewhere.channelId,
+        installation: 'user',
+      }),
+    ).toThrow(/not offered to a user install/);
   });
 });
