@@ -155,6 +155,8 @@ export interface CommandContext<Input> {
    * (e.g. a privileged setting that is off and what it costs); /help shows them.
    */
   readonly platformNotices?: readonly string[];
+  /** How parley works on this platform (where it answers, menus, installs), as /help lines. */
+  readonly platformGuide?: readonly string[];
 }
 
 export interface Command<Options extends CommandOptions = CommandOptions> {

@@ -52,6 +52,7 @@ export async function runCommand({
   readRecentMessages,
   signal = new AbortController().signal,
   platformNotices = [],
+  platformGuide = [],
 }: {
   command: Command;
   rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
@@ -62,6 +63,7 @@ export async function runCommand({
   readRecentMessages: (limit: number) => Promise<ChannelMessage[]>;
   signal?: AbortSignal;
   platformNotices?: readonly string[];
+  platformGuide?: readonly string[];
 }): Promise<void> {
   const logger = services.logger.child({ command: command.name, conversationKey, userId: user.id });
   const parsed = parseCommandInput(command.options, rawOptions);
@@ -101,6 +103,7 @@ export async function runCommand({
       readRecentMessages,
       signal,
       platformNotices,
+      platformGuide,
     });
   try {
     await (command.runsInConversationOrder

@@ -4,6 +4,7 @@ import { formInsteadOfAnswer, isAnswerPrivate, runCommand } from '../../commands
 import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { rawOptionsOf } from './command-registration.ts';
 import { commandUserOf } from './command-user.ts';
+import { discordGuide } from './discord-guide.ts';
 import { formModal } from './form-modal.ts';
 import { historyUnavailableToUserInstall, isServerInstall } from './installation.ts';
 import { discordConversationKey } from './message-turn.ts';
@@ -75,6 +76,7 @@ export async function runSlashCommand({
       responder,
       services: adapter.services,
       platformNotices: adapter.platformNotices,
+      platformGuide: discordGuide(adapter),
       readRecentMessages: async (limit) => {
         if (!isServerInstall(interaction) && !channel) throw historyUnavailableToUserInstall();
         // A channel the client never heard of may still be readable; Discord says if it is not.

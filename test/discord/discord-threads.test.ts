@@ -167,3 +167,25 @@ describe('/title on Discord', () => {
     );
   });
 });
+
+describe('/help on Discord', () => {
+  it('describes the reply mode, titles, the message actions and the user install', async () => {
+    const subject = await start({ DISCORD_REPLY_MODE: 'thread' });
+    const general = subject.generalChannelId;
+    subject.discord.sendSlashCommand({ name: 'help', channelId: general });
+    const help = await subject.discord.waitFor(() => {
+      const text = subject
+        .botMessages(general)
+        .filter((message) => (message.flags & 128) === 0)
+        .map((message) => message.content)
+        .join('\n');
+      return text.includes('Default model') && text.includes('On Discord') ? text : undefined;
+    });
+    expect(help).toContain('a mention opens a thread from your message');
+    expect(help).toContain('`/title`');
+    expect(help).toContain('**Ask parley about this**');
+    expect(help).toContain('**Summarize from here**');
+    expect(help).toContain('**Extract data**');
+    expect(help).toContain('Install parley for yourself');
+  });
+});
