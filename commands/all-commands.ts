@@ -20,7 +20,8 @@ const helpCommand: Command = defineCommand({
   options: {},
   runsInConversationOrder: false,
   isAnswerPrivate: () => true,
-  async run({ responder, services, platformNotices = [], platformGuide = [] }) {
+  async run({ responder, services, platformNotices = [], platformHelp }) {
+    if (platformHelp !== undefined) await responder.send({ text: platformHelp, isPrivate: true });
     const lines = [
       'I am parley, an AI assistant. Mention me (or DM me) to chat; I keep the conversation of each channel and thread, read images you attach, and answer with the model the conversation is set to.',
       '',
@@ -32,8 +33,6 @@ const helpCommand: Command = defineCommand({
       ...platformNotices.map((notice) => `\n⚠ ${notice}`),
     ];
     await responder.send({ text: lines.join('\n'), isPrivate: true });
-    // Its own message: together they would pass Discord's 2,000 characters.
-    if (platformGuide.length > 0) await responder.send({ text: platformGuide.join('\n'), isPrivate: true });
   },
 });
 

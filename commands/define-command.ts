@@ -155,8 +155,11 @@ export interface CommandContext<Input> {
    * (e.g. a privileged setting that is off and what it costs); /help shows them.
    */
   readonly platformNotices?: readonly string[];
-  /** How parley works on this platform (where it answers, menus, installs), as /help lines. */
-  readonly platformGuide?: readonly string[];
+  /**
+   * What only this platform offers or needs saying, which /help shows first (Slack: the prefix its
+   * commands take here; the terminal: its own commands).
+   */
+  readonly platformHelp?: string;
 }
 
 export interface Command<Options extends CommandOptions = CommandOptions> {

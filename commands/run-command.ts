@@ -52,7 +52,7 @@ export async function runCommand({
   readRecentMessages,
   signal = new AbortController().signal,
   platformNotices = [],
-  platformGuide = [],
+  platformHelp,
 }: {
   command: Command;
   rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
@@ -63,7 +63,8 @@ export async function runCommand({
   readRecentMessages: (limit: number) => Promise<ChannelMessage[]>;
   signal?: AbortSignal;
   platformNotices?: readonly string[];
-  platformGuide?: readonly string[];
+  /** Shown first by /help: see the command context. */
+  platformHelp?: string;
 }): Promise<void> {
   const logger = services.logger.child({ command: command.name, conversationKey, userId: user.id });
   const parsed = parseCommandInput(command.options, rawOptions);
@@ -103,7 +104,7 @@ export async function runCommand({
       readRecentMessages,
       signal,
       platformNotices,
-      platformGuide,
+      ...(platformHelp === undefined ? {} : { platformHelp }),
     });
   try {
     await (command.runsInConversationOrder

@@ -76,7 +76,7 @@ export async function runSlashCommand({
       responder,
       services: adapter.services,
       platformNotices: adapter.platformNotices,
-      platformGuide: discordGuide(adapter),
+      platformHelp: discordGuide(adapter).join('\n'),
       readRecentMessages: async (limit) => {
         if (!isServerInstall(interaction) && !channel) throw historyUnavailableToUserInstall();
         // A channel the client never heard of may still be readable; Discord says if it is not.

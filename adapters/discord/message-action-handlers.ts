@@ -70,7 +70,7 @@ export async function runMessageAction({
     responder,
     services: adapter.services,
     platformNotices: adapter.platformNotices,
-    platformGuide: discordGuide(adapter),
+    platformHelp: discordGuide(adapter).join('\n'),
   };
   try {
     if (action.kind === 'extract') {
