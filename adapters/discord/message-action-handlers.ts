@@ -179,7 +179,16 @@ async function answerAboutMessage({
       }),
     );
     const outcome = await replyWithActions({ services: adapter.services, turn, surface, requestedBy: user });
-    if (isNew) await titleThreadAfterFirstExchange({ thread, question: text, outcome, adapter });
+    if (isNew) {
+      await titleThreadAfterFirstExchange({
+        thread,
+        question: text,
+        outcome,
+        adapter,
+        requester: user,
+        conversationKey: turn.conversationKey,
+      });
+    }
     return;
   }
   await interaction.deferReply();
