@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSolidPng } from '../fakes/gateway/index.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 let under: DiscordUnderTest | undefined;
@@ -68,6 +69,33 @@ describe('message actions on Discord', () => {
     expect(chatRequestBodies(subject)[0]).toContain('what does this mean?');
     expect(chatRequestBodies(subject)[0]).toContain('exit code 137');
     await subject.discord.waitFor(() => subject.discord.channel(messageId)?.name === 'Exit code 137');
+  });
+
+  it('"Ask parley about this" gives the model the message’s image too', async () => {
+    const subject = await start();
+    const general = subject.generalChannelId;
+    const png = createSolidPng({ widthPx: 4, heightPx: 4, colour: { red: 10, green: 200, blue: 10 } });
+    const messageId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'look at this',
+      attachments: [{ filename: 'green.png', contentType: 'image/png', bytes: png }],
+    });
+    const commandId = subject.discord.sendMessageCommand({ name: 'Ask parley about this', messageId });
+    await modalOf(subject, commandId);
+    subject.gateway.enqueue({ text: 'Green.' });
+    subject.discord.submitModal({ interactionId: commandId, values: { question: 'what colour?' } });
+    await subject.discord.waitFor(() =>
+      subject.botMessages(messageId).find((message) => message.content === 'Green.'),
+    );
+    const body = subject.gateway.requests.find((request) => request.path.endsWith('/chat/completions'))
+      ?.body as {
+      model: string;
+      messages: Array<{ content: unknown }>;
+    };
+    expect(body.model).toBe('vision-model');
+    expect(JSON.stringify(body.messages.at(-1)?.content)).toContain(
+      `data:image/png;base64,${Buffer.from(png).toString('base64')}`,
+    );
   });
 
   it('answers through the interaction, saying why, where it cannot open a thread (a user install)', async () => {
