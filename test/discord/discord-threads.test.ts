@@ -189,3 +189,27 @@ describe('/help on Discord', () => {
     expect(help).toContain('Install parley for yourself');
   });
 });
+
+describe('thread titles and budgets', () => {
+  it('keeps the question’s first words when the asker’s budget cannot pay for a title', async () => {
+    // A chat reply of at most 50 tokens fits in 400 a day; a title's worst case (four requests) does not.
+    const subject = await start({
+      DISCORD_REPLY_MODE: 'thread',
+      REPLY_MAX_TOKENS: '50',
+      BUDGET_TOKENS_USER_DAILY: '400',
+    });
+    subject.gateway.enqueue({ text: 'Short answer.' });
+    const threadId = subject.discord.sendUserMessage({
+      channelId: subject.generalChannelId,
+      content: 'why is the sky blue?',
+      mentionsBot: true,
+    });
+    await subject.discord.waitFor(() =>
+      subject.botMessages(threadId).find((message) => message.content === 'Short answer.'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(subject.discord.channel(threadId)?.name).toBe('why is the sky blue?');
+    expect(chatRequests(subject)).toHaveLength(1);
+    expect(subject.discord.requests.filter((call) => call.route === 'channel-modify')).toHaveLength(0);
+  });
+});
