@@ -2,7 +2,7 @@ import type { App, Context, webApi } from '@slack/bolt';
 import { replyWithActions } from '../../commands/chat-reply.ts';
 import { conversationKeyOf, placeOfConversation } from '../../src/conversation/turn.ts';
 import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
-import { withFeedbackButtons } from './feedback-buttons.ts';
+import { withFeedbackButtons } from './feedback-surface.ts';
 import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { metricsRegistry } from '../../src/operations/metrics.ts';
-import { appMention, feedbackClick } from '../fakes/slack/index.ts';
-import { finishedReplies } from './reply-blocks.ts';
+import { appMention, buttonClick, feedbackClick } from '../fakes/slack/index.ts';
+import { buttonsOf, finishedReplies } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
 
 describe('slack: 👍/👎 on a finished reply', () => {
@@ -56,6 +56,19 @@ describe('slack: 👍/👎 on a finished reply', () => {
     expect(kept).toMatchObject({ rating: 'negative', model: 'chat-model', platform: 'slack' });
     expect(await feedbackCount('negative')).toBe(before + 1);
     expect(bot.logOutput()).toContain('a reply was rated');
+
+    // A regenerated reply may be rated too.
+    bot.gateway.enqueue({ text: 'Still forty-two.' });
+    await bot.deliverInteraction(
+      buttonClick({
+        actionId: buttonsOf(reply)[0]?.action_id ?? '',
+        messageTs: reply?.ts ?? '',
+        channel: 'C0FEEDBK01',
+        threadTs,
+      }),
+    );
+    const replies = await finishedReplies(bot, 'C0FEEDBK01', threadTs, 2);
+    expect(JSON.stringify(replies.at(-1)?.blocks)).toContain('feedback_buttons');
   });
 });
 
