@@ -129,7 +129,13 @@ async function handleEvent({
         beforeReply: () => showThinkingStatus(place, adapter.delivery),
         ...(stop === undefined ? {} : { signal: stop.signal }),
       });
-      await titleThreadAfterFirstExchange({ adapter, place, conversationKey, outcome });
+      await titleThreadAfterFirstExchange({
+        adapter,
+        place,
+        conversationKey,
+        outcome,
+        requester: { id: turn.author.id, roleIds: turn.author.roleIds },
+      });
     } finally {
       stop?.release();
     }
