@@ -149,7 +149,12 @@ async function showFollowUpActions({
   let actions: Action[] = [];
   let savingError: unknown;
   try {
-    actions = await followUpActionsOf({ services, turn, outcome });
+    actions = await followUpActionsOf({
+      services,
+      turn,
+      outcome,
+      canRate: surface.hasFeedbackButtons === true,
+    });
   } catch (error) {
     savingError = error;
   }
@@ -170,10 +175,13 @@ async function followUpActionsOf({
   services,
   turn,
   outcome,
+  canRate,
 }: {
   services: CommandServices;
   turn: IncomingTurn;
   outcome: ReplyOutcome;
+  /** The surface shows 👍/👎 natively: a reply that was written and recorded may be rated. */
+  canRate: boolean;
 }): Promise<Action[]> {
   const token = await services.actionStore.save({
     kind: 'chat',
@@ -193,6 +201,12 @@ async function followUpActionsOf({
       label: 'Continue',
       style: 'primary',
     });
+  }
+  if (canRate && outcome.recordedAt !== undefined && outcome.status !== 'failed') {
+    actions.push(
+      { id: encodeActionId({ verb: 'chat.feedback', token, index: 1 }), label: '👍', feedback: 'positive' },
+      { id: encodeActionId({ verb: 'chat.feedback', token, index: 0 }), label: '👎', feedback: 'negative' },
+    );
   }
   return actions;
 }
