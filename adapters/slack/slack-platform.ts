@@ -6,6 +6,12 @@ import { type SlackSettings, slackConfig } from './slack-config.ts';
 export const slackPlatform: PlatformAdapter<SlackSettings> = {
   name: 'slack',
   configSchema: slackConfig,
-  start: ({ services, settings, config, logger }) =>
-    startSlackAdapter({ services, slack: settings, maxImageBytes: config.images.maxInputBytes, logger }),
+  start: ({ services, settings, config, logger, coordination }) =>
+    startSlackAdapter({
+      services,
+      slack: settings,
+      maxImageBytes: config.images.maxInputBytes,
+      logger,
+      deduper: coordination.eventDeduper,
+    }),
 };
