@@ -25,7 +25,7 @@ import { runMessageAction, submitModal } from './message-action-handlers.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createPendingValues } from './pending-modal-values.ts';
-import { discordRestAgent } from './rest-agent.ts';
+import { discordRestAgent, isRenameRateLimit } from './rest-agent.ts';
 import { createSharedRestGate } from './shared-rest-budget.ts';
 import { createThreadRenames } from './thread-renames.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
@@ -192,7 +192,12 @@ function createAdapterContext({
     intents: gatewayIntents({ canReadMessageContent }),
     // DMs arrive on channels the client has not cached; without these partials they are dropped.
     partials: [Partials.Channel, Partials.Message],
-    rest: { api: shared.discord.apiUrl, agent: discordRestAgent(), ...(makeRequest ? { makeRequest } : {}) },
+    rest: {
+      api: shared.discord.apiUrl,
+      agent: discordRestAgent(),
+      rejectOnRateLimit: isRenameRateLimit,
+      ...(makeRequest ? { makeRequest } : {}),
+    },
     allowedMentions: noPings,
     ...shardOptions(shared.discord.sharding),
   });
