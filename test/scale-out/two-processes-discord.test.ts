@@ -171,11 +171,11 @@ describe.skipIf(redisUrl === undefined)(
       } finally {
         await store.disconnect();
       }
-      // Both processes took a share of the turns, and together exactly every turn.
+      // Together the processes answered every turn exactly once. Which process takes a message is
+      // whichever claims it first, so a process slowed by the machine may take few or none.
       const repliesBy = [first, second].map(
         (bot) => bot.logLines.filter((line) => line.msg === 'reply finished').length,
       );
-      expect(repliesBy.every((count) => count > 0)).toBe(true);
       expect((repliesBy[0] ?? 0) + (repliesBy[1] ?? 0)).toBe(channelCount * messagesPerChannel);
     }, 240_000);
   },

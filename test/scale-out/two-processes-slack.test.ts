@@ -160,7 +160,6 @@ describe.skipIf(redisUrl === undefined)(
       const repliesBy = bots.map(
         (bot) => bot.logLines.filter((line) => line.msg === 'reply finished').length,
       );
-      expect(repliesBy.every((count) => count > 0)).toBe(true);
       expect((repliesBy[0] ?? 0) + (repliesBy[1] ?? 0)).toBe(threadCount * mentionsPerThread);
     }, 240_000);
   },
