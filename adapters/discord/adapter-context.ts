@@ -1,8 +1,8 @@
 import type { Client, Message } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { Config } from '../../src/config.ts';
-import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
+import type { DiscordOutbound, DiscordRateLimits } from './discord-outbound.ts';
 
 /**
  * Discord's documented limits that depend on nothing parley knows at start. The defaults are
@@ -20,8 +20,10 @@ export interface DiscordAdapterContext {
   readonly client: Client;
   readonly services: CommandServices;
   readonly discord: NonNullable<Config['discord']>;
-  /** The bot-wide request budget every channel call waits on. */
-  readonly scheduler: RequestScheduler;
+  /** The bot's one outbound queue: every channel call waits its turn in it. */
+  readonly outbound: DiscordOutbound;
+  /** The limits it keeps, which Discord's answers resize (`learnBucketSizes`). */
+  readonly rateLimits: DiscordRateLimits;
   readonly maxImageBytes: number;
   readonly logger: Logger;
   /**

@@ -2,7 +2,6 @@ import { Client, Events, type Interaction, type Message, Partials } from 'discor
 import type { CommandServices } from '../../commands/define-command.ts';
 import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
 import type { Config } from '../../src/config.ts';
-import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { recordPlatformRequest } from '../../src/operations/metrics.ts';
@@ -13,6 +12,7 @@ import { noPings } from './channel-surface.ts';
 import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
 import { discordLimits } from './discord-limits.ts';
+import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from './discord-outbound.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
@@ -44,12 +44,14 @@ export async function startDiscordAdapter({
   platformLimits?: Partial<DiscordPlatformLimits>;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
-  const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
+  const rateLimits = createDiscordRateLimits();
+  const outbound = createDiscordOutbound(rateLimits);
   const lifecycle = { isStopping: false };
   const shared: SharedContext = {
     services,
     discord,
-    scheduler,
+    outbound,
+    rateLimits,
     maxImageBytes,
     logger,
     tellUnableToPost: createUnableToPostNotice({ logger }),
@@ -126,6 +128,7 @@ function createAdapterContext({
     rest: { api: shared.discord.apiUrl },
     allowedMentions: noPings,
   });
+  learnBucketSizes({ rest: client.rest, limits: shared.rateLimits });
   return {
     ...shared,
     client,

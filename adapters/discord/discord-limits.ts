@@ -36,4 +36,9 @@ export const discordLimits = {
    * discord.js counts against the same 50/s.
    */
   schedulerRequestsPerSecond: 49,
+  /**
+   * Typing indicators a second, at most: a quarter of the bot's budget, so that renewing the
+   * indicators of hundreds of waiting replies never takes what their first texts need.
+   */
+  typingPerSecond: 12,
 } as const;

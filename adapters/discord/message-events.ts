@@ -39,7 +39,7 @@ export async function handleMessage({
   });
   const surface = createChannelSurface({
     channel,
-    scheduler: adapter.scheduler,
+    outbound: adapter.outbound,
     replyTo: message,
     botUserId,
   });

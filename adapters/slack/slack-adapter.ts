@@ -11,13 +11,13 @@ import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createBoltLogger } from './bolt-logger.ts';
-import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
 import { registerFormSubmissions } from './form-modal.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
 import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
+import { createSlackOutbound, type SlackOutbound } from './slack-outbound.ts';
 import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
 import { createUserGroupDirectory } from './user-groups.ts';
@@ -35,8 +35,8 @@ export interface StartSlackAdapterOptions {
   readonly deduper?: Deduper;
   /** How long a native stream runs before the person gets a private Stop button. Default 2,500 ms. */
   readonly stopButtonDelayMs?: number;
-  /** The per-workspace budget of Web API calls; default a new one. */
-  readonly budget?: CallBudget;
+  /** The bot's outbound queue, with the per-workspace budgets of Web API calls; default a new one. */
+  readonly outbound?: SlackOutbound;
   /** Holds a rate-limited method (and only it) for its Retry-After; default a new layer. */
   readonly methodPauses?: MethodPauses;
 }
@@ -70,7 +70,7 @@ export async function startSlackAdapter({
   host,
   deduper = createInMemoryDeduper(),
   stopButtonDelayMs = 2_500,
-  budget = createCallBudget(),
+  outbound = createSlackOutbound(),
   methodPauses,
 }: StartSlackAdapterOptions): Promise<SlackAdapter> {
   const adapterLogger = logger.child({ adapter: 'slack' });
@@ -136,7 +136,7 @@ export async function startSlackAdapter({
     services,
     delivery: {
       features: createWorkspaceFeatures(),
-      budget,
+      outbound,
       logger: adapterLogger,
       stopButtonDelayMs,
     },
