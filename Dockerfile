@@ -19,6 +19,7 @@ WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./
 COPY config ./config
+COPY bin ./bin
 COPY src ./src
 COPY commands ./commands
 COPY adapters ./adapters
@@ -31,4 +32,4 @@ VOLUME ["/app/data"]
 EXPOSE 8080 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HEALTH_PORT || 8080) + '/healthz').then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "src/main.ts"]
+CMD ["node", "bin/parley.ts"]

@@ -59,7 +59,7 @@ export function launchOf({
     }),
   );
   return {
-    script: join(repositoryRoot, 'src', 'main.ts'),
+    script: join(repositoryRoot, 'bin', 'parley.ts'),
     environment: {
       ...shared,
       VISION_MODEL: benchModel,

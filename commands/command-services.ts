@@ -32,6 +32,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
       vision: config.models.vision,
       image: config.models.image,
       structured: config.models.structured,
+      title: config.models.title,
       selectable: config.models.selectable,
     },
     systemPrompt: config.systemPrompt,

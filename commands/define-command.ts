@@ -104,6 +104,8 @@ export interface CommandServices {
     readonly vision: string;
     readonly image: string;
     readonly structured: string;
+    /** Names conversations after their first exchange (`TITLE_MODEL`, default the chat model). */
+    readonly title: string;
     /** Every model a conversation may switch to with /model. */
     readonly selectable: readonly string[];
   };

@@ -21,8 +21,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import { environmentSchema } from '../src/environment/environment-schema.ts';
 import { startFakeGateway } from '../test/fakes/gateway/index.ts';
+import { allEnvironmentSchemas } from './config-reference.ts';
 import {
   parseCopyInstruction,
   parseDockerfile,
@@ -310,7 +310,7 @@ function lintWithHadolint(): void {
 // No compose here either: check that compose.yaml sets only variables parley knows.
 function checkCompose(): void {
   const compose = readFileSync(join(repositoryRoot, 'compose.yaml'), 'utf8');
-  const known = new Set(Object.keys(environmentSchema.shape));
+  const known = new Set(allEnvironmentSchemas.flatMap((schema) => Object.keys(schema.shape)));
   const environmentBlock = /^ {4}environment:\n((?: {6}.*\n|\s*#.*\n)+)/m.exec(compose)?.[1] ?? '';
   const names = [...environmentBlock.matchAll(/^ {6}([A-Z_][A-Z0-9_]*):/gm)].map((match) => match[1] ?? '');
   const unknown = names.filter((name) => !known.has(name));

@@ -81,7 +81,7 @@ export function parseEnvInstruction(text: string): Record<string, string> {
   return values;
 }
 
-/** `["node", "src/main.ts"]` (exec form) → its words; the shell form is refused. */
+/** `["node", "bin/parley.ts"]` (exec form) → its words; the shell form is refused. */
 export function parseExecForm(text: string): string[] {
   const parsed: unknown = JSON.parse(text);
   if (!Array.isArray(parsed) || !parsed.every((word) => typeof word === 'string')) {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import type { EnvironmentFragment, SettingsOf } from './environment/environment-fragment.ts';
 import { type EnvironmentValues, environmentSchema } from './environment/environment-schema.ts';
 import { type ModelCatalog, modelCatalogSchema } from './gateway/model-catalog.ts';
 import { type BudgetLimits, budgetSettingNames, type RoleBudgetLimits } from './spending/budget-rules.ts';
@@ -24,8 +25,16 @@ export function resolveFromProjectRoot(path: string): string {
 /** The health server's port on a platform run, where an orchestrator expects one. */
 const platformHealthPort = 8080;
 
-/** Settings of the whole process, resolved from the environment (and `.env`) once at start-up. */
+/** Settings of the core, resolved from the environment (and `.env`) once at start-up. */
 export type Config = ReturnType<typeof toConfig>;
+
+/** The environment fragments of the platforms, by platform name (bin/ hands them in). */
+export type PlatformFragments = Readonly<Record<string, EnvironmentFragment<unknown>>>;
+
+/** The core's settings plus each platform's: undefined for a platform its variables do not turn on. */
+export type LoadedConfig<Platforms extends PlatformFragments> = Config & {
+  readonly platforms: { readonly [Name in keyof Platforms]: SettingsOf<Platforms[Name]> | undefined };
+};
 
 /** Thrown when the environment is wrong; its message lists every problem, one per line. */
 export class ConfigError extends Error {
@@ -39,17 +48,20 @@ export class ConfigError extends Error {
   }
 }
 
-export interface LoadConfigOptions {
+export interface LoadConfigOptions<Platforms extends PlatformFragments> {
   /** The process environment; values here win over the `.env` file. */
   readonly environment: Readonly<Record<string, string | undefined>>;
   /** Path of an optional dotenv file; a missing file is not an error. Default: `.env` in the project folder. */
   readonly envFilePath?: string;
+  /** The variables each platform adapter owns, read and checked with the core's. */
+  readonly platforms: Platforms;
 }
 
-export function loadConfig({
+export function loadConfig<const Platforms extends PlatformFragments = Record<never, never>>({
   environment = process.env,
   envFilePath = join(projectRoot, '.env'),
-}: Partial<LoadConfigOptions> = {}): Config {
+  platforms = {} as Platforms,
+}: Partial<LoadConfigOptions<Platforms>> = {}): LoadedConfig<Platforms> {
   // An empty value means "not set" in the file as in the environment (`cp .env.example .env` leaves
   // many empty), so the default applies.
   const merged = { ...withoutEmptyValues(readEnvFile(envFilePath)), ...withoutEmptyValues(environment) };
@@ -65,6 +77,12 @@ export function loadConfig({
   const storeResult = collectProblems(() =>
     absoluteStoreUrl(merged.STORE_URL?.trim() || 'sqlite://./data/parley.sqlite'),
   );
+  const readings = Object.entries(platforms).map(([name, fragment]) => ({
+    name,
+    fragment,
+    reading: fragment.read(merged),
+  }));
+  for (const { reading } of readings) if ('problems' in reading) problems.push(...reading.problems);
   problems.push(...catalogResult.problems, ...storeResult.problems);
   if (
     !parsed.success ||
@@ -73,40 +91,40 @@ export function loadConfig({
     problems.length > 0
   )
     throw new ConfigError(problems);
-  return toConfig({ values: parsed.data, catalog: catalogResult.value, storeUrl: storeResult.value });
+  const platformSettings: Record<string, unknown> = {};
+  const platformSecrets: string[] = [];
+  let isOnPlatform = false;
+  for (const { name, fragment, reading } of readings) {
+    if ('problems' in reading) continue;
+    platformSettings[name] = reading.settings;
+    platformSecrets.push(...reading.secrets);
+    if (fragment.isService && reading.settings !== undefined) isOnPlatform = true;
+  }
+  const config = toConfig({
+    values: parsed.data,
+    catalog: catalogResult.value,
+    storeUrl: storeResult.value,
+    isOnPlatform,
+  });
+  return {
+    ...config,
+    secrets: [...config.secrets, ...platformSecrets],
+    platforms: platformSettings as LoadedConfig<Platforms>['platforms'],
+  };
 }
 
 function toConfig({
   values,
   catalog,
   storeUrl,
+  isOnPlatform,
 }: {
   values: EnvironmentValues;
   catalog: ModelCatalog;
   storeUrl: string;
+  /** A platform that makes parley a service (Discord, Slack) is configured: health checks are on by default. */
+  isOnPlatform: boolean;
 }) {
-  const discord = values.DISCORD_TOKEN
-    ? {
-        token: values.DISCORD_TOKEN,
-        applicationId: values.DISCORD_APPLICATION_ID,
-        guildIds: values.DISCORD_GUILD_IDS as readonly string[],
-        replyAllChannelIds: values.DISCORD_REPLY_ALL_CHANNEL_IDS as readonly string[],
-        apiUrl: values.DISCORD_API_URL,
-      }
-    : undefined;
-  const slack =
-    values.SLACK_BOT_TOKEN && values.SLACK_SIGNING_SECRET
-      ? {
-          botToken: values.SLACK_BOT_TOKEN,
-          signingSecret: values.SLACK_SIGNING_SECRET,
-          appToken: values.SLACK_APP_TOKEN,
-          commandPrefix: values.SLACK_COMMAND_PREFIX,
-          apiUrl: values.SLACK_API_URL,
-          port: values.PORT,
-          isReplyingToBots: values.SLACK_REPLY_TO_BOTS,
-        }
-      : undefined;
-  const isOnPlatform = discord !== undefined || slack !== undefined;
   return {
     gateway: {
       baseUrl: values.GATEWAY_BASE_URL,
@@ -122,6 +140,8 @@ function toConfig({
       vision: values.VISION_MODEL,
       image: values.IMAGE_MODEL,
       structured: values.STRUCTURED_MODEL,
+      /** Writes conversation titles; `TITLE_MODEL`, else the chat model. */
+      title: values.TITLE_MODEL ?? values.CHAT_MODEL,
       catalog,
       selectable: selectableModels({ values, catalog }) as readonly string[],
     },
@@ -145,16 +165,11 @@ function toConfig({
     history: { maxTurns: values.HISTORY_MAX_TURNS, replyMaxTokens: values.REPLY_MAX_TOKENS },
     images: {
       maxInputBytes: values.IMAGE_MAX_BYTES,
-      outputDirectory: resolveFromProjectRoot(values.IMAGE_OUTPUT_DIR),
       /** Hosts the gateway's image links may name; empty: any host with a public address. */
       urlHosts: values.IMAGE_URL_HOSTS as readonly string[],
       /** Most bytes of images kept for buttons (Regenerate, Vary); the oldest go first. */
       storeMaxBytes: values.IMAGE_STORE_MAX_BYTES,
     },
-    /** Set when DISCORD_TOKEN is: the bot then runs on Discord. */
-    discord,
-    /** Set when SLACK_BOT_TOKEN is: the bot then runs on Slack, over Socket Mode when an app token is set. */
-    slack,
     spending: spendingConfigOf(values),
     access: accessConfigOf(values),
     health: {
@@ -189,17 +204,11 @@ function toConfig({
       : undefined,
     /** Things that are probably wrong but may be meant, for start-up to print. */
     warnings: gatewayUrlWarnings(values.GATEWAY_BASE_URL) as readonly string[],
-    /** Every secret value, so the logger can scrub them from any line, wherever they hide. */
+    /** Every secret value, so the logger can scrub them from any line, wherever they hide (platforms add theirs). */
     secrets: [
       values.GATEWAY_API_KEY,
       ...passwordOf(storeUrl),
       ...passwordOf(values.SEARCH_URL ?? ''),
-      ...[
-        values.DISCORD_TOKEN,
-        values.SLACK_BOT_TOKEN,
-        values.SLACK_SIGNING_SECRET,
-        values.SLACK_APP_TOKEN,
-      ].filter((secret): secret is string => secret !== undefined),
     ] as readonly string[],
   };
 }

@@ -1,7 +1,7 @@
 import type { Client, Message } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
-import type { Config } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
+import type { DiscordSettings } from './discord-config.ts';
 import type { DiscordOutbound, DiscordRateLimits } from './discord-outbound.ts';
 
 /**
@@ -19,7 +19,7 @@ export interface DiscordPlatformLimits {
 export interface DiscordAdapterContext {
   readonly client: Client;
   readonly services: CommandServices;
-  readonly discord: NonNullable<Config['discord']>;
+  readonly discord: DiscordSettings;
   /** The bot's one outbound queue: every channel call waits its turn in it. */
   readonly outbound: DiscordOutbound;
   /** The limits it keeps, which Discord's answers resize (`learnBucketSizes`). */

@@ -10,9 +10,9 @@ import {
 import { allCommands } from '../../commands/all-commands.ts';
 import type { CommandOption, RawOptionValue } from '../../commands/command-options.ts';
 import type { Command } from '../../commands/define-command.ts';
-import type { Config } from '../../src/config.ts';
 import { truncateText } from '../../src/delivery/card.ts';
 import type { Logger } from '../../src/log.ts';
+import type { DiscordSettings } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
 import { discordDocumentAttachment, discordImageAttachment } from './message-turn.ts';
 
@@ -26,7 +26,7 @@ export async function registerCommands({
   logger,
 }: {
   client: Client;
-  discord: NonNullable<Config['discord']>;
+  discord: DiscordSettings;
   logger: Logger;
 }): Promise<void> {
   const body = allCommands.map(toDiscordCommand);

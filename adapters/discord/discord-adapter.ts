@@ -1,7 +1,6 @@
 import { Client, Events, type Interaction, type Message, Partials } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
 import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
-import type { Config } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { recordPlatformRequest } from '../../src/operations/metrics.ts';
@@ -11,6 +10,7 @@ import { pressButton } from './button-handlers.ts';
 import { noPings } from './channel-surface.ts';
 import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
+import type { DiscordSettings } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
 import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from './discord-outbound.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
@@ -37,7 +37,7 @@ export async function startDiscordAdapter({
   platformLimits = {},
 }: {
   services: CommandServices;
-  discord: NonNullable<Config['discord']>;
+  discord: DiscordSettings;
   maxImageBytes: number;
   logger: Logger;
   /** Discord's own values unless a test gives its fake's. */

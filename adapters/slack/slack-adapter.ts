@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { App } from '@slack/bolt';
 import type { CommandServices } from '../../commands/define-command.ts';
 import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
-import type { Config } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
 import { countPlatformRequests } from '../../src/operations/count-platform-requests.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
@@ -17,6 +16,7 @@ import { registerFormSubmissions } from './form-modal.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
 import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
+import type { SlackSettings } from './slack-config.ts';
 import { createSlackOutbound, type SlackOutbound } from './slack-outbound.ts';
 import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
@@ -25,7 +25,7 @@ import { createWorkspaceFeatures } from './workspace-features.ts';
 
 export interface StartSlackAdapterOptions {
   readonly services: CommandServices;
-  readonly slack: NonNullable<Config['slack']>;
+  readonly slack: SlackSettings;
   readonly logger: Logger;
   /** Largest image a person may share, in bytes. */
   readonly maxImageBytes: number;

@@ -5,7 +5,6 @@ import {
   document,
   gatewayBaseUrl,
   healthPort,
-  httpUrl,
   logLevels,
   optionalText,
   section,
@@ -63,6 +62,12 @@ const modelSettings = section('Models', {
   }),
   IMAGE_MODEL: document(text('gpt-image-1'), { description: 'Draws for /imagine.' }),
   STRUCTURED_MODEL: document(text('gpt-4o-mini'), { description: 'Answers /summarize and /extract.' }),
+  TITLE_MODEL: document(optionalText, {
+    description:
+      'Names a conversation (a Discord thread, a Slack agent thread) after its first exchange, in at most 60 characters. A small, fast model is enough.',
+    typeText: 'model name',
+    defaultText: 'the chat model',
+  }),
   MODEL_CAPABILITIES_FILE: document(text('config/models.json'), {
     description:
       'JSON file with what each model supports (vision, jsonSchema, imageUrlOutput, imageInput, aspectRatio, contextTokens) and what it costs (price); unlisted models get its "defaults". A relative path starts at the project folder.',
@@ -98,11 +103,6 @@ const conversationSettings = section('Conversations', {
 const imageSettings = section('Images', {
   IMAGE_MAX_BYTES: document(wholeNumber({ min: 1, fallback: 10 * 1024 * 1024 }), {
     description: 'Largest image a person can attach, in bytes.',
-  }),
-  IMAGE_OUTPUT_DIR: document(text('out'), {
-    description:
-      'Folder the terminal chat saves /imagine results and files to. A relative path starts at the project folder.',
-    typeText: 'path',
   }),
   IMAGE_URL_HOSTS: document(
     commaList.pipe(
@@ -165,91 +165,6 @@ const commandSettings = section('Commands', {
     description: 'Also allowed to change settings, by Discord role id.',
     typeText: 'comma-separated ids',
   }),
-});
-
-const discordSettings = section('Discord', {
-  DISCORD_TOKEN: document(optionalText, {
-    description: 'The bot token; setting it runs parley on Discord.',
-    typeText: 'secret text',
-  }),
-  DISCORD_APPLICATION_ID: document(
-    optionalText.pipe(
-      z
-        .string()
-        .regex(/^\d{17,20}$/, 'must be the numeric application id')
-        .optional(),
-    ),
-    { description: 'The application id.', typeText: 'numeric id', defaultText: 'taken from the READY event' },
-  ),
-  DISCORD_GUILD_IDS: document(
-    commaList.pipe(z.array(z.string().regex(/^\d{17,20}$/, 'must be numeric guild ids, comma-separated'))),
-    {
-      description: 'Register slash commands in these guilds (instant) instead of globally (up to an hour).',
-      typeText: 'comma-separated ids',
-    },
-  ),
-  DISCORD_REPLY_ALL_CHANNEL_IDS: document(commaList, {
-    description: 'Channels where parley answers every message, not only mentions.',
-    typeText: 'comma-separated ids',
-  }),
-  DISCORD_API_URL: document(
-    httpUrl({ example: 'https://discord.com/api' }).default('https://discord.com/api'),
-    {
-      description:
-        'REST base URL; the gateway address is asked from it. Change only for a proxy or a local fake.',
-      typeText: 'http(s) URL',
-    },
-  ),
-});
-
-const slackSettings = section('Slack', {
-  SLACK_BOT_TOKEN: document(
-    optionalText.pipe(z.string().startsWith('xoxb-', 'must be a bot token starting with xoxb-').optional()),
-    {
-      description: 'Bot User OAuth Token (xoxb-…); with SLACK_SIGNING_SECRET it runs parley on Slack.',
-      typeText: 'secret text',
-    },
-  ),
-  SLACK_SIGNING_SECRET: document(optionalText, {
-    description: 'Basic Information → Signing Secret; required with the bot token.',
-    typeText: 'secret text',
-  }),
-  SLACK_APP_TOKEN: document(
-    optionalText.pipe(
-      z.string().startsWith('xapp-', 'must be an app-level token starting with xapp-').optional(),
-    ),
-    {
-      description:
-        'App-level token (xapp-…) with connections:write: Socket Mode, no public URL needed. Unset: HTTP mode, events at POST /slack/events on PORT.',
-      typeText: 'secret text',
-    },
-  ),
-  SLACK_COMMAND_PREFIX: document(
-    z
-      .string()
-      .trim()
-      .regex(/^[a-z0-9_-]*$/, 'may hold only a-z, 0-9, - and _')
-      .default(''),
-    {
-      description:
-        'Put before every slash command name to avoid clashes, e.g. parley- gives /parley-imagine.',
-    },
-  ),
-  SLACK_REPLY_TO_BOTS: document(z.stringbool({ error: 'must be true or false' }).default(false), {
-    description: 'Answer messages from other bots too (never its own).',
-    typeText: 'true or false',
-  }),
-  PORT: document(z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65_535).default(3000), {
-    description: 'HTTP port for Slack events in HTTP mode.',
-    typeText: 'port',
-  }),
-  SLACK_API_URL: document(
-    httpUrl({ example: 'https://slack.com/api/' })
-      .default('https://slack.com/api/')
-      // Bolt joins method names onto it, so it ends in exactly one slash (a default skips the schema).
-      .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
-    { description: 'Web API base URL. Change only for a proxy or a local fake.', typeText: 'http(s) URL' },
-  ),
 });
 
 const operationsSettings = section('Operations', {
@@ -342,37 +257,21 @@ const spendAndAccessSettings = section('Spend and access', {
   }),
 });
 
-/** Every variable parley reads, grouped by section; the generated docs walk this. */
-export const environmentSchema = z
-  .object({
-    ...gatewaySettings,
-    ...modelSettings,
-    ...conversationSettings,
-    ...imageSettings,
-    ...loggingSettings,
-    ...commandSettings,
-    ...discordSettings,
-    ...slackSettings,
-    ...readingSettings,
-    ...operationsSettings,
-    ...spendAndAccessSettings,
-  })
-  .superRefine((values, context) => {
-    if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {
-      context.addIssue({
-        code: 'custom',
-        path: ['SLACK_SIGNING_SECRET'],
-        message: 'is required with SLACK_BOT_TOKEN (Basic Information → Signing Secret)',
-      });
-    }
-    if (values.SLACK_APP_TOKEN && !values.SLACK_BOT_TOKEN) {
-      context.addIssue({
-        code: 'custom',
-        path: ['SLACK_BOT_TOKEN'],
-        message: 'is required with SLACK_APP_TOKEN (OAuth & Permissions → Bot User OAuth Token)',
-      });
-    }
-  });
+/**
+ * Every variable of the core, grouped by section; each platform adapter adds its own fragment
+ * (environment-fragment.ts). The generated docs walk this and the fragments.
+ */
+export const environmentSchema = z.object({
+  ...gatewaySettings,
+  ...modelSettings,
+  ...conversationSettings,
+  ...imageSettings,
+  ...loggingSettings,
+  ...commandSettings,
+  ...readingSettings,
+  ...operationsSettings,
+  ...spendAndAccessSettings,
+});
 
 /** The environment as parsed: defaults filled in, lists split, URLs checked. */
 export type EnvironmentValues = z.infer<typeof environmentSchema>;

@@ -4,11 +4,10 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * Enforces the dependency rule of ARCHITECTURE.md by reading every import: src/ imports neither adapters/
- * nor commands/ (except the process entry, which picks the adapters); commands/ imports no adapter;
- * an adapter imports no other adapter. Only src/config.ts reads process.env.
+ * nor commands/ (the process entry, which picks the adapters, lives above them all in bin/);
+ * commands/ imports no adapter; an adapter imports no other adapter. Only src/config.ts reads process.env.
  */
 const root = resolve(import.meta.dirname, '../..');
-const compositionRoot = 'src/main.ts';
 
 function sourceFiles(directory: string): string[] {
   const absolute = join(root, directory);
@@ -40,11 +39,12 @@ function layerOf(path: string): string {
   return top === 'adapters' ? `adapters/${second}` : (top ?? '');
 }
 
-const files = ['src', 'commands', 'adapters'].flatMap(sourceFiles);
+const files = ['bin', 'src', 'commands', 'adapters'].flatMap(sourceFiles);
 
 describe('layering', () => {
   it('finds the source tree', () => {
     expect(files).toContain('src/config.ts');
+    expect(files).toContain('bin/parley.ts');
     expect(files.some((file) => file.startsWith('adapters/console/'))).toBe(true);
   });
 
@@ -55,9 +55,9 @@ describe('layering', () => {
       for (const target of importsOf(file)) {
         const to = layerOf(target);
         const isForbidden =
-          (from === 'src' && file !== compositionRoot && (to.startsWith('adapters') || to === 'commands')) ||
-          (from === 'commands' && to.startsWith('adapters')) ||
-          (from.startsWith('adapters/') && to.startsWith('adapters/') && to !== from);
+          (from === 'src' && (to.startsWith('adapters') || to === 'commands' || to === 'bin')) ||
+          (from === 'commands' && (to.startsWith('adapters') || to === 'bin')) ||
+          (from.startsWith('adapters/') && ((to.startsWith('adapters/') && to !== from) || to === 'bin'));
         if (isForbidden) violations.push(`${file} imports ${target}`);
       }
     }

@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { loadParleyConfig } from '../../bin/platform-adapters.ts';
 import {
   renderConfigurationReference,
   renderEnvExample,
   settingRows,
 } from '../../scripts/config-reference.ts';
-import { loadConfig, projectRoot } from '../../src/config.ts';
+import { projectRoot } from '../../src/config.ts';
 
 const read = (path: string) => readFileSync(join(projectRoot, path), 'utf8');
 const regenerate = 'it is out of date: run `npm run config-docs` and commit the result';
@@ -39,11 +40,11 @@ describe('the configuration reference, generated from the schema', () => {
   });
 
   it('.env.example copied as it is gives the defaults, once the two gateway values are set', () => {
-    const fromExample = loadConfig({
+    const fromExample = loadParleyConfig({
       environment: { GATEWAY_API_KEY: 'key-from-the-console' },
       envFilePath: join(projectRoot, '.env.example'),
     });
-    const fromNothing = loadConfig({
+    const fromNothing = loadParleyConfig({
       environment: {
         GATEWAY_BASE_URL: 'https://gateway.example/api/v1',
         GATEWAY_API_KEY: 'key-from-the-console',

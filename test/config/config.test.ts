@@ -2,14 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, projectRoot } from '../../src/config.ts';
+import { loadParleyConfig } from '../../bin/platform-adapters.ts';
+import { ConfigError, projectRoot } from '../../src/config.ts';
 
 const missingEnvFile = join(tmpdir(), 'parley-no-such-env-file');
 const required = { GATEWAY_BASE_URL: 'http://127.0.0.1:9/api/v1', GATEWAY_API_KEY: 'secret-key-123' };
 
 function problemsOf(environment: Record<string, string>): readonly string[] {
   try {
-    loadConfig({ environment, envFilePath: missingEnvFile });
+    loadParleyConfig({ environment, envFilePath: missingEnvFile });
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
     throw error;
@@ -19,7 +20,7 @@ function problemsOf(environment: Record<string, string>): readonly string[] {
 
 describe('loadConfig', () => {
   it('needs only the two gateway variables and fills in every default', () => {
-    const config = loadConfig({ environment: required, envFilePath: missingEnvFile });
+    const config = loadParleyConfig({ environment: required, envFilePath: missingEnvFile });
     expect(config.gateway).toEqual({
       baseUrl: 'http://127.0.0.1:9/api/v1',
       apiKey: 'secret-key-123',
@@ -54,7 +55,7 @@ describe('loadConfig', () => {
       envFile,
       'GATEWAY_BASE_URL=http://from-file/api/v1\nGATEWAY_API_KEY=file-key\nCHAT_MODEL=file-model\n',
     );
-    const config = loadConfig({
+    const config = loadParleyConfig({
       environment: { CHAT_MODEL: 'env-model', GATEWAY_API_KEY: '' },
       envFilePath: envFile,
     });
@@ -88,7 +89,7 @@ describe('loadConfig', () => {
   });
 
   it('treats a store password as a secret', () => {
-    const config = loadConfig({
+    const config = loadParleyConfig({
       environment: { ...required, STORE_URL: 'redis://:p%40ss@127.0.0.1:6379' },
       envFilePath: missingEnvFile,
     });
@@ -96,7 +97,7 @@ describe('loadConfig', () => {
   });
 
   it('strips a trailing slash from the base URL so paths join cleanly', () => {
-    const config = loadConfig({
+    const config = loadParleyConfig({
       environment: { ...required, GATEWAY_BASE_URL: 'https://gw.example/api/v1/' },
       envFilePath: missingEnvFile,
     });
@@ -121,7 +122,7 @@ describe('loadConfig', () => {
     ).toEqual([
       'GATEWAY_BASE_URL: ends in /chat/completions, the address of one operation; set the base it sits under instead: https://gw.example/api/v1 (parley adds /chat/completions itself)',
     ]);
-    const withoutVersion = loadConfig({
+    const withoutVersion = loadParleyConfig({
       environment: { ...required, GATEWAY_BASE_URL: 'https://gw.example' },
       envFilePath: missingEnvFile,
     });
@@ -129,20 +130,20 @@ describe('loadConfig', () => {
       expect.stringMatching(/does not end in an API version such as \/api\/v1/),
     ]);
     expect(withoutVersion.warnings[0]).toContain('https://gw.example/chat/completions');
-    expect(loadConfig({ environment: required, envFilePath: missingEnvFile }).warnings).toEqual([]);
+    expect(loadParleyConfig({ environment: required, envFilePath: missingEnvFile }).warnings).toEqual([]);
   });
 
   it('treats an empty value in .env as unset, as it does in the environment', () => {
     const directory = mkdtempSync(join(tmpdir(), 'parley-config-'));
     const envFile = join(directory, '.env');
     writeFileSync(envFile, 'LOG_FORMAT=\nLOG_FILE=\nSELECTABLE_MODELS=\nPORT=\nHEALTH_PORT=\n');
-    const config = loadConfig({ environment: required, envFilePath: envFile });
+    const config = loadParleyConfig({ environment: required, envFilePath: envFile });
     expect(config.log).toMatchObject({ format: undefined, file: undefined });
     expect(config.health.port).toBeUndefined();
   });
 
   it('resolves relative paths against the project folder, not the working directory', () => {
-    const config = loadConfig({
+    const config = loadParleyConfig({
       environment: {
         ...required,
         LOG_FILE: 'logs/x.log',
@@ -152,10 +153,10 @@ describe('loadConfig', () => {
       envFilePath: missingEnvFile,
     });
     expect(config.log.file).toBe(join(projectRoot, 'logs/x.log'));
-    expect(config.images.outputDirectory).toBe(join(projectRoot, 'pictures'));
+    expect(config.platforms.console?.outputDirectory).toBe(join(projectRoot, 'pictures'));
     expect(config.storeUrl).toBe(`sqlite://${join(projectRoot, 'state/p.sqlite')}`);
     expect(
-      loadConfig({
+      loadParleyConfig({
         environment: { ...required, LOG_FILE: '/var/log/parley.log' },
         envFilePath: missingEnvFile,
       }).log.file,
@@ -164,7 +165,8 @@ describe('loadConfig', () => {
 
   it('serves health checks on 8080 for a platform run, not in the terminal, unless HEALTH_PORT says', () => {
     const load = (environment: Record<string, string>) =>
-      loadConfig({ environment: { ...required, ...environment }, envFilePath: missingEnvFile }).health.port;
+      loadParleyConfig({ environment: { ...required, ...environment }, envFilePath: missingEnvFile }).health
+        .port;
     const discord = { DISCORD_TOKEN: 'token-for-discord' };
     expect(load({})).toBeUndefined();
     expect(load(discord)).toBe(8080);

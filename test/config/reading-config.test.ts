@@ -1,14 +1,15 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadParleyConfig } from '../../bin/platform-adapters.ts';
+import { ConfigError } from '../../src/config.ts';
 
 const missingEnvFile = join(tmpdir(), 'parley-no-such-env-file');
 const required = { GATEWAY_BASE_URL: 'http://127.0.0.1:9/api/v1', GATEWAY_API_KEY: 'secret-key-123' };
 
 describe('the settings of documents, links and web search', () => {
   it('have defaults: documents read, links read, no search', () => {
-    const config = loadConfig({ environment: required, envFilePath: missingEnvFile });
+    const config = loadParleyConfig({ environment: required, envFilePath: missingEnvFile });
     expect(config.documents).toMatchObject({
       maxBytes: 20 * 1024 * 1024,
       maxPages: 100,
@@ -20,7 +21,7 @@ describe('the settings of documents, links and web search', () => {
   });
 
   it('take origins and a search URL, whose password is scrubbed from logs like a token', () => {
-    const config = loadConfig({
+    const config = loadParleyConfig({
       environment: {
         ...required,
         LINK_READING: 'mention-only',
@@ -42,7 +43,7 @@ describe('the settings of documents, links and web search', () => {
   it('refuse wrong values with a clear line each', () => {
     let problems: readonly string[] = [];
     try {
-      loadConfig({
+      loadParleyConfig({
         environment: { ...required, LINK_READING: 'sometimes', SEARCH_URL: 'searx', DOCUMENT_MAX_PAGES: '0' },
         envFilePath: missingEnvFile,
       });

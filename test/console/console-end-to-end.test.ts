@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSolidPng, type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
 
 /**
- * `npm start` as a person uses it: the real process (src/main.ts on Node's type stripping) with piped
+ * `npm start` as a person uses it: the real process (bin/parley.ts on Node's type stripping) with piped
  * input, against the fake gateway over loopback, with the default SQLite store in a temp folder.
  */
 const repositoryRoot = resolve(import.meta.dirname, '../..');
@@ -35,7 +35,7 @@ interface RunResult {
 
 function runParley(input: string, environment: Record<string, string> = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['src/main.ts'], {
+    const child = spawn(process.execPath, ['bin/parley.ts'], {
       cwd: repositoryRoot,
       env: {
         PATH: process.env.PATH ?? '',

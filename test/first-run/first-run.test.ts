@@ -36,7 +36,7 @@ beforeEach(() => {
 // What a clone has that `npm start` needs; node_modules is linked rather than installed again.
 function copyOfProject(): string {
   const copy = mkdtempSync(join(tmpdir(), 'parley-clone-'));
-  for (const entry of ['src', 'adapters', 'commands', 'config', 'package.json', '.env.example']) {
+  for (const entry of ['bin', 'src', 'adapters', 'commands', 'config', 'package.json', '.env.example']) {
     cpSync(join(repositoryRoot, entry), join(copy, entry), { recursive: true });
   }
   symlinkSync(join(repositoryRoot, 'node_modules'), join(copy, 'node_modules'));
@@ -54,7 +54,7 @@ function writeEnvFromExample({ baseUrl }: { baseUrl: string }): void {
 }
 
 async function chatOnce(line: string, { cwd }: { cwd: string }) {
-  const parley = startParley({ cwd, entry: join(project, 'src/main.ts'), environment: {} });
+  const parley = startParley({ cwd, entry: join(project, 'bin/parley.ts'), environment: {} });
   parley.write(`${line}\n`);
   parley.endInput();
   const exitCode = await parley.exited;
@@ -106,7 +106,7 @@ function runWithReadOnlyFolder({
   const script = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"';
   return spawnSync(
     'unshare',
-    ['-rm', 'sh', '-c', script, 'sh', folder, process.execPath, join(project, 'src/main.ts')],
+    ['-rm', 'sh', '-c', script, 'sh', folder, process.execPath, join(project, 'bin/parley.ts')],
     {
       cwd: project,
       env: {

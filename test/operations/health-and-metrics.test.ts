@@ -195,7 +195,7 @@ describe('health, readiness and metrics of a running bot', () => {
       reason: expect.stringMatching(/^discord: /),
     });
     // With Discord unreachable, discord.js keeps reconnecting after a SIGTERM shutdown and the process
-    // does not exit (the shutdown deadline in src/main.ts is another change); it is killed here.
+    // does not exit (the shutdown deadline in bin/parley.ts is another change); it is killed here.
     await bot.stop('SIGKILL');
   });
 

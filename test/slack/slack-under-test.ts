@@ -73,7 +73,7 @@ export async function startSlackUnderTest({
     },
   });
   const { config, app, services, logger } = bot;
-  if (config.slack === undefined) throw new Error('the test config has no Slack section');
+  if (config.platforms.slack === undefined) throw new Error('the test config has no Slack section');
   // Kept here so that reset() starts each case with fresh budgets, as the fake's reset does its buckets.
   const outbound = createSlackOutbound();
   const methodPauses = createMethodPauses({ apiUrl: slack.apiUrl, logger });
@@ -81,7 +81,7 @@ export async function startSlackUnderTest({
     outbound,
     methodPauses,
     services,
-    slack: config.slack,
+    slack: config.platforms.slack,
     logger,
     maxImageBytes: config.images.maxInputBytes,
     host: '127.0.0.1',

@@ -31,10 +31,10 @@ describe('slack start-up: which mode, where, which workspace, and what to fix', 
       },
     });
     bots.push(bot);
-    if (bot.config.slack === undefined) throw new Error('no Slack section in the test config');
+    if (bot.config.platforms.slack === undefined) throw new Error('no Slack section in the test config');
     const adapter = startSlackAdapter({
       services: bot.services,
-      slack: bot.config.slack,
+      slack: bot.config.platforms.slack,
       logger: bot.logger,
       maxImageBytes: bot.config.images.maxInputBytes,
       host: '127.0.0.1',

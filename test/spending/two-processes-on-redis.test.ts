@@ -5,7 +5,7 @@ import { appMention, type FakeSlack, slashCommand, startFakeSlack } from '../fak
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 
 /**
- * Two real bot processes (`node src/main.ts`) on one Redis: what one spends the other's budget
+ * Two real bot processes (`node bin/parley.ts`) on one Redis: what one spends the other's budget
  * knows, and what /config changes through one the other obeys at once. Both serve the same fake
  * Slack workspace over HTTP; each delivery goes to the process the test picks.
  */

@@ -2,13 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 
-/** The repository root, where `src/main.ts` and the default config live. */
+/** The repository root, where `bin/parley.ts` and the default config live. */
 export const repositoryRoot = resolve(import.meta.dirname, '../..');
 
 /** One JSON log line of the bot. */
 export type LogLine = Record<string, unknown> & { msg?: string; level?: number };
 
-/** parley as a real process (`node src/main.ts`), the way an operator runs it. */
+/** parley as a real process (`node bin/parley.ts`), the way an operator runs it. */
 export interface BotProcess {
   readonly pid: number;
   /** Every JSON log line written so far. */
@@ -38,7 +38,7 @@ export function startBotProcess({
   environment: Record<string, string>;
   workingDirectory?: string;
 }): BotProcess {
-  const child = spawn(process.execPath, [resolve(repositoryRoot, 'src/main.ts')], {
+  const child = spawn(process.execPath, [resolve(repositoryRoot, 'bin/parley.ts')], {
     cwd: workingDirectory,
     env: {
       PATH: process.env.PATH ?? '',

@@ -38,12 +38,14 @@ export async function startConsoleUnderTest(
   });
   const bot = buildTestBot({ gatewayBaseUrl: fake.baseUrl, gatewayApiKey: apiKey, environment });
   const { config, app, services, workDirectory } = bot;
+  if (config.platforms.console === undefined) throw new Error('the test config has no terminal section');
+  const { outputDirectory } = config.platforms.console;
   return {
     fake,
     app,
     services,
     workDirectory,
-    outputDirectory: config.images.outputDirectory,
+    outputDirectory,
     logOutput: bot.logOutput,
     async type(...lines) {
       const input = new PassThrough();
@@ -58,7 +60,7 @@ export async function startConsoleUnderTest(
         input,
         output: printed,
         userName: 'ada',
-        outputDirectory: config.images.outputDirectory,
+        outputDirectory,
         isInteractive: false,
       });
       return text;

@@ -50,10 +50,10 @@ export async function startDiscordUnderTest(
     },
   });
   const { config, app, services, logger } = bot;
-  if (!config.discord) throw new Error('DISCORD_TOKEN did not reach the config');
+  if (!config.platforms.discord) throw new Error('DISCORD_TOKEN did not reach the config');
   const adapter = await startDiscordAdapter({
     services,
-    discord: config.discord,
+    discord: config.platforms.discord,
     maxImageBytes: config.images.maxInputBytes,
     logger,
     // The limits the adapter cannot learn from Discord are the fake's, when a test changed them.

@@ -41,7 +41,7 @@ export interface ParleyProcess {
 export function startParley({
   environment,
   cwd = repositoryRoot,
-  entry = resolve(repositoryRoot, 'src/main.ts'),
+  entry = resolve(repositoryRoot, 'bin/parley.ts'),
   isTerminal = false,
 }: {
   environment: Record<string, string>;

@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadParleyConfig, type ParleyConfig } from '../../bin/platform-adapters.ts';
 import { createCommandServices } from '../../commands/command-services.ts';
 import { type App, createApp } from '../../src/app.ts';
-import { type Config, loadConfig } from '../../src/config.ts';
 import type { Logger } from '../../src/log.ts';
 import { createCapturedLogger } from './capture-logger.ts';
 
@@ -41,7 +41,7 @@ const testCatalog = {
 };
 
 export interface TestBot {
-  readonly config: Config;
+  readonly config: ParleyConfig;
   readonly app: App;
   readonly services: ReturnType<typeof createCommandServices>;
   readonly logger: Logger;
@@ -67,7 +67,7 @@ export function buildTestBot({
   const workDirectory = mkdtempSync(join(tmpdir(), 'parley-test-bot-'));
   const catalogPath = join(workDirectory, 'models.json');
   writeFileSync(catalogPath, JSON.stringify(testCatalog));
-  const config = loadConfig({
+  const config = loadParleyConfig({
     environment: {
       GATEWAY_BASE_URL: gatewayBaseUrl,
       GATEWAY_API_KEY: gatewayApiKey,

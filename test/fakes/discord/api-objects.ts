@@ -96,7 +96,7 @@ export function apiChannel(channel: FakeChannel, world: World): APIChannel {
         guild_id: channel.guildId ?? undefined,
         name: channel.name,
         parent_id: channel.parentId ?? undefined,
-        owner_id: world.bot.id,
+        owner_id: channel.ownerId ?? world.bot.id,
         last_message_id: null,
         rate_limit_per_user: 0,
         message_count: 0,
@@ -115,7 +115,7 @@ export function apiChannel(channel: FakeChannel, world: World): APIChannel {
         total_message_sent: 0,
         thread_metadata: {
           archived: false,
-          auto_archive_duration: 1440,
+          auto_archive_duration: channel.autoArchiveMinutes as 1440,
           archive_timestamp: discordTimestamp(Date.now()),
           locked: false,
         },

@@ -22,21 +22,25 @@ export class DiscordApiError extends Error {
   readonly status: number;
   readonly code: number;
   readonly problems: readonly FieldProblem[];
+  /** Response headers of its own, e.g. `Retry-After` on a 429 a route decides itself. */
+  readonly headers: Readonly<Record<string, string>>;
 
   constructor(options: {
     status: number;
     code: number;
     message: string;
     problems?: readonly FieldProblem[];
+    headers?: Readonly<Record<string, string>>;
   }) {
     super(options.message);
     this.name = 'DiscordApiError';
     this.status = options.status;
     this.code = options.code;
     this.problems = options.problems ?? [];
+    this.headers = options.headers ?? {};
   }
 
-  toBody(): DiscordErrorBody {
+  toBody(): DiscordErrorBody | Record<string, unknown> {
     if (this.problems.length === 0) {
       return { message: this.message, code: this.code };
     }
@@ -91,4 +95,6 @@ export const errorCodes = {
   requestEntityTooLarge: 40005,
   interactionAlreadyAcknowledged: 40060,
   invalidFormBody: 50035,
+  invalidChannelType: 50024,
+  threadAlreadyCreated: 160004,
 } as const;

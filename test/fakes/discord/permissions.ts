@@ -13,7 +13,9 @@ export type BotPermission =
   | 'mention-everyone'
   | 'use-application-commands'
   | 'administrator'
-  | 'manage-guild';
+  | 'manage-guild'
+  | 'manage-threads'
+  | 'create-public-threads';
 
 // Bit positions from Discord's permission table (topics/permissions.mdx, "Bitwise Permission
 // Flags"); written out here so the fake does not import the client library it is meant to test.
@@ -28,14 +30,20 @@ const permissionBits: Record<BotPermission, bigint> = {
   'read-message-history': 1n << 16n,
   'mention-everyone': 1n << 17n,
   'use-application-commands': 1n << 31n,
+  'manage-threads': 1n << 34n,
+  'create-public-threads': 1n << 35n,
   'send-messages-in-threads': 1n << 38n,
 };
 
-/** What @everyone may do in the fake's guilds: read, write and use commands, nothing more. */
+/**
+ * What @everyone may do in the fake's guilds: read, write, start public threads and use commands,
+ * nothing more (Discord gives a new server's @everyone Create Public Threads too).
+ */
 export const everyonePermissions = bitsOf([
   'view-channel',
   'send-messages',
   'send-messages-in-threads',
+  'create-public-threads',
   'embed-links',
   'attach-files',
   'read-message-history',

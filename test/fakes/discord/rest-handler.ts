@@ -10,12 +10,19 @@ import type { RateLimitKind } from './rate-limiter.ts';
 import { type RequestBody, readRequestBody } from './request-body.ts';
 import type { RestCall } from './rest-call.ts';
 import type { RestResult, RestRoute } from './rest-route.ts';
+import { threadRoutes } from './thread-routes.ts';
 
 const apiPrefix = '/api/v10';
 
 // Literal segments are listed before parameters (`/users/@me` before `/users/:userId`), and the
 // first match wins.
-const routes: RestRoute[] = [...accountRoutes, ...channelRoutes, ...commandRoutes, ...interactionRoutes];
+const routes: RestRoute[] = [
+  ...accountRoutes,
+  ...channelRoutes,
+  ...threadRoutes,
+  ...commandRoutes,
+  ...interactionRoutes,
+];
 
 /** Every route name the fake serves, to catch a forced 429 aimed at a route that does not exist. */
 export const knownRouteNames: ReadonlySet<string> = new Set(routes.map((route) => route.name));
@@ -148,7 +155,7 @@ function sendError(
   if (!(error instanceof DiscordApiError)) {
     throw error;
   }
-  sendJson(response, error.status, error.toBody(), headers);
+  sendJson(response, error.status, error.toBody(), { ...headers, ...error.headers });
   return outcome(error.status, { errorCode: error.code });
 }
 

@@ -17,6 +17,8 @@ export type RestRouteName =
   | 'message-get'
   | 'message-list'
   | 'typing'
+  | 'thread-from-message'
+  | 'channel-modify'
   | 'guild'
   | 'guild-channels'
   | 'guild-member'

@@ -55,6 +55,12 @@ export interface FakeChannel {
   isPrivate: boolean;
   /** Who joined the thread; empty for other channels. */
   threadMemberIds: string[];
+  /** Who started the thread (`owner_id`); `null` for other channels and threads made by a test. */
+  ownerId: string | null;
+  /** A thread's `auto_archive_duration`, in minutes. */
+  autoArchiveMinutes: number;
+  /** When a thread's name was changed through the API, for the rename limit. */
+  nameChangesAtMs: number[];
 }
 
 /** The guilds, channels and people of the fake, and the bot itself. */
@@ -76,6 +82,10 @@ export interface World {
     name: string;
     isPrivate?: boolean;
     memberIds?: readonly string[];
+    /** A thread started from a message takes the message's id (topics/threads.mdx). */
+    id?: string;
+    ownerId?: string;
+    autoArchiveMinutes?: number;
   }): FakeChannel;
   /** The DM channel between the bot and `userId`, created on first use. */
   directMessageChannel(userId: string): { channel: FakeChannel; isNew: boolean };
@@ -132,14 +142,26 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
   }
 
   function addChannel(
-    channel: Omit<FakeChannel, 'id' | 'deniedBotPermissions' | 'isPrivate' | 'threadMemberIds'> &
-      Partial<Pick<FakeChannel, 'isPrivate' | 'threadMemberIds'>>,
+    channel: Omit<
+      FakeChannel,
+      | 'id'
+      | 'deniedBotPermissions'
+      | 'isPrivate'
+      | 'threadMemberIds'
+      | 'ownerId'
+      | 'autoArchiveMinutes'
+      | 'nameChangesAtMs'
+    > &
+      Partial<Pick<FakeChannel, 'id' | 'isPrivate' | 'threadMemberIds' | 'ownerId' | 'autoArchiveMinutes'>>,
   ): FakeChannel {
     const created: FakeChannel = {
       id: ids.next(),
       deniedBotPermissions: [],
       isPrivate: false,
       threadMemberIds: [],
+      ownerId: null,
+      autoArchiveMinutes: 1440,
+      nameChangesAtMs: [],
       ...channel,
     };
     channels.set(created.id, created);
@@ -221,6 +243,11 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
         recipientId: null,
         isPrivate: options.isPrivate ?? false,
         threadMemberIds: [...(options.memberIds ?? [])],
+        ...(options.id === undefined ? {} : { id: options.id }),
+        ...(options.ownerId === undefined ? {} : { ownerId: options.ownerId }),
+        ...(options.autoArchiveMinutes === undefined
+          ? {}
+          : { autoArchiveMinutes: options.autoArchiveMinutes }),
       });
     },
     directMessageChannel(userId) {

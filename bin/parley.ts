@@ -1,29 +1,31 @@
-import { userInfo } from 'node:os';
-import { runConsoleAdapter } from '../adapters/console/console-adapter.ts';
-import { startDiscordAdapter } from '../adapters/discord/discord-adapter.ts';
-import { startSlackAdapter } from '../adapters/slack/slack-adapter.ts';
 import { createCommandServices } from '../commands/command-services.ts';
-import { createApp } from './app.ts';
-import { type Config, ConfigError, loadConfig, resolveFromProjectRoot } from './config.ts';
-import { createLogger, type Logger, scrubSecrets } from './log.ts';
-import { checkReadiness } from './operations/health.ts';
-import { startHealthServer } from './operations/health-server.ts';
-import { unwritableFileProblems, type WritableFile } from './operations/writable-paths.ts';
-import { shutDownWithin } from './shut-down.ts';
-import { parseStoreUrl } from './state/store-url.ts';
+import type { PlatformAdapter, RunningPlatform } from '../commands/platform-adapter.ts';
+import { createApp } from '../src/app.ts';
+import { ConfigError, resolveFromProjectRoot } from '../src/config.ts';
+import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
+import { checkReadiness } from '../src/operations/health.ts';
+import { startHealthServer } from '../src/operations/health-server.ts';
+import { unwritableFileProblems, type WritableFile } from '../src/operations/writable-paths.ts';
+import { shutDownWithin } from '../src/shut-down.ts';
+import { parseStoreUrl } from '../src/state/store-url.ts';
+import {
+  loadParleyConfig,
+  type ParleyConfig,
+  platformAdapters,
+  terminalAdapter,
+} from './platform-adapters.ts';
 
 /** How long a clean end may take to let go of its last handles before the process exits anyway. */
 const lingerAfterEndMs = 200;
 
 /**
- * Process entry and the one place that picks adapters (the composition root may import them; the rest
- * of src/ may not). With Discord or Slack credentials configured, the bot runs there; with none, the
- * terminal chat runs.
+ * Process entry and composition root: reads the configuration, builds the core and the commands, and
+ * starts every platform whose variables are set; with none, the terminal chat runs.
  */
 async function main(): Promise<number> {
-  let config: Config;
+  let config: ParleyConfig;
   try {
-    config = loadConfig();
+    config = loadParleyConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -32,7 +34,8 @@ async function main(): Promise<number> {
     throw error;
   }
   for (const warning of config.warnings) process.stderr.write(`parley: warning: ${warning}\n`);
-  const isConsole = !config.discord && !config.slack;
+  const platforms = configuredPlatforms(config);
+  const isConsole = platforms.length === 0;
   // In the terminal the chat owns the screen, so logs go to a file unless LOG_FILE says otherwise.
   const logFile = config.log.file ?? (isConsole ? resolveFromProjectRoot('data/parley.log') : undefined);
   const unwritable = unwritableFileProblems(filesToWrite({ config, logFile }));
@@ -50,7 +53,8 @@ async function main(): Promise<number> {
     await services.close();
     await app.close();
   };
-  if (!(await startHealth({ config, logger, probeStore: app.probeStore }))) {
+  const platformNames = platforms.map(({ adapter }) => adapter.name);
+  if (!(await startHealth({ config, platformNames, logger, probeStore: app.probeStore }))) {
     await closeAll();
     return 1;
   }
@@ -59,49 +63,49 @@ async function main(): Promise<number> {
     logger.info({ chatModel: config.models.chat }, 'parley starting (terminal)');
     const isInteractive = process.stdin.isTTY === true && process.stdout.isTTY === true;
     if (isInteractive) process.stdout.write(`(logs: ${logFile})\n`);
-    await runConsoleAdapter({
+    const terminal = await terminalAdapter.start({
       services,
-      input: process.stdin,
-      output: process.stdout,
-      userName: userInfo().username,
-      outputDirectory: config.images.outputDirectory,
-      isInteractive,
+      settings: config.platforms.console ?? { outputDirectory: resolveFromProjectRoot('out') },
+      config,
+      logger,
     });
+    await terminal.ended;
     await closeAll();
     return 0;
   }
-  return runPlatforms({ config, logger, services, closeAll });
+  return runPlatforms({ config, platforms, logger, services, closeAll });
+}
+
+/** A platform whose variables are set, with what they said. */
+interface ConfiguredPlatform {
+  readonly adapter: PlatformAdapter<unknown>;
+  readonly settings: unknown;
+}
+
+function configuredPlatforms(config: ParleyConfig): ConfiguredPlatform[] {
+  const settingsByName: Readonly<Record<string, unknown>> = config.platforms;
+  return platformAdapters.flatMap((adapter) => {
+    const settings = settingsByName[adapter.name];
+    return settings === undefined ? [] : [{ adapter, settings }];
+  });
 }
 
 async function runPlatforms({
   config,
+  platforms,
   logger,
   services,
   closeAll,
 }: {
-  config: Config;
+  config: ParleyConfig;
+  platforms: readonly ConfiguredPlatform[];
   logger: Logger;
   services: ReturnType<typeof createCommandServices>;
   closeAll: () => Promise<void>;
 }): Promise<number> {
-  const stops: Array<() => Promise<void>> = [];
-  if (config.discord) {
-    const discord = await startDiscordAdapter({
-      services,
-      discord: config.discord,
-      maxImageBytes: config.images.maxInputBytes,
-      logger,
-    });
-    stops.push(() => discord.stop());
-  }
-  if (config.slack) {
-    const slack = await startSlackAdapter({
-      services,
-      slack: config.slack,
-      maxImageBytes: config.images.maxInputBytes,
-      logger,
-    });
-    stops.push(() => slack.stop());
+  const running: RunningPlatform[] = [];
+  for (const { adapter, settings } of platforms) {
+    running.push(await adapter.start({ services, settings, config, logger }));
   }
   // Listening before saying so: whoever reads "parley running" and signals at once (a supervisor, a
   // test) must never meet Node's default, which ends the process without a shutdown.
@@ -109,15 +113,12 @@ async function runPlatforms({
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
-  logger.info(
-    { platforms: [config.discord && 'discord', config.slack && 'slack'].filter(Boolean) },
-    'parley running',
-  );
+  logger.info({ platforms: platforms.map(({ adapter }) => adapter.name) }, 'parley running');
   const signal = await signalled;
   logger.info({ signal }, 'shutting down: no new messages; stopping replies in progress');
   await shutDownWithin({
     graceMs: config.shutdownGraceMs,
-    steps: [() => Promise.allSettled(stops.map((stop) => stop())), closeAll],
+    steps: [() => Promise.allSettled(running.map((platform) => platform.stop())), closeAll],
     logger,
     forceExit: (exitCode) => process.exit(exitCode),
   });
@@ -126,7 +127,13 @@ async function runPlatforms({
 }
 
 // The files start-up writes, checked first so that a read-only folder is one clear line, not a crash.
-function filesToWrite({ config, logFile }: { config: Config; logFile: string | undefined }): WritableFile[] {
+function filesToWrite({
+  config,
+  logFile,
+}: {
+  config: ParleyConfig;
+  logFile: string | undefined;
+}): WritableFile[] {
   const files: WritableFile[] = [];
   if (logFile) {
     files.push({
@@ -149,21 +156,20 @@ function filesToWrite({ config, logFile }: { config: Config; logFile: string | u
 // Off unless HEALTH_PORT or a platform run turns it on. It never keeps the process alive by itself.
 async function startHealth({
   config,
+  platformNames,
   logger,
   probeStore,
 }: {
-  config: Config;
+  config: ParleyConfig;
+  platformNames: readonly string[];
   logger: Logger;
   probeStore: () => Promise<unknown>;
 }): Promise<boolean> {
   if (config.health.port === undefined) return true;
-  const platforms = [config.discord && 'discord', config.slack && 'slack'].filter(
-    (platform): platform is string => typeof platform === 'string',
-  );
   try {
     const server = await startHealthServer({
       port: config.health.port,
-      readiness: () => checkReadiness({ platforms, probeStore }),
+      readiness: () => checkReadiness({ platforms: platformNames, probeStore }),
       logger,
     });
     server.unref();

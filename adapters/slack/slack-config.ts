@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { defineEnvironmentFragment } from '../../src/environment/environment-fragment.ts';
+import { document, httpUrl, optionalText, section } from '../../src/environment/setting-schemas.ts';
+
+/** The variables of the Slack adapter; SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET turns it on. */
+const slackVariables = z
+  .object(
+    section('Slack', {
+      SLACK_BOT_TOKEN: document(
+        optionalText.pipe(
+          z.string().startsWith('xoxb-', 'must be a bot token starting with xoxb-').optional(),
+        ),
+        {
+          description: 'Bot User OAuth Token (xoxb-…); with SLACK_SIGNING_SECRET it runs parley on Slack.',
+          typeText: 'secret text',
+        },
+      ),
+      SLACK_SIGNING_SECRET: document(optionalText, {
+        description: 'Basic Information → Signing Secret; required with the bot token.',
+        typeText: 'secret text',
+      }),
+      SLACK_APP_TOKEN: document(
+        optionalText.pipe(
+          z.string().startsWith('xapp-', 'must be an app-level token starting with xapp-').optional(),
+        ),
+        {
+          description:
+            'App-level token (xapp-…) with connections:write: Socket Mode, no public URL needed. Unset: HTTP mode, events at POST /slack/events on PORT.',
+          typeText: 'secret text',
+        },
+      ),
+      SLACK_COMMAND_PREFIX: document(
+        z
+          .string()
+          .trim()
+          .regex(/^[a-z0-9_-]*$/, 'may hold only a-z, 0-9, - and _')
+          .default(''),
+        {
+          description:
+            'Put before every slash command name to avoid clashes, e.g. parley- gives /parley-imagine.',
+        },
+      ),
+      SLACK_REPLY_TO_BOTS: document(z.stringbool({ error: 'must be true or false' }).default(false), {
+        description: 'Answer messages from other bots too (never its own).',
+        typeText: 'true or false',
+      }),
+      PORT: document(
+        z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65_535).default(3000),
+        {
+          description: 'HTTP port for Slack events in HTTP mode.',
+          typeText: 'port',
+        },
+      ),
+      SLACK_API_URL: document(
+        httpUrl({ example: 'https://slack.com/api/' })
+          .default('https://slack.com/api/')
+          // Bolt joins method names onto it, so it ends in exactly one slash (a default skips the schema).
+          .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
+        {
+          description: 'Web API base URL. Change only for a proxy or a local fake.',
+          typeText: 'http(s) URL',
+        },
+      ),
+    }),
+  )
+  .superRefine((values, context) => {
+    if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {
+      context.addIssue({
+        code: 'custom',
+        path: ['SLACK_SIGNING_SECRET'],
+        message: 'is required with SLACK_BOT_TOKEN (Basic Information → Signing Secret)',
+      });
+    }
+    if (values.SLACK_APP_TOKEN && !values.SLACK_BOT_TOKEN) {
+      context.addIssue({
+        code: 'custom',
+        path: ['SLACK_BOT_TOKEN'],
+        message: 'is required with SLACK_APP_TOKEN (OAuth & Permissions → Bot User OAuth Token)',
+      });
+    }
+  });
+
+/** What the Slack adapter runs with; there is none without the bot token and the signing secret. */
+export interface SlackSettings {
+  readonly botToken: string;
+  readonly signingSecret: string;
+  /** Set: Socket Mode; unset: HTTP mode on `port`. */
+  readonly appToken: string | undefined;
+  readonly commandPrefix: string;
+  readonly apiUrl: string;
+  readonly port: number;
+  readonly isReplyingToBots: boolean;
+}
+
+export const slackConfig = defineEnvironmentFragment({
+  schema: slackVariables,
+  isService: true,
+  settingsOf: (values): SlackSettings | undefined =>
+    values.SLACK_BOT_TOKEN && values.SLACK_SIGNING_SECRET
+      ? {
+          botToken: values.SLACK_BOT_TOKEN,
+          signingSecret: values.SLACK_SIGNING_SECRET,
+          appToken: values.SLACK_APP_TOKEN,
+          commandPrefix: values.SLACK_COMMAND_PREFIX,
+          apiUrl: values.SLACK_API_URL,
+          port: values.PORT,
+          isReplyingToBots: values.SLACK_REPLY_TO_BOTS,
+        }
+      : undefined,
+  secretsOf: (values) => [values.SLACK_BOT_TOKEN, values.SLACK_SIGNING_SECRET, values.SLACK_APP_TOKEN],
+});
