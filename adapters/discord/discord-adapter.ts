@@ -16,6 +16,7 @@ import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
+import { createDiscordRestDispatcher } from './rest-dispatcher.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
 
 export interface DiscordAdapter {
@@ -125,7 +126,7 @@ function createAdapterContext({
     intents: gatewayIntents({ canReadMessageContent }),
     // DMs arrive on channels the client has not cached; without these partials they are dropped.
     partials: [Partials.Channel, Partials.Message],
-    rest: { api: shared.discord.apiUrl },
+    rest: { api: shared.discord.apiUrl, agent: createDiscordRestDispatcher() },
     allowedMentions: noPings,
   });
   learnBucketSizes({ rest: client.rest, limits: shared.rateLimits });
