@@ -29,7 +29,7 @@ export interface StartSlackAdapterOptions {
   readonly logger: Logger;
   /** Largest image a person may share, in bytes. */
   readonly maxImageBytes: number;
-  /** The interface HTTP mode listens on; default all of them. */
+  /** The interface HTTP mode listens on (HOST); default all of them. */
   readonly host?: string;
   /** Shared with other bot processes (Redis) so that only one answers a redelivered event. */
   readonly deduper?: Deduper;

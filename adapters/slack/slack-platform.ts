@@ -7,5 +7,11 @@ export const slackPlatform: PlatformAdapter<SlackSettings> = {
   name: 'slack',
   configSchema: slackConfig,
   start: ({ services, settings, config, logger }) =>
-    startSlackAdapter({ services, slack: settings, maxImageBytes: config.images.maxInputBytes, logger }),
+    startSlackAdapter({
+      services,
+      slack: settings,
+      host: settings.host,
+      maxImageBytes: config.images.maxInputBytes,
+      logger,
+    }),
 };
