@@ -37,8 +37,8 @@ export const discordLimits = {
    */
   schedulerRequestsPerSecond: 49,
   /**
-   * Typing indicators a second, at most: a quarter of the bot's budget, so that renewing the
-   * indicators of hundreds of waiting replies never takes what their first texts need.
+   * Typing indicators go only while the bot's window is used below this share, so that renewing
+   * the indicators of hundreds of waiting replies never takes what their first texts need.
    */
-  typingPerSecond: 12,
+  typingShareOfBudget: 0.25,
 } as const;

@@ -1,6 +1,12 @@
 import type { REST } from 'discord.js';
 import { createOutboundQueue, type OutboundQueue } from '../../src/delivery/outbound-queue.ts';
-import { type BucketClaim, createSlidingWindow, type SlidingWindow } from '../../src/delivery/rate-limits.ts';
+import {
+  type BucketClaim,
+  createQuietGate,
+  createSlidingWindow,
+  type RateLimit,
+  type SlidingWindow,
+} from '../../src/delivery/rate-limits.ts';
 import { discordLimits } from './discord-limits.ts';
 
 /** What a Discord call is, as far as its rate limits go. */
@@ -16,24 +22,30 @@ export type DiscordOutbound = OutboundQueue<DiscordCallTarget>;
 /**
  * Discord's limits as data (topics/rate-limits.mdx): 50 requests a second for the whole bot token,
  * and each channel's message creates and edits in buckets of their own (about 5 per 5 s; the real
- * sizes are learned from `X-RateLimit-*`, see `learnBucketSizes`). Typing draws on a small window
- * of its own besides, so that renewing the indicators of many waiting replies never takes the
- * budget the text right behind them needs.
+ * sizes are learned from `X-RateLimit-*`, see `learnBucketSizes`). Typing goes only while the
+ * bot's window is used below a quarter, so that renewing the indicators of many waiting replies
+ * never takes the budget the text right behind them needs.
  */
 export interface DiscordRateLimits {
   readonly bot: SlidingWindow;
   readonly channel: SlidingWindow;
-  readonly typing: SlidingWindow;
+  readonly typing: RateLimit;
 }
 
 export function createDiscordRateLimits(): DiscordRateLimits {
+  const bot = createSlidingWindow({ limit: discordLimits.schedulerRequestsPerSecond, windowMs: 1_000 });
   return {
-    bot: createSlidingWindow({ limit: discordLimits.schedulerRequestsPerSecond, windowMs: 1_000 }),
+    bot,
     channel: createSlidingWindow({
       limit: discordLimits.editsPerWindow,
       windowMs: discordLimits.editWindowMs + discordLimits.bucketMarginMs,
     }),
-    typing: createSlidingWindow({ limit: discordLimits.typingPerSecond, windowMs: 1_000 }),
+    typing: createQuietGate({
+      window: bot,
+      key: 'bot',
+      limit: discordLimits.schedulerRequestsPerSecond,
+      fraction: discordLimits.typingShareOfBudget,
+    }),
   };
 }
 
@@ -41,12 +53,17 @@ export function createDiscordOutbound(
   limits: DiscordRateLimits = createDiscordRateLimits(),
 ): DiscordOutbound {
   return createOutboundQueue<DiscordCallTarget>({
-    bucketsFor: (target): BucketClaim[] => [
-      { limit: limits.bot, key: 'bot' },
+    // The typing gate is asked before the bot's window, so it sees the window without this call.
+    bucketsFor: (target): BucketClaim[] =>
       target.kind === 'typing'
-        ? { limit: limits.typing, key: 'typing' }
-        : { limit: limits.channel, key: channelBucketKey(target.kind, target.channelId) },
-    ],
+        ? [
+            { limit: limits.typing, key: 'bot' },
+            { limit: limits.bot, key: 'bot' },
+          ]
+        : [
+            { limit: limits.bot, key: 'bot' },
+            { limit: limits.channel, key: channelBucketKey(target.kind, target.channelId) },
+          ],
   });
 }
 

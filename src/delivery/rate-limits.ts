@@ -50,6 +50,34 @@ export interface LearnedWindow {
 export interface SlidingWindow extends RateLimit {
   /** From now on, `key` allows `limit` calls in any `windowMs` instead of the configured default. */
   learn(key: string, window: LearnedWindow): void;
+  /** How many calls `key` counts in the window ending at `nowMs`, those in flight included. */
+  usedAt(key: string, nowMs: number): number;
+}
+
+/**
+ * A limit that grants only while `window` is used below `fraction` of its size under `key`: for
+ * courtesies (typing) that may use a quiet budget but never a busy one, whose text right behind
+ * them needs every slot. It counts nothing itself.
+ */
+export function createQuietGate({
+  window,
+  key,
+  limit,
+  fraction,
+}: {
+  window: SlidingWindow;
+  key: string;
+  limit: number;
+  fraction: number;
+}): RateLimit {
+  return {
+    tryAcquire(_gateKey, nowMs) {
+      if (window.usedAt(key, nowMs) >= limit * fraction) {
+        return { isGranted: false, retryAtMs: Number.POSITIVE_INFINITY };
+      }
+      return { isGranted: true, release: () => undefined };
+    },
+  };
 }
 
 interface Slot {
@@ -69,6 +97,12 @@ export function createSlidingWindow({ limit, windowMs }: { limit: number; window
   return {
     learn(key, window) {
       if (window.limit >= 1 && window.windowMs > 0) learned.set(key, window);
+    },
+    usedAt(key, nowMs) {
+      const slots = slotsByKey.get(key);
+      if (slots === undefined) return 0;
+      dropExpired(slots, nowMs - (learned.get(key) ?? { windowMs }).windowMs);
+      return slots.length;
     },
     tryAcquire(key, nowMs) {
       const { limit: keyLimit, windowMs: keyWindowMs } = learned.get(key) ?? { limit, windowMs };

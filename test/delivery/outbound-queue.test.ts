@@ -3,6 +3,7 @@ import { type CallPriority, createOutboundQueue } from '../../src/delivery/outbo
 import {
   type Acquisition,
   type BucketClaim,
+  createQuietGate,
   createSlidingWindow,
   createTokenBucket,
   type RateLimit,
@@ -260,5 +261,27 @@ describe('a limit that answers asynchronously (a budget shared through Redis)', 
     expect(started.map((entry) => entry.label)).toEqual(['edit', 'post', 'second post', 'final']);
     const base = started[0]?.atMs ?? 0;
     expect(started.filter((entry) => entry.atMs - base < 1_000)).toHaveLength(2);
+  });
+});
+
+describe('a quiet gate (typing on Discord)', () => {
+  it('lets a courtesy through only while the window is used below its share', async () => {
+    const bot = createSlidingWindow({ limit: 8, windowMs: 1_000 });
+    const gate = createQuietGate({ window: bot, key: 'bot', limit: 8, fraction: 0.25 });
+    const queue = createOutboundQueue<{ isTyping?: boolean }>({
+      bucketsFor: (target) => [
+        ...(target.isTyping ? [{ limit: gate, key: 'bot' }] : []),
+        { limit: bot, key: 'bot' },
+      ],
+    });
+    const type = () => queue.tryNow({ target: { isTyping: true }, run: async () => 'typed' });
+    expect(await type()).toEqual({ result: 'typed' });
+    expect(await type()).toEqual({ result: 'typed' });
+    // Two of eight slots are used: a quarter. Typing waits until the window has emptied.
+    expect(await type()).toBeUndefined();
+    await queue.schedule({ priority: 'first-post', target: {}, run: async () => 'posted' });
+    expect(bot.usedAt('bot', Date.now())).toBe(3);
+    await vi.advanceTimersByTimeAsync(1_100);
+    expect(await type()).toEqual({ result: 'typed' });
   });
 });
