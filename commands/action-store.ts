@@ -99,13 +99,16 @@ export type ActionVerb =
   | 'imagine.regenerate'
   | 'imagine.vary';
 
-const actionVerbs: readonly ActionVerb[] = [
+export const actionVerbs: readonly ActionVerb[] = [
   'chat.stop',
   'chat.regenerate',
   'chat.continue',
   'imagine.regenerate',
   'imagine.vary',
 ];
+
+/** Matches every id `encodeActionId` makes, and no other: for a platform that routes presses by id. */
+export const actionIdPattern = /^parley:/;
 
 /** A button id: `parley:<verb>:<token>[:<index>]`, short enough for every platform. */
 export function encodeActionId({

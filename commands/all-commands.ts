@@ -9,6 +9,7 @@ import { resetCommand } from './definitions/reset.ts';
 import { searchCommand } from './definitions/search.ts';
 import { summarizeCommand } from './definitions/summarize.ts';
 import { systemCommand } from './definitions/system.ts';
+import { titleCommand } from './definitions/title.ts';
 import { usageCommand } from './definitions/usage.ts';
 import { describeUsage } from './parse-command-text.ts';
 
@@ -19,7 +20,8 @@ const helpCommand: Command = defineCommand({
   options: {},
   runsInConversationOrder: false,
   isAnswerPrivate: () => true,
-  async run({ responder, services, platformNotices = [] }) {
+  async run({ responder, services, platformNotices = [], platformHelp }) {
+    if (platformHelp !== undefined) await responder.send({ text: platformHelp, isPrivate: true });
     const lines = [
       'I am parley, an AI assistant. Mention me (or DM me) to chat; I keep the conversation of each channel and thread, read images you attach, and answer with the model the conversation is set to.',
       '',
@@ -44,6 +46,7 @@ export const allCommands: readonly Command[] = [
   modelCommand,
   systemCommand,
   resetCommand,
+  titleCommand,
   usageCommand,
   configCommand,
   helpCommand,

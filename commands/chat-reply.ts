@@ -12,8 +12,9 @@ import type { CommandServices, CommandUser } from './define-command.ts';
 
 /**
  * A chat reply with its buttons: Stop under the newest message while it streams, then Regenerate
- * (and Continue when the token limit cut the reply) under the last one, sent with its final text. Mentions, /chat, Regenerate
- * and Continue all reply through here, so every chat reply behaves the same on every platform.
+ * (and Continue when the token limit cut the reply) under the last one, sent with its final text.
+ * Mentions, /chat, Regenerate and Continue all reply through here, so every chat reply behaves the
+ * same on every platform.
  */
 export async function replyWithActions({
   services,

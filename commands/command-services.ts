@@ -1,18 +1,12 @@
 import type { App } from '../src/app.ts';
 import { createActiveReplies } from '../src/conversation/active-replies.ts';
-import { createStore } from '../src/state/create-store.ts';
 import { createActionStore } from './action-store.ts';
 import type { CommandServices, CommandUser } from './define-command.ts';
 
 /** Builds what commands need from the core app; called once by the process entry (and tests). */
 export function createCommandServices({ app }: { app: App }): CommandServices & { close(): Promise<void> } {
   const { config } = app;
-  const actionKeyv = createStore({
-    storeUrl: config.storeUrl,
-    namespace: 'actions',
-    logger: app.logger,
-    operationTimeoutMs: config.storeTimeoutMs,
-  });
+  const actionKeyv = app.store.namespace('actions');
   const editors = config.settingsEditors;
   return {
     engine: app.engine,

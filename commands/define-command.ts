@@ -74,6 +74,11 @@ export interface CommandResponder {
    * platform has none or the moment has passed; the command then answers in text.
    */
   openForm?(form: Form): Promise<void>;
+  /**
+   * Renames the place of the conversation (a Discord thread, a Slack agent thread's title). Absent
+   * where the platform has no name to change there; /title then says so.
+   */
+  renameConversation?(title: string): Promise<ConversationRenameOutcome>;
   /** Files it posts get links anyone can fetch (Discord's CDN): the image model can take them. */
   readonly hasPublicFileLinks?: boolean;
   /**
@@ -82,6 +87,14 @@ export interface CommandResponder {
    */
   readonly clickedMessageFileUrls?: readonly string[];
 }
+
+/** What came of renaming a conversation's place. */
+export type ConversationRenameOutcome =
+  | { readonly status: 'renamed' | 'unchanged'; readonly title: string }
+  /** The platform's rename budget is spent until `retryAtMs` (Discord: two per ten minutes). */
+  | { readonly status: 'limited'; readonly retryAtMs: number }
+  /** This place has no name parley may change (not a thread, or not one it may rename); `reason` says why. */
+  | { readonly status: 'unavailable'; readonly reason: string };
 
 /** The core services every command may use; built once in the composition root. */
 export interface CommandServices {
@@ -142,6 +155,11 @@ export interface CommandContext<Input> {
    * (e.g. a privileged setting that is off and what it costs); /help shows them.
    */
   readonly platformNotices?: readonly string[];
+  /**
+   * What only this platform offers or needs saying, which /help shows first (Slack: the prefix its
+   * commands take here; the terminal: its own commands).
+   */
+  readonly platformHelp?: string;
 }
 
 export interface Command<Options extends CommandOptions = CommandOptions> {
@@ -161,9 +179,22 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
    * whose privacy cannot change later) opens the answer privately. Absent: public.
    */
   isAnswerPrivate?(input: CommandInput<Options>): boolean;
+  /**
+   * Also offered where a person installed the app for themselves (Discord user install): DMs with
+   * friends, group DMs, servers without the bot. There it may answer only through the command.
+   */
+  readonly isUsableAnywhere?: boolean;
   /** Only server admins see it in the command list (Discord: Manage Server); it checks again itself. */
   readonly isForAdmins?: boolean;
   run(context: CommandContext<CommandInput<Options>>): Promise<void>;
+  /**
+   * A form to open instead of answering, for this input; asked first by platforms whose form must
+   * be the very first response (Discord's modal comes before any "thinking…"). Must be quick.
+   * Undefined: the command runs as usual.
+   */
+  formInsteadOfAnswer?(
+    context: Omit<CommandContext<CommandInput<Options>>, 'responder' | 'readRecentMessages' | 'signal'>,
+  ): Promise<Form | undefined>;
   /** Handles a form this command opened (`CommandResponder.openForm`). */
   submitForm?(context: FormContext): Promise<FormOutcome>;
 }

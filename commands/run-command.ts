@@ -1,5 +1,6 @@
 import type { Requester } from '../src/access/access-policy.ts';
 import { storeUnavailableMessage } from '../src/conversation/engine.ts';
+import type { Form } from '../src/delivery/form.ts';
 import { userMessageOf } from '../src/user-facing-error.ts';
 import { parseCommandInput, type RawOptionValue } from './command-options.ts';
 import type {
@@ -51,6 +52,7 @@ export async function runCommand({
   readRecentMessages,
   signal = new AbortController().signal,
   platformNotices = [],
+  platformHelp,
 }: {
   command: Command;
   rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
@@ -61,6 +63,8 @@ export async function runCommand({
   readRecentMessages: (limit: number) => Promise<ChannelMessage[]>;
   signal?: AbortSignal;
   platformNotices?: readonly string[];
+  /** Shown first by /help: see the command context. */
+  platformHelp?: string;
 }): Promise<void> {
   const logger = services.logger.child({ command: command.name, conversationKey, userId: user.id });
   const parsed = parseCommandInput(command.options, rawOptions);
@@ -100,6 +104,7 @@ export async function runCommand({
       readRecentMessages,
       signal,
       platformNotices,
+      ...(platformHelp === undefined ? {} : { platformHelp }),
     });
   try {
     await (command.runsInConversationOrder
@@ -112,5 +117,45 @@ export async function runCommand({
       .catch((sendError: unknown) => {
         logger.error({ err: sendError }, 'could not tell the person the command failed');
       });
+  }
+}
+
+/**
+ * The form a command opens instead of answering these options, for platforms whose form must be
+ * the first response; undefined when it answers as usual, or when asking failed (it is logged and
+ * the command then simply runs).
+ */
+export async function formInsteadOfAnswer({
+  command,
+  rawOptions,
+  conversationKey,
+  user,
+  services,
+  platformNotices = [],
+}: {
+  command: Command;
+  rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
+  conversationKey: string;
+  user: CommandUser;
+  services: CommandServices;
+  platformNotices?: readonly string[];
+}): Promise<Form | undefined> {
+  if (!command.formInsteadOfAnswer) return undefined;
+  const parsed = parseCommandInput(command.options, rawOptions);
+  if (!parsed.isValid) return undefined;
+  try {
+    return await command.formInsteadOfAnswer({
+      input: parsed.input,
+      conversationKey,
+      user,
+      services,
+      platformNotices,
+    });
+  } catch (error) {
+    services.logger.warn(
+      { err: error, command: command.name },
+      'could not prepare the form; answering instead',
+    );
+    return undefined;
   }
 }

@@ -21,9 +21,8 @@ import { createSearxngProvider } from './search/searxng-provider.ts';
 import { createWebSearch } from './search/web-search.ts';
 import { openSpendBackend } from './spending/spend-backend.ts';
 import { createSpendGuard, type SpendGuard } from './spending/spend-guard.ts';
-import { createStore } from './state/create-store.ts';
+import { openStore, type Store } from './state/create-store.ts';
 import { createInProcessLock } from './state/keyed-lock.ts';
-import { parseStoreUrl } from './state/store-url.ts';
 
 /** The platform-neutral core every adapter is given. */
 export interface App {
@@ -47,6 +46,8 @@ export interface App {
   readonly documents: DocumentReader;
   /** Fetches links: those in messages, and those a model asks for (`read_url`). */
   readonly links: LinkReader;
+  /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
+  readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
   probeStore(): Promise<unknown>;
   /** Closes stores and connections; the process can then exit on its own. */
@@ -73,33 +74,18 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     imageTimeoutMs: config.gateway.imageTimeoutMs,
     imageUrlHosts: config.images.urlHosts,
   });
-  const historyKeyv = createStore({
-    storeUrl: config.storeUrl,
-    namespace: 'history',
-    logger,
-    operationTimeoutMs: config.storeTimeoutMs,
-  });
-  const settingsKeyv = createStore({
-    storeUrl: config.storeUrl,
-    namespace: 'settings',
-    logger,
-    operationTimeoutMs: config.storeTimeoutMs,
-  });
+  const store = openStore({ storeUrl: config.storeUrl, logger, operationTimeoutMs: config.storeTimeoutMs });
+  const historyKeyv = store.namespace('history');
+  const settingsKeyv = store.namespace('settings');
   const history = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
   const settings = createSettingsStore({ store: settingsKeyv });
   const spendBackend = openSpendBackend({
-    storeUrl: config.storeUrl,
-    logger,
+    store,
     operationTimeoutMs: config.storeTimeoutMs,
     userRequestsPerMinute: config.spending.userRequestsPerMinute,
   });
   const usage = createUsageLedger({ store: spendBackend.store, timeZone: config.spending.timeZone, logger });
-  const overridesKeyv = createStore({
-    storeUrl: config.storeUrl,
-    namespace: 'overrides',
-    logger,
-    operationTimeoutMs: config.storeTimeoutMs,
-  });
+  const overridesKeyv = store.namespace('overrides');
   const overrides = createOverrideStore({ store: overridesKeyv, lock: createInProcessLock() });
   const places = createPlaceSettingsReader({
     overrides,
@@ -120,24 +106,14 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
   });
   const access = createAccessGate({ places, sightings: spendBackend.sightings, logger });
-  const journalKeyv = createStore({
-    storeUrl: config.storeUrl,
-    namespace: 'journal',
-    logger,
-    operationTimeoutMs: config.storeTimeoutMs,
-  });
+  const journalKeyv = store.namespace('journal');
   const journal = createReplyJournal({
     store: journalKeyv,
     // Only a server store can have several parley processes writing to it at once.
-    isStoreShared: parseStoreUrl({ storeUrl: config.storeUrl }).kind === 'redis',
+    isStoreShared: store.isShared,
     logger,
   });
-  const documentKeyv = createStore({
-    storeUrl: config.storeUrl,
-    namespace: 'documents',
-    logger,
-    operationTimeoutMs: config.storeTimeoutMs,
-  });
+  const documentKeyv = store.namespace('documents');
   const documents = createDocumentReader({
     store: createDocumentStore({
       store: documentKeyv,
@@ -209,17 +185,11 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     places,
     documents,
     links,
+    store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
-      await Promise.allSettled([
-        historyKeyv.disconnect(),
-        settingsKeyv.disconnect(),
-        spendBackend.close(),
-        overridesKeyv.disconnect(),
-        journalKeyv.disconnect(),
-        documentKeyv.disconnect(),
-      ]);
+      await store.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import { type EnvironmentValues, environmentSchema } from './environment/environ
 import { type ModelCatalog, modelCatalogSchema } from './gateway/model-catalog.ts';
 import { type BudgetLimits, budgetSettingNames, type RoleBudgetLimits } from './spending/budget-rules.ts';
 import { parseStoreUrl, StoreUrlError } from './state/store-url.ts';
+import { UserFacingError } from './user-facing-error.ts';
 
 /**
  * The only reader of the environment. Every setting is declared once, in
@@ -37,12 +38,12 @@ export type LoadedConfig<Platforms extends PlatformFragments> = Config & {
 };
 
 /** Thrown when the environment is wrong; its message lists every problem, one per line. */
-export class ConfigError extends Error {
+export class ConfigError extends UserFacingError {
   readonly problems: readonly string[];
   constructor(problems: readonly string[]) {
-    super(
-      `parley cannot start, the configuration has problems:\n${problems.map((problem) => `  - ${problem}`).join('\n')}\nSet these in the environment or in .env (see .env.example and docs/configuration.md).`,
-    );
+    // Written for the operator starting parley; it names variables, never their secret values.
+    const message = `parley cannot start, the configuration has problems:\n${problems.map((problem) => `  - ${problem}`).join('\n')}\nSet these in the environment or in .env (see .env.example and docs/configuration.md).`;
+    super({ message, userMessage: message });
     this.name = 'ConfigError';
     this.problems = problems;
   }

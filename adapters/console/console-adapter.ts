@@ -9,6 +9,7 @@ import { runAction } from '../../commands/run-action.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { Action } from '../../src/delivery/card.ts';
+import { genericUserMessage } from '../../src/user-facing-error.ts';
 import { createConsoleResponder } from './console-responder.ts';
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
 import { readLocalDocument, readLocalImage } from './read-local-image.ts';
@@ -147,7 +148,6 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
             write(`${options.problem}\n`);
             break;
           }
-          if (command.name === 'help') write(`${consoleHelp}\n\n`);
           await runCommand({
             command,
             rawOptions: options.raw,
@@ -157,6 +157,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
             services,
             readRecentMessages,
             signal: inFlight.signal,
+            platformHelp: consoleHelp,
           });
           responder.surface.flush();
           break;
@@ -164,7 +165,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
       }
     } catch (error) {
       logger.error({ err: error, input: request.kind }, 'console request failed');
-      write('\nSomething went wrong on my side. It has been logged.\n');
+      write(`\n${genericUserMessage}\n`);
     } finally {
       inFlight = undefined;
     }

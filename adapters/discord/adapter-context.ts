@@ -3,6 +3,8 @@ import type { CommandServices } from '../../commands/define-command.ts';
 import type { Logger } from '../../src/log.ts';
 import type { DiscordSettings } from './discord-config.ts';
 import type { DiscordOutbound, DiscordRateLimits } from './discord-outbound.ts';
+import type { PendingForm, PendingQuestions, PendingValues } from './pending-modal-values.ts';
+import type { ThreadRenames } from './thread-renames.ts';
 
 /**
  * Discord's documented limits that depend on nothing parley knows at start. The defaults are
@@ -36,6 +38,12 @@ export interface DiscordAdapterContext {
   readonly limits: DiscordPlatformLimits;
   /** Tells a person, privately and not too often, why parley did not answer them in a channel. */
   readonly tellUnableToPost: (message: Message, permission: string) => Promise<void>;
+  /** Renames of threads, kept within Discord's two per ten minutes. */
+  readonly threadRenames: ThreadRenames;
+  /** Messages a person asked about, waiting for the question their modal asks. */
+  readonly pendingQuestions: PendingQuestions;
+  /** Forms opened as modals, waiting for their submission. */
+  readonly pendingForms: PendingValues<PendingForm>;
 }
 
 /** The bot's own user id once logged in; empty before READY. */

@@ -1,5 +1,5 @@
 import type { ButtonInteraction } from 'discord.js';
-import { decodeActionId } from '../../commands/action-store.ts';
+import { actionOfId } from '../../commands/all-actions.ts';
 import { runAction } from '../../commands/run-action.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
 import { commandUserOf } from './command-user.ts';
@@ -13,14 +13,14 @@ export async function pressButton({
   interaction: ButtonInteraction;
   adapter: DiscordAdapterContext;
 }): Promise<void> {
-  // Stop changes nothing by itself (the stopped reply edits its own message), so it shows no
+  // A press that changes only its own message (Stop: the stopped reply edits it) shows no
   // "thinking…"; the rest answer anew.
-  const isStop = decodeActionId(interaction.customId)?.verb === 'chat.stop';
-  if (isStop) await interaction.deferUpdate();
+  const isInPlace = actionOfId(interaction.customId)?.acknowledgement === 'in-place';
+  if (isInPlace) await interaction.deferUpdate();
   else await interaction.deferReply();
   const responder = responderForInteraction({
     interaction,
-    deferral: isStop ? 'update' : 'public-reply',
+    deferral: isInPlace ? 'update' : 'public-reply',
     adapter,
   });
   try {

@@ -1,12 +1,14 @@
 import { type ChatInputCommandInteraction, MessageFlags } from 'discord.js';
 import { findCommand } from '../../commands/all-commands.ts';
-import { isAnswerPrivate, runCommand } from '../../commands/run-command.ts';
+import { formInsteadOfAnswer, isAnswerPrivate, runCommand } from '../../commands/run-command.ts';
 import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { rawOptionsOf } from './command-registration.ts';
 import { commandUserOf } from './command-user.ts';
+import { formModal } from './form-modal.ts';
 import { discordConversationKey } from './message-turn.ts';
 import { cannotSeeChannelError, isMissingAccess, readChannelHistory } from './read-channel-history.ts';
 import { responderForInteraction } from './responder-for-interaction.ts';
+import { threadRenameCapability } from './thread-rename-capability.ts';
 
 /** Runs a slash command: deferred within Discord's 3 s, then answered through the interaction. */
 export async function runSlashCommand({
@@ -31,17 +33,34 @@ export async function runSlashCommand({
     maxImageBytes: adapter.maxImageBytes,
     maxDocumentBytes: adapter.services.maxDocumentBytes,
   });
+  // A command that opens a form for these options (/system alone) shows it as the first response.
+  const form = await formInsteadOfAnswer({
+    command,
+    rawOptions,
+    conversationKey: discordConversationKey({
+      guildId: interaction.guildId,
+      channelId: interaction.channelId,
+      channel: interaction.channel,
+    }),
+    user: commandUserOf(interaction),
+    services: adapter.services,
+  });
+  if (form) {
+    await interaction.showModal(formModal({ form, adapter }));
+    return;
+  }
   // Within Discord's 3 s, before anything slow; the answer then replaces the "thinking…" reply.
   // Its privacy is fixed here and cannot change later, so an answer known to be private is
   // private from the start rather than a public "thinking…" deleted afterwards.
   const isPrivate = isAnswerPrivate({ command, rawOptions });
   await interaction.deferReply(isPrivate ? { flags: MessageFlags.Ephemeral } : {});
   const channel = interaction.channel;
-  const responder = responderForInteraction({
+  const interactionResponder = responderForInteraction({
     interaction,
     deferral: isPrivate ? 'private-reply' : 'public-reply',
     adapter,
   });
+  const responder = Object.assign(interactionResponder, threadRenameCapability({ channel, adapter }));
   try {
     await runCommand({
       command,

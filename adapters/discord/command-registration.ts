@@ -2,14 +2,20 @@ import {
   type APIApplicationCommandBasicOption,
   type APIApplicationCommandOption,
   ApplicationCommandOptionType,
+  ApplicationCommandType,
+  ApplicationIntegrationType,
   type ChatInputCommandInteraction,
   type Client,
+  InteractionContextType,
   PermissionFlagsBits,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
+  type RESTPostAPIContextMenuApplicationCommandsJSONBody,
+  type RESTPutAPIApplicationCommandsJSONBody,
 } from 'discord.js';
 import { allCommands } from '../../commands/all-commands.ts';
 import type { CommandOption, RawOptionValue } from '../../commands/command-options.ts';
 import type { Command } from '../../commands/define-command.ts';
+import { type MessageAction, messageActions } from '../../commands/message-actions.ts';
 import { truncateText } from '../../src/delivery/card.ts';
 import type { Logger } from '../../src/log.ts';
 import type { DiscordSettings } from './discord-config.ts';
@@ -29,7 +35,7 @@ export async function registerCommands({
   discord: DiscordSettings;
   logger: Logger;
 }): Promise<void> {
-  const body = allCommands.map(toDiscordCommand);
+  const body = discordCommandBodies();
   const application = client.application;
   if (!application) throw new Error('discord READY carried no application');
   if (discord.applicationId && discord.applicationId !== application.id) {
@@ -46,12 +52,46 @@ export async function registerCommands({
   logger.info({ commandCount: body.length, guildIds: discord.guildIds }, 'slash commands registered');
 }
 
+/** Every slash command of commands/ and every message action, as one bulk overwrite. */
+export function discordCommandBodies(): RESTPutAPIApplicationCommandsJSONBody {
+  return [...allCommands.map(toDiscordCommand), ...messageActions.map(toDiscordMessageCommand)];
+}
+
+/**
+ * Where a command is offered (application-commands.mdx, "Contexts"): every command to the server's
+ * install, in servers and in DMs with the bot; those usable anywhere also to a person's own install
+ * (`integration_types` 1), where they work in DMs with friends and group DMs too (`contexts` 2).
+ */
+function installationOf(isUsableAnywhere: boolean) {
+  return isUsableAnywhere
+    ? {
+        integration_types: [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall],
+        contexts: [
+          InteractionContextType.Guild,
+          InteractionContextType.BotDM,
+          InteractionContextType.PrivateChannel,
+        ],
+      }
+    : {
+        integration_types: [ApplicationIntegrationType.GuildInstall],
+        contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+      };
+}
+
+/** A message action as a message command: a name, no description (application-commands.mdx, "Message Commands"). */
+export function toDiscordMessageCommand(
+  action: MessageAction,
+): RESTPostAPIContextMenuApplicationCommandsJSONBody {
+  return { type: ApplicationCommandType.Message, name: action.name, ...installationOf(true) };
+}
+
 /** A command as Discord's application command JSON: option types, choices, ranges, autocomplete. */
 export function toDiscordCommand(command: Command): RESTPostAPIChatInputApplicationCommandsJSONBody {
   return {
     name: command.name,
     description: truncateText(command.description, discordLimits.commandDescription),
     options: discordOptionsOf(command),
+    ...installationOf(command.isUsableAnywhere === true && !command.isForAdmins),
     // Only members who may manage the server see an admin command (application-commands.mdx,
     // "Application Command Permissions Object": default_member_permissions, a bit set as a string).
     ...(command.isForAdmins

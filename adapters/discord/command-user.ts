@@ -2,12 +2,20 @@ import {
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type GuildMember,
+  type MessageContextMenuCommandInteraction,
+  type ModalSubmitInteraction,
   PermissionFlagsBits,
 } from 'discord.js';
 import type { CommandUser } from '../../commands/define-command.ts';
 
 /** The person behind an interaction, with the roles and rights `/model` and `/system` look at. */
-export function commandUserOf(interaction: ChatInputCommandInteraction | ButtonInteraction): CommandUser {
+export function commandUserOf(
+  interaction:
+    | ChatInputCommandInteraction
+    | ButtonInteraction
+    | MessageContextMenuCommandInteraction
+    | ModalSubmitInteraction,
+): CommandUser {
   const member = interaction.member;
   const roleIds = !member
     ? []

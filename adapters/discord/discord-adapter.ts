@@ -13,10 +13,14 @@ import { registerCommands } from './command-registration.ts';
 import type { DiscordSettings } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
 import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from './discord-outbound.ts';
+import { submitFormModal } from './form-modal.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
+import { runMessageAction, submitModal } from './message-action-handlers.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
-import { createDiscordRestDispatcher } from './rest-dispatcher.ts';
+import { createPendingValues } from './pending-modal-values.ts';
+import { discordRestAgent } from './rest-agent.ts';
+import { createThreadRenames } from './thread-renames.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
 
 export interface DiscordAdapter {
@@ -56,6 +60,9 @@ export async function startDiscordAdapter({
     maxImageBytes,
     logger,
     tellUnableToPost: createUnableToPostNotice({ logger }),
+    threadRenames: createThreadRenames(),
+    pendingQuestions: createPendingValues(),
+    pendingForms: createPendingValues(),
     limits: {
       requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
       interactionTokenLifetimeMs:
@@ -126,7 +133,7 @@ function createAdapterContext({
     intents: gatewayIntents({ canReadMessageContent }),
     // DMs arrive on channels the client has not cached; without these partials they are dropped.
     partials: [Partials.Channel, Partials.Message],
-    rest: { api: shared.discord.apiUrl, agent: createDiscordRestDispatcher() },
+    rest: { api: shared.discord.apiUrl, agent: discordRestAgent() },
     allowedMentions: noPings,
   });
   learnBucketSizes({ rest: client.rest, limits: shared.rateLimits });
@@ -194,5 +201,11 @@ async function handleInteraction({
 }): Promise<void> {
   if (interaction.isAutocomplete()) return answerAutocomplete({ interaction, services: adapter.services });
   if (interaction.isChatInputCommand()) return runSlashCommand({ interaction, adapter });
+  if (interaction.isMessageContextMenuCommand()) return runMessageAction({ interaction, adapter });
+  if (interaction.isModalSubmit()) {
+    if (await submitFormModal({ interaction, adapter })) return;
+    await submitModal({ interaction, adapter });
+    return;
+  }
   if (interaction.isButton()) return pressButton({ interaction, adapter });
 }

@@ -39,6 +39,27 @@ const discordVariables = z.object(
       description: 'Channels where parley answers every message, not only mentions.',
       typeText: 'comma-separated ids',
     }),
+    DISCORD_REPLY_MODE: document(
+      z.enum(['thread', 'inline', 'all'], { error: 'must be thread, inline or all' }).default('inline'),
+      {
+        description:
+          'Where parley answers a mention in a server channel: thread opens a public thread from the message and answers there (later messages in it need no mention), inline answers in the channel, all answers every message of the channel. /config changes it per channel.',
+      },
+    ),
+    DISCORD_THREAD_ARCHIVE_MINUTES: document(
+      z.coerce
+        .number({ error: 'must be 60, 1440, 4320 or 10080' })
+        .pipe(
+          z.union([z.literal(60), z.literal(1440), z.literal(4320), z.literal(10080)], {
+            error: 'must be 60, 1440, 4320 or 10080',
+          }),
+        )
+        .default(1440),
+      {
+        description:
+          'How long a thread parley opened stays in the channel list without activity, in minutes; Discord allows 60, 1440, 4320 or 10080.',
+      },
+    ),
     DISCORD_API_URL: document(
       httpUrl({ example: 'https://discord.com/api' }).default('https://discord.com/api'),
       {
@@ -56,6 +77,10 @@ export interface DiscordSettings {
   readonly applicationId: string | undefined;
   readonly guildIds: readonly string[];
   readonly replyAllChannelIds: readonly string[];
+  /** Where a mention in a server channel is answered, unless /config says otherwise. */
+  readonly replyMode: 'thread' | 'inline' | 'all';
+  /** The auto-archive duration of threads parley opens, in minutes. */
+  readonly threadArchiveMinutes: 60 | 1440 | 4320 | 10080;
   readonly apiUrl: string;
 }
 
@@ -69,6 +94,8 @@ export const discordConfig = defineEnvironmentFragment({
           applicationId: values.DISCORD_APPLICATION_ID,
           guildIds: values.DISCORD_GUILD_IDS,
           replyAllChannelIds: values.DISCORD_REPLY_ALL_CHANNEL_IDS,
+          replyMode: values.DISCORD_REPLY_MODE,
+          threadArchiveMinutes: values.DISCORD_THREAD_ARCHIVE_MINUTES,
           apiUrl: values.DISCORD_API_URL,
         }
       : undefined,

@@ -1,9 +1,11 @@
-import { type Message, PermissionFlagsBits } from 'discord.js';
+import { type Message, PermissionFlagsBits, type SendableChannels } from 'discord.js';
 import { replyWithActions } from '../../commands/chat-reply.ts';
-import { placeOfConversation } from '../../src/conversation/turn.ts';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
 import { buildTurnFromMessage, conversationKeyOfMessage } from './message-turn.ts';
+import { replyModeOf } from './reply-mode.ts';
+import { openThreadFromMessage, titleThreadAfterFirstExchange } from './thread-conversations.ts';
 
 /** Answers a message when it is meant for the bot, streaming the reply into the channel. */
 export async function handleMessage({
@@ -31,24 +33,48 @@ export async function handleMessage({
       return;
     }
   }
-  const turn = await buildTurnFromMessage({
+  const channelTurn = await buildTurnFromMessage({
     message,
     botUserId,
     maxImageBytes: adapter.maxImageBytes,
     maxDocumentBytes: adapter.services.maxDocumentBytes,
   });
+  // Thread mode: a mention in a channel gets a thread of its own, which is then its conversation.
+  const thread =
+    channelTurn.isAddressedToBot && !channel.isThread() && message.guild
+      ? (await replyModeOf({ message, adapter })) === 'thread'
+        ? await openThreadFromMessage({ message, question: channelTurn.text, adapter })
+        : undefined
+      : undefined;
+  const turn = thread
+    ? {
+        ...channelTurn,
+        conversationKey: conversationKeyOf({
+          platform: 'discord',
+          workspace: message.guildId ?? 'dm',
+          channel: channel.id,
+          thread: thread.id,
+        }),
+      }
+    : channelTurn;
+  // The channel was checked to be sendable on the way in.
+  const answerChannel = (thread ?? channel) as SendableChannels;
   const surface = createChannelSurface({
-    channel,
+    channel: answerChannel,
     outbound: adapter.outbound,
-    replyTo: message,
+    // In its own thread the answer needs no reply reference: the thread starts at the question.
+    ...(thread ? {} : { replyTo: message }),
     botUserId,
   });
-  await replyWithActions({
+  const outcome = await replyWithActions({
     services: adapter.services,
     turn,
     surface,
     beforeReply: async () => surface.showTyping?.(),
   });
+  if (thread) {
+    await titleThreadAfterFirstExchange({ thread, question: channelTurn.text, outcome, adapter });
+  }
 }
 
 async function shouldAnswer({
@@ -67,15 +93,7 @@ async function shouldAnswer({
   if (!adapter.canReadMessageContent) return false;
   if (message.mentions.repliedUser?.id === botUserId) return true;
   const channel = message.channel;
-  // /config's reply mode for the channel wins over DISCORD_REPLY_ALL_CHANNEL_IDS.
-  const place = placeOfConversation(conversationKeyOfMessage(message));
-  const { replyMode } = await adapter.services.places
-    .settingsAt(place)
-    .catch(() => ({ replyMode: undefined }));
-  if (replyMode === 'all') return true;
-  const channelIds = [channel.id, 'parentId' in channel ? channel.parentId : null];
-  const isReplyAllChannel = channelIds.some((id) => id && adapter.discord.replyAllChannelIds.includes(id));
-  if (isReplyAllChannel && replyMode !== 'mentions') return true;
+  if ((await replyModeOf({ message, adapter })) === 'all') return true;
   // A thread the bot has answered in (or is answering in right now) is a conversation it is part of.
   if (channel.isThread()) {
     const key = conversationKeyOfMessage(message);

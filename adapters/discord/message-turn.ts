@@ -1,5 +1,4 @@
 import { type Attachment, type Client, type Message, PermissionFlagsBits } from 'discord.js';
-import { ImageLoadError } from '../../src/conversation/image-intake.ts';
 import {
   conversationKeyOf,
   type DocumentAttachment,
@@ -8,6 +7,7 @@ import {
   textOfWordlessMessage,
 } from '../../src/conversation/turn.ts';
 import { downloadAttachment } from '../../src/images/download-attachment.ts';
+import { ImageLoadError } from '../../src/images/image-load-error.ts';
 import { originsOf, type UrlPolicy } from '../../src/net/url-policy.ts';
 
 const imageExtensions = /\.(png|jpe?g|gif|webp)$/i;

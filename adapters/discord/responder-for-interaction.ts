@@ -1,4 +1,9 @@
-import type { ButtonInteraction, ChatInputCommandInteraction } from 'discord.js';
+import type {
+  ButtonInteraction,
+  ChatInputCommandInteraction,
+  MessageContextMenuCommandInteraction,
+  ModalSubmitInteraction,
+} from 'discord.js';
 import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { createChannelFallback } from './channel-fallback.ts';
 import {
@@ -20,7 +25,11 @@ export function responderForInteraction({
   deferral,
   adapter,
 }: {
-  interaction: ChatInputCommandInteraction | ButtonInteraction;
+  interaction:
+    | ChatInputCommandInteraction
+    | ButtonInteraction
+    | MessageContextMenuCommandInteraction
+    | ModalSubmitInteraction;
   deferral: InteractionDeferral;
   adapter: DiscordAdapterContext;
 }): InteractionResponder {
@@ -28,11 +37,12 @@ export function responderForInteraction({
   const channel = interaction.channel;
   const conversationKey = discordConversationKey({
     guildId: interaction.guildId,
-    channelId: interaction.channelId,
+    channelId: interaction.channelId ?? '',
     channel,
   });
   return createInteractionResponder({
-    interaction,
+    // A message command or a modal submit answers with the same calls (defer, edit, follow up).
+    interaction: interaction as ChatInputCommandInteraction,
     deferral,
     // Known now, before this command takes its own place in the conversation's line.
     isQueued: adapter.services.engine.isBusy(conversationKey),

@@ -1,11 +1,9 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { actionIdPattern } from '../../commands/action-store.ts';
 import type { CommandUser } from '../../commands/define-command.ts';
 import { runAction } from '../../commands/run-action.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
-
-/** Every button parley draws has an action id of this form (see commands/action-store.ts). */
-const parleyActionId = /^parley:/;
 
 /**
  * Button clicks (Stop, Regenerate, Continue, Vary): acknowledged at once, then run through the
@@ -13,7 +11,7 @@ const parleyActionId = /^parley:/;
  */
 export function registerActions({ app, adapter }: { app: App; adapter: SlackAdapterContext }): void {
   app.action<BlockAction<ButtonAction>>(
-    { type: 'block_actions', action_id: parleyActionId },
+    { type: 'block_actions', action_id: actionIdPattern },
     async ({ ack, body, action, respond, client, context }) => {
       await ack();
       const channel = body.container.channel_id ?? body.channel?.id;

@@ -4,6 +4,7 @@ import type { Command, CommandUser } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { truncateText } from '../../src/delivery/card.ts';
+import { genericUserMessage } from '../../src/user-facing-error.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
 import { slackCommandName } from './command-name.ts';
@@ -30,7 +31,7 @@ export function registerCommands({ app, adapter }: { app: App; adapter: SlackAda
         await args
           .respond({
             response_type: 'ephemeral',
-            text: '⚠ Something went wrong on my side. It has been logged.',
+            text: `⚠ ${genericUserMessage}`,
           })
           .catch(() => undefined);
       }
@@ -73,9 +74,6 @@ async function runSlashCommand({
       await client.views.open({ trigger_id: payload.trigger_id, view: renderFormModal(form) });
     },
   });
-  if (definition.name === 'help' && adapter.commandPrefix !== '') {
-    await responder.send({ text: prefixNote(adapter.commandPrefix), isPrivate: true });
-  }
   await runCommand({
     command: definition,
     rawOptions: parseSlackCommandText({
@@ -112,6 +110,7 @@ async function runSlashCommand({
         directory: adapter.directory,
         onNote: (note) => notes.push(note),
       }),
+    ...(adapter.commandPrefix === '' ? {} : { platformHelp: prefixNote(adapter.commandPrefix) }),
   });
 }
 

@@ -1,6 +1,7 @@
 import type { webApi } from '@slack/bolt';
-import { ImageLoadError } from '../../src/conversation/image-intake.ts';
 import type { DocumentAttachment, ImageAttachment } from '../../src/conversation/turn.ts';
+import { ImageLoadError } from '../../src/images/image-load-error.ts';
+import { UserFacingError } from '../../src/user-facing-error.ts';
 import type { HistoryMessage } from './read-channel-history.ts';
 import { explainSlackError } from './slack-errors.ts';
 import { downloadSlackFile, fileNameOf, isImageFile, type SlackFileObject } from './slack-files.ts';
@@ -74,10 +75,10 @@ async function findRecentFile({
     messages = (response.messages ?? []) as HistoryMessage[];
   } catch (error) {
     const explained = explainSlackError(error);
-    throw explained instanceof Error && 'userMessage' in explained
+    throw UserFacingError.isInstance(explained)
       ? new ImageLoadError({
           message: `could not read the channel for a recent ${kindName}`,
-          userMessage: String(explained.userMessage),
+          userMessage: explained.userMessage,
           cause: error,
         })
       : error;

@@ -1,6 +1,7 @@
-import { formatSize, ImageLoadError } from '../../src/conversation/image-intake.ts';
 import type { ImageAttachment } from '../../src/conversation/turn.ts';
+import { formatSize } from '../../src/format-size.ts';
 import { downloadAttachment } from '../../src/images/download-attachment.ts';
+import { ImageLoadError } from '../../src/images/image-load-error.ts';
 import { hostMatches, originsOf, type UrlPolicy } from '../../src/net/url-policy.ts';
 
 /** A file as Slack events and `conversations.*` show it (the fields parley reads). */

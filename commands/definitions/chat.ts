@@ -10,6 +10,7 @@ export const chatCommand = defineCommand({
     prompt: textOption({ description: 'What you want to ask', isRequired: true, isFreeText: true }),
     image: imageOption({ description: 'An image to ask about', aliases: ['i'] }),
   },
+  isUsableAnywhere: true,
   runsInConversationOrder: false,
   async run({ input, conversationKey, user, responder, services, signal }) {
     await replyWithActions({

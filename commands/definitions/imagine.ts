@@ -27,6 +27,7 @@ export const imagineCommand = defineCommand({
     }),
     reference: imageOption({ description: 'An image to start from', aliases: ['ref'] }),
   },
+  isUsableAnywhere: true,
   runsInConversationOrder: true,
   async run({ input, conversationKey, user, responder, services, signal }) {
     const references: ReferenceImage[] = [];

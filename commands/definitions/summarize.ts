@@ -45,6 +45,7 @@ export const summarizeCommand = defineCommand({
       aliases: ['f'],
     }),
   },
+  isUsableAnywhere: true,
   runsInConversationOrder: true,
   async run(context) {
     const { input, conversationKey, user, responder, services, readRecentMessages, signal } = context;

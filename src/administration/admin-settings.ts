@@ -140,6 +140,23 @@ function choiceSetting(
   };
 }
 
+// thread | inline | all; `mentions`, its older name for inline, is still understood.
+function replyModeSetting(): AdminSetting {
+  const setting = choiceSetting(
+    'REPLY_MODE',
+    'Answers in this channel',
+    ['thread', 'inline', 'all'],
+    ['channel'],
+  );
+  return {
+    ...setting,
+    hint: 'thread (a thread for each mention), inline (in the channel when mentioned) or all (every message)',
+    parse: (text, current) =>
+      text.trim().toLowerCase() === 'mentions' ? { value: 'inline' } : setting.parse(text, current),
+    format: (value) => (value === 'mentions' ? 'inline' : setting.format(value)),
+  };
+}
+
 /** Every setting /config can change, in the order it shows them. */
 export const adminSettings: readonly AdminSetting[] = [
   ...(
@@ -181,7 +198,7 @@ export const adminSettings: readonly AdminSetting[] = [
     'command=role|role pairs separated by commas, like imagine=123456789012345678, or none',
     commandRoles as z.ZodType<Record<string, unknown>>,
   ),
-  choiceSetting('REPLY_MODE', 'Answers in this channel', ['mentions', 'all'], ['channel']),
+  replyModeSetting(),
   {
     name: 'CHAT_MODEL',
     label: 'Default model',

@@ -10,8 +10,11 @@ import {
 import { adminSettings, type OverrideScope, type OverrideValue } from './admin-settings.ts';
 import type { OverrideStore, PlaceOverrides } from './override-store.ts';
 
-/** How a channel answers: only when addressed, or every message. */
-export type ReplyMode = 'mentions' | 'all';
+/**
+ * How a channel answers: when addressed, in a thread of its own (`thread`) or in the channel
+ * (`inline`), or every message (`all`). Platforms without threads of their own read `thread` as `inline`.
+ */
+export type ReplyMode = 'thread' | 'inline' | 'all';
 
 /** Everything /config can change, as it stands at one place: overrides over the environment. */
 export interface PlaceSettings {
@@ -118,10 +121,16 @@ function toPlaceSettings(settingValue: (name: string) => OverrideValue | undefin
       directMessages: (text('ACCESS_DMS') ?? 'on') as DirectMessageMode,
       commandRoleIds: map<readonly string[]>('ACCESS_COMMAND_ROLE_IDS'),
     },
-    replyMode: replyMode === 'all' || replyMode === 'mentions' ? replyMode : undefined,
+    replyMode: toReplyMode(replyMode),
     chatModel: text('CHAT_MODEL'),
     systemPrompt: text('SYSTEM_PROMPT'),
   };
+}
+
+// `mentions` is what /config stored before threads existed: answer when addressed, in the channel.
+function toReplyMode(value: string | undefined): ReplyMode | undefined {
+  if (value === 'mentions') return 'inline';
+  return value === 'thread' || value === 'inline' || value === 'all' ? value : undefined;
 }
 
 /** The environment's values of the /config settings, by name. */

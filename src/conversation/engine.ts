@@ -18,10 +18,12 @@ import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from '../gate
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
+import { renderNotice } from '../notices/render-notice.ts';
 import { measureReply } from '../operations/measure-reply.ts';
 import { maxModelCallsPerSearchReply, type WebSearch } from '../search/web-search.ts';
 import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
+import { storeUnavailableMessage } from '../state/time-bound-store.ts';
 import {
   type ContextFit,
   estimateTokens,
@@ -169,8 +171,8 @@ export const historyNotSavedNote =
   '⚠ I could not save this exchange to the conversation history, so I will not remember it.';
 
 /** Said when the store that holds the conversation does not answer. */
-export const storeUnavailableMessage =
-  'I cannot reach my memory of this conversation right now. Please try again in a moment.';
+/** What a person is told when the store cannot be reached (state/time-bound-store.ts says it). */
+export { storeUnavailableMessage };
 
 /** The longest a reply's budget hold lasts if the reply is never settled (a process that died). */
 const replyHoldMs = 15 * 60_000;
@@ -462,9 +464,7 @@ async function prepareTurn(
     fitFor(Math.min(contextTokens, gateway.capabilitiesOf(other).contextTokens));
   const notices = [...(turn.notices ?? []), ...images.notices, ...read.notices, ...documentContext.notices];
   if (fit.droppedTurnCount > 0) {
-    notices.push(
-      `The ${fit.droppedTurnCount} oldest messages of this conversation no longer fit in my context, so I left them out.`,
-    );
+    notices.push(renderNotice({ type: 'context-trimmed', droppedTurnCount: fit.droppedTurnCount }));
   }
   return {
     model,

@@ -1,14 +1,11 @@
+import { formatSize } from '../format-size.ts';
 import type { ContentPart } from '../gateway/chat-types.ts';
 import { defaultMaxInputPixels, fitImage, UndecodableImageError } from '../images/fit-image.ts';
+import { ImageLoadError } from '../images/image-load-error.ts';
 import { detectImageType, toDataUri } from '../images/image-type.ts';
 import type { Logger } from '../log.ts';
-import { UserFacingError } from '../user-facing-error.ts';
+import { renderNotice } from '../notices/render-notice.ts';
 import type { ImageAttachment, ImageReference } from './turn.ts';
-
-/** Thrown by an attachment's `load()` when the platform explains why; `userMessage` is shown as is. */
-export class ImageLoadError extends UserFacingError {
-  override readonly name = 'ImageLoadError';
-}
 
 export interface LoadedImages {
   /** `image_url` parts with `data:` URIs, ready for a vision model. */
@@ -48,15 +45,17 @@ export async function loadImages({
         'image attachment could not be loaded',
       );
       loaded.notices.push(
-        result.reason instanceof ImageLoadError
-          ? result.reason.userMessage
-          : `I could not read the image ${attachment.name}, so I left it out.`,
+        renderNotice(
+          result.reason instanceof ImageLoadError
+            ? { type: 'image-refused', explanation: result.reason.userMessage }
+            : { type: 'image-unreadable', name: attachment.name },
+        ),
       );
       return;
     }
     const image = result.value;
     if (!image) {
-      loaded.notices.push(`${attachment.name} is not a PNG, JPEG, GIF or WebP image, so I left it out.`);
+      loaded.notices.push(renderNotice({ type: 'image-not-an-image', name: attachment.name }));
       return;
     }
     loaded.parts.push({ type: 'image_url', image_url: { url: toDataUri(image) } });
@@ -103,9 +102,4 @@ async function checkImage({
       cause: error,
     });
   }
-}
-
-export function formatSize(bytes: number): string {
-  const megabytes = bytes / (1024 * 1024);
-  return megabytes >= 1 ? `${megabytes.toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }

@@ -1,6 +1,7 @@
 import { tokensPerImage } from '../conversation/context-budget.ts';
 import type { StoredTurn } from '../conversation/turn.ts';
 import type { ContentPart } from '../gateway/chat-types.ts';
+import { renderNotice } from '../notices/render-notice.ts';
 import type { DocumentReader, ReadDocument } from './document-reader.ts';
 import { describeKind, type ExtractedDocument } from './extracted-document.ts';
 
@@ -125,9 +126,7 @@ export function renderDocument(
   const notices: string[] = [];
   if (isCut) {
     notices.push(
-      lastLocation
-        ? `${document.name} is longer than fits in my context with this conversation, so I read it up to ${lastLocation}.`
-        : `${document.name} is longer than fits in my context with this conversation, so I read only its beginning.`,
+      renderNotice({ type: 'document-cut-for-context', name: document.name, readUpTo: lastLocation }),
     );
   }
   return { text: [opening + scannedNote, ...parts, closing].join('\n'), notices };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { formatSize } from '../conversation/image-intake.ts';
 import type { DocumentAttachment } from '../conversation/turn.ts';
+import { formatSize } from '../format-size.ts';
 import type { Logger } from '../log.ts';
 import { UserFacingError } from '../user-facing-error.ts';
 import type { DocumentStore } from './document-store.ts';
@@ -67,10 +67,9 @@ async function readAttachment({
   } catch (error) {
     options.logger.warn({ err: error, document: attachment.name }, 'document could not be loaded');
     return {
-      problem:
-        error instanceof UserFacingError
-          ? error.userMessage
-          : `I could not download ${attachment.name}, so I left it out.`,
+      problem: UserFacingError.isInstance(error)
+        ? error.userMessage
+        : `I could not download ${attachment.name}, so I left it out.`,
     };
   }
   // Named after loading: a file found when it is loaded (Slack's most recent one) is known only then.

@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from 'openai/resources/shared';
+import { renderNotice } from '../notices/render-notice.ts';
 import { recordGatewayError, recordGatewayRequest, recordTokens } from '../operations/metrics.ts';
 import type {
   ChatMessage,
@@ -27,7 +28,7 @@ export interface ChatCompletionsOptions {
   readonly firstByteTimeoutMs?: number;
 }
 
-const imagesDroppedNotice = 'This model cannot see images, so I answered from the text only.';
+const imagesDroppedNotice = renderNotice({ type: 'model-cannot-see' });
 
 /** One whole reply. The SDK retries 429/5xx/connection errors (with `Retry-After`) before we see them. */
 export async function completeChat(

@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { UserFacingError } from '../user-facing-error.ts';
 
 /** Every way a gateway call can fail, as one discriminant. */
 export type GatewayErrorKind =
@@ -36,9 +37,8 @@ const userMessages: Record<GatewayErrorKind, string> = {
  * The one error type the gateway client throws. `userMessage` is short and safe to show a person;
  * `message` and `detail` are for the log (scrubbed of secrets by the logger).
  */
-export class GatewayError extends Error {
+export class GatewayError extends UserFacingError {
   readonly kind: GatewayErrorKind;
-  readonly userMessage: string;
   /** HTTP status of the gateway response, when there was one. */
   readonly status: number | undefined;
   /** How long the gateway asked us to wait before trying again (`Retry-After`), when it said. */
@@ -55,10 +55,13 @@ export class GatewayError extends Error {
     detail?: string;
     cause?: unknown;
   }) {
-    super(options.message, { cause: options.cause });
+    super({
+      message: options.message,
+      userMessage: options.userMessage ?? userMessages[options.kind],
+      cause: options.cause,
+    });
     this.name = 'GatewayError';
     this.kind = options.kind;
-    this.userMessage = options.userMessage ?? userMessages[options.kind];
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
     this.detail = options.detail;

@@ -3,6 +3,7 @@ import { detectImageType, type ImageMimeType } from '../images/image-type.ts';
 import { readBoundedBody } from '../images/read-bounded-body.ts';
 import { BlockedUrlError, describeRefusal, guardedFetch } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
+import { renderNotice } from '../notices/render-notice.ts';
 import { recordGatewayError, recordGatewayRequest, recordImagesGenerated } from '../operations/metrics.ts';
 import { GatewayError, toGatewayError } from './gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
@@ -129,14 +130,14 @@ function toWireRequest(
     if (capabilities.aspectRatio) body.aspect_ratio = request.aspectRatio;
     else
       notices.push(
-        `The image model ${request.model} has no aspect ratio setting, so I used its default shape.`,
+        renderNotice({ type: 'image-option-unsupported', model: request.model, option: 'aspect-ratio' }),
       );
   }
   if (request.referenceImages && request.referenceImages.length > 0) {
     if (capabilities.imageInput) body.image_input = [...request.referenceImages];
     else
       notices.push(
-        `The image model ${request.model} cannot use a reference image, so I drew from the prompt only.`,
+        renderNotice({ type: 'image-option-unsupported', model: request.model, option: 'reference-image' }),
       );
   }
   return { body, notices };

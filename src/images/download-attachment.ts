@@ -1,6 +1,7 @@
-import { formatSize, ImageLoadError } from '../conversation/image-intake.ts';
+import { formatSize } from '../format-size.ts';
 import { BlockedUrlError, describeRefusal, guardedFetch } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
+import { ImageLoadError } from './image-load-error.ts';
 import { readBoundedBody } from './read-bounded-body.ts';
 
 /**

@@ -1,9 +1,9 @@
-import { formatSize } from '../conversation/image-intake.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../conversation/turn.ts';
 import type { LinkFindings } from '../documents/turn-documents.ts';
 import type { Logger } from '../log.ts';
 import { BlockedUrlError, describeRefusal, guardedFetch } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
+import { renderNotice } from '../notices/render-notice.ts';
 import { findLinks } from './find-links.ts';
 import { createRobotsRules, type RobotsRules } from './robots-rules.ts';
 
@@ -91,7 +91,7 @@ async function fetchLink({
     if (!(await robots.isAllowed(new URL(url)))) {
       return {
         kind: 'refused',
-        notice: `I did not read ${name}: the site's robots.txt asks bots like me not to.`,
+        notice: renderNotice({ type: 'link-disallowed-by-robots', name }),
       };
     }
     const { response, finalUrl } = await guardedFetch({
@@ -107,7 +107,10 @@ async function fetchLink({
     });
     if (!response.ok) {
       await response.body.cancel();
-      return { kind: 'refused', notice: `I could not read ${name} (the site answered ${response.status}).` };
+      return {
+        kind: 'refused',
+        notice: renderNotice({ type: 'link-answered-with-error', name, status: response.status }),
+      };
     }
     const mimeType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     const body = await readPrefix(response.body, options.maxBytes);
@@ -125,11 +128,14 @@ async function fetchLink({
   } catch (error) {
     options.logger.warn({ err: error, host: hostOf(url) }, 'link not read');
     if (error instanceof BlockedUrlError) {
-      return { kind: 'refused', notice: `I did not read ${name}: ${describeRefusal(error)}.` };
+      return {
+        kind: 'refused',
+        notice: renderNotice({ type: 'link-refused', name, why: describeRefusal(error) }),
+      };
     }
     return {
       kind: 'refused',
-      notice: `I could not read ${name} (the site did not answer in time, or the connection failed).`,
+      notice: renderNotice({ type: 'link-unreachable', name }),
     };
   }
 }
@@ -152,7 +158,7 @@ function toFinding({
   if (body.isTruncated && !isPage) {
     return {
       kind: 'refused',
-      notice: `I did not read ${name}: it is over the ${formatSize(maxBytes)} I read of a link.`,
+      notice: renderNotice({ type: 'link-too-large', name, maxBytes }),
     };
   }
   if (mimeType.startsWith('image/')) {
@@ -164,7 +170,7 @@ function toFinding({
     ? {
         kind: 'document',
         document,
-        notice: `${name} is longer than the ${formatSize(maxBytes)} I read of a page, so I read only its start.`,
+        notice: renderNotice({ type: 'page-cut', name, maxBytes }),
       }
     : { kind: 'document', document };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ToolCall, ToolDefinition } from '../gateway/chat-types.ts';
 import type { Logger } from '../log.ts';
+import { renderNotice } from '../notices/render-notice.ts';
 import { type SearchProvider, SearchUnavailableError } from './search-provider.ts';
 import type { Sources } from './sources.ts';
 
@@ -115,8 +116,7 @@ export async function searchAndNumber({
   }
 }
 
-const unavailableNotice =
-  'Web search is unavailable right now (the search service did not answer), so I answered without it.';
+const unavailableNotice = renderNotice({ type: 'search-unavailable' });
 
 const argumentsSchema = z.record(z.string(), z.unknown());
 

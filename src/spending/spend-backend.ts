@@ -1,11 +1,8 @@
-import type { Keyv } from 'keyv';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Logger } from '../log.ts';
-import { createStore, redisClientOf } from '../state/create-store.ts';
+import type { Store } from '../state/create-store.ts';
 import type { Deduper } from '../state/dedupe.ts';
 import { createInProcessLock } from '../state/keyed-lock.ts';
 import { createKeyvDeduper, createRedisDeduper } from '../state/shared-deduper.ts';
-import { parseStoreUrl } from '../state/store-url.ts';
 import { withTimeout } from '../state/time-bound-store.ts';
 import { createKeyvSpendStore } from './keyv-spend-store.ts';
 import { createRedisSpendStore } from './redis-spend-store.ts';
@@ -27,26 +24,23 @@ export interface SpendBackend {
 }
 
 /**
- * Opens the spend backend on the store `storeUrl` names. Redis gets its atomic scripts (several
- * processes share it); memory and SQLite get keyv records under an in-process lock (one process).
+ * Opens the spend backend on the bot's store. Redis gets its atomic scripts (several processes share
+ * it); memory and SQLite get keyv records under an in-process lock (one process).
  */
 export function openSpendBackend({
-  storeUrl,
+  store,
   namespace = 'spend',
-  logger,
   operationTimeoutMs,
   userRequestsPerMinute,
 }: {
-  storeUrl: string;
+  store: Store;
   /** Keeps these keys apart from other users of the same store (tests use a unique one). */
   namespace?: string;
-  logger: Logger;
   operationTimeoutMs: number;
   userRequestsPerMinute: number | undefined;
 }): SpendBackend {
-  const keyv = createStore({ storeUrl, namespace, logger, operationTimeoutMs });
-  const isRedis = parseStoreUrl({ storeUrl }).kind === 'redis';
-  if (!isRedis) {
+  const keyv = store.namespace(namespace);
+  if (store.kind !== 'redis') {
     const lock = createInProcessLock();
     return {
       store: createKeyvSpendStore({ store: keyv, lock }),
@@ -56,7 +50,7 @@ export function openSpendBackend({
     };
   }
   const redis = () =>
-    withTimeout(connectedClient(keyv), { operation: 'connect', timeoutMs: operationTimeoutMs });
+    withTimeout(connectedClient(store), { operation: 'connect', timeoutMs: operationTimeoutMs });
   const bounded = <Result>(operation: string, call: () => Promise<Result>) =>
     withTimeout(call(), { operation, timeoutMs: operationTimeoutMs });
   const prefix = `parley:${namespace}`;
@@ -83,8 +77,8 @@ export function openSpendBackend({
   };
 }
 
-async function connectedClient(keyv: Keyv) {
-  const client = await redisClientOf(keyv);
+async function connectedClient(store: Store) {
+  const client = await store.redisClient();
   if (!client) throw new Error('the store is not a Redis store');
   return client;
 }

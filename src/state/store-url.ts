@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { UserFacingError } from '../user-facing-error.ts';
 
 /** Where history lives when nothing is configured: a file next to the bot, no server needed. */
 export const defaultStoreUrl = 'sqlite://./data/parley.sqlite';
@@ -18,16 +19,16 @@ export type StoreLocation =
   | { readonly kind: 'redis'; readonly url: string };
 
 /** A store URL parley cannot use. The message names the accepted forms and never the password. */
-export class StoreUrlError extends Error {
+export class StoreUrlError extends UserFacingError {
   override readonly name = 'StoreUrlError';
   /** The URL with its password replaced, safe to log. */
   readonly redactedStoreUrl: string;
 
   constructor({ storeUrl, problem }: { storeUrl: string; problem: string }) {
     const redactedStoreUrl = redactStoreUrl(storeUrl);
-    super(
-      `Cannot use the store URL "${redactedStoreUrl}": ${problem}. Accepted forms: ${acceptedForms.join('; ')}`,
-    );
+    // Written for the operator who set STORE_URL, and safe to show: the password is replaced.
+    const message = `Cannot use the store URL "${redactedStoreUrl}": ${problem}. Accepted forms: ${acceptedForms.join('; ')}`;
+    super({ message, userMessage: message });
     this.redactedStoreUrl = redactedStoreUrl;
   }
 }

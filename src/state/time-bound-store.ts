@@ -1,11 +1,19 @@
 import type { KeyvStoreAdapter } from 'keyv';
+import { UserFacingError } from '../user-facing-error.ts';
+
+/** What a person is told when the store cannot be reached, whatever the reason. */
+export const storeUnavailableMessage =
+  'I cannot reach my memory of this conversation right now. Please try again in a moment.';
 
 /** Thrown when a store operation did not settle in time: a server that is up but does not answer. */
-export class StoreTimeoutError extends Error {
+export class StoreTimeoutError extends UserFacingError {
   readonly operation: string;
   readonly timeoutMs: number;
   constructor({ operation, timeoutMs }: { operation: string; timeoutMs: number }) {
-    super(`the store did not answer ${operation} within ${timeoutMs} ms`);
+    super({
+      message: `the store did not answer ${operation} within ${timeoutMs} ms`,
+      userMessage: storeUnavailableMessage,
+    });
     this.name = 'StoreTimeoutError';
     this.operation = operation;
     this.timeoutMs = timeoutMs;

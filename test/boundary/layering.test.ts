@@ -64,6 +64,25 @@ describe('layering', () => {
     expect(violations).toEqual([]);
   });
 
+  it('keeps src/images below the conversation: it imports only the leaves of the core', () => {
+    const leaves = [
+      'src/images/',
+      'src/net/',
+      'src/state/',
+      'src/log',
+      'src/format-size.ts',
+      'src/user-facing-error.ts',
+    ];
+    const violations = files
+      .filter((file) => file.startsWith('src/images/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => !leaves.some((leaf) => target.startsWith(leaf)))
+          .map((target) => `${file} imports ${target}`),
+      );
+    expect(violations).toEqual([]);
+  });
+
   it('keeps the platform libraries inside their adapters', () => {
     const platformLibraries: Record<string, RegExp> = {
       'adapters/discord': /^(discord\.js|@discordjs\/)/,

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/all-commands.ts';
+import { messageActions } from '../../commands/message-actions.ts';
 import { detectImageType } from '../../src/images/image-type.ts';
 import { createSolidPng } from '../fakes/gateway/index.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
@@ -16,8 +17,15 @@ const botMessages = (channelId: string) => under.botMessages(channelId);
 describe('slash commands on Discord', () => {
   it('registers every command in the configured guild, with option types and autocomplete', () => {
     const registered = under.discord.registeredCommands(under.discord.guildId);
-    expect(registered.map((command) => command.name).sort()).toEqual(
-      allCommands.map((command) => command.name).sort(),
+    expect(
+      registered
+        .filter((command) => command.type === 1)
+        .map((command) => command.name)
+        .sort(),
+    ).toEqual(allCommands.map((command) => command.name).sort());
+    // The message actions are registered with them, as message commands (type 3).
+    expect(registered.filter((command) => command.type === 3).map((command) => command.name)).toEqual(
+      messageActions.map((action) => action.name),
     );
     const imagine = registered.find((command) => command.name === 'imagine');
     expect(imagine?.options?.map((option) => [option.name, option.type, option.required ?? false])).toEqual([

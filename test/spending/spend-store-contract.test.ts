@@ -3,12 +3,32 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { openSpendBackend } from '../../src/spending/spend-backend.ts';
-import { createStore, redisClientOf } from '../../src/state/create-store.ts';
+import { openSpendBackend, type SpendBackend } from '../../src/spending/spend-backend.ts';
+import { createStore, openStore, redisClientOf } from '../../src/state/create-store.ts';
 import { describeSpendStoreContract } from './spend-store-contract.ts';
 
 const logger = pino({ level: 'silent' });
 const redisUrl = process.env.REDIS_URL;
+
+// A backend on a store of its own, as one bot process has: closing it closes that store.
+function openBackendOn({
+  storeUrl,
+  namespace,
+  userRequestsPerMinute,
+}: {
+  storeUrl: string;
+  namespace?: string;
+  userRequestsPerMinute: number | undefined;
+}): SpendBackend {
+  const store = openStore({ storeUrl, logger, operationTimeoutMs: 2_000 });
+  const backend = openSpendBackend({
+    store,
+    ...(namespace === undefined ? {} : { namespace }),
+    operationTimeoutMs: 2_000,
+    userRequestsPerMinute,
+  });
+  return { ...backend, close: () => store.close() };
+}
 
 describeSpendStoreContract({
   name: 'spend store on memory://',
@@ -16,13 +36,11 @@ describeSpendStoreContract({
   isShared: false,
   async createBacking() {
     // memory:// keeps one Map per store, so one backend stands for the process.
-    let backend: ReturnType<typeof openSpendBackend> | undefined;
+    let backend: SpendBackend | undefined;
     return {
       open: (options) => {
-        backend ??= openSpendBackend({
+        backend ??= openBackendOn({
           storeUrl: 'memory://',
-          logger,
-          operationTimeoutMs: 2_000,
           userRequestsPerMinute: options?.userRequestsPerMinute,
         });
         return backend;
@@ -40,13 +58,7 @@ describeSpendStoreContract({
     const directory = await mkdtemp(join(tmpdir(), 'parley-spend-'));
     const storeUrl = `sqlite://${join(directory, 'parley.sqlite')}`;
     return {
-      open: (options) =>
-        openSpendBackend({
-          storeUrl,
-          logger,
-          operationTimeoutMs: 2_000,
-          userRequestsPerMinute: options?.userRequestsPerMinute,
-        }),
+      open: (options) => openBackendOn({ storeUrl, userRequestsPerMinute: options?.userRequestsPerMinute }),
       dispose: () => rm(directory, { recursive: true, force: true }),
     };
   },
@@ -65,13 +77,7 @@ describeSpendStoreContract({
     const storeUrl = redisUrl ?? '';
     return {
       open: (options) =>
-        openSpendBackend({
-          storeUrl,
-          namespace,
-          logger,
-          operationTimeoutMs: 2_000,
-          userRequestsPerMinute: options?.userRequestsPerMinute,
-        }),
+        openBackendOn({ storeUrl, namespace, userRequestsPerMinute: options?.userRequestsPerMinute }),
       async dispose() {
         const keyv = createStore({ storeUrl, namespace: 'cleanup', logger });
         const client = await redisClientOf(keyv);

@@ -8,6 +8,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  */
 export interface TcpProxy {
   readonly port: number;
+  /** Connections clients opened through the proxy so far. */
+  readonly connectionCount: number;
   freeze(): void;
   thaw(): void;
   close(): Promise<void>;
@@ -15,9 +17,11 @@ export interface TcpProxy {
 
 export async function startTcpProxy({ targetHost, targetPort }: { targetHost: string; targetPort: number }) {
   let isFrozen = false;
+  let connectionCount = 0;
   const sockets = new Set<Socket>();
   const held: Array<() => void> = [];
   const server: Server = createServer((client) => {
+    connectionCount += 1;
     const upstream = connect({ host: targetHost, port: targetPort });
     sockets.add(client).add(upstream);
     const forward = (from: Socket, to: Socket) =>
@@ -39,6 +43,9 @@ export async function startTcpProxy({ targetHost, targetPort }: { targetHost: st
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const proxy: TcpProxy = {
     port: (server.address() as AddressInfo).port,
+    get connectionCount() {
+      return connectionCount;
+    },
     freeze() {
       isFrozen = true;
     },

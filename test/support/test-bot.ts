@@ -8,7 +8,7 @@ import type { Logger } from '../../src/log.ts';
 import { createCapturedLogger } from './capture-logger.ts';
 
 /** What the test models can do, as parley's catalog says; some differ from the fake gateway on purpose. */
-const testCatalog = {
+export const testCatalog = {
   defaults: { contextTokens: 32_000 },
   models: {
     // Prices in cost units: a million tokens in, a million out; one image.

@@ -1,4 +1,5 @@
 import { getDocumentProxy, renderPageAsImage } from 'unpdf';
+import { renderNotice } from '../../notices/render-notice.ts';
 import type { ExtractedDocument, ReaderInput } from '../extracted-document.ts';
 import { ReadProblem } from './read-problem.ts';
 import { createTextBudget } from './text-budget.ts';
@@ -28,9 +29,13 @@ export async function readPdf({ bytes, name, limits }: ReaderInput): Promise<Ext
     const notes: string[] = [];
     if (readPageCount < pageCount) {
       notes.push(
-        budget.isCut
-          ? `${name} is long, so I read only its first ${readPageCount} of ${pageCount} pages.`
-          : `${name} has ${pageCount.toLocaleString('en-US')} pages; I read only the first ${readPageCount}.`,
+        renderNotice({
+          type: 'pdf-partly-read',
+          name,
+          readPageCount,
+          pageCount,
+          isCutByBudget: budget.isCut,
+        }),
       );
     }
     const isScanned = budget.sections.every((section) => section.text.trim().length < scannedPageCharacters);
@@ -51,9 +56,7 @@ export async function readPdf({ bytes, name, limits }: ReaderInput): Promise<Ext
       pageImages.push({ location: `p. ${pageNumber}`, pngBase64: await renderPage(pdf, pageNumber) });
     }
     if (renderedCount < pageCount) {
-      notes.push(
-        `${name} is scanned (it has no text layer), so I looked at its first ${renderedCount} of ${pageCount} pages as images.`,
-      );
+      notes.push(renderNotice({ type: 'pdf-scanned', name, renderedCount, pageCount }));
     }
     return {
       name,

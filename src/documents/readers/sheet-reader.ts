@@ -1,5 +1,6 @@
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
+import { renderNotice } from '../../notices/render-notice.ts';
 import type { ExtractedDocument, ReaderInput, TextReaderInput } from '../extracted-document.ts';
 import { ReadProblem } from './read-problem.ts';
 import { addTableSections } from './table-text.ts';
@@ -39,7 +40,13 @@ export async function readXlsx({ bytes, name, limits }: ReaderInput): Promise<Ex
   const notes: string[] = [];
   if (budget.isCut || readSheetCount < sheets.length) {
     notes.push(
-      `${name} is large, so I read only part of it (${readSheetCount} of ${sheets.length} sheets, up to ${budget.characterCount.toLocaleString('en-US')} characters).`,
+      renderNotice({
+        type: 'sheet-partly-read',
+        name,
+        readSheetCount,
+        sheetCount: sheets.length,
+        characterCount: budget.characterCount,
+      }),
     );
   }
   return {

@@ -23,7 +23,7 @@ export interface CommandRegistry {
   upsert(scope: string, command: Record<string, unknown>): RegisteredCommand;
   list(scope: string): RegisteredCommand[];
   /** The command a guild member would run: the guild's own first, then the global one. */
-  find(name: string, guildId: string | null): RegisteredCommand | undefined;
+  find(name: string, guildId: string | null, type?: number): RegisteredCommand | undefined;
   clear(): void;
 }
 
@@ -68,10 +68,11 @@ export function createCommandRegistry(ids: SnowflakeGenerator, applicationId: st
     list(scope) {
       return [...(scopes.get(scope) ?? [])];
     },
-    find(name, guildId) {
-      const inGuild =
-        guildId === null ? undefined : scopes.get(guildId)?.find((command) => command.name === name);
-      return inGuild ?? scopes.get('global')?.find((command) => command.name === name);
+    find(name, guildId, type = 1) {
+      // Names are unique per type: a slash command and a message command may share one.
+      const matches = (command: RegisteredCommand) => command.name === name && command.type === type;
+      const inGuild = guildId === null ? undefined : scopes.get(guildId)?.find(matches);
+      return inGuild ?? scopes.get('global')?.find(matches);
     },
     clear() {
       scopes.clear();

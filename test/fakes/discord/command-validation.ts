@@ -55,6 +55,7 @@ export function findCommandProblems(command: Fields, path: Path = []): FieldProb
   if (type !== commandTypes.chatInput) {
     // USER and MESSAGE commands: 1-32 characters of any case, and an empty description.
     return [
+      ...installationProblems(path, command),
       ...lengthProblem([...path, 'name'], command.name, 1, commandLimits.nameCharacters),
       ...(command.description === undefined || command.description === ''
         ? []
@@ -66,6 +67,7 @@ export function findCommandProblems(command: Fields, path: Path = []): FieldProb
     ...lengthProblem([...path, 'description'], command.description, 1, commandLimits.descriptionCharacters),
     ...optionListProblems([...path, 'options'], command.options),
     ...defaultPermissionProblems([...path, 'default_member_permissions'], command.default_member_permissions),
+    ...installationProblems(path, command),
     ...nestingProblems([...path, 'options'], command.options, 'command'),
   ];
   if (problems.length === 0 && countedCharacters(command) > commandLimits.totalCharacters) {
@@ -78,6 +80,24 @@ export function findCommandProblems(command: Fields, path: Path = []): FieldProb
     );
   }
   return problems;
+}
+
+// "Application Command Structure": `integration_types` is a list of application integration types
+// (resources/application.mdx: 0 GUILD_INSTALL, 1 USER_INSTALL) and `contexts` a list of interaction
+// context types (receiving-and-responding.mdx: 0 GUILD, 1 BOT_DM, 2 PRIVATE_CHANNEL).
+function installationProblems(path: Path, command: Fields): FieldProblem[] {
+  const isListOf = (value: unknown, allowed: readonly number[]) =>
+    value === undefined ||
+    value === null ||
+    (Array.isArray(value) && value.length > 0 && value.every((item) => allowed.includes(Number(item))));
+  return [
+    ...(isListOf(command.integration_types, [0, 1])
+      ? []
+      : [problem([...path, 'integration_types'], 'BASE_TYPE_CHOICES', 'Value must be one of (0, 1).')]),
+    ...(isListOf(command.contexts, [0, 1, 2])
+      ? []
+      : [problem([...path, 'contexts'], 'BASE_TYPE_CHOICES', 'Value must be one of (0, 1, 2).')]),
+  ];
 }
 
 // "Application Command Structure": default_member_permissions is a ?string, a bit set of permissions

@@ -120,6 +120,8 @@ export interface FakeDiscord extends UserActions {
   /** Takes permissions from the bot in a channel through a member overwrite (dispatching CHANNEL_UPDATE). */
   denyBotPermissions(channelId: string, permissions: readonly BotPermission[]): void;
 
+  /** A channel as the fake holds it (a thread's name, archive duration and renames), if it exists. */
+  channel(channelId: string): Readonly<FakeChannel> | undefined;
   /** The messages of a channel, oldest first, ephemeral ones included. */
   messages(channelId: string): FakeMessage[];
   message(messageId: string): FakeMessage | undefined;
@@ -297,6 +299,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       channel.deniedBotPermissions = [...new Set([...channel.deniedBotPermissions, ...permissions])];
       dispatchChannel(channel.kind === 'thread' ? 'THREAD_UPDATE' : 'CHANNEL_UPDATE', channel);
     },
+    channel: (channelId) => world.channels.get(channelId),
     messages: (channelId) => context.messages.inChannel(channelId),
     message: (messageId) => context.messages.get(messageId),
     interaction: (interactionId) => context.interactions.get(interactionId),

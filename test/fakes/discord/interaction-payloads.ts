@@ -31,11 +31,35 @@ const optionTypes = {
   attachment: 11,
 } as const;
 
-const interactionTypes: Record<InteractionKind, number> = {
+// receiving-and-responding.mdx, "Interaction Type": a message command is an APPLICATION_COMMAND too.
+export const interactionTypes: Record<InteractionKind, number> = {
   'slash-command': 2,
+  'message-command': 2,
   component: 3,
   autocomplete: 4,
+  'modal-submit': 5,
 };
+
+/** Who installed the app the interaction runs for: the server (guild install) or the person (user install). */
+export type Installation = 'guild' | 'user';
+
+/**
+ * receiving-and-responding.mdx, "Interaction Context Types": 0 GUILD, 1 BOT_DM, 2 PRIVATE_CHANNEL;
+ * and `authorizing_integration_owners`, keyed by installation type (0 guild, 1 user) with the id of
+ * the guild or the user that installed it.
+ */
+export function installationFields(
+  channel: FakeChannel,
+  user: FakeUser,
+  installation: Installation,
+): { context: number; authorizing_integration_owners: Record<string, string> } {
+  const context = channel.guildId === null ? 1 : 0;
+  if (installation === 'user') return { context, authorizing_integration_owners: { '1': user.id } };
+  return {
+    context,
+    authorizing_integration_owners: channel.guildId === null ? { '1': user.id } : { '0': channel.guildId },
+  };
+}
 
 /**
  * Registers an interaction and dispatches INTERACTION_CREATE with every field discord.js reads
@@ -51,6 +75,7 @@ export function dispatchInteraction(
     commandName?: string;
     customId?: string;
     message?: { id: string; payload: unknown };
+    installation?: Installation;
   },
 ): FakeInteraction {
   const { world } = context;
@@ -70,6 +95,7 @@ export function dispatchInteraction(
     responses: [],
     originalMessageId: null,
     followUpMessageIds: [],
+    installation: options.installation ?? 'guild',
   };
   context.interactions.add(interaction);
 
@@ -84,15 +110,14 @@ export function dispatchInteraction(
     data: options.data,
     channel_id: channel.id,
     channel: apiChannel(channel, world),
+    ...installationFields(channel, user, options.installation ?? 'guild'),
     ...(guild === undefined
-      ? { user: apiUser(user), context: 1, authorizing_integration_owners: { '1': user.id } }
+      ? { user: apiUser(user) }
       : {
           guild_id: guild.id,
           guild: { id: guild.id, locale: 'en-US', features: [] },
           guild_locale: 'en-US',
           member: { ...apiMember(guild, user), permissions: memberPermissions.toString() },
-          context: 0,
-          authorizing_integration_owners: { '0': guild.id },
         }),
     ...(options.message === undefined ? {} : { message: options.message.payload }),
     app_permissions: world.botPermissionsIn(channel).toString(),

@@ -1,10 +1,12 @@
 import { requireChannel } from './channel-routes.ts';
 import { DiscordApiError, errorCodes, invalidFormBody, unknownEntity } from './discord-api-error.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
+import { interactionTypes } from './interaction-payloads.ts';
 import type { FakeInteraction, InteractionResponse } from './interaction-store.ts';
 import { createMessage, deleteMessage, editMessage, messageFlags, messageObject } from './message-actions.ts';
 import { emptyMessageError, isEmptyMessage, parseMessageDraft } from './message-draft.ts';
 import type { FakeMessage } from './message-store.ts';
+import { findModalProblems } from './modal-rules.ts';
 import { preciseNowMs } from './precise-time.ts';
 import { jsonObject, type RequestBody } from './request-body.ts';
 import { noContent, ok, type RestRoute } from './rest-route.ts';
@@ -96,7 +98,7 @@ export const interactionRoutes: RestRoute[] = [
         ...draft,
         channel,
         author: context.world.bot,
-        type: interaction.kind === 'slash-command' ? 20 : 0,
+        type: messageTypeOf(interaction),
         interactionId: interaction.id,
         webhookId: context.applicationId,
         mentionDefaults: 'webhook',
@@ -174,6 +176,10 @@ function loadingOriginal(context: FakeDiscordContext, interaction: FakeInteracti
  */
 const allowedCallbackTypes: Record<FakeInteraction['kind'], readonly number[]> = {
   'slash-command': [callbackTypes.reply, callbackTypes.deferredReply, callbackTypes.modal],
+  'message-command': [callbackTypes.reply, callbackTypes.deferredReply, callbackTypes.modal],
+  // "MODAL: Not available for MODAL_SUBMIT and PING interactions"; 6 and 7 only for a modal a
+  // component opened, which edits that component's message.
+  'modal-submit': [callbackTypes.reply, callbackTypes.deferredReply],
   component: [
     callbackTypes.reply,
     callbackTypes.deferredReply,
@@ -198,6 +204,14 @@ function respond(
         error: { code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: 'Invalid interaction response type' },
       },
     ]);
+  }
+  if (type === callbackTypes.modal) {
+    const problems = findModalProblems(body.json as Record<string, unknown> | undefined);
+    if (problems.length > 0) {
+      throw invalidFormBody(
+        problems.map((message) => ({ path: ['data'], error: { code: 'MODAL_INVALID', message } })),
+      );
+    }
   }
   const channel = requireChannel(context, interaction.channelId);
   switch (type) {
@@ -237,7 +251,7 @@ function createOriginalMessage(
   const common = {
     channel,
     author: context.world.bot,
-    type: interaction.kind === 'slash-command' ? 20 : 0,
+    type: messageTypeOf(interaction),
     interactionId: interaction.id,
     webhookId: context.applicationId,
     mentionDefaults: 'webhook' as const,
@@ -267,7 +281,7 @@ function callbackResponse(
   return {
     interaction: {
       id: interaction.id,
-      type: interaction.kind === 'slash-command' ? 2 : interaction.kind === 'component' ? 3 : 4,
+      type: interactionTypes[interaction.kind],
       response_message_id: message?.id ?? null,
       response_message_loading: message === undefined ? null : (message.flags & messageFlags.loading) !== 0,
       response_message_ephemeral:
@@ -309,4 +323,10 @@ function requireInteractionMessage(
     throw unknownEntity('Message', errorCodes.unknownMessage);
   }
   return message;
+}
+
+/** resources/message.mdx, "Message Types": 20 CHAT_INPUT_COMMAND, 23 CONTEXT_MENU_COMMAND, else 0 DEFAULT. */
+function messageTypeOf(interaction: FakeInteraction): number {
+  if (interaction.kind === 'slash-command') return 20;
+  return interaction.kind === 'message-command' ? 23 : 0;
 }

@@ -1,5 +1,10 @@
 /** The kinds of interaction a test can start. */
-export type InteractionKind = 'slash-command' | 'component' | 'autocomplete';
+export type InteractionKind =
+  | 'slash-command'
+  | 'message-command'
+  | 'component'
+  | 'autocomplete'
+  | 'modal-submit';
 
 /** One `POST /interactions/:id/:token/callback` as the fake received it. */
 export interface InteractionResponse {
@@ -30,6 +35,8 @@ export interface FakeInteraction {
   /** The message behind `@original`: the reply, the deferred reply, or the component's message. */
   originalMessageId: string | null;
   followUpMessageIds: string[];
+  /** Whose install of the app it ran through. */
+  installation: 'guild' | 'user';
 }
 
 /** Interactions by id and by token (webhook routes only carry the token). */

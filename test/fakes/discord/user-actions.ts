@@ -4,11 +4,14 @@ import type { FakeDiscordContext } from './fake-context.ts';
 import {
   dispatchInteraction,
   hasComponent,
+  type Installation,
+  installationFields,
   memberPermissionsOf,
   type SlashOptionValue,
   slashCommandData,
 } from './interaction-payloads.ts';
 import { createMessage, messageObject } from './message-actions.ts';
+import { submittedComponents, textInputsOf } from './modal-rules.ts';
 import type { FakeChannel, FakeUser } from './world.ts';
 
 /** A person's message, as `sendUserMessage` takes it. */
@@ -44,6 +47,25 @@ export interface SlashCommandOptions {
   subcommand?: string;
   /** Attachment options by name. */
   attachments?: Record<string, FakeFile>;
+  /** Through the server's install of the app (default) or the person's own (user install). */
+  installation?: Installation;
+}
+
+/** A message command run from a message's context menu ("Apps" → the command). */
+export interface MessageCommandOptions {
+  /** The command's name as registered, e.g. `Ask parley about this`. */
+  name: string;
+  messageId: string;
+  user?: FakeUser | string;
+  installation?: Installation;
+}
+
+/** A person filling in and submitting the modal the bot answered an interaction with. */
+export interface ModalSubmitOptions {
+  /** The interaction the bot answered with the modal (callback type 9). */
+  interactionId: string;
+  /** What the person typed, by the text input's custom_id; others keep their pre-filled value. */
+  values: Record<string, string>;
 }
 
 /** An autocomplete request: the person is typing `focused.value` into option `focused.name`. */
@@ -71,6 +93,8 @@ export interface UserActions {
   sendSlashCommand(options: SlashCommandOptions): string;
   sendAutocomplete(options: AutocompleteOptions): string;
   clickButton(options: ComponentOptions): string;
+  sendMessageCommand(options: MessageCommandOptions): string;
+  submitModal(options: ModalSubmitOptions): string;
 }
 
 /**
@@ -81,10 +105,37 @@ export interface UserActions {
  */
 function assertMayRun(
   context: FakeDiscordContext,
-  options: { name: string; channel: FakeChannel; user: FakeUser; subcommand: string | undefined },
+  options: {
+    name: string;
+    channel: FakeChannel;
+    user: FakeUser;
+    subcommand: string | undefined;
+    installation?: Installation;
+    type?: number;
+  },
 ): void {
-  const registered = context.commands.find(options.name, options.channel.guildId);
+  const registered = context.commands.find(options.name, options.channel.guildId, options.type);
   if (registered === undefined) return;
+  // application-commands.mdx, "Contexts": `integration_types` says which installs offer the command
+  // and `contexts` where in the client it shows; elsewhere the client does not list it at all.
+  const { context: interactionContext } = installationFields(
+    options.channel,
+    options.user,
+    options.installation ?? 'guild',
+  );
+  const integrationTypes = (registered.integration_types as number[] | undefined) ?? [0];
+  const installationType = options.installation === 'user' ? 1 : 0;
+  if (!integrationTypes.includes(installationType)) {
+    throw new Error(
+      `fake discord: /${options.name} is not offered to a ${options.installation ?? 'guild'} install`,
+    );
+  }
+  const contexts = registered.contexts as number[] | null | undefined;
+  if (Array.isArray(contexts) && !contexts.includes(interactionContext)) {
+    throw new Error(
+      `fake discord: ${options.name} cannot be used in interaction context ${interactionContext}`,
+    );
+  }
   const guild =
     options.channel.guildId === null ? undefined : context.world.guilds.get(options.channel.guildId);
   const needed = registered.default_member_permissions;
@@ -176,13 +227,20 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
         ...(options.subcommand === undefined ? {} : { subcommand: options.subcommand }),
       });
       const user = resolveUser(options.user, channel);
-      assertMayRun(context, { name: options.name, channel, user, subcommand: options.subcommand });
+      assertMayRun(context, {
+        name: options.name,
+        channel,
+        user,
+        subcommand: options.subcommand,
+        ...(options.installation ? { installation: options.installation } : {}),
+      });
       return dispatchInteraction(context, {
         kind: 'slash-command',
         channel,
         user,
         data,
         commandName: options.name,
+        ...(options.installation ? { installation: options.installation } : {}),
       }).id;
     },
     sendAutocomplete(options) {
@@ -203,6 +261,69 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
         user,
         data,
         commandName: options.name,
+      }).id;
+    },
+    sendMessageCommand(options) {
+      assertSomeoneListens();
+      const message = context.messages.get(options.messageId);
+      if (message === undefined) {
+        throw new Error(`fake discord: no message ${options.messageId} to run a message command on`);
+      }
+      const channel = world.requireChannel(message.channelId);
+      const user = resolveUser(options.user, channel);
+      assertMayRun(context, {
+        name: options.name,
+        channel,
+        user,
+        subcommand: undefined,
+        type: 3,
+        ...(options.installation ? { installation: options.installation } : {}),
+      });
+      const registered = context.commands.find(options.name, channel.guildId, 3);
+      // receiving-and-responding.mdx, "Application Command Data Structure": `target_id`, and the
+      // message itself under `resolved.messages`, which is how the app reads it without history access.
+      const data = {
+        id: registered?.id ?? context.ids.next(),
+        name: options.name,
+        type: 3,
+        target_id: message.id,
+        resolved: { messages: { [message.id]: messageObject(context, message) } },
+        ...(registered?.guild_id === undefined ? {} : { guild_id: registered.guild_id }),
+      };
+      return dispatchInteraction(context, {
+        kind: 'message-command',
+        channel,
+        user,
+        data,
+        commandName: options.name,
+        ...(options.installation ? { installation: options.installation } : {}),
+      }).id;
+    },
+    submitModal(options) {
+      assertSomeoneListens();
+      const opened = context.interactions.get(options.interactionId);
+      const modal = opened?.responses.find((response) => response.type === 9)?.data;
+      if (opened === undefined || modal === undefined) {
+        throw new Error(`fake discord: interaction ${options.interactionId} opened no modal`);
+      }
+      const inputs = textInputsOf(modal);
+      for (const [customId, value] of Object.entries(options.values)) {
+        const input = inputs.get(customId);
+        if (input === undefined) throw new Error(`fake discord: the modal has no text input ${customId}`);
+        // The client enforces the input's own lengths before it lets the person submit.
+        const maxLength = Number(input.max_length ?? 4000);
+        if (value.length > maxLength)
+          throw new Error(`fake discord: ${customId} takes at most ${maxLength} characters`);
+      }
+      const channel = world.requireChannel(opened.channelId);
+      const user = world.requireUser(opened.userId);
+      return dispatchInteraction(context, {
+        kind: 'modal-submit',
+        channel,
+        user,
+        data: { custom_id: modal.custom_id, components: submittedComponents(modal, options.values) },
+        customId: String(modal.custom_id),
+        installation: opened.installation,
       }).id;
     },
     clickButton(options) {

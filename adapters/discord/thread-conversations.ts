@@ -1,0 +1,90 @@
+import { type Message, PermissionFlagsBits, type ThreadChannel } from 'discord.js';
+import type { ReplyOutcome } from '../../src/conversation/engine.ts';
+import { firstWordsTitle, writeTitle } from '../../src/conversation/title-writer.ts';
+import type { DiscordAdapterContext } from './adapter-context.ts';
+
+/**
+ * Opens a public thread from a person's message for parley to answer in (resources/channel.mdx,
+ * "Start Thread from Message": the thread takes the message's id). Named for now after the
+ * question's first words; the title model renames it after the first exchange. Undefined, with a
+ * log line, when parley may not create threads there: the answer then goes in the channel.
+ */
+export async function openThreadFromMessage({
+  message,
+  question,
+  adapter,
+}: {
+  message: Message;
+  question: string;
+  adapter: DiscordAdapterContext;
+}): Promise<ThreadChannel | undefined> {
+  const channel = message.channel;
+  const botUserId = adapter.client.user?.id ?? '';
+  if (!('permissionsFor' in channel) || channel.isThread() || !('threads' in channel)) return undefined;
+  const permissions = channel.permissionsFor(botUserId);
+  // topics/permissions.mdx: CREATE_PUBLIC_THREADS starts a thread, SEND_MESSAGES_IN_THREADS writes in it.
+  const missing = [
+    [PermissionFlagsBits.CreatePublicThreads, 'Create Public Threads'],
+    [PermissionFlagsBits.SendMessagesInThreads, 'Send Messages in Threads'],
+  ]
+    .filter(([flag]) => permissions?.has(flag as bigint) === false)
+    .map(([, name]) => name);
+  if (missing.length > 0) {
+    adapter.logger.warn(
+      { channelId: channel.id, missing },
+      'reply mode is thread but parley may not open threads here; answering in the channel',
+    );
+    return undefined;
+  }
+  try {
+    return await message.startThread({
+      name: firstWordsTitle(question),
+      autoArchiveDuration: adapter.discord.threadArchiveMinutes,
+    });
+  } catch (error) {
+    adapter.logger.warn(
+      { err: error, channelId: channel.id, messageId: message.id },
+      'could not open a thread for the reply; answering in the channel',
+    );
+    return undefined;
+  }
+}
+
+/**
+ * After the first exchange of a thread parley opened: the title model names the thread. A title
+ * is a nicety, so nothing here fails the conversation; the rename budget is shared with /title.
+ */
+export async function titleThreadAfterFirstExchange({
+  thread,
+  question,
+  outcome,
+  adapter,
+}: {
+  thread: ThreadChannel;
+  question: string;
+  outcome: ReplyOutcome;
+  adapter: DiscordAdapterContext;
+}): Promise<void> {
+  if (outcome.status !== 'complete' || outcome.delivered.text.trim() === '') return;
+  const { services, logger } = adapter;
+  const written = await writeTitle({
+    gateway: services.gateway,
+    model: services.models.title,
+    exchange: { question, answer: outcome.delivered.text },
+    logger,
+  });
+  try {
+    const renamed = await adapter.threadRenames.rename(thread, written.title);
+    logger.info(
+      {
+        threadId: thread.id,
+        origin: written.origin,
+        status: renamed.status,
+        totalTokens: written.usage.totalTokens,
+      },
+      'thread titled after its first exchange',
+    );
+  } catch (error) {
+    logger.warn({ err: error, threadId: thread.id }, 'could not rename the thread');
+  }
+}

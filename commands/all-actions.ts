@@ -1,0 +1,24 @@
+import { type ActionVerb, decodeActionId } from './action-store.ts';
+import { continueChatAction, regenerateChatAction } from './actions/chat-actions.ts';
+import { regenerateImagesAction, varyImageAction } from './actions/imagine-actions.ts';
+import { stopReplyAction } from './actions/stop-reply.ts';
+import type { ActionDefinition } from './define-action.ts';
+
+/** Every button parley draws, declared once; each platform runs presses through this list. */
+export const allActions: readonly ActionDefinition[] = [
+  stopReplyAction,
+  regenerateChatAction,
+  continueChatAction,
+  regenerateImagesAction,
+  varyImageAction,
+];
+
+export function findAction(verb: ActionVerb): ActionDefinition | undefined {
+  return allActions.find((action) => action.verb === verb);
+}
+
+/** The declaration of the button an id names, decoded by the function that made the id; undefined for any other id. */
+export function actionOfId(actionId: string): ActionDefinition | undefined {
+  const pressed = decodeActionId(actionId);
+  return pressed && findAction(pressed.verb);
+}

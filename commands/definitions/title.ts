@@ -1,0 +1,65 @@
+import { firstWordsTitle, maxTitleCharacters, writeTitle } from '../../src/conversation/title-writer.ts';
+import { textOption } from '../command-options.ts';
+import { type CommandContext, defineCommand } from '../define-command.ts';
+
+export const titleCommand = defineCommand({
+  name: 'title',
+  description: 'Rename this thread: your title, or one written from its first exchange',
+  options: {
+    title: textOption({
+      description: `The new title (at most ${maxTitleCharacters} characters)`,
+      maxLength: 100,
+    }),
+  },
+  runsInConversationOrder: true,
+  async run({ input, conversationKey, user, responder, services }) {
+    if (!responder.renameConversation) {
+      await responder.send({ text: 'There is no thread here to rename.', isPrivate: true });
+      return;
+    }
+    const title = input.title
+      ? firstWordsTitle(input.title)
+      : await titleFromHistory({ conversationKey, services });
+    if (title === undefined) {
+      await responder.send({
+        text: 'Nothing has been said here yet to name the thread after; give a title, like `/title Release plan`.',
+        isPrivate: true,
+      });
+      return;
+    }
+    const outcome = await responder.renameConversation(title);
+    services.logger.info(
+      { conversationKey, userId: user.id, status: outcome.status },
+      'conversation renamed',
+    );
+    if (outcome.status === 'unavailable') {
+      await responder.send({ text: outcome.reason, isPrivate: true });
+    } else if (outcome.status === 'limited') {
+      const minutes = Math.max(1, Math.ceil((outcome.retryAtMs - services.now().getTime()) / 60_000));
+      await responder.send({
+        text: `This thread was renamed twice in the last ten minutes, as often as Discord allows. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        isPrivate: true,
+      });
+    } else {
+      await responder.send({ text: `${user.name} named this thread “${outcome.title}”.` });
+    }
+  },
+});
+
+/** A title from the conversation's first question and answer, by the title model. */
+async function titleFromHistory({
+  conversationKey,
+  services,
+}: Pick<CommandContext<unknown>, 'conversationKey' | 'services'>): Promise<string | undefined> {
+  const turns = await services.history.load(conversationKey);
+  const question = turns.find((turn) => turn.role === 'user');
+  const answer = turns.find((turn) => turn.role === 'assistant');
+  if (!question || !answer) return undefined;
+  const written = await writeTitle({
+    gateway: services.gateway,
+    model: services.models.title,
+    exchange: { question: question.text, answer: answer.text },
+    logger: services.logger,
+  });
+  return written.title;
+}

@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
+
+let under: DiscordUnderTest | undefined;
+afterEach(async () => {
+  await under?.close();
+  under = undefined;
+});
+
+async function start(environment: Record<string, string> = {}): Promise<DiscordUnderTest> {
+  under = await startDiscordUnderTest(environment);
+  return under;
+}
+
+const chatRequests = (subject: DiscordUnderTest) =>
+  subject.gateway.requests.filter((request) => request.path.endsWith('/chat/completions'));
+
+describe('thread reply mode on Discord', () => {
+  it('opens a public thread from the mention, answers there, and titles it after the first exchange', async () => {
+    const subject = await start({ DISCORD_REPLY_MODE: 'thread', DISCORD_THREAD_ARCHIVE_MINUTES: '4320' });
+    const general = subject.generalChannelId;
+    subject.gateway.enqueue({ text: 'Rotate one key at a time.' });
+    subject.gateway.enqueue({ text: JSON.stringify({ title: 'Rotating staging keys' }) });
+    const questionId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'how do I rotate the staging keys?',
+      mentionsBot: true,
+    });
+
+    // resources/channel.mdx: a thread started from a message has the message's id.
+    const answer = await subject.discord.waitFor(() =>
+      subject.botMessages(questionId).find((message) => message.content === 'Rotate one key at a time.'),
+    );
+    expect(answer.replyToMessageId).toBeNull();
+    const thread = await subject.discord.waitFor(() => {
+      const channel = subject.discord.channel(questionId);
+      return channel?.name === 'Rotating staging keys' ? channel : undefined;
+    });
+    expect(thread).toMatchObject({ kind: 'thread', parentId: general, autoArchiveMinutes: 4320 });
+    // Nothing of the answer went to the channel itself.
+    expect(subject.botMessages(general)).toHaveLength(0);
+    // The title request asked the title model (the chat model by default) for JSON.
+    const titleRequest = chatRequests(subject)[1]?.body as { response_format?: { type: string } };
+    expect(titleRequest.response_format?.type).toBe('json_schema');
+
+    // Later messages in the thread continue the conversation without a mention.
+    subject.gateway.enqueue({ text: 'Then drop the old one.' });
+    subject.discord.sendUserMessage({ channelId: questionId, content: 'and after that?' });
+    await subject.discord.waitFor(() =>
+      subject.botMessages(questionId).find((message) => message.content === 'Then drop the old one.'),
+    );
+    const followUp = chatRequests(subject)[2]?.body as { messages: Array<{ content: unknown }> };
+    expect(JSON.stringify(followUp.messages)).toContain('Rotate one key at a time.');
+    // One title, after the first exchange only.
+    expect(chatRequests(subject)).toHaveLength(3);
+  });
+
+  it('answers inline with a log line when it may not create public threads', async () => {
+    const subject = await start({ DISCORD_REPLY_MODE: 'thread' });
+    const general = subject.generalChannelId;
+    subject.discord.denyBotPermissions(general, ['create-public-threads']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    subject.gateway.enqueue({ text: 'Right here.' });
+    const questionId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'hi',
+      mentionsBot: true,
+    });
+    const answer = await subject.discord.waitFor(() =>
+      subject.botMessages(general).find((message) => message.content === 'Right here.'),
+    );
+    expect(answer.replyToMessageId).toBe(questionId);
+    expect(subject.discord.channel(questionId)).toBeUndefined();
+    expect(subject.logOutput()).toContain('may not open threads here');
+    expect(subject.logOutput()).toContain('Create Public Threads');
+  });
+
+  it('follows /config: inline by default, thread once the channel is set to thread', async () => {
+    const subject = await start();
+    const general = subject.generalChannelId;
+    subject.gateway.enqueue({ text: 'Inline.' });
+    subject.discord.sendUserMessage({ channelId: general, content: 'first', mentionsBot: true });
+    await subject.discord.waitFor(() =>
+      subject.botMessages(general).find((message) => message.content === 'Inline.'),
+    );
+
+    await subject.services.overrides.change({
+      place: { platform: 'discord', workspace: subject.discord.guildId, channel: general },
+      scope: 'channel',
+      name: 'REPLY_MODE',
+      value: 'thread',
+      changedBy: { id: subject.discord.user.id, name: 'admin' },
+      at: new Date(),
+    });
+    subject.gateway.enqueue({ text: 'In a thread.' });
+    const questionId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'second',
+      mentionsBot: true,
+    });
+    await subject.discord.waitFor(() =>
+      subject.botMessages(questionId).find((message) => message.content === 'In a thread.'),
+    );
+  });
+
+  it('answers every message of a channel in all mode, without a mention', async () => {
+    const subject = await start({ DISCORD_REPLY_MODE: 'all' });
+    const general = subject.generalChannelId;
+    subject.gateway.enqueue({ text: 'Heard you.' });
+    subject.discord.sendUserMessage({ channelId: general, content: 'just talking' });
+    await subject.discord.waitFor(() =>
+      subject.botMessages(general).find((message) => message.content === 'Heard you.'),
+    );
+  });
+});
+
+describe('/title on Discord', () => {
+  it('renames a thread parley opened by hand, and refuses a third rename in ten minutes without asking Discord', async () => {
+    const subject = await start({ DISCORD_REPLY_MODE: 'thread' });
+    const general = subject.generalChannelId;
+    subject.gateway.enqueue({ text: 'Sure.' });
+    subject.gateway.enqueue({ text: JSON.stringify({ title: 'Written by the model' }) });
+    const threadId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'plan the launch',
+      mentionsBot: true,
+    });
+    await subject.discord.waitFor(() => subject.discord.channel(threadId)?.name === 'Written by the model');
+
+    // The model's title was the first rename; /title makes the second.
+    subject.discord.sendSlashCommand({
+      name: 'title',
+      channelId: threadId,
+      options: { title: 'Launch plan' },
+    });
+    await subject.discord.waitFor(() =>
+      subject
+        .botMessages(threadId)
+        .find((message) => message.content.includes('named this thread “Launch plan”')),
+    );
+    expect(subject.discord.channel(threadId)?.name).toBe('Launch plan');
+
+    subject.discord.sendSlashCommand({ name: 'title', channelId: threadId, options: { title: 'Third try' } });
+    const refusal = await subject.discord.waitFor(() =>
+      subject
+        .botMessages(threadId)
+        .find((message) => message.content.includes('renamed twice in the last ten minutes')),
+    );
+    expect(refusal.flags & 64).toBe(64);
+    expect(subject.discord.channel(threadId)?.name).toBe('Launch plan');
+    // Two renames reached Discord, and no 429 was ever served.
+    expect(subject.discord.requests.filter((call) => call.route === 'channel-modify')).toHaveLength(2);
+    expect(subject.discord.rateLimitHits.total).toBe(0);
+  });
+
+  it('says there is no thread to rename in a channel', async () => {
+    const subject = await start();
+    subject.discord.sendSlashCommand({
+      name: 'title',
+      channelId: subject.generalChannelId,
+      options: { title: 'x' },
+    });
+    await subject.discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .find((message) => message.content === 'There is no thread here to rename.'),
+    );
+  });
+});
