@@ -2,15 +2,15 @@ import { createConsoleResponder } from '../../adapters/console/console-responder
 import type { Action } from '../../src/delivery/card.ts';
 import { describeResponderContract } from '../support/responder-contract.ts';
 
-/** What a terminal shows after `written`: `\r` and erase-line take back the line being drawn. */
+/** The terminal's erase: back to the start of the line, then clear it (an interactive progress line). */
+const eraseLine = '\r\u001b[K';
+
+/** What a terminal shows after `written`: an erase takes back the line being drawn. */
 function screenOf(written: string): string {
-  const lines: string[] = [''];
-  for (const part of written.split(/(\r\x1b\[K|\n)/)) {
-    if (part === '\r\x1b[K') lines[lines.length - 1] = '';
-    else if (part === '\n') lines.push('');
-    else lines[lines.length - 1] += part;
-  }
-  return lines.join('\n');
+  return written
+    .split('\n')
+    .map((line) => line.split(eraseLine).at(-1) ?? '')
+    .join('\n');
 }
 
 // The terminal is one person's: what it prints is theirs alone, public and private answers alike.
