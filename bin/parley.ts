@@ -63,12 +63,10 @@ async function main(): Promise<number> {
     logger.info({ chatModel: config.models.chat }, 'parley starting (terminal)');
     const isInteractive = process.stdin.isTTY === true && process.stdout.isTTY === true;
     if (isInteractive) process.stdout.write(`(logs: ${logFile})\n`);
-    const terminal = await terminalAdapter.start({
-      services,
-      settings: config.platforms.console ?? { outputDirectory: resolveFromProjectRoot('out') },
-      config,
-      logger,
-    });
+    // The terminal's fragment always has settings (its variables have defaults); undefined would be a bug.
+    const settings = config.platforms.console;
+    if (settings === undefined) throw new Error('the terminal chat has no settings');
+    const terminal = await terminalAdapter.start({ services, settings, config, logger });
     await terminal.ended;
     await closeAll();
     return 0;

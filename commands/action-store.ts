@@ -97,7 +97,8 @@ export type ActionVerb =
   | 'chat.regenerate'
   | 'chat.continue'
   | 'imagine.regenerate'
-  | 'imagine.vary';
+  | 'imagine.vary'
+  | 'chat.feedback';
 
 export const actionVerbs: readonly ActionVerb[] = [
   'chat.stop',
@@ -105,6 +106,8 @@ export const actionVerbs: readonly ActionVerb[] = [
   'chat.continue',
   'imagine.regenerate',
   'imagine.vary',
+  // index 1: 👍, index 0: 👎.
+  'chat.feedback',
 ];
 
 /** Matches every id `encodeActionId` makes, and no other: for a platform that routes presses by id. */

@@ -1,6 +1,7 @@
 import { type ActionVerb, decodeActionId } from './action-store.ts';
 import { continueChatAction, regenerateChatAction } from './actions/chat-actions.ts';
 import { regenerateImagesAction, varyImageAction } from './actions/imagine-actions.ts';
+import { rateReplyAction } from './actions/rate-reply-action.ts';
 import { stopReplyAction } from './actions/stop-reply.ts';
 import type { ActionDefinition } from './define-action.ts';
 
@@ -11,6 +12,7 @@ export const allActions: readonly ActionDefinition[] = [
   continueChatAction,
   regenerateImagesAction,
   varyImageAction,
+  rateReplyAction,
 ];
 
 export function findAction(verb: ActionVerb): ActionDefinition | undefined {

@@ -100,7 +100,13 @@ export async function replyWithActions({
         ? {
             actions: {
               whileStreaming: [stopAction],
-              atEnd: (ending: ReplyEnding) => followUpActionsOf({ services, turn, ending }),
+              atEnd: (ending: ReplyEnding) =>
+                followUpActionsOf({
+                  services,
+                  turn,
+                  ending,
+                  canRate: surface.hasFeedbackButtons === true,
+                }),
             },
           }
         : {}),
@@ -128,10 +134,13 @@ async function followUpActionsOf({
   services,
   turn,
   ending,
+  canRate,
 }: {
   services: CommandServices;
   turn: IncomingTurn;
   ending: ReplyEnding;
+  /** The surface shows 👍/👎 natively: a reply that was written and recorded may be rated. */
+  canRate: boolean;
 }): Promise<Action[]> {
   const token = await services.actionStore.save({
     kind: 'chat',
@@ -151,6 +160,12 @@ async function followUpActionsOf({
       label: 'Continue',
       style: 'primary',
     });
+  }
+  if (canRate && ending.recordedAt !== undefined && ending.status !== 'failed') {
+    actions.push(
+      { id: encodeActionId({ verb: 'chat.feedback', token, index: 1 }), label: '👍', feedback: 'positive' },
+      { id: encodeActionId({ verb: 'chat.feedback', token, index: 0 }), label: '👎', feedback: 'negative' },
+    );
   }
   return actions;
 }

@@ -1,5 +1,6 @@
 import type { App } from '../src/app.ts';
 import { createActiveReplies } from '../src/conversation/active-replies.ts';
+import { createReplyFeedbackStore } from '../src/conversation/reply-feedback.ts';
 import { createActionStore } from './action-store.ts';
 import type { CommandServices, CommandUser } from './define-command.ts';
 
@@ -7,12 +8,14 @@ import type { CommandServices, CommandUser } from './define-command.ts';
 export function createCommandServices({ app }: { app: App }): CommandServices & { close(): Promise<void> } {
   const { config } = app;
   const actionKeyv = app.store.namespace('actions');
+  const feedbackKeyv = app.store.namespace('feedback');
   const editors = config.settingsEditors;
   return {
     engine: app.engine,
     gateway: app.gateway,
     history: app.history,
     settings: app.settings,
+    feedback: createReplyFeedbackStore({ store: feedbackKeyv }),
     usage: app.usage,
     spending: app.spending,
     access: app.access,
@@ -43,6 +46,8 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
       user.roleIds.some((roleId) => editors.roleIds.includes(roleId)),
     logger: app.logger,
     now: () => new Date(),
-    close: () => actionKeyv.disconnect(),
+    close: async () => {
+      await Promise.all([actionKeyv.disconnect(), feedbackKeyv.disconnect()]);
+    },
   };
 }

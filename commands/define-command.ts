@@ -4,6 +4,7 @@ import type { PlaceSettingsReader } from '../src/administration/place-settings.t
 import type { ActiveReplies } from '../src/conversation/active-replies.ts';
 import type { ConversationEngine } from '../src/conversation/engine.ts';
 import type { HistoryStore } from '../src/conversation/history-store.ts';
+import type { ReplyFeedbackStore } from '../src/conversation/reply-feedback.ts';
 import type { ReplyJournal } from '../src/conversation/reply-journal.ts';
 import type { SettingsStore } from '../src/conversation/settings-store.ts';
 import type { ConversationKey } from '../src/conversation/turn.ts';
@@ -102,6 +103,8 @@ export interface CommandServices {
   readonly gateway: Gateway;
   readonly history: HistoryStore;
   readonly settings: SettingsStore;
+  /** Ratings of finished replies (👍/👎). */
+  readonly feedback: ReplyFeedbackStore;
   readonly usage: UsageLedger;
   /** Budgets and the request rate: every gateway call is admitted here first. */
   readonly spending: SpendGuard;

@@ -3,12 +3,14 @@
  * manifest). `npm run slack-manifest` prints slack/manifest.json (Socket Mode);
  * `npm run slack-manifest -- --http https://bot.example.com/slack/events` the HTTP-mode one, whose
  * request URLs point at parley; `--prefix parley-` puts a prefix before every command (match
- * SLACK_COMMAND_PREFIX). A bare first word is taken as the prefix, as before.
+ * SLACK_COMMAND_PREFIX); `--assistant-view` keeps the legacy `assistant_view` (and its events) for an
+ * app made before `agent_view` that has not moved yet. A bare first word is taken as the prefix.
  */
 import { parseArgs } from 'node:util';
-import { buildSlackManifest } from '../adapters/slack/app-manifest.ts';
+import { type AiExperience, buildSlackManifest } from '../adapters/slack/app-manifest.ts';
 
-const usage = 'usage: npm run slack-manifest -- [--http https://<your host>/slack/events] [--prefix parley-]';
+const usage =
+  'usage: npm run slack-manifest -- [--http https://<your host>/slack/events] [--prefix parley-] [--assistant-view]';
 
 function main(): number {
   let parsed: ReturnType<typeof parseManifestArguments>;
@@ -22,15 +24,25 @@ function main(): number {
   return 0;
 }
 
-function parseManifestArguments(args: string[]): { commandPrefix: string; requestUrl?: string } {
+function parseManifestArguments(args: string[]): {
+  commandPrefix: string;
+  requestUrl?: string;
+  experience: AiExperience;
+} {
   const { values, positionals } = parseArgs({
     args,
-    options: { http: { type: 'string' }, prefix: { type: 'string' } },
+    options: {
+      http: { type: 'string' },
+      prefix: { type: 'string' },
+      // An app made before agent_view that has not moved yet keeps assistant_view.
+      'assistant-view': { type: 'boolean' },
+    },
     allowPositionals: true,
   });
   const commandPrefix = values.prefix ?? positionals[0] ?? '';
+  const experience: AiExperience = values['assistant-view'] ? 'assistant' : 'agent';
   if (!/^[a-z0-9_-]*$/.test(commandPrefix)) throw new Error(`the prefix may hold only a-z, 0-9, - and _`);
-  if (values.http === undefined) return { commandPrefix };
+  if (values.http === undefined) return { commandPrefix, experience };
   // Slack sends requests only to public https URLs (manifest reference, "request_url").
   let url: URL;
   try {
@@ -39,7 +51,7 @@ function parseManifestArguments(args: string[]): { commandPrefix: string; reques
     throw new Error(`--http must be a URL such as https://bot.example.com/slack/events, not ${values.http}`);
   }
   if (url.protocol !== 'https:') throw new Error(`--http must be an https:// URL: Slack calls only those`);
-  return { commandPrefix, requestUrl: url.href };
+  return { commandPrefix, requestUrl: url.href, experience };
 }
 
 process.exitCode = main();

@@ -4,7 +4,9 @@ import { formInsteadOfAnswer, isAnswerPrivate, runCommand } from '../../commands
 import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { rawOptionsOf } from './command-registration.ts';
 import { commandUserOf } from './command-user.ts';
+import { discordGuide } from './discord-guide.ts';
 import { formModal } from './form-modal.ts';
+import { historyUnavailableToUserInstall, isServerInstall } from './installation.ts';
 import { discordConversationKey } from './message-turn.ts';
 import { cannotSeeChannelError, isMissingAccess, readChannelHistory } from './read-channel-history.ts';
 import { responderForInteraction } from './responder-for-interaction.ts';
@@ -74,7 +76,9 @@ export async function runSlashCommand({
       responder,
       services: adapter.services,
       platformNotices: adapter.platformNotices,
+      platformHelp: discordGuide(adapter).join('\n'),
       readRecentMessages: async (limit) => {
+        if (!isServerInstall(interaction) && !channel) throw historyUnavailableToUserInstall();
         // A channel the client never heard of may still be readable; Discord says if it is not.
         const readable =
           channel ??

@@ -22,6 +22,7 @@ import { conversationKeyOf, type IncomingTurn } from '../../src/conversation/tur
 import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
 import { commandUserOf } from './command-user.ts';
+import { discordGuide } from './discord-guide.ts';
 import {
   discordConversationKey,
   discordDocumentAttachment,
@@ -69,6 +70,7 @@ export async function runMessageAction({
     responder,
     services: adapter.services,
     platformNotices: adapter.platformNotices,
+    platformHelp: discordGuide(adapter).join('\n'),
   };
   try {
     if (action.kind === 'extract') {
@@ -177,7 +179,16 @@ async function answerAboutMessage({
       }),
     );
     const outcome = await replyWithActions({ services: adapter.services, turn, surface, requestedBy: user });
-    if (isNew) await titleThreadAfterFirstExchange({ thread, question: text, outcome, adapter });
+    if (isNew) {
+      await titleThreadAfterFirstExchange({
+        thread,
+        question: text,
+        outcome,
+        adapter,
+        requester: user,
+        conversationKey: turn.conversationKey,
+      });
+    }
     return;
   }
   await interaction.deferReply();

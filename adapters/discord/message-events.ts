@@ -73,7 +73,14 @@ export async function handleMessage({
     beforeReply: async () => surface.showTyping?.(),
   });
   if (thread) {
-    await titleThreadAfterFirstExchange({ thread, question: channelTurn.text, outcome, adapter });
+    await titleThreadAfterFirstExchange({
+      thread,
+      question: channelTurn.text,
+      outcome,
+      adapter,
+      requester: { id: turn.author.id, roleIds: turn.author.roleIds ?? [] },
+      conversationKey: turn.conversationKey,
+    });
   }
 }
 

@@ -1,6 +1,7 @@
 import { type Message, PermissionFlagsBits, type ThreadChannel } from 'discord.js';
+import { titleConversation } from '../../commands/conversation-title.ts';
 import type { ReplyOutcome } from '../../src/conversation/engine.ts';
-import { firstWordsTitle, writeTitle } from '../../src/conversation/title-writer.ts';
+import { firstWordsTitle } from '../../src/conversation/title-writer.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
 
 /**
@@ -59,19 +60,24 @@ export async function titleThreadAfterFirstExchange({
   question,
   outcome,
   adapter,
+  requester,
+  conversationKey,
 }: {
   thread: ThreadChannel;
   question: string;
   outcome: ReplyOutcome;
   adapter: DiscordAdapterContext;
+  /** Who asked: the title is paid from their budgets. */
+  requester: { readonly id: string; readonly roleIds: readonly string[] };
+  conversationKey: string;
 }): Promise<void> {
   if (outcome.status !== 'complete' || outcome.delivered.text.trim() === '') return;
   const { services, logger } = adapter;
-  const written = await writeTitle({
-    gateway: services.gateway,
-    model: services.models.title,
+  const written = await titleConversation({
+    services,
+    requester,
+    conversationKey,
     exchange: { question, answer: outcome.delivered.text },
-    logger,
   });
   try {
     const renamed = await adapter.threadRenames.rename(thread, written.title);

@@ -1,6 +1,7 @@
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { Logger } from '../../src/log.ts';
 import type { Deduper } from '../../src/state/dedupe.ts';
+import type { ThreadStops } from './native-stop.ts';
 import type { SlackDeliveryContext } from './reply-place.ts';
 import type { UserDirectory } from './user-directory.ts';
 import type { UserGroupDirectory } from './user-groups.ts';
@@ -21,6 +22,8 @@ export interface SlackAdapterContext {
   readonly isReplyingToBots: boolean;
   readonly maxImageBytes: number;
   readonly logger: Logger;
+  /** The replies being written in each thread, for Slack's own stop control (native-stop.ts). */
+  readonly threadStops: ThreadStops;
 }
 
 /** How long a seen event id or message is remembered: Slack retries for a few minutes at most. */

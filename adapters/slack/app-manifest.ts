@@ -1,12 +1,16 @@
+import type { webApi } from '@slack/bolt';
 import { allCommands } from '../../commands/all-commands.ts';
 import type { Command } from '../../commands/define-command.ts';
 import { describeUsage } from '../../commands/parse-command-text.ts';
+import { agentDescription, manifestSuggestedPrompts } from './agent-prompts.ts';
 import { slackCommandName } from './command-name.ts';
+import { messageShortcuts } from './message-shortcuts.ts';
 
 /** The bot scopes parley uses, each with the reason, so a reviewer of the manifest sees why. */
 export const botScopes: Readonly<Record<string, string>> = {
   'app_mentions:read': 'receive @mentions (app_mention)',
-  'assistant:write': 'show "is thinking…" under a thread and stream replies natively (Agents & AI Apps)',
+  'assistant:write':
+    'agent view: "is thinking…" under a thread, suggested prompts, thread titles, native streaming (Agents & AI Apps)',
   'channels:history': 'follow threads it answers in public channels; /summarize; reference images',
   'chat:write': 'post and edit its replies',
   commands: 'slash commands',
@@ -20,7 +24,43 @@ export const botScopes: Readonly<Record<string, string>> = {
 };
 
 /** The message events parley subscribes to, besides `app_mention`. */
-const botEvents = ['app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim'];
+const messageEvents: ManifestEvent[] = [
+  'app_mention',
+  'message.channels',
+  'message.groups',
+  'message.im',
+  'message.mpim',
+];
+
+/**
+ * The AI-app events of each experience. The agent experience (manifest `agent_view`) tells the app
+ * that a person opened its DM with `app_home_opened` (tab `messages`), which "replaces the
+ * assistant_thread_started event", and what they view beside it with `app_context_changed`
+ * ("The agent_view feature must be enabled in order to receive this event")
+ * (docs.slack.dev/ai/migrating-to-agent-messaging, docs.slack.dev/reference/events/app_context_changed).
+ * `agent_session_stopped` is Slack's own stop control (docs.slack.dev/reference/events/agent_session_stopped).
+ * The legacy assistant experience (`assistant_view`) sends `assistant_thread_started` and
+ * `assistant_thread_context_changed` instead.
+ */
+const experienceEvents: Record<AiExperience, readonly ManifestEvent[]> = {
+  // @slack/web-api 8.2's event names lag the event's own type (@slack/types AgentSessionStoppedEvent).
+  agent: ['agent_session_stopped' as ManifestEvent, 'app_context_changed', 'app_home_opened'],
+  assistant: ['app_home_opened', 'assistant_thread_context_changed', 'assistant_thread_started'],
+};
+
+/**
+ * `agent` declares `agent_view`, Slack's AI experience since @slack/web-api 7.19, which
+ * `assistant_view` will give way to ("assistant_view will eventually be deprecated",
+ * docs.slack.dev/ai/migrating-to-agent-messaging). `assistant` keeps `assistant_view` for an app
+ * made before that has not moved yet; the adapter answers the events of both.
+ */
+export type AiExperience = 'agent' | 'assistant';
+
+/** The manifest as @slack/web-api types it, so a misspelt or misplaced field fails the typecheck. */
+export type SlackManifest = webApi.AppsManifestCreateArguments['manifest'];
+type ManifestSettings = NonNullable<SlackManifest['settings']>;
+type ManifestEvent = NonNullable<NonNullable<ManifestSettings['event_subscriptions']>['bot_events']>[number];
+type BotScope = NonNullable<NonNullable<NonNullable<SlackManifest['oauth_config']>['scopes']>['bot']>[number];
 
 /**
  * The Slack app manifest: scopes, events, every command of `commands/` under the prefix, and
@@ -35,13 +75,16 @@ export function buildSlackManifest({
   commands = allCommands,
   appName = 'parley',
   requestUrl,
+  experience = 'agent',
 }: {
+  /** `assistant` for an older app still on `assistant_view`; default `agent`. */
+  experience?: AiExperience;
   commandPrefix?: string;
   commands?: readonly Command[];
   appName?: string;
   /** HTTP mode: where parley's `POST /slack/events` is reachable, e.g. `https://bot.example.com/slack/events`. */
   requestUrl?: string;
-} = {}): Record<string, unknown> {
+} = {}): SlackManifest {
   const viaUrl = requestUrl === undefined ? {} : { request_url: requestUrl };
   return {
     _metadata: { major_version: 2, minor_version: 1 },
@@ -52,12 +95,31 @@ export function buildSlackManifest({
     },
     features: {
       app_home: {
-        home_tab_enabled: false,
+        // The Home tab shows what parley does, the person's usage and budgets (app-home.ts).
+        home_tab_enabled: true,
         messages_tab_enabled: true,
         messages_tab_read_only_enabled: false,
       },
       bot_user: { display_name: appName, always_online: true },
-      assistant_view: { assistant_description: 'Ask me anything; I keep the conversation of each thread.' },
+      ...(experience === 'agent'
+        ? {
+            agent_view: {
+              agent_description: agentDescription,
+              suggested_prompts: [...manifestSuggestedPrompts],
+            },
+          }
+        : {
+            assistant_view: {
+              assistant_description: agentDescription,
+              suggested_prompts: [...manifestSuggestedPrompts],
+            },
+          }),
+      shortcuts: messageShortcuts.map(({ name, callbackId, description }) => ({
+        name,
+        type: 'message' as const,
+        callback_id: callbackId,
+        description,
+      })),
       slash_commands: commands.map((command) => {
         const usageHint = usageHintOf(command);
         return {
@@ -69,9 +131,10 @@ export function buildSlackManifest({
         };
       }),
     },
-    oauth_config: { scopes: { bot: Object.keys(botScopes).sort() } },
+    // @slack/web-api 8.2's scope names lag Slack's (no assistant:write), so the names are not checked.
+    oauth_config: { scopes: { bot: (Object.keys(botScopes) as BotScope[]).sort() } },
     settings: {
-      event_subscriptions: { ...viaUrl, bot_events: botEvents },
+      event_subscriptions: { ...viaUrl, bot_events: [...messageEvents, ...experienceEvents[experience]] },
       interactivity: { is_enabled: true, ...viaUrl },
       org_deploy_enabled: false,
       socket_mode_enabled: requestUrl === undefined,

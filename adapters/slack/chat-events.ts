@@ -2,11 +2,14 @@ import type { App, Context, webApi } from '@slack/bolt';
 import { replyWithActions } from '../../commands/chat-reply.ts';
 import { conversationKeyOf, placeOfConversation } from '../../src/conversation/turn.ts';
 import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
+import { withFeedbackButtons } from './feedback-buttons.ts';
 import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
 import { showThinkingStatus } from './thread-status.ts';
+import { runThreadTextCommand } from './thread-text-commands.ts';
+import { titleThreadAfterFirstExchange } from './thread-title.ts';
 
 /** Message subtypes that are something a person said; edits, deletions, joins and the like are not. */
 const spokenSubtypes = new Set([undefined, 'file_share', 'thread_broadcast', 'me_message', 'bot_message']);
@@ -83,6 +86,13 @@ async function handleEvent({
     thread: threadTs,
   });
   try {
+    // `@parley summarize`, `@parley reset` …: the commands slash commands cannot run in a thread.
+    if (
+      trigger !== 'thread-reply' &&
+      (await runThreadTextCommand({ adapter, event, place, conversationKey, client, context }))
+    ) {
+      return;
+    }
     const built = await buildTurnFromEvent({
       event,
       conversationKey,
@@ -105,13 +115,24 @@ async function handleEvent({
       },
       isDirectMessage: place.channelType === 'im',
     };
-    const surface = withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place);
-    await replyWithActions({
-      services: adapter.services,
-      turn,
-      surface,
-      beforeReply: () => showThinkingStatus(place, adapter.delivery),
-    });
+    const surface = withFeedbackButtons(
+      withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place),
+    );
+    // Slack's own stop control names the thread (native-stop.ts).
+    const stop =
+      threadTs === undefined ? undefined : adapter.threadStops.track({ channel: event.channel, threadTs });
+    try {
+      const outcome = await replyWithActions({
+        services: adapter.services,
+        turn,
+        surface,
+        beforeReply: () => showThinkingStatus(place, adapter.delivery),
+        ...(stop === undefined ? {} : { signal: stop.signal }),
+      });
+      await titleThreadAfterFirstExchange({ adapter, place, conversationKey, outcome });
+    } finally {
+      stop?.release();
+    }
   } catch (error) {
     logger.error({ err: error, conversationKey, trigger }, 'slack: could not answer a message');
   }

@@ -13,6 +13,7 @@ import { renderFormModal } from './form-modal.ts';
 import { escapeControlCharacters } from './markdown-to-mrkdwn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
+import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 
 /**
@@ -110,7 +111,7 @@ async function runSlashCommand({
         directory: adapter.directory,
         onNote: (note) => notes.push(note),
       }),
-    ...(adapter.commandPrefix === '' ? {} : { platformHelp: prefixNote(adapter.commandPrefix) }),
+    platformHelp: slackHelp(adapter.commandPrefix === '' ? undefined : prefixNote(adapter.commandPrefix)),
   });
 }
 

@@ -39,18 +39,24 @@ export async function readChannelHistory({
   botUserId,
   directory,
   onNote,
+  fromTs,
 }: {
   client: webApi.WebClient;
   channel: string;
   threadTs: string | undefined;
   limit: number;
+  /** Only this message and the ones after it ("Summarize from here"), compared at Slack's precision. */
+  fromTs?: string;
   botUserId: string | undefined;
   directory: UserDirectory;
   onNote?: (note: string) => void;
 }): Promise<ChannelMessage[]> {
   const { messages, isCapped } = await fetchMessages({ client, channel, threadTs, limit });
   const nameOfUser = async (userId: string) => (await directory.lookUp({ client, userId })).name;
-  const readable = messages.filter((message) => readableSubtypes.has(message.subtype)).slice(-limit);
+  const readable = messages
+    .filter((message) => readableSubtypes.has(message.subtype))
+    .filter((message) => fromTs === undefined || isAtOrAfter(message.ts ?? '0', fromTs))
+    .slice(-limit);
   if (isCapped && readable.length < limit) {
     onNote?.(
       `Slack let me read only the ${threadTs ? 'first' : 'last'} ${readable.length} of the ${limit} messages you asked for: apps from outside the Slack Marketplace may read ${slackLimits.nonMarketplaceHistoryPage} messages a minute.`,
@@ -153,4 +159,12 @@ async function fetchPage({
       cause: error,
     });
   }
+}
+
+// Slack timestamps are "seconds.microseconds" strings: compared as numbers they lose the microseconds.
+function isAtOrAfter(ts: string, fromTs: string): boolean {
+  const [seconds = '0', fraction = ''] = ts.split('.');
+  const [fromSeconds = '0', fromFraction = ''] = fromTs.split('.');
+  if (Number(seconds) !== Number(fromSeconds)) return Number(seconds) > Number(fromSeconds);
+  return fraction.padEnd(6, '0') >= fromFraction.padEnd(6, '0');
 }

@@ -30,7 +30,10 @@ export function renderActionsBlock(actions: readonly Action[]): types.ActionsBlo
  * block, other tables as preformatted text (markdown-tables.ts); and the buttons under it.
  */
 export function renderReplyBlocks(markdown: string, actions: readonly Action[] = []): SlackBlock[] {
-  const actionsBlock = renderActionsBlock(actions);
+  const feedbackBlock = renderFeedbackBlock(actions);
+  const actionsBlock = renderActionsBlock(
+    feedbackBlock === undefined ? actions : actions.filter((action) => action.feedback === undefined),
+  );
   const { markdown: text, table } = splitTrailingTable(markdown, {
     maxLength: slackLimits.markdownBlockCharacters,
   });
@@ -39,7 +42,40 @@ export function renderReplyBlocks(markdown: string, actions: readonly Action[] =
     ...(hasText ? [{ type: 'markdown' as const, text: neutraliseMentions(text) }] : []),
     ...(table ? [table] : []),
     ...(actionsBlock ? [actionsBlock] : []),
+    ...(feedbackBlock ? [feedbackBlock] : []),
   ];
+}
+
+/** The action id of the 👍/👎 control; each side's `value` is the id of the action it stands for. */
+export const feedbackActionId = 'parley-feedback';
+
+/**
+ * A reply's 👍/👎 as Slack's own feedback buttons, which "must be used inside the context actions
+ * block" (docs.slack.dev/reference/block-kit/block-elements/feedback-buttons-element): one element,
+ * one action id, and each side's value names the action it stands for. Undefined unless both sides
+ * are there.
+ */
+export function renderFeedbackBlock(actions: readonly Action[]): SlackBlock | undefined {
+  const positive = actions.find((action) => action.feedback === 'positive');
+  const negative = actions.find((action) => action.feedback === 'negative');
+  if (positive === undefined || negative === undefined) return undefined;
+  const side = (action: Action, description: string) => ({
+    text: { type: 'plain_text' as const, text: action.label },
+    value: action.id,
+    accessibility_label: description,
+  });
+  return {
+    type: 'context_actions',
+    block_id: 'parley-feedback',
+    elements: [
+      {
+        type: 'feedback_buttons',
+        action_id: feedbackActionId,
+        positive_button: side(positive, 'This reply helped'),
+        negative_button: side(negative, 'This reply missed'),
+      },
+    ],
+  } as SlackBlock;
 }
 
 /** The notification `text` that goes with blocks: the Markdown as mrkdwn, kept short. */

@@ -9,11 +9,16 @@ import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
+import { registerAgentViewEvents } from './agent-view-events.ts';
+import { registerAppHome } from './app-home.ts';
 import { createBoltLogger } from './bolt-logger.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
+import { registerFeedbackButtons } from './feedback-buttons.ts';
 import { registerFormSubmissions } from './form-modal.ts';
+import { registerMessageShortcuts } from './message-shortcut-handlers.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
+import { createThreadStops, registerNativeStop } from './native-stop.ts';
 import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
 import type { SlackSettings } from './slack-config.ts';
@@ -148,11 +153,17 @@ export async function startSlackAdapter({
     isReplyingToBots: slack.isReplyingToBots,
     maxImageBytes,
     logger: adapterLogger,
+    threadStops: createThreadStops(),
   };
   registerChatEvents({ app, adapter });
   registerCommands({ app, adapter });
   registerActions({ app, adapter });
   registerFormSubmissions({ app, adapter });
+  registerAgentViewEvents({ app, adapter });
+  registerNativeStop({ app, adapter });
+  registerAppHome({ app, adapter });
+  registerMessageShortcuts({ app, adapter });
+  registerFeedbackButtons({ app, adapter });
   // In the background: the first replies use no groups rather than wait for Slack.
   if (identity.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
 

@@ -1,5 +1,6 @@
-import { firstWordsTitle, maxTitleCharacters, writeTitle } from '../../src/conversation/title-writer.ts';
+import { firstWordsTitle, maxTitleCharacters } from '../../src/conversation/title-writer.ts';
 import { textOption } from '../command-options.ts';
+import { titleConversation } from '../conversation-title.ts';
 import { type CommandContext, defineCommand } from '../define-command.ts';
 
 export const titleCommand = defineCommand({
@@ -19,7 +20,7 @@ export const titleCommand = defineCommand({
     }
     const title = input.title
       ? firstWordsTitle(input.title)
-      : await titleFromHistory({ conversationKey, services });
+      : await titleFromHistory({ conversationKey, services, user });
     if (title === undefined) {
       await responder.send({
         text: 'Nothing has been said here yet to name the thread after; give a title, like `/title Release plan`.',
@@ -50,16 +51,17 @@ export const titleCommand = defineCommand({
 async function titleFromHistory({
   conversationKey,
   services,
-}: Pick<CommandContext<unknown>, 'conversationKey' | 'services'>): Promise<string | undefined> {
+  user,
+}: Pick<CommandContext<unknown>, 'conversationKey' | 'services' | 'user'>): Promise<string | undefined> {
   const turns = await services.history.load(conversationKey);
   const question = turns.find((turn) => turn.role === 'user');
   const answer = turns.find((turn) => turn.role === 'assistant');
   if (!question || !answer) return undefined;
-  const written = await writeTitle({
-    gateway: services.gateway,
-    model: services.models.title,
+  const written = await titleConversation({
+    services,
+    requester: user,
+    conversationKey,
     exchange: { question: question.text, answer: answer.text },
-    logger: services.logger,
   });
   return written.title;
 }

@@ -49,7 +49,7 @@ export const usageCommand = defineCommand({
   },
 });
 
-async function personCard({
+export async function personCard({
   services,
   conversationKey,
   userId,

@@ -91,8 +91,10 @@ export interface ReplyActions {
   atEnd(ending: ReplyEnding): Promise<readonly Action[]>;
 }
 
-/** What the ending buttons of a reply need to know: enough to ask for it again. */
+/** What the ending buttons of a reply need to know: enough to ask for it again, and how it went. */
 export interface ReplyEnding {
+  /** How the reply ended, as far as the model goes (the last write is still to come). */
+  readonly status: ReplyStatus;
   readonly finishReason: FinishReason | undefined;
   /** `createdAt` of the assistant turn recorded in history, when one was. */
   readonly recordedAt: string | undefined;
@@ -265,7 +267,8 @@ async function answerJournaled(
     };
   }
   const { model, fit, notices } = prepared;
-  const refusalActions = () => endingActions({ request, logger, ending: endingOf({ prepared }) });
+  const refusalActions = () =>
+    endingActions({ request, logger, ending: endingOf({ prepared, status: 'failed' }) });
   if (fit.isNewTurnTooLarge) {
     return refuseTurn({
       writer,
@@ -303,7 +306,12 @@ async function answerJournaled(
   const actions = await endingActions({
     request,
     logger,
-    ending: endingOf({ prepared, finishReason: streamed.finishReason, recording }),
+    ending: endingOf({
+      prepared,
+      status: streamed.failure ? (hasText ? 'cut' : 'failed') : 'complete',
+      finishReason: streamed.finishReason,
+      recording,
+    }),
   });
   const delivery = await deliverEnding({ writer, streamed, failureReason, notes, actions, logger });
   if (delivery.failure !== undefined && streamed.failure === undefined && recording?.isSaved) {
@@ -327,16 +335,16 @@ async function answerJournaled(
     'reply finished',
   );
   return {
-    status,
     delivered,
     model: prepared.model,
     usage: streamed.usage,
     error: failure,
-    ...endingOf({ prepared, finishReason: streamed.finishReason, recording }),
+    ...endingOf({ prepared, status, finishReason: streamed.finishReason, recording }),
   };
 }
 
 const emptyEnding: ReplyEnding = {
+  status: 'failed',
   finishReason: undefined,
   recordedAt: undefined,
   imageDataUris: [],
@@ -345,14 +353,17 @@ const emptyEnding: ReplyEnding = {
 
 function endingOf({
   prepared,
+  status,
   finishReason,
   recording,
 }: {
   prepared: PreparedTurn;
+  status: ReplyStatus;
   finishReason?: FinishReason | undefined;
   recording?: RecordedExchange | undefined;
 }): ReplyEnding {
   return {
+    status,
     finishReason,
     recordedAt: recording?.isSaved ? recording.assistantTurn.createdAt : undefined,
     imageDataUris: prepared.images.parts.flatMap((part) =>

@@ -14,10 +14,24 @@ export const maxTitleCharacters = 60;
 export const untitledConversation = 'Conversation';
 
 /** Tokens a title may take: a line of at most 60 characters, with room for the JSON around it. */
-const titleMaxTokens = 60;
+export const titleMaxTokens = 60;
 
 /** The longest piece of each side of the exchange sent to the title model: a title needs the gist only. */
 const excerptCharacters = 1_500;
+
+/**
+ * The most requests one title makes: json_schema (a json_object retry when it is refused), a repair
+ * request, then plain text. For budget holds.
+ */
+export const titleMaxRequests = 4;
+
+/** The prompt of a title request, roughly, in tokens: instructions plus both excerpts. */
+export function estimateTitlePromptTokens(exchange: FirstExchange): number {
+  const characters =
+    Math.min(exchange.question.length, excerptCharacters) +
+    Math.min(exchange.answer.length, excerptCharacters);
+  return 200 + Math.ceil(characters / 4);
+}
 
 const titleSchema = z.object({ title: z.string() });
 

@@ -30,6 +30,11 @@ export interface Action {
   readonly id: string;
   readonly label: string;
   readonly style?: 'primary' | 'secondary' | 'danger';
+  /**
+   * A rating of the reply: a platform with native feedback buttons (Slack's feedback_buttons) draws
+   * the pair as one control; elsewhere they are ordinary buttons.
+   */
+  readonly feedback?: 'positive' | 'negative';
 }
 
 /** Shortens `text` to `maxLength` characters, ending with `…` when anything was cut. */

@@ -47,6 +47,11 @@ export interface Surface {
    */
   setActions?(message: PostedMessage, actions: readonly Action[]): Promise<void>;
   /**
+   * The platform shows 👍/👎 under a finished reply natively (Slack's feedback buttons), so replies
+   * here are offered for rating; elsewhere they are not, to keep the row of buttons short.
+   */
+  readonly hasFeedbackButtons?: boolean;
+  /**
    * Whether a failed call is worth trying again, and when, as the platform's error says. Without it
    * delivery treats every failure as passing (a dropped connection, a 5xx, a rate limit).
    */

@@ -88,6 +88,12 @@ const imagesGenerated = new Counter({
   labelNames: ['model'],
   registers,
 });
+const replyFeedback = new Counter({
+  name: 'parley_reply_feedback_total',
+  help: 'Ratings people gave finished replies (👍 positive, 👎 negative), by platform and the model that wrote the reply.',
+  labelNames: ['platform', 'model', 'rating'],
+  registers,
+});
 const queueWait = new Histogram({
   name: 'parley_request_queue_wait_seconds',
   help: "How long a platform call waited for the bot's request budget, by priority (first-post, final-write, edit, cosmetic).",
@@ -174,6 +180,18 @@ export function recordTokens({
 
 export function recordImagesGenerated({ model, count }: { model: string; count: number }): void {
   imagesGenerated.inc({ model }, count);
+}
+
+export function recordReplyFeedback({
+  platform,
+  model,
+  rating,
+}: {
+  platform: string;
+  model: string;
+  rating: 'positive' | 'negative';
+}): void {
+  replyFeedback.inc({ platform, model, rating });
 }
 
 export function recordQueueWait({ priority, waitMs }: { priority: string; waitMs: number }): void {

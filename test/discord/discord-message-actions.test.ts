@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSolidPng } from '../fakes/gateway/index.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 let under: DiscordUnderTest | undefined;
@@ -7,10 +8,13 @@ afterEach(async () => {
   under = undefined;
 });
 
-async function start(): Promise<DiscordUnderTest> {
-  under = await startDiscordUnderTest();
+async function start(environment: Record<string, string> = {}): Promise<DiscordUnderTest> {
+  under = await startDiscordUnderTest(environment);
   return under;
 }
+
+/** A person's own install reaches global commands only: no DISCORD_GUILD_IDS. */
+const globalCommands = { DISCORD_GUILD_IDS: '' };
 
 const chatRequestBodies = (subject: DiscordUnderTest) =>
   subject.gateway.requests
@@ -67,8 +71,35 @@ describe('message actions on Discord', () => {
     await subject.discord.waitFor(() => subject.discord.channel(messageId)?.name === 'Exit code 137');
   });
 
-  it('answers through the interaction, saying why, where it cannot open a thread (a user install)', async () => {
+  it('"Ask parley about this" gives the model the message’s image too', async () => {
     const subject = await start();
+    const general = subject.generalChannelId;
+    const png = createSolidPng({ widthPx: 4, heightPx: 4, colour: { red: 10, green: 200, blue: 10 } });
+    const messageId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'look at this',
+      attachments: [{ filename: 'green.png', contentType: 'image/png', bytes: png }],
+    });
+    const commandId = subject.discord.sendMessageCommand({ name: 'Ask parley about this', messageId });
+    await modalOf(subject, commandId);
+    subject.gateway.enqueue({ text: 'Green.' });
+    subject.discord.submitModal({ interactionId: commandId, values: { question: 'what colour?' } });
+    await subject.discord.waitFor(() =>
+      subject.botMessages(messageId).find((message) => message.content === 'Green.'),
+    );
+    const body = subject.gateway.requests.find((request) => request.path.endsWith('/chat/completions'))
+      ?.body as {
+      model: string;
+      messages: Array<{ content: unknown }>;
+    };
+    expect(body.model).toBe('vision-model');
+    expect(JSON.stringify(body.messages.at(-1)?.content)).toContain(
+      `data:image/png;base64,${Buffer.from(png).toString('base64')}`,
+    );
+  });
+
+  it('answers through the interaction, saying why, where it cannot open a thread (a user install)', async () => {
+    const subject = await start(globalCommands);
     const general = subject.generalChannelId;
     // The person's own install in a channel the bot cannot see: it may answer only through the interaction.
     subject.discord.denyBotPermissions(general, ['view-channel']);
@@ -144,5 +175,54 @@ describe('message actions on Discord', () => {
     );
     expect(card).toBeDefined();
     expect(chatRequestBodies(subject)[0]).toContain('3 chairs at 40 EUR');
+  });
+});
+
+describe('a person’s own install on Discord (a server without the bot)', () => {
+  it('/chat answers through the interaction, and /summarize says what it cannot read', async () => {
+    const subject = await start(globalCommands);
+    const elsewhere = subject.discord.createGuildWithoutBot();
+    subject.gateway.enqueue({ text: 'Hello from your own install.' });
+    const chatId = subject.discord.sendSlashCommand({
+      name: 'chat',
+      channelId: elsewhere.channelId,
+      options: { prompt: 'hi there' },
+      installation: 'user',
+    });
+    await subject.discord.waitFor(() =>
+      subject
+        .botMessages(elsewhere.channelId)
+        .find(
+          (message) => message.interactionId === chatId && message.content === 'Hello from your own install.',
+        ),
+    );
+    subject.discord.sendSlashCommand({
+      name: 'summarize',
+      channelId: elsewhere.channelId,
+      installation: 'user',
+    });
+    const refusal = await subject.discord.waitFor(() =>
+      subject
+        .botMessages(elsewhere.channelId)
+        .find((message) => message.content.includes('installed for you')),
+    );
+    expect(refusal.content).toContain('Ask parley about this');
+    // Every message there came through an interaction; none was posted as the bot.
+    expect(subject.botMessages(elsewhere.channelId).every((message) => message.interactionId !== null)).toBe(
+      true,
+    );
+  });
+
+  it('a command a server install only offers (/config) is not offered to a person’s own install', async () => {
+    const subject = await start(globalCommands);
+    await subject.discord.waitFor(() => subject.discord.registeredCommands().length > 0);
+    const elsewhere = subject.discord.createGuildWithoutBot();
+    expect(() =>
+      subject.discord.sendSlashCommand({
+        name: 'config',
+        channelId: elsewhere.channelId,
+        installation: 'user',
+      }),
+    ).toThrow(/not offered to a user install/);
   });
 });

@@ -167,3 +167,49 @@ describe('/title on Discord', () => {
     );
   });
 });
+
+describe('/help on Discord', () => {
+  it('describes the reply mode, titles, the message actions and the user install', async () => {
+    const subject = await start({ DISCORD_REPLY_MODE: 'thread' });
+    const general = subject.generalChannelId;
+    subject.discord.sendSlashCommand({ name: 'help', channelId: general });
+    const help = await subject.discord.waitFor(() => {
+      const text = subject
+        .botMessages(general)
+        .filter((message) => (message.flags & 128) === 0)
+        .map((message) => message.content)
+        .join('\n');
+      return text.includes('Default model') && text.includes('On Discord') ? text : undefined;
+    });
+    expect(help).toContain('a mention opens a thread from your message');
+    expect(help).toContain('`/title`');
+    expect(help).toContain('**Ask parley about this**');
+    expect(help).toContain('**Summarize from here**');
+    expect(help).toContain('**Extract data**');
+    expect(help).toContain('Install parley for yourself');
+  });
+});
+
+describe('thread titles and budgets', () => {
+  it('keeps the question’s first words when the asker’s budget cannot pay for a title', async () => {
+    // A chat reply of at most 50 tokens fits in 400 a day; a title's worst case (four requests) does not.
+    const subject = await start({
+      DISCORD_REPLY_MODE: 'thread',
+      REPLY_MAX_TOKENS: '50',
+      BUDGET_TOKENS_USER_DAILY: '400',
+    });
+    subject.gateway.enqueue({ text: 'Short answer.' });
+    const threadId = subject.discord.sendUserMessage({
+      channelId: subject.generalChannelId,
+      content: 'why is the sky blue?',
+      mentionsBot: true,
+    });
+    await subject.discord.waitFor(() =>
+      subject.botMessages(threadId).find((message) => message.content === 'Short answer.'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(subject.discord.channel(threadId)?.name).toBe('why is the sky blue?');
+    expect(chatRequests(subject)).toHaveLength(1);
+    expect(subject.discord.requests.filter((call) => call.route === 'channel-modify')).toHaveLength(0);
+  });
+});

@@ -45,9 +45,10 @@ describe('slack over HTTP: chat with native streaming', () => {
     expect(bot.slack.messages('C0TIDES001', String(mention.ts))).toMatchObject([
       { ts: stream.ts, text: reply, streamingState: 'completed' },
     ]);
-    // Regenerate goes under the finished reply.
+    // Regenerate goes under the finished reply, and 👍/👎 (plain buttons in a stream's last write:
+    // chat.stopStream takes the actions block that Regenerate rides in).
     const buttons = (stream.blocks as Array<{ elements: Array<{ text: { text: string } }> }>)[0]?.elements;
-    expect(buttons?.map((button) => button.text.text)).toEqual(['Regenerate']);
+    expect(buttons?.map((button) => button.text.text)).toEqual(['Regenerate', '👍', '👎']);
     expect(bot.slack.callsTo('chat.update')).toEqual([]);
     // The mention is gone and the asker is named.
     expect(lastUserContent(bot)).toBe('user-u0ada00001: why are there tides?');

@@ -40,7 +40,7 @@ describe('slack: Markdown tables in chat replies', () => {
     );
 
     const blocks = reply.blocks as Block[];
-    expect(blocks.map((block) => block.type)).toEqual(['markdown', 'table', 'actions']);
+    expect(blocks.map((block) => block.type)).toEqual(['markdown', 'table', 'actions', 'context_actions']);
     expect(blocks[0]?.text).toBe('Here are the results:\n\n');
     expect(blocks[1]?.rows?.map((row) => row.map(cellText))).toEqual([
       ['Name', 'Age'],
@@ -65,7 +65,11 @@ describe('slack: Markdown tables in chat replies', () => {
         .find((message) => message.botId && JSON.stringify(message.blocks ?? []).includes('Regenerate')),
     );
 
-    expect((reply.blocks as Block[]).map((block) => block.type)).toEqual(['markdown', 'actions']);
+    expect((reply.blocks as Block[]).map((block) => block.type)).toEqual([
+      'markdown',
+      'actions',
+      'context_actions',
+    ]);
     expect((reply.blocks as Block[])[0]?.text).toBe(
       'Compare:\n\n```\nName | Age\n-----|----\nAda  |  36\nBob  |   7\n```\n\nBob is younger.',
     );

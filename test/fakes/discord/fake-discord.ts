@@ -88,6 +88,11 @@ export interface FakeDiscord extends UserActions {
   readonly identifiedSessionCount: number;
 
   createUser(options: { username: string; globalName?: string }): FakeUser;
+  /**
+   * A server the bot was never added to, with one text channel: only a person's own install of the
+   * app reaches it (application-commands.mdx, "Installation Context").
+   */
+  createGuildWithoutBot(options?: { name?: string }): { guildId: string; channelId: string };
   /** Adds a text channel (dispatching CHANNEL_CREATE) and returns its id. */
   createTextChannel(options?: { name?: string; guildId?: string }): string;
   /**
@@ -231,6 +236,15 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       return context.gateway.identifiedSessionCount;
     },
     createUser: (userOptions) => world.addUser(userOptions),
+    createGuildWithoutBot(guildOptions = {}) {
+      const other = world.addGuild({
+        name: guildOptions.name ?? 'elsewhere',
+        ownerId: user.id,
+        isBotMember: false,
+      });
+      const channel = world.addTextChannel({ guildId: other.id, name: 'general' });
+      return { guildId: other.id, channelId: channel.id };
+    },
     createTextChannel(channelOptions = {}) {
       const channel = world.addTextChannel({
         guildId: channelOptions.guildId ?? guild.id,

@@ -12,7 +12,7 @@ export function gatewayPayloads(
       v: 10,
       user: { ...apiUser(world.bot), verified: true, mfa_enabled: false },
       // Every guild starts unavailable; discord.js waits for each one's GUILD_CREATE before it is ready.
-      guilds: [...world.guilds.keys()].map((id) => ({ id, unavailable: true })),
+      guilds: world.botGuilds().map((guild) => ({ id: guild.id, unavailable: true })),
       session_id: sessionId,
       resume_gateway_url: resumeUrl(),
       shard: [0, 1],
@@ -23,7 +23,7 @@ export function gatewayPayloads(
       guild_join_requests: [],
       geo_ordered_rtc_regions: [],
     }),
-    guildCreatePayloads: () => [...world.guilds.values()].map((guild) => apiGuildCreate(guild, world)),
+    guildCreatePayloads: () => world.botGuilds().map((guild) => apiGuildCreate(guild, world)),
     guildMembers: (guildId) => {
       const guild = world.guilds.get(guildId);
       return guild === undefined ? [] : guild.memberIds.map((id) => apiMember(guild, world.requireUser(id)));

@@ -151,6 +151,10 @@ function dispatchMessage(context: FakeDiscordContext, eventName: string, message
   if (channel !== undefined && !context.world.botCanView(channel)) {
     return;
   }
+  // A server the bot is not in sends it nothing (topics/gateway.mdx: events of a guild go to its members' sessions).
+  if (guild !== undefined && !guild.memberIds.includes(context.world.bot.id)) {
+    return;
+  }
   const data = {
     ...messageObject(context, message),
     // Without it discord.js cannot build the DM channel it has not seen yet (Partials.Channel).

@@ -115,6 +115,14 @@ function assertMayRun(
   },
 ): void {
   const registered = context.commands.find(options.name, options.channel.guildId, options.type);
+  // application-commands.mdx, "Application Command Structure": integration_types apply "only for
+  // globally-scoped commands", and guild commands "are available only within the guild specified":
+  // a person's own install offers global commands only.
+  if (options.installation === 'user' && (registered === undefined || registered.guild_id !== undefined)) {
+    throw new Error(
+      `fake discord: ${options.name} is not a global command, so a user install does not offer it`,
+    );
+  }
   if (registered === undefined) return;
   // application-commands.mdx, "Contexts": `integration_types` says which installs offer the command
   // and `contexts` where in the client it shows; elsewhere the client does not list it at all.

@@ -70,7 +70,13 @@ export interface World {
   readonly guilds: Map<string, FakeGuild>;
   readonly channels: Map<string, FakeChannel>;
   addUser(options: { username: string; globalName?: string; isBot?: boolean }): FakeUser;
-  addGuild(options: { name: string; ownerId: string }): FakeGuild;
+  /**
+   * A guild; `isBotMember: false` makes one the bot was never added to, where only a person's own
+   * install of the app reaches (the bot gets no READY entry, no events, and no access).
+   */
+  addGuild(options: { name: string; ownerId: string; isBotMember?: boolean }): FakeGuild;
+  /** The guilds the bot is in: those READY lists. */
+  botGuilds(): FakeGuild[];
   addMember(guildId: string, userId: string): void;
   addRole(
     guildId: string,
@@ -194,7 +200,8 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
             memberIds: [],
           },
         ],
-        memberIds: [...new Set([bot.id, options.ownerId])],
+        memberIds:
+          options.isBotMember === false ? [options.ownerId] : [...new Set([bot.id, options.ownerId])],
         joinedAtMs: Date.now(),
       };
       guilds.set(id, guild);
@@ -269,14 +276,15 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
     requireUser,
     requireChannel,
     botCanView,
+    botGuilds: () => [...guilds.values()].filter((guild) => guild.memberIds.includes(bot.id)),
     botPermissionsIn(channel) {
       if (channel.guildId === null) {
         return everyonePermissions;
       }
-      if (!botCanView(channel)) {
+      const guild = requireGuild(channel.guildId);
+      if (!botCanView(channel) || !guild.memberIds.includes(bot.id)) {
         return 0n;
       }
-      const guild = requireGuild(channel.guildId);
       // @everyone's permissions and those of every role the bot has.
       const granted = guild.roles
         .filter((role, index) => index === 0 || role.memberIds.includes(bot.id))

@@ -19,6 +19,8 @@ const jsonValuedFields = new Set([
   'chunks',
   'files',
   'metadata',
+  // assistant.threads.setSuggestedPrompts
+  'prompts',
   'unfurls',
   'view',
   'user_auth_blocks',

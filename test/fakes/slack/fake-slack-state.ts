@@ -1,3 +1,4 @@
+import type { AgentViewState } from './agent-view.ts';
 import type { ApiArguments } from './api-arguments.ts';
 import type { FileStore } from './file-store.ts';
 import type { SlackMention } from './mention-scanner.ts';
@@ -92,6 +93,8 @@ export interface FakeSlackState {
   readonly issuedTriggers: Map<string, number>;
   /** Every modal the app opened with `views.open`, oldest first. */
   readonly openedViews: OpenedView[];
+  /** Suggested prompts, thread titles and Home tabs (agent-view.ts). */
+  readonly agent: AgentViewState;
   /** A fresh Socket Mode URL for `apps.connections.open`. */
   openSocketUrl(): string;
   /** Wakes `waitFor` after anything a test could observe has changed. */

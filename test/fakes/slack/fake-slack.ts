@@ -1,5 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  type AgentExperience,
+  type AgentViewState,
+  createAgentViewState,
+  resetAgentViewState,
+  stopAgentSession,
+} from './agent-view.ts';
 import { type AppDelivery, createAppDelivery } from './app-delivery.ts';
 import { createChangeNotifier } from './change-notifier.ts';
 import { defaultPersonId } from './event-payloads.ts';
@@ -75,6 +82,10 @@ export interface FakeSlackOptions {
   maxUpdateTextCharacters?: number;
   /** How long a `response_url` works. Default 30 minutes, Slack's. */
   responseUrlLifetimeMs?: number;
+  /** `agent` (manifest `agent_view`, the default) or the legacy `assistant` (`assistant_view`). */
+  agentExperience?: AgentExperience;
+  /** The App Home's Home tab; default on. Off, views.publish of a home view answers `not_enabled`. */
+  isHomeTabEnabled?: boolean;
   /** Called with each Web API call once it is answered, e.g. to log it or to time it in a benchmark. */
   onCall?: (call: ApiCall) => void;
 }
@@ -115,6 +126,13 @@ export interface FakeSlack extends AppDelivery {
   openSocketCount(): number;
   /** How many calls were answered 429: of `method`, or in total. */
   rateLimitedCount(method?: string): number;
+  /** Suggested prompts, thread titles and Home tabs the app set. */
+  readonly agent: AgentViewState;
+  /**
+   * A person pressed Slack's stop control in a thread: the app's streams there stop taking appends.
+   * Returns their timestamps, for the `agent_session_stopped` event to deliver.
+   */
+  stopAgentSession(options: { channel: string; threadTs: string }): string[];
   /** Resolves with the predicate's first truthy value; rejects after `timeoutMs` (default 5,000). */
   waitFor<Value>(predicate: () => Value | undefined | null | false, timeoutMs?: number): Promise<Value>;
 
@@ -208,6 +226,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     pendingShares: new Set(),
     fileShares: new Map(),
     maxUpdateTextCharacters: options.maxUpdateTextCharacters ?? messageLimits.maxTextCharacters,
+    agent: createAgentViewState({
+      experience: options.agentExperience,
+      isHomeTabEnabled: options.isHomeTabEnabled,
+    }),
     openSocketUrl: () => socketServer.createConnectionUrl(state.origin),
     notifyChange: notifier.notify,
     onCall: options.onCall,
@@ -254,6 +276,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     openSocketCount: socketServer.openCount,
     rateLimitedCount: (method) => state.rateLimiter.rateLimitedCount(method),
     waitFor: notifier.waitFor,
+    agent: state.agent,
+    stopAgentSession: (place) => stopAgentSession(state, place),
 
     addFile: ({ user, ...file }) => state.files.add({ ...file, user: user ?? defaultPersonId }),
     addUser: state.directory.addUser,
@@ -288,6 +312,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       state.streamIdleTimers.clear();
       state.ephemeralMessages.length = 0;
       state.openedViews.length = 0;
+      resetAgentViewState(state.agent);
       state.issuedTriggers.clear();
       state.calls.length = 0;
       state.mentions.length = 0;

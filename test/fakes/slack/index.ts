@@ -1,3 +1,11 @@
+export {
+  agentSessionStopped,
+  appContextChanged,
+  appHomeOpened,
+  assistantThreadContextChanged,
+  assistantThreadStarted,
+} from './agent-event-payloads.ts';
+export type { AgentExperience, PublishedHomeView, SuggestedPrompts } from './agent-view.ts';
 export type { AppDelivery, Deliver, DeliveryTarget } from './app-delivery.ts';
 export {
   appMention,
@@ -16,6 +24,7 @@ export type { FileDownload, SlackFile, UploadedFile } from './file-store.ts';
 export type { HttpDelivery, HttpTarget } from './http-delivery.ts';
 export {
   buttonClick,
+  feedbackClick,
   type InteractionPayload,
   messageShortcut,
   type SlashCommandPayload,

@@ -106,6 +106,48 @@ export function buttonClick(options: {
   };
 }
 
+/**
+ * A click on one side of a feedback_buttons element (a `block_actions` payload whose action is
+ * `type: feedback_buttons` with the pressed side's `value` and `text`; @slack/bolt
+ * FeedbackButtonsAction), under a message of the app.
+ */
+export function feedbackClick(options: {
+  message: { ts: string; blocks?: unknown[] };
+  channel: string;
+  side: 'positive' | 'negative';
+  user?: string;
+  threadTs?: string;
+}): InteractionPayload {
+  const block = (options.message.blocks ?? []).find(
+    (candidate) => (candidate as { type?: string }).type === 'context_actions',
+  ) as { block_id?: string; elements?: Array<Record<string, unknown>> } | undefined;
+  const element = block?.elements?.find((candidate) => candidate.type === 'feedback_buttons');
+  if (element === undefined) throw new Error('fake slack: the message has no feedback buttons');
+  const button = element[`${options.side}_button`] as { value: string; text: unknown };
+  const click = buttonClick({
+    actionId: String(element.action_id),
+    value: button.value,
+    messageTs: options.message.ts,
+    channel: options.channel,
+    user: options.user,
+    blockId: block?.block_id,
+    threadTs: options.threadTs,
+  });
+  return {
+    ...click,
+    actions: [
+      {
+        type: 'feedback_buttons',
+        action_id: String(element.action_id),
+        block_id: block?.block_id ?? 'feedback',
+        value: button.value,
+        text: button.text,
+        action_ts: nextMessageTs(),
+      },
+    ],
+  };
+}
+
 /** A message shortcut (`message_action`): someone picked the app's action from a message's menu. */
 export function messageShortcut(options: {
   callbackId: string;

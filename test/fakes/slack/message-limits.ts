@@ -115,6 +115,40 @@ function findProblemsInBlock(block: Record<string, unknown>, pointer: string): s
     case 'context':
       checkCount(block.elements, messageLimits.maxContextElements, `${pointer}/elements`);
       break;
+    case 'context_actions':
+      // Context actions block (docs.slack.dev/reference/block-kit/blocks/context-actions-block): up to
+      // 5 elements, each feedback_buttons or icon_button. Feedback buttons element
+      // (docs.slack.dev/reference/block-kit/block-elements/feedback-buttons-element): positive_button
+      // and negative_button are required, each a plain_text text of at most 75 characters and a value
+      // of at most 2,000; action_id at most 255.
+      checkCount(block.elements, 5, `${pointer}/elements`);
+      if (!Array.isArray(block.elements) || block.elements.length === 0) {
+        problems.push(`missing required field: elements [json-pointer:${pointer}]`);
+        break;
+      }
+      block.elements.forEach((element, index) => {
+        const at = `${pointer}/elements/${index}`;
+        if (!isRecord(element) || (element.type !== 'feedback_buttons' && element.type !== 'icon_button')) {
+          problems.push(`must be a feedback_buttons or icon_button element [json-pointer:${at}]`);
+          return;
+        }
+        if (typeof element.action_id === 'string' && element.action_id.length > 255) {
+          problems.push(`must be less than 256 characters [json-pointer:${at}/action_id]`);
+        }
+        if (element.type !== 'feedback_buttons') return;
+        for (const side of ['positive_button', 'negative_button'] as const) {
+          const button = element[side];
+          const text = isRecord(button) && isRecord(button.text) ? button.text : undefined;
+          if (!isRecord(button) || text?.type !== 'plain_text' || typeof button.value !== 'string') {
+            problems.push(`missing required field: ${side} [json-pointer:${at}/${side}]`);
+            continue;
+          }
+          checkText(text, 75, `${at}/${side}/text/text`);
+          if (button.value.length > 2_000)
+            problems.push(`must be less than 2001 characters [json-pointer:${at}/${side}/value]`);
+        }
+      });
+      break;
     case 'actions':
       checkCount(block.elements, messageLimits.maxActionsElements, `${pointer}/elements`);
       if (Array.isArray(block.elements)) {

@@ -36,6 +36,11 @@ export interface NativeStream {
   blocks: unknown[] | undefined;
   startedAtMs: number;
   stoppedAtMs: number | undefined;
+  /**
+   * The person pressed Slack's stop control (agent_session_stopped): no more appends, but the app
+   * still ends it with chat.stopStream (see agent-view.ts).
+   */
+  isStoppedByUser?: boolean;
 }
 
 function assertStreamingAvailable(state: FakeSlackState): void {
@@ -208,6 +213,7 @@ const startStream: ApiMethod = (state, args) => {
 const appendStream: ApiMethod = (state, args) => {
   assertStreamingAvailable(state);
   const stream = streamOf(state, args);
+  if (stream.isStoppedByUser) throw new SlackApiError('message_not_in_streaming_state');
   if (args.markdown_text === undefined && args.chunks === undefined) {
     throw new SlackApiError('no_text');
   }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { agentViewMethods } from './agent-view.ts';
 import { type ApiArguments, parseApiRequest, stringArgument } from './api-arguments.ts';
 import { chatMethods } from './chat-methods.ts';
 import { conversationMethods } from './conversation-methods.ts';
@@ -16,6 +17,7 @@ const methods: Record<string, ApiMethod> = {
   ...conversationMethods,
   ...fileMethods,
   ...workspaceMethods,
+  ...agentViewMethods,
 };
 
 // Socket Mode's URL is the one thing an app-level token (xapp-…) may ask for.

@@ -1,0 +1,50 @@
+import type { ReplyOutcome } from '../../src/conversation/engine.ts';
+import { writeTitle } from '../../src/conversation/title-writer.ts';
+import type { ConversationKey } from '../../src/conversation/turn.ts';
+import type { SlackAdapterContext } from './adapter-context.ts';
+import type { ReplyPlace } from './reply-place.ts';
+import { slackErrorCodeOf } from './slack-errors.ts';
+import { isMissingFeatureError } from './workspace-features.ts';
+
+/**
+ * Names a thread of the app's DM after its first exchange, as the agent view lists its threads by
+ * title (`assistant.threads.setTitle`: channel_id, thread_ts and title,
+ * docs.slack.dev/reference/methods/assistant.threads.setTitle). Only in the DM: a channel thread has
+ * no title to set. The title comes from TITLE_MODEL through the shared title writer, which never
+ * fails; a refused call is logged and the thread keeps Slack's own title.
+ */
+export async function titleThreadAfterFirstExchange({
+  adapter,
+  place,
+  conversationKey,
+  outcome,
+}: {
+  adapter: SlackAdapterContext;
+  place: ReplyPlace;
+  conversationKey: ConversationKey;
+  outcome: ReplyOutcome;
+}): Promise<void> {
+  const { features, logger } = adapter.delivery;
+  if (place.channelType !== 'im' || place.threadTs === undefined || outcome.status !== 'complete') return;
+  if (!features.isAvailable(place.teamId, 'threadStatus')) return;
+  const history = await adapter.services.history.load(conversationKey).catch(() => []);
+  const [question, answer] = history;
+  if (history.length !== 2 || question?.role !== 'user' || answer?.role !== 'assistant') return;
+  const { title } = await writeTitle({
+    gateway: adapter.services.gateway,
+    model: adapter.services.models.title,
+    exchange: { question: question.text, answer: answer.text },
+    logger,
+  });
+  try {
+    await place.client.assistant.threads.setTitle({
+      channel_id: place.channel,
+      thread_ts: place.threadTs,
+      title,
+    });
+  } catch (error) {
+    if (isMissingFeatureError(slackErrorCodeOf(error)))
+      features.markUnavailable(place.teamId, 'threadStatus');
+    logger.debug({ err: error }, 'slack: could not set the title of a thread');
+  }
+}
