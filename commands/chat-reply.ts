@@ -88,31 +88,32 @@ export async function replyWithActions({
     style: 'danger',
   };
   const tracked = trackFirstMessage(surface, surface.setActions ? [stopAction] : []);
-  let outcome: ReplyOutcome;
+  // The reply stays active until its buttons are shown, so a shutdown waiting for active replies
+  // does not close the platform client between the last text and Stop giving way to Regenerate.
   try {
-    outcome = await services.engine.reply({
+    const outcome = await services.engine.reply({
       turn,
       surface: tracked.surface,
       signal,
       ...(replacesReplyCreatedAt ? { replacesReplyCreatedAt } : {}),
       ...(requestedBy ? { requestedBy: { id: requestedBy.id, roleIds: requestedBy.roleIds } } : {}),
     });
+    if (surface.setActions) {
+      // The reply is delivered and recorded; its buttons are a convenience that must not fail it.
+      await showFollowUpActions({
+        services,
+        turn,
+        surface,
+        outcome,
+        firstMessage: tracked.firstMessage(),
+      }).catch((error: unknown) =>
+        services.logger.warn({ err: error }, 'could not show the buttons of a reply'),
+      );
+    }
+    return outcome;
   } finally {
     services.activeReplies.finish(replyId);
   }
-  if (surface.setActions) {
-    // The reply is delivered and recorded; its buttons are a convenience that must not fail it.
-    await showFollowUpActions({
-      services,
-      turn,
-      surface,
-      outcome,
-      firstMessage: tracked.firstMessage(),
-    }).catch((error: unknown) =>
-      services.logger.warn({ err: error }, 'could not show the buttons of a reply'),
-    );
-  }
-  return outcome;
 }
 
 // A refused request reached neither the engine nor the gateway.
