@@ -37,6 +37,11 @@ const docPath = resolve(benchDirectory, '..', 'docs', 'benchmarks.md');
 const busyMachineCores = 0.2;
 const contenderLabels: Record<ContenderName, string> = { bot: 'parley', floor: 'floor' };
 
+// `--processes N`: the multi-process load (bench/multi-process.ts), its own figures and table.
+if (process.argv.some((argument) => argument === '--processes' || argument.startsWith('--processes='))) {
+  await import('./multi-process.ts');
+  process.exit(0);
+}
 const options = parseBenchOptions(process.argv.slice(2));
 if (options.isRenderOnly) {
   const results = JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults;

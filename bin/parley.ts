@@ -2,11 +2,13 @@ import { createCommandServices } from '../commands/command-services.ts';
 import type { PlatformAdapter, RunningPlatform } from '../commands/platform-adapter.ts';
 import { createApp } from '../src/app.ts';
 import { ConfigError, resolveFromProjectRoot } from '../src/config.ts';
+import { finishOrCutReplies } from '../src/conversation/finish-or-cut-replies.ts';
 import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
 import { checkReadiness } from '../src/operations/health.ts';
 import { startHealthServer } from '../src/operations/health-server.ts';
 import { unwritableFileProblems, type WritableFile } from '../src/operations/writable-paths.ts';
-import { shutDownWithin } from '../src/shut-down.ts';
+import { shutDownWithin, shutdownShares } from '../src/shut-down.ts';
+import type { Coordination } from '../src/state/coordination.ts';
 import { parseStoreUrl } from '../src/state/store-url.ts';
 import {
   loadParleyConfig,
@@ -48,8 +50,7 @@ async function main(): Promise<number> {
   const app = createApp({ config, logger });
   const services = createCommandServices({ app });
   const closeAll = async () => {
-    // Stopped replies get half the grace to write their last words and be recorded.
-    await services.activeReplies.stopAll(config.shutdownGraceMs / 2);
+    await finishOrCutReplies({ ...services, ...shutdownShares(config.shutdownGraceMs) });
     await services.close();
     await app.close();
   };
@@ -66,12 +67,25 @@ async function main(): Promise<number> {
     // The terminal's fragment always has settings (its variables have defaults); undefined would be a bug.
     const settings = config.platforms.console;
     if (settings === undefined) throw new Error('the terminal chat has no settings');
-    const terminal = await terminalAdapter.start({ services, settings, config, logger });
+    const terminal = await terminalAdapter.start({
+      services,
+      settings,
+      config,
+      logger,
+      coordination: app.coordination,
+    });
     await terminal.ended;
     await closeAll();
     return 0;
   }
-  return runPlatforms({ config, platforms, logger, services, closeAll });
+  return runPlatforms({
+    config,
+    platforms,
+    logger,
+    services,
+    closeAll,
+    coordination: app.coordination,
+  });
 }
 
 /** A platform whose variables are set, with what they said. */
@@ -94,16 +108,18 @@ async function runPlatforms({
   logger,
   services,
   closeAll,
+  coordination,
 }: {
   config: ParleyConfig;
   platforms: readonly ConfiguredPlatform[];
   logger: Logger;
   services: ReturnType<typeof createCommandServices>;
   closeAll: () => Promise<void>;
+  coordination: Coordination;
 }): Promise<number> {
   const running: RunningPlatform[] = [];
   for (const { adapter, settings } of platforms) {
-    running.push(await adapter.start({ services, settings, config, logger }));
+    running.push(await adapter.start({ services, settings, config, logger, coordination }));
   }
   // Listening before saying so: whoever reads "parley running" and signals at once (a supervisor, a
   // test) must never meet Node's default, which ends the process without a shutdown.
@@ -113,7 +129,10 @@ async function runPlatforms({
   });
   logger.info({ platforms: platforms.map(({ adapter }) => adapter.name) }, 'parley running');
   const signal = await signalled;
-  logger.info({ signal }, 'shutting down: no new messages; stopping replies in progress');
+  logger.info(
+    { signal },
+    'shutting down: no new messages; replies in progress may finish, then are cut with a note',
+  );
   await shutDownWithin({
     graceMs: config.shutdownGraceMs,
     steps: [() => Promise.allSettled(running.map((platform) => platform.stop())), closeAll],

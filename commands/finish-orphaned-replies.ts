@@ -23,9 +23,15 @@ export async function finishOrphanedReplies({
   services,
   platform,
   surfaceAt,
+  claim = async () => true,
 }: {
   services: CommandServices;
   platform: string;
+  /**
+   * Resolves true for the one process that may finish the record `journalKey`; several live
+   * processes sweep the same shared journal, and a reply must get its note once.
+   */
+  claim?: (journalKey: string) => Promise<boolean>;
   /**
    * A surface able to edit the reply's messages at `address` (their last known texts come along, for
    * platforms that must resend a text to change its buttons), or undefined when they cannot be reached.
@@ -43,11 +49,16 @@ export async function finishOrphanedReplies({
   let finishedCount = 0;
   for (const { key, entry } of orphans) {
     try {
-      await finishOrphan({
-        services,
-        entry,
-        surface: surfaceAt({ address: entry.address, messages: entry.messages }),
-      });
+      if (!(await claim(key))) continue;
+      // In the conversation's order: a live process may be answering its next turn, and the
+      // interrupted exchange must not be written into history in the middle of that.
+      await services.engine.runInOrder(entry.conversationKey, () =>
+        finishOrphan({
+          services,
+          entry,
+          surface: surfaceAt({ address: entry.address, messages: entry.messages }),
+        }),
+      );
       await services.journal.remove(key);
       finishedCount += 1;
     } catch (error) {
@@ -59,6 +70,36 @@ export async function finishOrphanedReplies({
   }
   if (finishedCount > 0) logger.info({ finishedCount }, 'finished replies interrupted by a restart');
   return { finishedCount };
+}
+
+/**
+ * How long a process's claim on an orphan keeps the others off it: long enough to finish it, short
+ * enough that a claim whose process died too is taken up again.
+ */
+export const orphanClaimTtlMs = 5 * 60_000;
+
+/**
+ * Finishes orphaned replies now and, with a shared store, again every `orphanSweepIntervalMs` of the
+ * journal, so replies of a process that died are finished by the processes still running (a single
+ * process on a file store finishes them at its next start). Returns the function that stops it.
+ */
+export function keepFinishingOrphanedReplies(
+  options: Parameters<typeof finishOrphanedReplies>[0],
+): () => void {
+  let isSweeping = false;
+  const sweep = () => {
+    if (isSweeping) return;
+    isSweeping = true;
+    void finishOrphanedReplies(options).finally(() => {
+      isSweeping = false;
+    });
+  };
+  sweep();
+  const intervalMs = options.services.journal.orphanSweepIntervalMs;
+  if (intervalMs === undefined) return () => {};
+  const timer = setInterval(sweep, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**

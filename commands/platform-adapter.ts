@@ -1,6 +1,7 @@
 import type { Config } from '../src/config.ts';
 import type { EnvironmentFragment } from '../src/environment/environment-fragment.ts';
 import type { Logger } from '../src/log.ts';
+import type { Coordination } from '../src/state/coordination.ts';
 import type { CommandServices } from './define-command.ts';
 
 /** What a platform is started with. */
@@ -12,6 +13,12 @@ export interface PlatformStartContext<Settings> {
   /** The core's settings (image limits and the like). */
   readonly config: Config;
   readonly logger: Logger;
+  /**
+   * What the processes of one bot share on Redis (this process's own otherwise): the dedupe of
+   * platform events, so one event is answered once however many processes receive it, and the
+   * windows of a bot token's request budget.
+   */
+  readonly coordination: Pick<Coordination, 'eventDeduper' | 'createSharedWindow'>;
 }
 
 /** A platform as it runs. */

@@ -21,8 +21,8 @@ import { createSearxngProvider } from './search/searxng-provider.ts';
 import { createWebSearch } from './search/web-search.ts';
 import { openSpendBackend } from './spending/spend-backend.ts';
 import { createSpendGuard, type SpendGuard } from './spending/spend-guard.ts';
+import { type Coordination, openCoordination } from './state/coordination.ts';
 import { openStore, type Store } from './state/create-store.ts';
-import { createInProcessLock } from './state/keyed-lock.ts';
 
 /** The platform-neutral core every adapter is given. */
 export interface App {
@@ -46,6 +46,11 @@ export interface App {
   readonly documents: DocumentReader;
   /** Fetches links: those in messages, and those a model asks for (`read_url`). */
   readonly links: LinkReader;
+  /**
+   * Conversation locks and event dedupe: shared by every process on a redis:// store, this
+   * process's own on any other.
+   */
+  readonly coordination: Coordination;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -86,7 +91,14 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   });
   const usage = createUsageLedger({ store: spendBackend.store, timeZone: config.spending.timeZone, logger });
   const overridesKeyv = store.namespace('overrides');
-  const overrides = createOverrideStore({ store: overridesKeyv, lock: createInProcessLock() });
+  const coordination = openCoordination({
+    store,
+    logger,
+    operationTimeoutMs: config.storeTimeoutMs,
+    lockTtlMs: config.lockTtlMs,
+    reorderWindowMs: config.lockOrderWindowMs,
+  });
+  const overrides = createOverrideStore({ store: overridesKeyv, lock: coordination.recordLock });
   const places = createPlaceSettingsReader({
     overrides,
     defaults: environmentDefaults({
@@ -111,6 +123,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     store: journalKeyv,
     // Only a server store can have several parley processes writing to it at once.
     isStoreShared: store.isShared,
+    staleAfterMs: config.orphanAfterMs,
     logger,
   });
   const documentKeyv = store.namespace('documents');
@@ -151,7 +164,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     gateway,
     history,
     settings,
-    lock: createInProcessLock(),
+    lock: coordination.conversationLock,
     defaults: {
       chatModel: config.models.chat,
       visionModel: config.models.vision,
@@ -185,10 +198,12 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     places,
     documents,
     links,
+    coordination,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
+      await coordination.close();
       await store.close();
     },
   };

@@ -156,6 +156,12 @@ function toConfig({
     storeUrl,
     /** The longest one store operation may take before the turn fails with a message. */
     storeTimeoutMs: values.STORE_TIMEOUT_MS,
+    /** How long a Redis conversation lock outlives a process that died holding it. */
+    lockTtlMs: values.LOCK_TTL_MS,
+    /** How long after a turn was sent its reply may start, so an earlier turn elsewhere goes first. */
+    lockOrderWindowMs: values.LOCK_ORDER_WINDOW_MS,
+    /** How long a reply's heartbeat may be silent before another process finishes it. */
+    orphanAfterMs: values.ORPHAN_AFTER_MS,
     /** After SIGTERM/SIGINT, the process exits by this deadline, non-zero when it had to force. */
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     log: {
@@ -204,7 +210,10 @@ function toConfig({
       ? { url: values.SEARCH_URL, maxResults: values.SEARCH_MAX_RESULTS, timeoutMs: values.SEARCH_TIMEOUT_MS }
       : undefined,
     /** Things that are probably wrong but may be meant, for start-up to print. */
-    warnings: gatewayUrlWarnings(values.GATEWAY_BASE_URL) as readonly string[],
+    warnings: [
+      ...gatewayUrlWarnings(values.GATEWAY_BASE_URL),
+      ...storeWarnings(storeUrl),
+    ] as readonly string[],
     /** Every secret value, so the logger can scrub them from any line, wherever they hide (platforms add theirs). */
     secrets: [
       values.GATEWAY_API_KEY,
@@ -257,6 +266,17 @@ function gatewayUrlWarnings(baseUrl: string): string[] {
   return [
     `GATEWAY_BASE_URL ${baseUrl} does not end in an API version such as /api/v1; chat requests will go to ${baseUrl}/chat/completions. If the gateway answers "not found", add the version: e.g. ${baseUrl}/api/v1`,
   ];
+}
+
+/**
+ * A Postgres store is shared, but what keeps processes apart is not in it: warned, not refused,
+ * because one process on Postgres is right, and parley cannot count the processes an owner runs.
+ */
+export const postgresStoreWarning =
+  'STORE_URL is PostgreSQL: history, settings and /config live there, but conversation locks, budget counters and duplicate-event checks stay in this process (they need Redis). Run ONE parley process on it; for several processes use STORE_URL=redis://…';
+
+function storeWarnings(storeUrl: string): string[] {
+  return parseStoreUrl({ storeUrl }).kind === 'postgres' ? [postgresStoreWarning] : [];
 }
 
 // Without a list, the chat-capable models parley knows: the configured ones and every catalog entry

@@ -31,3 +31,11 @@ export async function shutDownWithin({
     clearTimeout(deadline);
   }
 }
+
+/**
+ * How a shutdown spends its grace on replies: half to let them (and the turns waiting behind them)
+ * finish, a quarter to cut what is left with a note; the rest is for closing connections and stores.
+ */
+export function shutdownShares(graceMs: number): { finishWithinMs: number; cutWithinMs: number } {
+  return { finishWithinMs: graceMs / 2, cutWithinMs: graceMs / 4 };
+}

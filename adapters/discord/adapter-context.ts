@@ -1,6 +1,7 @@
 import type { Client, Message } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { Logger } from '../../src/log.ts';
+import type { Deduper } from '../../src/state/dedupe.ts';
 import type { DiscordSettings } from './discord-config.ts';
 import type { DiscordOutbound, DiscordRateLimits } from './discord-outbound.ts';
 import type { PendingForm, PendingQuestions, PendingValues } from './pending-modal-values.ts';
@@ -29,6 +30,11 @@ export interface DiscordAdapterContext {
   readonly maxImageBytes: number;
   readonly logger: Logger;
   /**
+   * Messages already taken by this or another process: after a resume the gateway may deliver a
+   * message again, and during a rolling restart two processes may hold the same shard for a moment.
+   */
+  readonly eventDeduper: Deduper;
+  /**
    * Whether the gateway gives the content of every message (the privileged Message Content
    * intent); without it only DMs and messages that mention the bot carry their content.
    */
@@ -45,6 +51,12 @@ export interface DiscordAdapterContext {
   /** Forms opened as modals, waiting for their submission. */
   readonly pendingForms: PendingValues<PendingForm>;
 }
+
+/**
+ * How long a message id is remembered: far longer than a resume or a hand-over takes (Discord
+ * replays what a session missed when it resumes, https://discord.com/developers/docs/events/gateway#resuming).
+ */
+export const messageDedupeTtlMs = 10 * 60_000;
 
 /** The bot's own user id once logged in; empty before READY. */
 export function botUserIdOf(context: DiscordAdapterContext): string {

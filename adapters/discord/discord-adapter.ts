@@ -1,16 +1,22 @@
-import { Client, Events, type Interaction, type Message, Partials } from 'discord.js';
+import { createHash } from 'node:crypto';
+import type { RESTOptions } from '@discordjs/rest';
+import { Client, type ClientOptions, Events, type Interaction, type Message, Partials } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
-import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
+import { keepFinishingOrphanedReplies, orphanClaimTtlMs } from '../../commands/finish-orphaned-replies.ts';
+import { finishOrCutReplies } from '../../src/conversation/finish-or-cut-replies.ts';
+import type { SharedRateLimit } from '../../src/delivery/redis-sliding-window.ts';
 import type { Logger } from '../../src/log.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { recordPlatformRequest } from '../../src/operations/metrics.ts';
+import { shutdownShares } from '../../src/shut-down.ts';
+import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import type { DiscordAdapterContext, DiscordPlatformLimits } from './adapter-context.ts';
 import { answerAutocomplete } from './autocomplete.ts';
 import { pressButton } from './button-handlers.ts';
 import { noPings } from './channel-surface.ts';
 import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
-import type { DiscordSettings } from './discord-config.ts';
+import type { DiscordSettings, DiscordSharding } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
 import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from './discord-outbound.ts';
 import { submitFormModal } from './form-modal.ts';
@@ -19,7 +25,8 @@ import { runMessageAction, submitModal } from './message-action-handlers.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createPendingValues } from './pending-modal-values.ts';
-import { discordRestAgent } from './rest-agent.ts';
+import { discordRestAgent, isRenameRateLimit } from './rest-agent.ts';
+import { createSharedRestGate } from './shared-rest-budget.ts';
 import { createThreadRenames } from './thread-renames.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
 
@@ -40,6 +47,9 @@ export async function startDiscordAdapter({
   maxImageBytes,
   logger: parentLogger,
   platformLimits = {},
+  eventDeduper = createInMemoryDeduper(),
+  shutdownGraceMs = 10_000,
+  sharedBudget,
 }: {
   services: CommandServices;
   discord: DiscordSettings;
@@ -47,6 +57,12 @@ export async function startDiscordAdapter({
   logger: Logger;
   /** Discord's own values unless a test gives its fake's. */
   platformLimits?: Partial<DiscordPlatformLimits>;
+  /** Messages already taken; pass the shared one when several processes run the bot. */
+  eventDeduper?: Deduper;
+  /** The process's SHUTDOWN_GRACE_MS: stop() lets replies finish for half of it, then cuts them. */
+  shutdownGraceMs?: number;
+  /** The bot token's request budget shared by every process (Redis); undefined: this process alone. */
+  sharedBudget?: SharedRateLimit;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
   const rateLimits = createDiscordRateLimits();
@@ -59,6 +75,7 @@ export async function startDiscordAdapter({
     rateLimits,
     maxImageBytes,
     logger,
+    eventDeduper,
     tellUnableToPost: createUnableToPostNotice({ logger }),
     threadRenames: createThreadRenames(),
     pendingQuestions: createPendingValues(),
@@ -69,8 +86,16 @@ export async function startDiscordAdapter({
         platformLimits.interactionTokenLifetimeMs ?? discordLimits.interactionTokenLifetimeMs,
     },
   };
+  const makeRequest =
+    sharedBudget &&
+    createSharedRestGate({
+      window: sharedBudget,
+      // One budget per token; the key is a digest, since a token must never be written anywhere.
+      botKey: createHash('sha256').update(discord.token).digest('hex').slice(0, 32),
+      logger,
+    });
   const connect = async (canReadMessageContent: boolean) => {
-    const adapter = createAdapterContext({ shared, canReadMessageContent });
+    const adapter = createAdapterContext({ shared, canReadMessageContent, makeRequest });
     listen({ adapter, lifecycle });
     const outcome = await logIn({ client: adapter.client, token: discord.token });
     return outcome === 'ready' ? adapter : undefined;
@@ -83,33 +108,50 @@ export async function startDiscordAdapter({
     if (!adapter) throw new Error('discord refused the gateway intents even without Message Content');
   }
   const { client } = adapter;
-  logger.info({ botUserId: client.user?.id, guildCount: client.guilds.cache.size }, 'connected to discord');
-  await registerCommands({ client, discord, logger });
-  finishRepliesLeftByARestart({ client, services });
+  logger.info(
+    {
+      botUserId: client.user?.id,
+      guildCount: client.guilds.cache.size,
+      shardIds: client.options.shards,
+      shardCount: client.options.shardCount,
+    },
+    'connected to discord',
+  );
+  // Every process would register the same commands; the one that runs shard 0 does it for all.
+  if (runsFirstShard(client)) await registerCommands({ client, discord, logger });
+  const stopSweeping = finishRepliesLeftByARestart({ client, services, eventDeduper });
 
   return {
     client,
     async stop() {
-      // Take no new work, let stopped replies post their last words, then disconnect.
+      // Take no new work, let replies finish (or cut them with a note), then disconnect: the client
+      // is what their last edits go through.
       lifecycle.isStopping = true;
-      await services.activeReplies.stopAll(5_000);
+      stopSweeping();
+      await finishOrCutReplies({ ...services, ...shutdownShares(shutdownGraceMs) });
       await client.destroy();
       reportPlatformConnection({ platform: 'discord', isConnected: false, state: 'stopped' });
     },
   };
 }
 
-/** In the background: replies a killed process left half-written get their text, a note and buttons. */
+/**
+ * In the background: replies a killed process left half-written get their text, a note and buttons;
+ * now, and while running when the store is shared. Returns the function that stops the sweeps.
+ */
 function finishRepliesLeftByARestart({
   client,
   services,
+  eventDeduper,
 }: {
   client: Client;
   services: CommandServices;
-}): void {
-  void finishOrphanedReplies({
+  eventDeduper: Deduper;
+}): () => void {
+  return keepFinishingOrphanedReplies({
     services,
     platform: 'discord',
+    claim: (journalKey) => eventDeduper.isFirstSighting(`orphan:${journalKey}`, orphanClaimTtlMs),
     surfaceAt: ({ address, messages }) => {
       const parsed = discordReplyAddressSchema.safeParse(address);
       return parsed.success
@@ -119,22 +161,47 @@ function finishRepliesLeftByARestart({
   });
 }
 
+/**
+ * discord.js's own sharding options: it identifies each shard with `[shard_id, num_shards]`, and
+ * Discord routes each guild's events to shard (guild_id >> 22) % num_shards
+ * (https://discord.com/developers/docs/events/gateway#sharding).
+ */
+function shardOptions(sharding: DiscordSharding | undefined): Pick<ClientOptions, 'shards' | 'shardCount'> {
+  if (sharding === undefined) return {};
+  if (sharding === 'auto') return { shards: 'auto' };
+  return { shards: [...sharding.shardIds], shardCount: sharding.shardCount };
+}
+
+function runsFirstShard(client: Client): boolean {
+  const { shards } = client.options;
+  return !Array.isArray(shards) || shards.includes(0);
+}
+
 /** What every client of the adapter shares; a client adds itself and what it may read. */
 type SharedContext = Omit<DiscordAdapterContext, 'client' | 'canReadMessageContent' | 'platformNotices'>;
 
 function createAdapterContext({
   shared,
   canReadMessageContent,
+  makeRequest,
 }: {
   shared: SharedContext;
+  /** Every REST call goes through it when the bot's request budget is shared by several processes. */
+  makeRequest: RESTOptions['makeRequest'] | undefined;
   canReadMessageContent: boolean;
 }): DiscordAdapterContext {
   const client = new Client({
     intents: gatewayIntents({ canReadMessageContent }),
     // DMs arrive on channels the client has not cached; without these partials they are dropped.
     partials: [Partials.Channel, Partials.Message],
-    rest: { api: shared.discord.apiUrl, agent: discordRestAgent() },
+    rest: {
+      api: shared.discord.apiUrl,
+      agent: discordRestAgent(),
+      rejectOnRateLimit: isRenameRateLimit,
+      ...(makeRequest ? { makeRequest } : {}),
+    },
     allowedMentions: noPings,
+    ...shardOptions(shared.discord.sharding),
   });
   learnBucketSizes({ rest: client.rest, limits: shared.rateLimits });
   return {

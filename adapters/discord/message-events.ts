@@ -1,7 +1,7 @@
 import { type Message, PermissionFlagsBits, type SendableChannels } from 'discord.js';
 import { replyWithActions } from '../../commands/chat-reply.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
-import type { DiscordAdapterContext } from './adapter-context.ts';
+import { type DiscordAdapterContext, messageDedupeTtlMs } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
 import { buildTurnFromMessage, conversationKeyOfMessage } from './message-turn.ts';
 import { replyModeOf } from './reply-mode.ts';
@@ -18,6 +18,10 @@ export async function handleMessage({
   const botUserId = adapter.client.user?.id;
   if (!botUserId || message.author.bot || message.system || !message.channel.isSendable()) return;
   if (!(await shouldAnswer({ message, botUserId, adapter }))) return;
+  if (!(await adapter.eventDeduper.isFirstSighting(`discord:message:${message.id}`, messageDedupeTtlMs))) {
+    adapter.logger.debug({ messageId: message.id }, 'message already taken by this or another process');
+    return;
+  }
   const channel = message.channel;
   if (message.guild && 'permissionsFor' in channel) {
     const permissions = channel.permissionsFor(botUserId);

@@ -179,5 +179,18 @@ export async function buildTurnFromMessage({
     documents,
     isAddressedToBot: !message.guild || message.mentions.users.has(botUserId),
     notices: [],
+    sentAtMicros: sentAtMicrosOf(message.id),
   };
+}
+
+/**
+ * When a message was sent, from its id: a snowflake's top bits are milliseconds since Discord's
+ * epoch, and its low 12 bits count the ids made in that millisecond, which orders them within it
+ * (https://discord.com/developers/docs/reference#snowflakes).
+ */
+export function sentAtMicrosOf(snowflake: string): number {
+  const id = BigInt(snowflake);
+  const discordEpochMs = 1_420_070_400_000n;
+  const increment = Number(id & 0xfffn);
+  return Number(((id >> 22n) + discordEpochMs) * 1000n) + Math.min(increment, 999);
 }

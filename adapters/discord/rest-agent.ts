@@ -15,3 +15,12 @@ export function discordRestAgent(): RESTOptions['agent'] {
   const undici = requireFromRest('undici') as { Agent: new () => NonNullable<RESTOptions['agent']> };
   return new undici.Agent();
 }
+
+/**
+ * Which 429s discord.js throws instead of waiting out: a thread rename's. Its Retry-After can run to
+ * ten minutes (see thread-renames.ts), and a /title waiting that long would hold up its conversation;
+ * thrown, it becomes "try again in n minutes".
+ */
+export function isRenameRateLimit(rateLimit: { method: string; route: string }): boolean {
+  return rateLimit.method.toUpperCase() === 'PATCH' && rateLimit.route === '/channels/:id';
+}

@@ -46,7 +46,14 @@ export function createThreadRenames({ now = () => Date.now() }: { now?: () => nu
       }
       // Counted before the call: a rename that fails on the way may still have reached Discord.
       renamesAtMs.set(thread.id, [...recent, now()]);
-      await thread.setName(name);
+      try {
+        await thread.setName(name);
+      } catch (error) {
+        // Discord counted renames parley did not see (a person's, another process's): its 429 says when.
+        const retryAfterMs = (error as { retryAfter?: unknown }).retryAfter;
+        if (typeof retryAfterMs === 'number') return { status: 'limited', retryAtMs: now() + retryAfterMs };
+        throw error;
+      }
       return { status: 'renamed', name };
     },
     remaining: (threadId) => threadRenameBudget.renames - recentRenames(threadId).length,

@@ -4,6 +4,7 @@ import { type Action, renderCardAsText } from '../../src/delivery/card.ts';
 import type { Surface } from '../../src/delivery/surface.ts';
 import { userMessageOf } from '../../src/user-facing-error.ts';
 import { createAnswerMessage } from './answer-message.ts';
+import { withFeedbackButtons } from './feedback-surface.ts';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
 import {
   renderActionsBlock,
@@ -147,19 +148,22 @@ export function createChannelResponder({
     get surface() {
       // A streamed answer (/chat, Regenerate) fails on its own when the bot may not post here; the
       // person hears why privately, once.
-      surface ??= createReplySurface({
-        place,
-        context,
-        onChannelRefused: (error) => {
-          if (isRefusalShown) return;
-          isRefusalShown = true;
-          sendPrivate({ text: `⚠ ${userMessageOf(explainSlackError(error))}` }).catch(
-            (sendError: unknown) => {
-              context.logger.warn({ err: sendError }, 'slack: could not explain a refused post');
-            },
-          );
-        },
-      });
+      // A chat reply (/chat, Regenerate, Continue) is rated like any other.
+      surface ??= withFeedbackButtons(
+        createReplySurface({
+          place,
+          context,
+          onChannelRefused: (error) => {
+            if (isRefusalShown) return;
+            isRefusalShown = true;
+            sendPrivate({ text: `⚠ ${userMessageOf(explainSlackError(error))}` }).catch(
+              (sendError: unknown) => {
+                context.logger.warn({ err: sendError }, 'slack: could not explain a refused post');
+              },
+            );
+          },
+        }),
+      );
       return surface;
     },
     progress: async (text) => {

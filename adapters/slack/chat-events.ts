@@ -2,7 +2,7 @@ import type { App, Context, webApi } from '@slack/bolt';
 import { replyWithActions } from '../../commands/chat-reply.ts';
 import { conversationKeyOf, placeOfConversation } from '../../src/conversation/turn.ts';
 import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
-import { withFeedbackButtons } from './feedback-buttons.ts';
+import { withFeedbackButtons } from './feedback-surface.ts';
 import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';
@@ -129,7 +129,13 @@ async function handleEvent({
         beforeReply: () => showThinkingStatus(place, adapter.delivery),
         ...(stop === undefined ? {} : { signal: stop.signal }),
       });
-      await titleThreadAfterFirstExchange({ adapter, place, conversationKey, outcome });
+      await titleThreadAfterFirstExchange({
+        adapter,
+        place,
+        conversationKey,
+        outcome,
+        requester: { id: turn.author.id, roleIds: turn.author.roleIds },
+      });
     } finally {
       stop?.release();
     }

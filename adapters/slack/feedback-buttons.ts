@@ -1,15 +1,9 @@
 import type { App, BlockAction } from '@slack/bolt';
 import type { CommandUser } from '../../commands/define-command.ts';
 import { runAction } from '../../commands/run-action.ts';
-import type { Surface } from '../../src/delivery/surface.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
 import { feedbackActionId } from './render-blocks.ts';
-
-/** A chat reply's surface on Slack, whose finished replies carry 👍/👎 (render-blocks.ts). */
-export function withFeedbackButtons(surface: Surface): Surface {
-  return { ...surface, hasFeedbackButtons: true };
-}
 
 /** The click of one side of a feedback_buttons element: its `value` names the action (@slack/bolt FeedbackButtonsAction). */
 interface FeedbackButtonsAction {

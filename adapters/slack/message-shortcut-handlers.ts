@@ -7,7 +7,7 @@ import { runCommand } from '../../commands/run-command.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
-import { withFeedbackButtons } from './feedback-buttons.ts';
+import { withFeedbackButtons } from './feedback-surface.ts';
 import { messageShortcutOf } from './message-shortcuts.ts';
 import { buildTurnFromEvent } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';

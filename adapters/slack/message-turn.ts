@@ -82,7 +82,15 @@ export async function buildTurnFromEvent({
     documents,
     isAddressedToBot: event.type === 'app_mention' || event.channel_type === 'im',
     notices: [],
+    ...sentAtOf(event.ts),
   };
+}
+
+/** A message `ts` ("1700000000.123456") is when Slack got it, to the microsecond. */
+function sentAtOf(ts: string): { sentAtMicros?: number } {
+  const match = /^(\d+)\.(\d{1,6})$/.exec(ts);
+  if (!match) return {};
+  return { sentAtMicros: Number(match[1]) * 1_000_000 + Number((match[2] ?? '').padEnd(6, '0')) };
 }
 
 /** A file read as a document when the engine gets to it, downloaded with the bot token. */

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App } from '@slack/bolt';
 import type { CommandServices } from '../../commands/define-command.ts';
-import { finishOrphanedReplies } from '../../commands/finish-orphaned-replies.ts';
+import { keepFinishingOrphanedReplies, orphanClaimTtlMs } from '../../commands/finish-orphaned-replies.ts';
 import type { Logger } from '../../src/log.ts';
 import { countPlatformRequests } from '../../src/operations/count-platform-requests.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
@@ -176,8 +176,8 @@ export async function startSlackAdapter({
       'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
     );
     reportPlatformConnection({ platform: 'slack', isConnected: true, state: 'connected over Socket Mode' });
-    finishRepliesLeftByARestart({ app, services });
-    return { app, port: undefined, stop: () => stopApp(app) };
+    const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper });
+    return { app, port: undefined, stop: () => stopApp(app, stopSweeping) };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
     throw startupErrorOf({ error, variable: 'SLACK_BOT_TOKEN', apiUrl: slack.apiUrl, port: slack.port });
@@ -185,15 +185,27 @@ export async function startSlackAdapter({
   const { port } = server.address() as AddressInfo;
   logHttpMode({ logger: adapterLogger, host, port });
   reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
-  finishRepliesLeftByARestart({ app, services });
-  return { app, port, stop: () => stopApp(app) };
+  const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper });
+  return { app, port, stop: () => stopApp(app, stopSweeping) };
 }
 
-/** In the background: replies a killed process left half-written get their text, a note and buttons. */
-function finishRepliesLeftByARestart({ app, services }: { app: App; services: CommandServices }): void {
-  void finishOrphanedReplies({
+/**
+ * In the background: replies a killed process left half-written get their text, a note and buttons;
+ * now, and while running when the store is shared. Returns the function that stops the sweeps.
+ */
+function finishRepliesLeftByARestart({
+  app,
+  services,
+  deduper,
+}: {
+  app: App;
+  services: CommandServices;
+  deduper: Deduper;
+}): () => void {
+  return keepFinishingOrphanedReplies({
     services,
     platform: 'slack',
+    claim: (journalKey) => deduper.isFirstSighting(`orphan:${journalKey}`, orphanClaimTtlMs),
     surfaceAt: ({ address, messages }) => {
       const parsed = slackReplyAddressSchema.safeParse(address);
       return parsed.success
@@ -223,7 +235,8 @@ function logHttpMode({
   );
 }
 
-async function stopApp(app: App): Promise<void> {
+async function stopApp(app: App, stopSweeping: () => void): Promise<void> {
+  stopSweeping();
   await app.stop();
   reportPlatformConnection({ platform: 'slack', isConnected: false, state: 'stopped' });
 }

@@ -9,7 +9,7 @@ export const slackGuide: readonly string[] = [
   'In my DM (the agent view), every thread is its own conversation with its own title: start a new chat for a new subject. I show what I am doing under the thread, and Slack’s stop button ends a reply.',
   'Slash commands cannot be used inside a thread, so there mention me followed by summarize, reset, model <name>, system <prompt>, usage or help, or any command with its slash (“/imagine a cat”); in my DM no mention is needed.',
   `On any message, the "More actions" menu has ${messageShortcuts.map((shortcut) => `“${shortcut.name}”`).join(', ')}.`,
-  'Rate a finished reply with 👍 or 👎 under it; admins see the ratings in /usage --top.',
+  'Rate a finished reply with 👍 or 👎 under it; admins see them by model in /usage --top.',
 ];
 
 /** What /help shows first on Slack: how parley works here, and the prefix note when there is one. */

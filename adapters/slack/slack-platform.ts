@@ -6,12 +6,13 @@ import { type SlackSettings, slackConfig } from './slack-config.ts';
 export const slackPlatform: PlatformAdapter<SlackSettings> = {
   name: 'slack',
   configSchema: slackConfig,
-  start: ({ services, settings, config, logger }) =>
+  start: ({ services, settings, config, logger, coordination }) =>
     startSlackAdapter({
       services,
       slack: settings,
       host: settings.host,
       maxImageBytes: config.images.maxInputBytes,
       logger,
+      deduper: coordination.eventDeduper,
     }),
 };

@@ -38,7 +38,7 @@ export const titleCommand = defineCommand({
     } else if (outcome.status === 'limited') {
       const minutes = Math.max(1, Math.ceil((outcome.retryAtMs - services.now().getTime()) / 60_000));
       await responder.send({
-        text: `This thread was renamed twice in the last ten minutes, as often as Discord allows. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        text: `Discord allows two renames of a thread per ten minutes, and they are used up. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
         isPrivate: true,
       });
     } else {

@@ -119,9 +119,22 @@ async function topCard({
       }),
     ),
   );
+  const ratings = await services.feedback.totals(place);
+  const rated = Object.entries(ratings).filter(([, counts]) => counts.positive + counts.negative > 0);
   return {
     title: 'Top spending here',
-    fields,
+    fields: [
+      ...fields,
+      {
+        name: 'Ratings of replies (👍/👎), by model',
+        value:
+          rated.length === 0
+            ? 'none yet'
+            : rated
+                .map(([model, counts]) => `\`${model}\` 👍 ${counts.positive} · 👎 ${counts.negative}`)
+                .join('\n'),
+      },
+    ],
     footer: `By cost, in the gateway's units; days and months in ${services.budgetTimeZone}.`,
   };
 }

@@ -8,17 +8,23 @@ export interface ActiveReplies {
   /** Stops a reply; false when it already finished (or never ran here). */
   stop(replyId: string): boolean;
   finish(replyId: string): void;
-  /** Stops every reply (shutdown) and resolves once all have finished, or after `timeoutMs`. */
+  /**
+   * Stops every reply (shutdown) and resolves once all have finished, or after `timeoutMs`. Replies
+   * that start afterwards (turns that were waiting for their conversation) are stopped at once, so
+   * the process can end; each is cut with a note like any stopped reply.
+   */
   stopAll(timeoutMs: number): Promise<void>;
 }
 
 export function createActiveReplies(): ActiveReplies {
   const controllers = new Map<string, AbortController>();
   let onIdle: (() => void) | undefined;
+  let isStopping = false;
   return {
     start(replyId) {
       const controller = new AbortController();
       controllers.set(replyId, controller);
+      if (isStopping) controller.abort();
       return controller.signal;
     },
     stop(replyId) {
@@ -32,6 +38,7 @@ export function createActiveReplies(): ActiveReplies {
       if (controllers.size === 0) onIdle?.();
     },
     async stopAll(timeoutMs) {
+      isStopping = true;
       if (controllers.size === 0) return;
       const idle = new Promise<void>((resolve) => {
         onIdle = resolve;

@@ -119,6 +119,11 @@ export interface ConversationEngine {
   runInOrder<Result>(key: ConversationKey, task: () => Promise<Result>): Promise<Result>;
   /** Whether a reply or command of this conversation is running or waiting. */
   isBusy(key: ConversationKey): boolean;
+  /**
+   * Resolves once no reply or command of this process is running or waiting for its turn: what a
+   * graceful shutdown waits for (bounded by its own deadline) before it cuts what is left.
+   */
+  whenIdle(): Promise<void>;
 }
 
 export interface EngineDefaults {
@@ -194,9 +199,15 @@ interface PreparedTurn {
 }
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
-  const { history, settings, lock } = dependencies;
+  const { history, settings } = dependencies;
+  const lock = createIdleTracking(dependencies.lock);
   return {
-    reply: (request) => lock.run(request.turn.conversationKey, () => answer(dependencies, request)),
+    reply: (request) =>
+      lock.run(
+        request.turn.conversationKey,
+        () => answer(dependencies, request),
+        request.turn.sentAtMicros === undefined ? {} : { orderMicros: request.turn.sentAtMicros },
+      ),
     reset: (key, { isKeepingSettings = false } = {}) =>
       lock.run(key, async () => {
         await history.reset(key);
@@ -204,6 +215,31 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
       }),
     runInOrder: (key, task) => lock.run(key, task),
     isBusy: (key) => lock.pendingCount(key) > 0,
+    whenIdle: () => lock.whenIdle(),
+  };
+}
+
+/** The lock, counting this process's tasks so that shutdown can wait for the last one. */
+function createIdleTracking(lock: KeyedLock): KeyedLock & { whenIdle(): Promise<void> } {
+  let pendingCount = 0;
+  const idleWaiters: Array<() => void> = [];
+  return {
+    async run(key, task, options) {
+      pendingCount += 1;
+      try {
+        return await lock.run(key, task, options);
+      } finally {
+        pendingCount -= 1;
+        if (pendingCount === 0) {
+          for (const resolve of idleWaiters.splice(0)) resolve();
+        }
+      }
+    },
+    pendingCount: (key) => lock.pendingCount(key),
+    whenIdle() {
+      if (pendingCount === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => idleWaiters.push(resolve));
+    },
   };
 }
 

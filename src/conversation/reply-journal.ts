@@ -64,12 +64,18 @@ export interface ReplyJournal {
    */
   listOrphans(platform: string): Promise<Array<{ readonly key: string; readonly entry: JournalEntry }>>;
   remove(key: string): Promise<void>;
+  /**
+   * How often to look for orphans while running: only with a shared store, where a process that
+   * died leaves replies another live process should finish; undefined otherwise (the next start of
+   * the one process finishes them).
+   */
+  readonly orphanSweepIntervalMs: number | undefined;
   /** Stops the heartbeat timer. */
   close(): void;
 }
 
-/** How often a live process renews the heartbeat of its replies in flight. */
-const heartbeatIntervalMs = 5_000;
+/** How long a reply's heartbeat may be silent before it counts as orphaned, by default. */
+const defaultStaleAfterMs = 20_000;
 /** A record is kept at most this long; a reply never takes so long, and this bounds any leftovers. */
 const recordLifetimeMs = 24 * 60 * 60 * 1000;
 
@@ -77,13 +83,17 @@ export function createReplyJournal({
   store,
   isStoreShared,
   logger,
-  staleAfterMs = heartbeatIntervalMs * 4,
+  staleAfterMs = defaultStaleAfterMs,
   now = () => new Date(),
 }: {
   store: Keyv;
   /** True for a store several processes may use at once (Redis). */
   isStoreShared: boolean;
   logger: Logger;
+  /**
+   * How long a record's heartbeat may be silent before another process takes it for an orphan; a
+   * live process renews its records every quarter of this.
+   */
   staleAfterMs?: number;
   now?: () => Date;
 }): ReplyJournal {
@@ -99,7 +109,7 @@ export function createReplyJournal({
       live.set(key, renewed);
       void write(key, renewed);
     }
-  }, heartbeatIntervalMs);
+  }, staleAfterMs / 4);
   heartbeat.unref();
 
   return {
@@ -156,6 +166,7 @@ export function createReplyJournal({
     async remove(key) {
       await store.delete(key);
     },
+    orphanSweepIntervalMs: isStoreShared ? staleAfterMs / 2 : undefined,
     close() {
       clearInterval(heartbeat);
     },

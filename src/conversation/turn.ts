@@ -94,6 +94,12 @@ export interface IncomingTurn {
   readonly isSearchForced?: boolean;
   /** What the adapter could not pass on (an unreadable attachment, say), for the person to see. */
   readonly notices?: readonly string[];
+  /**
+   * When the platform says the message was sent, in microseconds since the epoch (a Discord
+   * snowflake's time, a Slack `ts`): several processes answer a conversation's turns in this order,
+   * whichever of them received each turn first.
+   */
+  readonly sentAtMicros?: number;
 }
 
 const usageSchema = z.object({

@@ -84,12 +84,24 @@ const modelSettings = section('Models', {
 const conversationSettings = section('Conversations', {
   STORE_URL: document(text('sqlite://./data/parley.sqlite'), {
     description:
-      'Where history and settings live: sqlite://./data/parley.sqlite (no server; a relative path starts at the project folder), sqlite:///absolute/path.sqlite, redis://[:password@]host:6379[/db] (several bot processes share it), or memory:// (forgotten on exit; for tests).',
+      'Where history and settings live: sqlite://./data/parley.sqlite (no server; a relative path starts at the project folder), sqlite:///absolute/path.sqlite, redis://[:password@]host:6379[/db] (several bot processes share it: history, settings, budgets, conversation locks, event dedupe), postgres://user@host:5432/database (history and settings only: locks, budgets and dedupe stay in one process, so run one), or memory:// (forgotten on exit; for tests).',
     typeText: 'store URL',
   }),
   STORE_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 5_000 }), {
     description:
       'The longest one store operation may take, in milliseconds, before the turn fails with a message instead of hanging (a Redis that is up but not answering).',
+  }),
+  LOCK_TTL_MS: document(wholeNumber({ min: 1_000, fallback: 30_000 }), {
+    description:
+      'With a redis:// store: how long a conversation stays locked after the process answering it died, in milliseconds. A live process extends its lock every third of this while it answers.',
+  }),
+  LOCK_ORDER_WINDOW_MS: document(wholeNumber({ min: 0, fallback: 250 }), {
+    description:
+      "With a redis:// store: how long after a message was sent (by the platform's clock) its reply may start, in milliseconds, so that an earlier message of the same conversation that reached another process first is answered first. Messages usually reach a bot later than this, so it rarely adds a wait; raise it when processes are far behind their events.",
+  }),
+  ORPHAN_AFTER_MS: document(wholeNumber({ min: 1_000, fallback: 20_000 }), {
+    description:
+      "With a shared store (redis://, postgres://): how long a reply's heartbeat may be silent, in milliseconds, before another live process finishes it for the process that died (its text, a note, Regenerate). Processes renew their heartbeats every quarter of this and look for orphans every half.",
   }),
   HISTORY_MAX_TURNS: document(wholeNumber({ min: 1, fallback: 200 }), {
     description: 'Turns kept per conversation; older ones are deleted from the store.',

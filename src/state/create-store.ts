@@ -2,6 +2,7 @@ import KeyvRedis, { defaultReconnectStrategy, type RedisClientType } from '@keyv
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { Logger } from 'pino';
 import { timeStoreCalls } from '../operations/time-store-calls.ts';
+import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
 import { boundStoreTime } from './time-bound-store.ts';
@@ -200,6 +201,8 @@ function openAdapter({
     case 'sqlite':
       // Every SqliteStore on one file shares one connection (sqlite-database.ts).
       return new SqliteStore({ filePath: location.filePath });
+    case 'postgres':
+      return boundStoreTime(new PostgresStore({ url: location.url }), operationTimeoutMs);
     case 'redis': {
       if (!redis) throw new Error('a redis:// store without its connection');
       return boundStoreTime(namespaceOnConnection(redis), operationTimeoutMs);

@@ -7,13 +7,24 @@ export interface KeyedLock {
    * Runs `task` once every earlier task of the same key has settled, in arrival order, and settles
    * with the task's result. A task that throws releases the key like any other.
    */
-  run<T>(key: string, task: () => Promise<T>): Promise<T>;
+  run<T>(key: string, task: () => Promise<T>, options?: RunOptions): Promise<T>;
   /**
    * How many tasks of `key` this process has started through `run` and that have not settled yet,
    * the running one included: above zero before `run`, the new task will wait (worth telling the user
    * "waiting for the previous reply").
    */
   pendingCount(key: string): number;
+}
+
+/** How a task takes its place in its key's queue. */
+export interface RunOptions {
+  /**
+   * When the platform says the turn was sent, in microseconds since the epoch. A shared lock queues
+   * tasks by it, so turns that reached different processes are answered in the order they were
+   * written; without it a task queues in the order it reached the lock. The in-process lock serves
+   * arrival order, which is the platform's for the one connection of a single process.
+   */
+  readonly orderMicros?: number;
 }
 
 /** A KeyedLock for a single bot process; several processes sharing a store need a shared lock. */

@@ -10,13 +10,15 @@ const acceptedForms = [
   'sqlite:///absolute/path.sqlite',
   'redis://[user:password@]host[:port][/database]',
   'rediss://… (Redis over TLS)',
+  'postgres://[user:password@]host[:port]/database (history and settings; locks and budgets stay in this process)',
 ];
 
 /** What a store URL asks for, with the parts each kind of store needs. */
 export type StoreLocation =
   | { readonly kind: 'memory' }
   | { readonly kind: 'sqlite'; readonly filePath: string }
-  | { readonly kind: 'redis'; readonly url: string };
+  | { readonly kind: 'redis'; readonly url: string }
+  | { readonly kind: 'postgres'; readonly url: string };
 
 /** A store URL parley cannot use. The message names the accepted forms and never the password. */
 export class StoreUrlError extends UserFacingError {
@@ -62,6 +64,10 @@ export function parseStoreUrl({
       // Checked here because the Redis client's own parse error carries the whole URL, password included.
       if (!URL.canParse(storeUrl)) throw new StoreUrlError({ storeUrl, problem: 'it is not a valid URL' });
       return { kind: 'redis', url: storeUrl };
+    case 'postgres':
+    case 'postgresql':
+      if (!URL.canParse(storeUrl)) throw new StoreUrlError({ storeUrl, problem: 'it is not a valid URL' });
+      return { kind: 'postgres', url: storeUrl };
     default:
       throw new StoreUrlError({ storeUrl, problem: `the scheme "${scheme}" is not supported` });
   }

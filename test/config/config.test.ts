@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadParleyConfig } from '../../bin/platform-adapters.ts';
-import { ConfigError, projectRoot } from '../../src/config.ts';
+import { ConfigError, postgresStoreWarning, projectRoot } from '../../src/config.ts';
 
 const missingEnvFile = join(tmpdir(), 'parley-no-such-env-file');
 const required = { GATEWAY_BASE_URL: 'http://127.0.0.1:9/api/v1', GATEWAY_API_KEY: 'secret-key-123' };
@@ -131,6 +131,51 @@ describe('loadConfig', () => {
     ]);
     expect(withoutVersion.warnings[0]).toContain('https://gw.example/chat/completions');
     expect(loadParleyConfig({ environment: required, envFilePath: missingEnvFile }).warnings).toEqual([]);
+  });
+
+  it('takes a Postgres store and says at start-up that locks, budgets and dedupe stay in one process', () => {
+    const config = loadParleyConfig({
+      environment: { ...required, STORE_URL: 'postgres://parley:secret-pw@db.example:5432/parley' },
+      envFilePath: missingEnvFile,
+    });
+    expect(config.storeUrl).toBe('postgres://parley:secret-pw@db.example:5432/parley');
+    expect(config.warnings).toEqual([postgresStoreWarning]);
+    expect(postgresStoreWarning).toMatch(/locks, budget counters and duplicate-event checks .* need Redis/);
+    expect(config.secrets).toContain('secret-pw');
+    expect(
+      loadParleyConfig({
+        environment: { ...required, STORE_URL: 'redis://127.0.0.1:6379' },
+        envFilePath: missingEnvFile,
+      }).warnings,
+    ).toEqual([]);
+  });
+
+  it('reads Discord sharding, and refuses shard ids without a count or beyond it', () => {
+    const discord = { ...required, DISCORD_TOKEN: 'token' };
+    const sharded = loadParleyConfig({
+      environment: { ...discord, DISCORD_SHARD_COUNT: '4', DISCORD_SHARD_IDS: '2,3' },
+      envFilePath: missingEnvFile,
+    });
+    expect(sharded.platforms.discord?.sharding).toEqual({ shardIds: [2, 3], shardCount: 4 });
+    const everyShard = loadParleyConfig({
+      environment: { ...discord, DISCORD_SHARD_COUNT: '2' },
+      envFilePath: missingEnvFile,
+    });
+    expect(everyShard.platforms.discord?.sharding).toEqual({ shardIds: [0, 1], shardCount: 2 });
+    const auto = loadParleyConfig({
+      environment: { ...discord, DISCORD_SHARD_COUNT: 'auto' },
+      envFilePath: missingEnvFile,
+    });
+    expect(auto.platforms.discord?.sharding).toBe('auto');
+    expect(problemsOf({ ...discord, DISCORD_SHARD_IDS: '0' })).toEqual([
+      'DISCORD_SHARD_IDS: needs DISCORD_SHARD_COUNT set to the number of shards of the whole bot (not auto)',
+    ]);
+    expect(problemsOf({ ...discord, DISCORD_SHARD_COUNT: '2', DISCORD_SHARD_IDS: '1,2' })).toEqual([
+      'DISCORD_SHARD_IDS: 2 not below DISCORD_SHARD_COUNT 2: shards are numbered from 0',
+    ]);
+    expect(problemsOf({ ...discord, DISCORD_SHARD_COUNT: 'many' })[0]).toMatch(
+      /^DISCORD_SHARD_COUNT: must be auto or a whole number/,
+    );
   });
 
   it('treats an empty value in .env as unset, as it does in the environment', () => {

@@ -144,7 +144,9 @@ describe('/title on Discord', () => {
     const refusal = await subject.discord.waitFor(() =>
       subject
         .botMessages(threadId)
-        .find((message) => message.content.includes('renamed twice in the last ten minutes')),
+        .find((message) =>
+          message.content.includes('two renames of a thread per ten minutes, and they are used up'),
+        ),
     );
     expect(refusal.flags & 64).toBe(64);
     expect(subject.discord.channel(threadId)?.name).toBe('Launch plan');
@@ -211,5 +213,29 @@ describe('thread titles and budgets', () => {
     expect(subject.discord.channel(threadId)?.name).toBe('why is the sky blue?');
     expect(chatRequests(subject)).toHaveLength(1);
     expect(subject.discord.requests.filter((call) => call.route === 'channel-modify')).toHaveLength(0);
+  });
+});
+
+describe('a rename Discord refuses', () => {
+  it('answers "try again later" at once instead of waiting out a ten-minute 429', async () => {
+    const subject = await start({ DISCORD_REPLY_MODE: 'thread' });
+    subject.gateway.enqueue({ text: 'Okay.' });
+    subject.gateway.enqueue({ text: JSON.stringify({ title: 'First title' }) });
+    const threadId = subject.discord.sendUserMessage({
+      channelId: subject.generalChannelId,
+      content: 'a question',
+      mentionsBot: true,
+    });
+    await subject.discord.waitFor(() => subject.discord.channel(threadId)?.name === 'First title');
+    // Renames parley did not count (a person's, say) have used up Discord's budget.
+    subject.discord.forceRateLimit({ route: 'channel-modify', retryAfterMs: 9 * 60_000 });
+    const startedAtMs = Date.now();
+    subject.discord.sendSlashCommand({ name: 'title', channelId: threadId, options: { title: 'Second' } });
+    const refusal = await subject.discord.waitFor(() =>
+      subject.botMessages(threadId).find((message) => /Try again in (9|10) minutes/.test(message.content)),
+    );
+    expect(refusal.flags & 64).toBe(64);
+    expect(Date.now() - startedAtMs).toBeLessThan(3_000);
+    expect(subject.discord.channel(threadId)?.name).toBe('First title');
   });
 });

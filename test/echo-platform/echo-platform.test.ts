@@ -72,7 +72,7 @@ async function startEcho() {
     await services.close();
     await app.close();
   };
-  running = await echo.start({ services, settings, config, logger });
+  running = await echo.start({ services, settings, config, logger, coordination: app.coordination });
   return { config, settings };
 }
 

@@ -1,15 +1,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { metricsRegistry } from '../../src/operations/metrics.ts';
-import { appMention, feedbackClick } from '../fakes/slack/index.ts';
-import { finishedReplies } from './reply-blocks.ts';
+import { appMention, buttonClick, feedbackClick, slashCommand } from '../fakes/slack/index.ts';
+import { buttonsOf, finishedReplies } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
 
 describe('slack: 👍/👎 on a finished reply', () => {
   let bot: SlackUnderTest;
 
   beforeAll(async () => {
-    bot = await startSlackUnderTest({ mode: 'http', slackOptions: { nativeStreaming: 'not_allowed' } });
+    bot = await startSlackUnderTest({
+      mode: 'http',
+      slackOptions: { nativeStreaming: 'not_allowed' },
+      // Admins see the ratings in /usage --top.
+      prepare: (fake) => fake.addUser({ id: 'U0PERSON01', isAdmin: true }),
+    });
   });
   afterAll(() => bot.close());
   beforeEach(() => bot.reset());
@@ -56,6 +61,32 @@ describe('slack: 👍/👎 on a finished reply', () => {
     expect(kept).toMatchObject({ rating: 'negative', model: 'chat-model', platform: 'slack' });
     expect(await feedbackCount('negative')).toBe(before + 1);
     expect(bot.logOutput()).toContain('a reply was rated');
+
+    // A changed mind replaces the person's rating; admins see the totals by model in /usage --top.
+    await bot.deliverInteraction(
+      feedbackClick({ message: reply ?? { ts: '' }, channel: 'C0FEEDBK01', side: 'positive', threadTs }),
+    );
+    await bot.slack.waitFor(
+      () => bot.slack.ephemeralMessages.filter((message) => /Thanks/.test(message.text))[1],
+    );
+    await bot.deliverCommand(slashCommand({ command: '/usage', text: '--top', channel: 'C0FEEDBK01' }));
+    const top = await bot.slack.waitFor(() =>
+      bot.slack.responseUrlPosts.find((post) => JSON.stringify(post).includes('Ratings of replies')),
+    );
+    expect(JSON.stringify(top)).toContain('chat-model` 👍 1 · 👎 0');
+
+    // A regenerated reply may be rated too.
+    bot.gateway.enqueue({ text: 'Still forty-two.' });
+    await bot.deliverInteraction(
+      buttonClick({
+        actionId: buttonsOf(reply)[0]?.action_id ?? '',
+        messageTs: reply?.ts ?? '',
+        channel: 'C0FEEDBK01',
+        threadTs,
+      }),
+    );
+    const replies = await finishedReplies(bot, 'C0FEEDBK01', threadTs, 2);
+    expect(JSON.stringify(replies.at(-1)?.blocks)).toContain('feedback_buttons');
   });
 });
 

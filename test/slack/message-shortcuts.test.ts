@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createSolidPng } from '../fakes/gateway/index.ts';
 import { messageShortcut, viewSubmission } from '../fakes/slack/index.ts';
 import { botReplies, finishedReplies, lastUserContent } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
@@ -52,6 +53,31 @@ describe('slack message shortcuts: Ask parley, Summarize from here, Extract data
     expect(answer?.text).toContain('check the database');
     expect(lastUserContent(bot)).toContain('Why would that fail?');
     expect(lastUserContent(bot)).toContain('> The build failed on step 3');
+  });
+
+  it('Ask parley gives the model the message’s image too', async () => {
+    const png = createSolidPng({ widthPx: 4, heightPx: 4, colour: { red: 200, green: 10, blue: 10 } });
+    const file = bot.slack.addFile({ name: 'chart.png', bytes: png, mimetype: 'image/png' });
+    const asked = bot.slack.addMessage({
+      channel: 'C0SHORTC05',
+      user: 'U0ADA00001',
+      text: 'our chart',
+      files: [file],
+    });
+    await bot.deliverInteraction(
+      messageShortcut({ callbackId: 'parley_ask', channel: 'C0SHORTC05', messageTs: asked.ts }),
+    );
+    const opened = await bot.slack.waitFor(() => bot.slack.openedViews[0]);
+    bot.gateway.enqueue({ text: 'A red square.' });
+    await bot.deliverInteraction(
+      viewSubmission({ view: opened.view, values: { question: 'What colour is it?' } }),
+    );
+    await finishedReplies(bot, 'C0SHORTC05', asked.ts);
+
+    const body = chatRequests().at(-1)?.body as { model?: string; messages: Array<{ content: unknown }> };
+    expect(body.model).toBe('vision-model');
+    expect(JSON.stringify(body.messages.at(-1)?.content)).toContain('image_url');
+    expect(bot.slack.fileDownloads.length).toBeGreaterThan(0);
   });
 
   it('Ask parley keeps the modal open when the question is empty', async () => {

@@ -44,13 +44,21 @@ describe('parseStoreUrl', () => {
   });
 
   it('rejects an unknown scheme, naming the accepted forms and hiding the password', () => {
-    const parse = () => parseStoreUrl({ storeUrl: 'postgres://bot:hunter2@db.example.test/parley' });
+    const parse = () => parseStoreUrl({ storeUrl: 'mongodb://bot:hunter2@db.example.test/parley' });
     expect(parse).toThrow(StoreUrlError);
-    expect(parse).toThrow(/"postgres" is not supported/);
+    expect(parse).toThrow(/"mongodb" is not supported/);
     expect(parse).toThrow(
-      /memory:\/\/.*sqlite:\/\/\.\/relative.*sqlite:\/\/\/absolute.*redis:\/\/.*rediss:\/\//,
+      /memory:\/\/.*sqlite:\/\/\.\/relative.*sqlite:\/\/\/absolute.*redis:\/\/.*rediss:\/\/.*postgres:\/\//,
     );
     expect(parse).not.toThrow(/hunter2/);
+  });
+
+  it('reads postgres:// and postgresql:// as a Postgres store', () => {
+    expect(parseStoreUrl({ storeUrl: 'postgres://bot:pw@db.example.test:5432/parley' })).toEqual({
+      kind: 'postgres',
+      url: 'postgres://bot:pw@db.example.test:5432/parley',
+    });
+    expect(parseStoreUrl({ storeUrl: 'postgresql://db.example.test/parley' }).kind).toBe('postgres');
   });
 
   it('rejects a URL without a scheme or a sqlite URL without a file', () => {

@@ -66,3 +66,37 @@ describeStoreContract({
     };
   },
 });
+
+const databaseUrl = process.env.DATABASE_URL;
+
+describeStoreContract({
+  name:
+    databaseUrl === undefined
+      ? 'postgres:// store (skipped: DATABASE_URL is not set; run with DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)'
+      : 'postgres:// store',
+  isSkipped: databaseUrl === undefined,
+  survivesRestart: true,
+  async createBacking() {
+    // Namespaces unique to this test: other runs share the server and its one table.
+    const runId = randomUUID().replaceAll('-', '');
+    const namespacesUsed = new Set<string>();
+    const storeUrl = databaseUrl ?? '';
+    return {
+      open(namespace) {
+        namespacesUsed.add(namespace);
+        return createStore({ storeUrl, namespace: `parley-test-${runId}-${namespace}`, logger });
+      },
+      async dispose() {
+        for (const namespace of namespacesUsed) {
+          const store: Keyv = createStore({
+            storeUrl,
+            namespace: `parley-test-${runId}-${namespace}`,
+            logger,
+          });
+          await store.clear();
+          await store.disconnect();
+        }
+      },
+    };
+  },
+});

@@ -16,7 +16,7 @@ export const accountRoutes: RestRoute[] = [
     handle(context) {
       return ok({
         url: gatewayUrl(context),
-        shards: 1,
+        shards: context.settings.recommendedShardCount,
         session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
       });
     },

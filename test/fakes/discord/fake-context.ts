@@ -36,5 +36,7 @@ export interface FakeDiscordContext {
     interactionTokenLifetimeMs: number;
     /** The Developer Portal's Message Content Intent toggle (or its approval, for verified apps). */
     isMessageContentIntentEnabled: boolean;
+    /** The `shards` /gateway/bot recommends (events/gateway.mdx, "Get Gateway Bot"). */
+    recommendedShardCount: number;
   };
 }

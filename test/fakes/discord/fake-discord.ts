@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gatewayUrl } from './account-routes.ts';
-import { apiChannel, apiMember, apiRole } from './api-objects.ts';
+import { apiChannel, apiGuildCreate, apiMember, apiRole } from './api-objects.ts';
 import { type AttachmentDownload, createAttachmentHosting, type FakeFile } from './attachment-hosting.ts';
 import { createChangeFeed, type FakeDiscordEvent, type WaitForOptions } from './change-feed.ts';
 import { createCommandRegistry, type RegisteredCommand } from './command-registry.ts';
@@ -41,6 +41,8 @@ export interface FakeDiscordOptions {
   botUsername?: string;
   /** Text channels the guild has at start (`general`, `random`, `channel-3`, ...). Default 2. */
   textChannelCount?: number;
+  /** The shard count /gateway/bot recommends, what `auto` sharding runs. Default 1. */
+  recommendedShardCount?: number;
   /** The limits to enforce, or `false` for none. Default: Discord's (see `RateLimitOptions`). */
   rateLimits?: RateLimitOptions | false;
   /** The upload limit a file, sent to the bot as `attachment_size_limit`. Default 10 MiB. */
@@ -86,6 +88,17 @@ export interface FakeDiscord extends UserActions {
   readonly rateLimitHits: Readonly<RateLimitHits>;
   /** Gateway connections that have identified and are still open: 1 once a bot is logged in. */
   readonly identifiedSessionCount: number;
+  /** The `[shard_id, num_shards]` of each open session (undefined: it did not shard). */
+  readonly identifiedShards: ReadonlyArray<readonly [number, number] | undefined>;
+
+  /**
+   * Adds a guild the bot is in, with `textChannelCount` text channels (default 1), announced with
+   * GUILD_CREATE to the shard that owns it.
+   */
+  createGuild(options?: { name?: string; textChannelCount?: number }): {
+    guildId: string;
+    textChannelIds: string[];
+  };
 
   createUser(options: { username: string; globalName?: string }): FakeUser;
   /**
@@ -191,6 +204,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       interactionResponseDeadlineMs: options.interactionResponseDeadlineMs ?? 3000,
       interactionTokenLifetimeMs: options.interactionTokenLifetimeMs ?? 15 * 60 * 1000,
       isMessageContentIntentEnabled: options.isMessageContentIntentEnabled ?? true,
+      recommendedShardCount: options.recommendedShardCount ?? 1,
     },
   };
 
@@ -234,6 +248,21 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     rateLimitHits: context.rateLimiter.hits,
     get identifiedSessionCount() {
       return context.gateway.identifiedSessionCount;
+    },
+    get identifiedShards() {
+      return context.gateway.identifiedShards;
+    },
+    createGuild(guildOptions = {}) {
+      const added = world.addGuild({
+        name: guildOptions.name ?? `Guild ${world.guilds.size + 1}`,
+        ownerId: user.id,
+      });
+      const channelIds: string[] = [];
+      for (let index = 0; index < Math.max(1, guildOptions.textChannelCount ?? 1); index += 1) {
+        channelIds.push(world.addTextChannel({ guildId: added.id, name: `channel-${index + 1}` }).id);
+      }
+      context.gateway.dispatch('GUILD_CREATE', guildsDispatch(apiGuildCreate(added, world)));
+      return { guildId: added.id, textChannelIds: channelIds };
     },
     createUser: (userOptions) => world.addUser(userOptions),
     createGuildWithoutBot(guildOptions = {}) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { guildIdOfEvent, readShard, type ShardPair, shardReceives } from './shard-routing.ts';
 
 /** Builds the `d` of a dispatch for one session, or `undefined` when its intents exclude it. */
 export type DispatchBuilder = (intents: number) => unknown;
@@ -34,6 +35,8 @@ export interface GatewayServer {
   readonly identifiedSessionCount: number;
   /** How many sessions exist, connected or waiting for a RESUME. */
   readonly sessionCount: number;
+  /** The `shard` each connected session identified with (undefined: not sharded). */
+  readonly identifiedShards: ReadonlyArray<ShardPair | undefined>;
   /** Closes every connection with `code`, e.g. to make clients resume. */
   disconnectAll(code?: number): void;
   close(): void;
@@ -63,6 +66,7 @@ const closeCodes = {
   notAuthenticated: 4003,
   authenticationFailed: 4004,
   alreadyAuthenticated: 4005,
+  invalidShard: 4010,
   disallowedIntents: 4014,
 } as const;
 
@@ -80,6 +84,8 @@ interface Session {
   id: string;
   sequence: number;
   intents: number;
+  /** `[shard_id, num_shards]` from IDENTIFY; the session gets only its shard's guilds. */
+  shard: ShardPair | undefined;
   connection: Connection | null;
   /** The latest dispatches, replayed on RESUME. */
   backlog: { sequence: number; text: string }[];
@@ -138,18 +144,29 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       connection.socket.close(closeCodes.disallowedIntents, 'Disallowed intent(s).');
       return;
     }
+    const shardReading = readShard(data.shard);
+    if (shardReading === 'invalid') {
+      connection.socket.close(closeCodes.invalidShard, 'Invalid shard.');
+      return;
+    }
+    const { shard } = shardReading;
     const session: Session = {
       id: randomBytes(16).toString('hex'),
       sequence: 0,
       intents,
+      shard,
       connection: null,
       backlog: [],
     };
     sessions.set(session.id, session);
     attach(connection, session);
-    dispatchTo(session, 'READY', options.readyPayload(session.id));
+    const ready = options.readyPayload(session.id);
+    // events/gateway-events.mdx, "Ready": `guilds` are the guilds of this session (its shard), and
+    // `shard` echoes what IDENTIFY sent.
+    const readyGuilds = (ready.guilds as { id: string }[]).filter((guild) => shardReceives(shard, guild.id));
+    dispatchTo(session, 'READY', { ...ready, guilds: readyGuilds, shard: shard ?? [0, 1] });
     for (const guild of options.guildCreatePayloads()) {
-      dispatchTo(session, 'GUILD_CREATE', guild);
+      if (shardReceives(shard, String(guild.id))) dispatchTo(session, 'GUILD_CREATE', guild);
     }
   }
 
@@ -274,7 +291,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     dispatch(eventName, build) {
       for (const session of sessions.values()) {
         const data = build(session.intents);
-        if (data !== undefined) {
+        if (data !== undefined && shardReceives(session.shard, guildIdOfEvent(eventName, data))) {
           dispatchTo(session, eventName, data);
         }
       }
@@ -288,6 +305,11 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     },
     get sessionCount() {
       return sessions.size;
+    },
+    get identifiedShards() {
+      return [...sessions.values()]
+        .filter((session) => session.connection !== null)
+        .map((session) => session.shard);
     },
     disconnectAll(code = 4000) {
       for (const connection of connections) {

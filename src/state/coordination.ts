@@ -1,0 +1,120 @@
+import { createRedisSlidingWindow, type SharedRateLimit } from '../delivery/redis-sliding-window.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from './create-store.ts';
+import { createInMemoryDeduper, type Deduper } from './dedupe.ts';
+import { createInProcessLock, type KeyedLock } from './keyed-lock.ts';
+import { createRedisKeyedLock, type RedisLockClient, type RedisSubscribe } from './redis-keyed-lock.ts';
+import { createRedisDeduper } from './shared-deduper.ts';
+import { withTimeout } from './time-bound-store.ts';
+
+/**
+ * What keeps several bot processes from stepping on each other: one reply at a time per
+ * conversation, one answer per platform event. On Redis every process shares them; on any other
+ * store they are this process's own, which is right for the one process such a store allows.
+ */
+export interface Coordination {
+  /** True when the locks and dedupe hold across processes (the store is Redis). */
+  readonly isShared: boolean;
+  /** One reply at a time per conversation, in arrival order. */
+  readonly conversationLock: KeyedLock;
+  /** Read-modify-write of shared records (the /config overrides), one writer at a time. */
+  readonly recordLock: KeyedLock;
+  /** Platform events seen before (Slack retries, Discord redelivery after a resume). */
+  readonly eventDeduper: Deduper;
+  /**
+   * A rate-limit window every process counts in (a bot token's request budget); undefined when the
+   * store is not shared, where the process's own queue is the whole budget.
+   */
+  readonly createSharedWindow:
+    | ((size: { limit: number; windowMs: number; name: string }) => SharedRateLimit)
+    | undefined;
+  close(): Promise<void>;
+}
+
+export interface OpenCoordinationOptions {
+  /** The bot's store, opened once; on Redis its client carries the locks and the dedupe. */
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly operationTimeoutMs: number;
+  /** How long a conversation lock outlives a process that died holding it. */
+  readonly lockTtlMs: number;
+  /** How long after a turn was sent it may take its conversation's lock (see the Redis lock). */
+  readonly reorderWindowMs?: number;
+  /** Keeps these keys apart from other users of the same Redis (tests use a unique one). */
+  readonly namespace?: string;
+}
+
+/** Opens the coordination the store URL allows: shared on Redis, in-process otherwise. */
+export function openCoordination({
+  store,
+  logger,
+  operationTimeoutMs,
+  lockTtlMs,
+  reorderWindowMs,
+  namespace = 'coordination',
+}: OpenCoordinationOptions): Coordination {
+  if (store.kind !== 'redis') {
+    return {
+      isShared: false,
+      conversationLock: createInProcessLock(),
+      recordLock: createInProcessLock(),
+      eventDeduper: createInMemoryDeduper(),
+      createSharedWindow: undefined,
+      close: async () => {},
+    };
+  }
+  const bounded = <Result>(operation: string, call: () => Promise<Result>) =>
+    withTimeout(call(), { operation, timeoutMs: operationTimeoutMs });
+  const connected = async () => {
+    const client = await withTimeout(store.redisClient(), {
+      operation: 'connect',
+      timeoutMs: operationTimeoutMs,
+    });
+    if (!client) throw new Error('the store is not a Redis store');
+    return client;
+  };
+  const redis = async (): Promise<RedisLockClient> => {
+    const client = await connected();
+    return {
+      eval: (script, options) => bounded('eval', () => client.eval(script, options)),
+      publish: (channel, message) => bounded('publish', () => client.publish(channel, message)),
+    };
+  };
+  // A client in subscriber mode can run no other command, so release messages get their own.
+  const subscribe: RedisSubscribe = async (channel, listener) => {
+    const client = (await connected()).duplicate();
+    client.on('error', (error: unknown) => logger.warn({ err: error }, 'lock release listener error'));
+    await client.connect();
+    await client.subscribe(channel, (message) => listener(message));
+    return async () => {
+      client.destroy();
+    };
+  };
+  const prefix = `parley:${namespace}`;
+  const conversationLock = createRedisKeyedLock({
+    ...(reorderWindowMs === undefined ? {} : { reorderWindowMs }),
+    redis,
+    subscribe,
+    prefix: `${prefix}:conversation`,
+    lockTtlMs,
+    logger,
+  });
+  const recordLock = createRedisKeyedLock({ redis, prefix: `${prefix}:record`, lockTtlMs, logger });
+  return {
+    isShared: true,
+    conversationLock,
+    recordLock,
+    eventDeduper: createRedisDeduper({
+      redis: async () => {
+        const client = await connected();
+        return { set: (key, value, options) => bounded('set', () => client.set(key, value, options)) };
+      },
+      prefix: `${prefix}:event`,
+    }),
+    createSharedWindow: ({ limit, windowMs, name }) =>
+      createRedisSlidingWindow({ redis, prefix: `${prefix}:${name}`, limit, windowMs }),
+    async close() {
+      await Promise.allSettled([conversationLock.close(), recordLock.close()]);
+    },
+  };
+}
