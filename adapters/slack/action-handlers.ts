@@ -1,9 +1,9 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { actionIdPattern } from '../../commands/action-store.ts';
-import type { CommandUser } from '../../commands/define-command.ts';
 import { runAction } from '../../commands/run-action.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
+import { commandUserOf } from './slack-command-user.ts';
 
 /**
  * Button clicks (Stop, Regenerate, Continue, Vary): acknowledged at once, then run through the
@@ -23,13 +23,13 @@ export function registerActions({ app, adapter }: { app: App; adapter: SlackAdap
         }
         const person = await adapter.directory.lookUp({ client, userId: body.user.id });
         const teamId = context.teamId ?? body.team?.id ?? 'unknown-team';
-        const user: CommandUser = {
-          id: person.id,
-          name: person.name,
-          isAdmin: person.isAdmin,
-          roleIds: adapter.userGroups.groupsOf({ client, teamId, userId: person.id }),
+        const user = commandUserOf({
+          person,
+          userGroups: adapter.userGroups,
+          client,
+          teamId,
           isInDirectMessage: channel.startsWith('D'),
-        };
+        });
         const responder = createChannelResponder({
           place: {
             client,

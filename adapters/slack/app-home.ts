@@ -1,11 +1,11 @@
 import type { App, webApi } from '@slack/bolt';
 import { allCommands } from '../../commands/all-commands.ts';
-import type { CommandUser } from '../../commands/define-command.ts';
 import { personCard } from '../../commands/definitions/usage.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { slackCommandName } from './command-name.ts';
 import { renderCardBlocks, renderTextSections, type SlackBlock } from './render-blocks.ts';
+import { commandUserOf } from './slack-command-user.ts';
 import { slackGuide } from './slack-guide.ts';
 
 /**
@@ -47,13 +47,13 @@ async function buildHomeView({
 }): Promise<{ type: 'home'; blocks: SlackBlock[] }> {
   const { services, commandPrefix } = adapter;
   const person = await adapter.directory.lookUp({ client, userId });
-  const user: CommandUser = {
-    id: person.id,
-    name: person.name,
-    isAdmin: person.isAdmin,
-    roleIds: adapter.userGroups.groupsOf({ client, teamId, userId }),
+  const user = commandUserOf({
+    person,
+    userGroups: adapter.userGroups,
+    client,
+    teamId,
     isInDirectMessage: true,
-  };
+  });
   const conversationKey = conversationKeyOf({ platform: 'slack', workspace: teamId, channel });
   const usage = await personCard({
     services,

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { allCommands } from '../../commands/all-commands.ts';
-import type { Command, CommandUser } from '../../commands/define-command.ts';
+import type { Command } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { truncateText } from '../../src/delivery/card.ts';
@@ -13,6 +13,7 @@ import { renderFormModal } from './form-modal.ts';
 import { escapeControlCharacters } from './markdown-to-mrkdwn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
+import { commandUserOf } from './slack-command-user.ts';
 import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 
@@ -56,14 +57,14 @@ async function runSlashCommand({
     adapter.directory.lookUp({ client, userId: payload.user_id }),
     resolveSlackText({ text: payload.text, botUserId: context.botUserId, nameOfUser }),
   ]);
-  const user: CommandUser = {
-    id: person.id,
-    name: person.name,
-    isAdmin: person.isAdmin,
-    roleIds: adapter.userGroups.groupsOf({ client, teamId, userId: person.id }),
+  const user = commandUserOf({
+    person,
+    userGroups: adapter.userGroups,
+    client,
+    teamId,
     // A DM's conversation id starts with D, and Slack names its channel "directmessage".
     isInDirectMessage: channel.startsWith('D') || payload.channel_name === 'directmessage',
-  };
+  });
   const notes: string[] = [];
   const responder = createChannelResponder({
     notes,

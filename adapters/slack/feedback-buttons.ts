@@ -1,9 +1,9 @@
 import type { App, BlockAction } from '@slack/bolt';
-import type { CommandUser } from '../../commands/define-command.ts';
 import { runAction } from '../../commands/run-action.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
 import { feedbackActionId } from './render-blocks.ts';
+import { commandUserOf } from './slack-command-user.ts';
 
 /** The click of one side of a feedback_buttons element: its `value` names the action (@slack/bolt FeedbackButtonsAction). */
 interface FeedbackButtonsAction {
@@ -27,13 +27,13 @@ export function registerFeedbackButtons({ app, adapter }: { app: App; adapter: S
       try {
         const person = await adapter.directory.lookUp({ client, userId: body.user.id });
         const teamId = context.teamId ?? body.team?.id ?? 'unknown-team';
-        const user: CommandUser = {
-          id: person.id,
-          name: person.name,
-          isAdmin: person.isAdmin,
-          roleIds: adapter.userGroups.groupsOf({ client, teamId, userId: person.id }),
+        const user = commandUserOf({
+          person,
+          userGroups: adapter.userGroups,
+          client,
+          teamId,
           isInDirectMessage: channel.startsWith('D'),
-        };
+        });
         const message = body.message as { ts?: string; thread_ts?: string } | undefined;
         const responder = createChannelResponder({
           place: {

@@ -1,10 +1,10 @@
 import type { App, webApi } from '@slack/bolt';
 import { findCommand } from '../../commands/all-commands.ts';
-import type { CommandUser } from '../../commands/define-command.ts';
 import { placeOfConversation } from '../../src/conversation/turn.ts';
 import { truncateText } from '../../src/delivery/card.ts';
 import type { Form } from '../../src/delivery/form.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
+import { commandUserOf } from './slack-command-user.ts';
 
 /** Every modal parley opens is named after the command that handles what is submitted. */
 const callbackPrefix = 'parley:form:';
@@ -65,12 +65,12 @@ export function registerFormSubmissions({ app, adapter }: { app: App; adapter: S
     );
     const teamId = body.team?.id ?? 'unknown-team';
     const person = await adapter.directory.lookUp({ client, userId: body.user.id });
-    const user: CommandUser = {
-      id: person.id,
-      name: person.name,
-      isAdmin: person.isAdmin,
-      roleIds: adapter.userGroups.groupsOf({ client, teamId, userId: person.id }),
-    };
+    const user = commandUserOf({
+      person,
+      userGroups: adapter.userGroups,
+      client,
+      teamId,
+    });
     const outcome = await command.submitForm({
       submission: { values, context: view.private_metadata },
       user,

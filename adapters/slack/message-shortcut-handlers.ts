@@ -2,7 +2,6 @@ import type { App, MessageShortcut as BoltMessageShortcut, webApi } from '@slack
 import { z } from 'zod';
 import { findCommand } from '../../commands/all-commands.ts';
 import { replyWithActions } from '../../commands/chat-reply.ts';
-import type { CommandUser } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
@@ -14,6 +13,7 @@ import { withPrivateNotice } from './private-notice.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
+import { commandUserOf } from './slack-command-user.ts';
 import type { SlackFileObject } from './slack-files.ts';
 import { isImageFile, slackImageAttachment } from './slack-files.ts';
 import { resolveSlackText } from './slack-text.ts';
@@ -87,13 +87,13 @@ export function registerMessageShortcuts({ app, adapter }: { app: App; adapter: 
         return;
       }
       const person = await adapter.directory.lookUp({ client, userId: shortcut.user.id });
-      const user: CommandUser = {
-        id: person.id,
-        name: person.name,
-        isAdmin: person.isAdmin,
-        roleIds: adapter.userGroups.groupsOf({ client, teamId, userId: person.id }),
+      const user = commandUserOf({
+        person,
+        userGroups: adapter.userGroups,
+        client,
+        teamId,
         isInDirectMessage: channel.startsWith('D'),
-      };
+      });
       const notes: string[] = [];
       const place: ReplyPlace & { recipientUserId: string } = {
         client,

@@ -1,6 +1,6 @@
 import type { Context, webApi } from '@slack/bolt';
 import { allCommands } from '../../commands/all-commands.ts';
-import type { Command, CommandUser } from '../../commands/define-command.ts';
+import type { Command } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import type { ConversationKey } from '../../src/conversation/turn.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
@@ -10,6 +10,7 @@ import type { SlackMessageEvent } from './message-turn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
 import type { ReplyPlace } from './reply-place.ts';
+import { commandUserOf } from './slack-command-user.ts';
 import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 import { showThinkingStatus } from './thread-status.ts';
@@ -85,13 +86,13 @@ export async function runThreadTextCommand({
     adapter.directory.lookUp({ client, userId: event.user }),
     resolveSlackText({ text: named.text, botUserId: context.botUserId, nameOfUser }),
   ]);
-  const user: CommandUser = {
-    id: person.id,
-    name: person.name,
-    isAdmin: person.isAdmin,
-    roleIds: adapter.userGroups.groupsOf({ client, teamId, userId: person.id }),
+  const user = commandUserOf({
+    person,
+    userGroups: adapter.userGroups,
+    client,
+    teamId,
     isInDirectMessage: place.channelType === 'im',
-  };
+  });
   const notes: string[] = [];
   // No response_url for a message: private answers go by chat.postEphemeral.
   const channelResponder = createChannelResponder({
