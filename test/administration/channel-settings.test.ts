@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { askDiscordBot, makeDiscordAdmin, runDiscordConfig } from '../support/discord-admin.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 /**
@@ -21,45 +22,11 @@ const general = () => under.generalChannelId;
 const random = () => under.discord.textChannelIds[1] ?? '';
 const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
-async function ask(content: string, ending: RegExp, channelId = general()) {
-  const before = under.botMessages(channelId).length;
-  under.discord.sendUserMessage({ channelId, content, mentionsBot: true });
-  return under.discord.waitFor(
-    () =>
-      under
-        .botMessages(channelId)
-        .slice(before)
-        .find((message) => ending.test(message.content)),
-    { timeoutMs: 10_000 },
-  );
-}
-
-function makeAdmin() {
-  const admin = under.discord.createUser({ username: 'grace' });
-  under.discord.createRole({ name: 'managers', permissions: ['manage-guild'], memberIds: [admin.id] });
-  return admin;
-}
-
-async function runConfig(
-  admin: { id: string },
-  subcommand: 'set' | 'reset',
-  options: Record<string, string>,
-) {
-  const before = under.botMessages(general()).length;
-  under.discord.sendSlashCommand({
-    name: 'config',
-    subcommand,
-    channelId: general(),
-    user: admin.id,
-    options,
-  });
-  return under.discord.waitFor(() =>
-    under
-      .botMessages(general())
-      .slice(before)
-      .find((message) => /✅|⚠/.test(message.content)),
-  );
-}
+const ask = (content: string, ending: RegExp, channelId = general()) =>
+  askDiscordBot(under, { content, ending, channelId });
+const makeAdmin = () => makeDiscordAdmin(under);
+const runConfig = (admin: { id: string }, subcommand: 'set' | 'reset', options: Record<string, string>) =>
+  runDiscordConfig(under, { admin, subcommand, options });
 
 describe('/config settings for one channel', () => {
   it('sets the default model of one channel; the other channel keeps the configured one; reset undoes it', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { askDiscordBot, makeDiscordAdmin, runDiscordConfig } from '../support/discord-admin.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 /**
@@ -19,19 +20,8 @@ const imageRequests = () =>
 const general = () => under.generalChannelId;
 const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
-/** Mentions the bot and waits for the reply that ends with `ending`. */
-async function ask(content: string, ending: RegExp, channelId = general()) {
-  const before = under.botMessages(channelId).length;
-  under.discord.sendUserMessage({ channelId, content, mentionsBot: true });
-  return under.discord.waitFor(
-    () =>
-      under
-        .botMessages(channelId)
-        .slice(before)
-        .find((message) => ending.test(message.content)),
-    { timeoutMs: 10_000 },
-  );
-}
+const ask = (content: string, ending: RegExp, channelId = general()) =>
+  askDiscordBot(under, { content, ending, channelId });
 
 describe('budgets on Discord', () => {
   it('refuses a person at their daily budget before calling the gateway, saying what is left and when it resets', async () => {
@@ -101,28 +91,9 @@ describe('budgets on Discord', () => {
 });
 
 describe('/config and access on Discord', () => {
-  /** A member with Manage Server, who sees /config. */
-  const makeAdmin = () => {
-    const admin = under.discord.createUser({ username: 'grace' });
-    under.discord.createRole({ name: 'managers', permissions: ['manage-guild'], memberIds: [admin.id] });
-    return admin;
-  };
-  const runConfig = async (admin: { id: string }, options: Record<string, string>) => {
-    const before = under.botMessages(general()).length;
-    under.discord.sendSlashCommand({
-      name: 'config',
-      subcommand: 'set',
-      channelId: general(),
-      user: admin.id,
-      options,
-    });
-    return under.discord.waitFor(() =>
-      under
-        .botMessages(general())
-        .slice(before)
-        .find((message) => /✅|⚠/.test(message.content)),
-    );
-  };
+  const makeAdmin = () => makeDiscordAdmin(under);
+  const runConfig = (admin: { id: string }, options: Record<string, string>) =>
+    runDiscordConfig(under, { admin, options });
 
   it('registers /config with subcommands for managers only, and hides it from everyone else', async () => {
     under = await startDiscordUnderTest();
