@@ -104,17 +104,41 @@ export function openCoordination({
     isShared: true,
     conversationLock,
     recordLock,
-    eventDeduper: createRedisDeduper({
-      redis: async () => {
-        const client = await connected();
-        return { set: (key, value, options) => bounded('set', () => client.set(key, value, options)) };
-      },
-      prefix: `${prefix}:event`,
+    eventDeduper: answerWhenUnsure({
+      deduper: createRedisDeduper({
+        redis: async () => {
+          const client = await connected();
+          return { set: (key, value, options) => bounded('set', () => client.set(key, value, options)) };
+        },
+        prefix: `${prefix}:event`,
+      }),
+      logger,
     }),
     createSharedWindow: ({ limit, windowMs, name }) =>
       createRedisSlidingWindow({ redis, prefix: `${prefix}:${name}`, limit, windowMs }),
     async close() {
       await Promise.allSettled([conversationLock.close(), recordLock.close()]);
+    },
+  };
+}
+
+/**
+ * A deduper that says "first sighting" when Redis cannot answer (frozen, down, timed out): a message
+ * answered twice by two processes is a smaller harm than a message nobody answers, and the reply then
+ * tells the person the bot cannot reach its memory. The failure is logged.
+ */
+function answerWhenUnsure({ deduper, logger }: { deduper: Deduper; logger: Logger }): Deduper {
+  return {
+    async isFirstSighting(id, ttlMs) {
+      try {
+        return await deduper.isFirstSighting(id, ttlMs);
+      } catch (error) {
+        logger.warn(
+          { err: error, eventId: id },
+          'could not check whether another process took this event; answering it',
+        );
+        return true;
+      }
     },
   };
 }
