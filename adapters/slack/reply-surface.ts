@@ -21,6 +21,16 @@ import { mayStreamNatively, rememberStreamRefusal } from './stream-refusals.ts';
 import { showThinkingStatus } from './thread-status.ts';
 import { uploadFiles } from './upload-files.ts';
 
+/** The replies being written in a workspace, posted or not (a group of the outbound queue). */
+const replyingGroup = 'replies';
+
+/**
+ * When a reply holds its first post (see `firstPostHoldMs`): not while each reply in the workspace
+ * can have a chat.update within `quietShareMs`, and never longer than `longestMs`, past which a
+ * person who sees nothing would think the bot is gone.
+ */
+const firstPostHold = { quietShareMs: 3_000, longestMs: 5_000 } as const;
+
 /** One message of a reply, with what it should show and how it is written. */
 interface ReplyMessage {
   readonly ts: string;
@@ -107,10 +117,12 @@ export function createReplySurface({
   const noteWriter = (method: string) => outbound.noteWriter(methodGroup(place.teamId, method), writerId);
   // The reply's last text is out: it no longer shares the workspace's budget.
   const forgetWriter = () => {
-    for (const method of ['chat.update', 'chat.appendStream']) {
+    for (const method of ['chat.update', 'chat.appendStream', replyingGroup]) {
       outbound.forgetWriter(methodGroup(place.teamId, method), writerId);
     }
   };
+  // Counted from the start, before it has posted: replies about to post decide how long to hold.
+  noteWriter(replyingGroup);
 
   const rewrite = async (record: ReplyMessage, actions: readonly Action[], priority: CallPriority) => {
     await spend(record, 'chat.update', priority, () =>
@@ -152,10 +164,13 @@ export function createReplySurface({
   const stream = async (
     text: string,
     actions: readonly Action[],
+    isWhole: boolean,
   ): Promise<PostedMessage | 'not-available'> => {
     const { threadTs, recipientUserId } = place;
     if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively())
       return 'not-available';
+    // A whole reply is one chat.postMessage; a stream would spend a Tier 2 start and stop on it.
+    if (isWhole) return 'not-available';
     // A reply that opens with what a stream must hold back (a table, say) could not start cleanly.
     if (streamableHead(text) === '') return 'not-available';
     let started: { result: NativeStream } | undefined;
@@ -213,7 +228,7 @@ export function createReplySurface({
     });
   };
 
-  const post = async (text: string, actions: readonly Action[]): Promise<PostedMessage> => {
+  const post = async (text: string, actions: readonly Action[], isWhole: boolean): Promise<PostedMessage> => {
     const response = await place.client.chat
       .postMessage({
         channel: place.channel,
@@ -226,7 +241,8 @@ export function createReplySurface({
         throw error;
       });
     if (typeof response.ts !== 'string') throw new Error('chat.postMessage answered without a ts');
-    noteWriter('chat.update');
+    if (isWhole) forgetWriter();
+    else noteWriter('chat.update');
     return addMessage(
       newRecord({ ts: response.ts, stream: undefined, text, shownActions: actions, streamActions: [] }),
     );
@@ -290,6 +306,19 @@ export function createReplySurface({
           minimumMs: method === 'chat.appendStream' ? editIntervals.nativeStreamMs : editIntervals.updateMs,
         });
       },
+      // Many replies at once in a workspace share its chat.update budget, so each waits long for the
+      // edit that finishes it: a reply then holds its first post a while, and a short one goes out
+      // whole in one call that needs no edit at all.
+      get firstPostHoldMs() {
+        const updateShareMs = outbound.fairIntervalMs({
+          group: methodGroup(place.teamId, replyingGroup),
+          callsPerMinute: methodBudgets['chat.update']?.perMinute ?? 60,
+          minimumMs: 0,
+        });
+        return updateShareMs <= firstPostHold.quietShareMs
+          ? 0
+          : Math.min(updateShareMs, firstPostHold.longestMs);
+      },
     },
     enqueue(call, run) {
       if (call.kind === 'post') {
@@ -309,8 +338,8 @@ export function createReplySurface({
         },
       });
     },
-    stream: (text, options) => stream(text, options?.actions ?? []),
-    post: (text, options) => post(text, options?.actions ?? []),
+    stream: (text, options) => stream(text, options?.actions ?? [], options?.isWhole === true),
+    post: (text, options) => post(text, options?.actions ?? [], options?.isWhole === true),
     edit: (message, text, options) =>
       edit(recordOf(message), text, options?.isFinal === true, options?.actions),
     setActions(message, actions) {

@@ -176,7 +176,7 @@ export async function startSlackAdapter({
       'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
     );
     reportPlatformConnection({ platform: 'slack', isConnected: true, state: 'connected over Socket Mode' });
-    const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper });
+    const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper, outbound });
     return { app, port: undefined, stop: () => stopApp(app, stopSweeping) };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
@@ -185,7 +185,7 @@ export async function startSlackAdapter({
   const { port } = server.address() as AddressInfo;
   logHttpMode({ logger: adapterLogger, host, port });
   reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
-  const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper });
+  const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper, outbound });
   return { app, port, stop: () => stopApp(app, stopSweeping) };
 }
 
@@ -197,10 +197,12 @@ function finishRepliesLeftByARestart({
   app,
   services,
   deduper,
+  outbound,
 }: {
   app: App;
   services: CommandServices;
   deduper: Deduper;
+  outbound: SlackOutbound;
 }): () => void {
   return keepFinishingOrphanedReplies({
     services,
@@ -209,7 +211,7 @@ function finishRepliesLeftByARestart({
     surfaceAt: ({ address, messages }) => {
       const parsed = slackReplyAddressSchema.safeParse(address);
       return parsed.success
-        ? createOrphanedReplySurface({ client: app.client, address: parsed.data, messages })
+        ? createOrphanedReplySurface({ client: app.client, outbound, address: parsed.data, messages })
         : undefined;
     },
   });

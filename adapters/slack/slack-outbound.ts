@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../../src/delivery/clock.ts';
 import { createOutboundQueue, type OutboundQueue } from '../../src/delivery/outbound-queue.ts';
-import { createTokenBucket, type RateLimit } from '../../src/delivery/rate-limits.ts';
+import { createTokenBucket, type RateLimit, type TokenBucketSize } from '../../src/delivery/rate-limits.ts';
 import { type MethodBudget, methodBudgets } from './slack-limits.ts';
 
 /** What a Slack Web API call is, as far as its rate limits go. */
@@ -17,23 +17,29 @@ export interface SlackOutbound extends OutboundQueue<SlackCallTarget> {
   reset(): void;
 }
 
+/** Makes the bucket of one method; several bot processes pass one they all draw on (Redis). */
+export type MethodBucketFactory = (method: string, size: TokenBucketSize) => RateLimit;
+
 /**
  * Slack's limits as data: one token bucket per method, counted per workspace (and per channel for
  * the methods Slack counts so). A method without a budget goes straight out; method-pauses.ts still
- * holds it, and only it, when Slack answers 429.
+ * holds it, and only it, when Slack answers 429. Slack counts per app, not per process, so several
+ * processes of one bot pass `createBucket` with a shared bucket.
  */
 export function createSlackOutbound({
   budgets = methodBudgets,
   clock = systemClock,
+  createBucket = (_method, size) => createTokenBucket(size),
 }: {
   budgets?: Readonly<Record<string, MethodBudget>>;
   clock?: Clock;
+  createBucket?: MethodBucketFactory;
 } = {}): SlackOutbound {
   let limits = new Map<string, RateLimit>();
   const limitOf = (method: string, budget: MethodBudget): RateLimit => {
     let limit = limits.get(method);
     if (limit === undefined) {
-      limit = createTokenBucket(budget);
+      limit = createBucket(method, { perMinute: budget.perMinute, burst: budget.burst });
       limits.set(method, limit);
     }
     return limit;

@@ -137,6 +137,8 @@ interface WriterState {
   waitingText: string | null;
   /** Final calls failing in a row: when the first failed and how many have. Null after a success. */
   finalFailures: { readonly firstAtMs: number; count: number } | null;
+  /** Until when the first post waits for the reply to end (see `SurfaceLimits.firstPostHoldMs`). */
+  firstPostHeldUntilMs: number | null;
 }
 
 /** After a failed call, wait at least this long before trying that message again, even on a terminal. */
@@ -178,6 +180,7 @@ export function createStreamingWriter({
     finalWriteRetryWindowMs,
     waitingText: null,
     finalFailures: null,
+    firstPostHeldUntilMs: null,
   };
   return {
     append(delta) {
@@ -213,7 +216,7 @@ function pump(state: WriterState): void {
     if (state.closing !== null) endClosing(state, null);
     return;
   }
-  const delayMs = call.dueAtMs - state.clock.now();
+  const delayMs = Math.max(call.dueAtMs, firstPostHoldEnd(state, call)) - state.clock.now();
   if (delayMs > 0) {
     state.timer = state.clock.setTimeout(() => {
       state.timer = null;
@@ -222,6 +225,17 @@ function pump(state: WriterState): void {
     return;
   }
   startCall(state, call);
+}
+
+/**
+ * A reply's first post waits, while the reply is still being written, as long as the surface says
+ * (counted from when it was first ready); `close` ends the wait, so a short reply goes out whole.
+ */
+function firstPostHoldEnd(state: WriterState, call: PlannedCall): number {
+  const isFirstPost = call.kind === 'post' && state.slots.every((slot) => slot.message === null);
+  if (!isFirstPost || state.closing !== null) return Number.NEGATIVE_INFINITY;
+  state.firstPostHeldUntilMs ??= state.clock.now() + (state.surface.limits.firstPostHoldMs ?? 0);
+  return state.firstPostHeldUntilMs;
 }
 
 /** Gives full messages their final piece and the open message the text that keeps growing. */
@@ -277,7 +291,9 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
     slot.sentText = text;
     // Noted before it goes out, so a process killed mid-call leaves a journal no older than the screen.
     if (kind === 'edit') reportProgress(state);
-    return callSurface(state.surface, kind, slot, text);
+    // Once the reply has ended, a settled message's text is its last: nothing will edit it.
+    const isWhole = state.closing !== null && slot.isSettled && text === slot.desiredText;
+    return callSurface(state.surface, kind, slot, text, isWhole);
   };
   const call = state.surface.enqueue ? state.surface.enqueue(surfaceCallOf(kind, slot), send) : send();
   call
@@ -330,11 +346,13 @@ async function callSurface(
   kind: PlannedCall['kind'],
   slot: MessageSlot,
   text: string,
+  isWhole: boolean,
 ): Promise<PostedMessage | null> {
   const actions = slot.desiredActions;
   if (kind === 'post') {
-    const streamed = surface.stream ? await surface.stream(text, { actions }) : 'not-available';
-    return streamed === 'not-available' ? surface.post(text, { actions }) : streamed;
+    const options = { actions, ...(isWhole ? { isWhole } : {}) };
+    const streamed = surface.stream ? await surface.stream(text, options) : 'not-available';
+    return streamed === 'not-available' ? surface.post(text, options) : streamed;
   }
   if (slot.message === null) throw new Error('cannot edit a message that was never posted');
   // A settled slot's text never changes again, so this edit is the message's last one.

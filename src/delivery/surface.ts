@@ -73,6 +73,11 @@ export interface PlatformFailure {
 
 export interface PostOptions {
   readonly actions?: readonly Action[];
+  /**
+   * The post carries its message's final text and the reply has ended: no edit will follow (unless
+   * the post fails). A platform whose streaming costs calls of its own posts such a reply plainly.
+   */
+  readonly isWhole?: boolean;
 }
 
 export interface EditOptions {
@@ -101,6 +106,13 @@ export interface SurfaceLimits {
   readonly maxMessageLength: number;
   /** The least time between two edits of the same message, from the platform's edit budget. */
   readonly minEditIntervalMs: number;
+  /**
+   * How long the reply's first post may wait for the reply to end, read when the first text is
+   * ready: where edits are scarce (a Slack workspace with many replies at once), a short reply posted
+   * whole costs one call, while one posted early waits its turn for the edit that finishes it. The
+   * post goes the moment the reply ends. Default 0.
+   */
+  readonly firstPostHoldMs?: number;
 }
 
 export interface PostedMessage {
