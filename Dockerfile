@@ -14,7 +14,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 FROM node:24-slim
 # Node 24 runs the TypeScript sources directly (type stripping): there is no build step.
 ENV NODE_ENV=production \
-    HEALTH_PORT=8080
+    HEALTH_PORT=8080 \
+    HOST=0.0.0.0
 WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./

@@ -1,20 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Requester } from '../src/access/access-policy.ts';
-import { type ReplyOutcome, storeUnavailableMessage } from '../src/conversation/engine.ts';
+import { type ReplyEnding, type ReplyOutcome, storeUnavailableMessage } from '../src/conversation/engine.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
-import { retryFinalCall } from '../src/delivery/final-call-retries.ts';
 import { createStreamingWriter } from '../src/delivery/streaming-writer.ts';
-import type { PostedMessage, Surface } from '../src/delivery/surface.ts';
+import type { Surface } from '../src/delivery/surface.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
 import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
 import { type ChatActionPayload, encodeActionId } from './action-store.ts';
 import type { CommandServices, CommandUser } from './define-command.ts';
 
 /**
- * A chat reply with its buttons: Stop under the first message while it streams, then Regenerate
- * (and Continue when the token limit cut the reply) under the last one. Mentions, /chat, Regenerate
- * and Continue all reply through here, so every chat reply behaves the same on every platform.
+ * A chat reply with its buttons: Stop under the newest message while it streams, then Regenerate
+ * (and Continue when the token limit cut the reply) under the last one, sent with its final text.
+ * Mentions, /chat, Regenerate and Continue all reply through here, so every chat reply behaves the
+ * same on every platform.
  */
 export async function replyWithActions({
   services,
@@ -87,33 +87,34 @@ export async function replyWithActions({
     label: 'Stop',
     style: 'danger',
   };
-  const tracked = trackFirstMessage(surface, surface.setActions ? [stopAction] : []);
-  // The reply stays active until its buttons are shown, so a shutdown waiting for active replies
-  // does not close the platform client between the last text and Stop giving way to Regenerate.
+  let outcome: ReplyOutcome;
   try {
-    const outcome = await services.engine.reply({
+    outcome = await services.engine.reply({
       turn,
-      surface: tracked.surface,
+      surface,
       signal,
       ...(replacesReplyCreatedAt ? { replacesReplyCreatedAt } : {}),
       ...(requestedBy ? { requestedBy: { id: requestedBy.id, roleIds: requestedBy.roleIds } } : {}),
+      // Stop gives way to Regenerate (and Continue) in the reply's last write.
+      ...(surface.setActions
+        ? {
+            actions: {
+              whileStreaming: [stopAction],
+              atEnd: (ending: ReplyEnding) =>
+                followUpActionsOf({
+                  services,
+                  turn,
+                  ending,
+                  canRate: surface.hasFeedbackButtons === true,
+                }),
+            },
+          }
+        : {}),
     });
-    if (surface.setActions) {
-      // The reply is delivered and recorded; its buttons are a convenience that must not fail it.
-      await showFollowUpActions({
-        services,
-        turn,
-        surface,
-        outcome,
-        firstMessage: tracked.firstMessage(),
-      }).catch((error: unknown) =>
-        services.logger.warn({ err: error }, 'could not show the buttons of a reply'),
-      );
-    }
-    return outcome;
   } finally {
     services.activeReplies.finish(replyId);
   }
+  return outcome;
 }
 
 // A refused request reached neither the engine nor the gateway.
@@ -128,59 +129,16 @@ function refusedOutcome(services: CommandServices): ReplyOutcome {
   };
 }
 
-/**
- * Stop gives way to Regenerate (and Continue). These calls finish the reply on screen (on Slack they
- * also carry its last text), so a passing platform failure is tried again until they land; and when
- * the store cannot save what Regenerate needs, Stop still goes, so no finished reply keeps it.
- */
-async function showFollowUpActions({
-  services,
-  turn,
-  surface,
-  outcome,
-  firstMessage,
-}: {
-  services: CommandServices;
-  turn: IncomingTurn;
-  surface: Surface;
-  outcome: ReplyOutcome;
-  firstMessage: PostedMessage | undefined;
-}): Promise<void> {
-  const lastMessage = outcome.delivered.messages.at(-1);
-  let actions: Action[] = [];
-  let savingError: unknown;
-  try {
-    actions = await followUpActionsOf({
-      services,
-      turn,
-      outcome,
-      canRate: surface.hasFeedbackButtons === true,
-    });
-  } catch (error) {
-    savingError = error;
-  }
-  const setActions = (message: PostedMessage, list: readonly Action[]) =>
-    retryFinalCall({
-      call: async () => surface.setActions?.(message, list),
-      classifyFailure: surface.classifyFailure?.bind(surface),
-      onRetry: (error, delayMs) =>
-        services.logger.warn({ err: error, delayMs }, 'the buttons of a reply did not land; trying again'),
-    });
-  if (firstMessage && firstMessage.id !== lastMessage?.id) await setActions(firstMessage, []);
-  if (lastMessage) await setActions(lastMessage, actions);
-  if (savingError !== undefined) throw savingError;
-}
-
 /** Regenerate is offered after every reply, a failed one included: there it is "try again". */
 async function followUpActionsOf({
   services,
   turn,
-  outcome,
+  ending,
   canRate,
 }: {
   services: CommandServices;
   turn: IncomingTurn;
-  outcome: ReplyOutcome;
+  ending: ReplyEnding;
   /** The surface shows 👍/👎 natively: a reply that was written and recorded may be rated. */
   canRate: boolean;
 }): Promise<Action[]> {
@@ -189,55 +147,27 @@ async function followUpActionsOf({
     conversationKey: turn.conversationKey,
     author: { id: turn.author.id, name: turn.author.name },
     text: turn.text,
-    images: await keepImages({ services, dataUris: outcome.imageDataUris ?? [] }),
-    documents: (outcome.documents ?? []).map(({ name, documentHash }) => ({ name, documentHash })),
-    ...(outcome.recordedAt ? { replyCreatedAt: outcome.recordedAt } : {}),
+    images: await keepImages({ services, dataUris: ending.imageDataUris }),
+    documents: ending.documents.map(({ name, documentHash }) => ({ name, documentHash })),
+    ...(ending.recordedAt ? { replyCreatedAt: ending.recordedAt } : {}),
   });
   const actions: Action[] = [
     { id: encodeActionId({ verb: 'chat.regenerate', token }), label: 'Regenerate', style: 'secondary' },
   ];
-  if (outcome.finishReason === 'length') {
+  if (ending.finishReason === 'length') {
     actions.push({
       id: encodeActionId({ verb: 'chat.continue', token }),
       label: 'Continue',
       style: 'primary',
     });
   }
-  if (canRate && outcome.recordedAt !== undefined && outcome.status !== 'failed') {
+  if (canRate && ending.recordedAt !== undefined && ending.status !== 'failed') {
     actions.push(
       { id: encodeActionId({ verb: 'chat.feedback', token, index: 1 }), label: '👍', feedback: 'positive' },
       { id: encodeActionId({ verb: 'chat.feedback', token, index: 0 }), label: '👎', feedback: 'negative' },
     );
   }
   return actions;
-}
-
-// The Stop button goes out with the first post itself, so showing it costs no extra platform call.
-function trackFirstMessage(
-  surface: Surface,
-  firstActions: readonly Action[],
-): { surface: Surface; firstMessage: () => PostedMessage | undefined } {
-  let firstMessage: PostedMessage | undefined;
-  const wrapped: Surface = {
-    limits: surface.limits,
-    post: async (text, options) => {
-      if (firstMessage) return surface.post(text, options);
-      firstMessage = await surface.post(text, {
-        ...options,
-        actions: [...(options?.actions ?? []), ...firstActions],
-      });
-      return firstMessage;
-    },
-    edit: (message, text, options) => surface.edit(message, text, options),
-    ...(surface.upload ? { upload: surface.upload.bind(surface) } : {}),
-    ...(surface.showTyping ? { showTyping: surface.showTyping.bind(surface) } : {}),
-    ...(surface.showStatus ? { showStatus: surface.showStatus.bind(surface) } : {}),
-    ...(surface.setActions ? { setActions: surface.setActions.bind(surface) } : {}),
-    ...(surface.classifyFailure ? { classifyFailure: surface.classifyFailure.bind(surface) } : {}),
-    ...(surface.postPrivately ? { postPrivately: surface.postPrivately.bind(surface) } : {}),
-    ...(surface.address ? { address: surface.address } : {}),
-  };
-  return { surface: wrapped, firstMessage: () => firstMessage };
 }
 
 /**

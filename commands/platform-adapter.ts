@@ -16,9 +16,9 @@ export interface PlatformStartContext<Settings> {
   /**
    * What the processes of one bot share on Redis (this process's own otherwise): the dedupe of
    * platform events, so one event is answered once however many processes receive it, and the
-   * windows of a bot token's request budget.
+   * windows and buckets of a bot token's request budget.
    */
-  readonly coordination: Pick<Coordination, 'eventDeduper' | 'createSharedWindow'>;
+  readonly coordination: Pick<Coordination, 'eventDeduper' | 'createSharedWindow' | 'createSharedBucket'>;
 }
 
 /** A platform as it runs. */

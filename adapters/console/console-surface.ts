@@ -54,8 +54,13 @@ export function createConsoleSurface({
       print(message.id, text, { isFinal: false });
       return message;
     },
-    async edit(message, text) {
+    async edit(message, text, options) {
       print(message.id, text, { isFinal: false });
+      // The reply's buttons come with its last write, so whatever was held back is final now.
+      if (options?.actions !== undefined && options.isFinal) {
+        flush();
+        onActions?.(options.actions);
+      }
     },
     async upload(files: readonly OutgoingFile[], text?: string) {
       await mkdir(outputDirectory, { recursive: true });

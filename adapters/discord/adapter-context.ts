@@ -1,9 +1,9 @@
 import type { Client, Message } from 'discord.js';
 import type { CommandServices } from '../../commands/define-command.ts';
-import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import type { Deduper } from '../../src/state/dedupe.ts';
 import type { DiscordSettings } from './discord-config.ts';
+import type { DiscordOutbound, DiscordRateLimits } from './discord-outbound.ts';
 import type { PendingForm, PendingQuestions, PendingValues } from './pending-modal-values.ts';
 import type { ThreadRenames } from './thread-renames.ts';
 
@@ -23,8 +23,10 @@ export interface DiscordAdapterContext {
   readonly client: Client;
   readonly services: CommandServices;
   readonly discord: DiscordSettings;
-  /** The bot-wide request budget every channel call waits on. */
-  readonly scheduler: RequestScheduler;
+  /** The bot's one outbound queue: every channel call waits its turn in it. */
+  readonly outbound: DiscordOutbound;
+  /** The limits it keeps, which Discord's answers resize (`learnBucketSizes`). */
+  readonly rateLimits: DiscordRateLimits;
   readonly maxImageBytes: number;
   readonly logger: Logger;
   /**

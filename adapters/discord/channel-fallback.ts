@@ -1,9 +1,9 @@
 import type { Message, MessageCreateOptions, SendableChannels, User } from 'discord.js';
 import { truncateText } from '../../src/delivery/card.ts';
-import type { RequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Surface } from '../../src/delivery/surface.ts';
-import { channelBucket, createChannelSurface } from './channel-surface.ts';
+import { createChannelSurface } from './channel-surface.ts';
 import { discordLimits } from './discord-limits.ts';
+import type { DiscordOutbound } from './discord-outbound.ts';
 
 /**
  * Where an interaction's answers go once its token can no longer carry them (interaction tokens
@@ -19,22 +19,22 @@ export interface ChannelFallback {
 export function createChannelFallback({
   channel,
   user,
-  scheduler,
+  outbound,
   botUserId,
 }: {
   channel: SendableChannels;
   user: User;
-  scheduler: RequestScheduler;
+  outbound: DiscordOutbound;
   botUserId: string;
 }): ChannelFallback {
   return {
-    surface: createChannelSurface({ channel, scheduler, botUserId }),
+    surface: createChannelSurface({ channel, outbound, botUserId }),
     async send(payload, { isPrivate }): Promise<Message<boolean>> {
       if (isPrivate) return user.send(payload);
       // The person waited a long time for this: it names (and pings) them alone.
-      return scheduler.schedule<Message<boolean>>({
-        priority: 'post',
-        bucket: channelBucket('create', channel.id),
+      return outbound.schedule<Message<boolean>>({
+        priority: 'first-post',
+        target: { kind: 'create', channelId: channel.id },
         run: () =>
           channel.send({
             ...payload,

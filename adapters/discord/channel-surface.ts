@@ -8,59 +8,56 @@ import {
   type SendableChannels,
 } from 'discord.js';
 import type { Action } from '../../src/delivery/card.ts';
-import type { RequestBucket, RequestScheduler } from '../../src/delivery/request-scheduler.ts';
-import type { OutgoingFile, PostedMessage, PostOptions, Surface } from '../../src/delivery/surface.ts';
+import type {
+  OutgoingFile,
+  PostedMessage,
+  PostOptions,
+  Surface,
+  SurfaceCall,
+} from '../../src/delivery/surface.ts';
 import { classifyDiscordFailure } from './classify-failure.ts';
 import { discordLimits } from './discord-limits.ts';
+import { channelEditGroup, type DiscordOutbound } from './discord-outbound.ts';
 import { asAttachments, fitMessageUploads } from './fit-uploads.ts';
 import { renderButtons } from './render-embed.ts';
-
-/**
- * Discord counts creates and edits per channel (about 5 per 5 s each); the window is stretched a
- * little because Discord starts its window when a request arrives, a moment after we send it.
- */
-export function channelBucket(kind: 'create' | 'edit', channelId: string): RequestBucket {
-  return {
-    key: `${kind}:${channelId}`,
-    limit: discordLimits.editsPerWindow,
-    windowMs: discordLimits.editWindowMs + discordLimits.bucketMarginMs,
-  };
-}
 
 // Model output must never ping @everyone, roles or users: mentions render but notify nobody.
 export const noPings = { parse: [], repliedUser: false } as const;
 
+/** One channel edit a second at most, and less when several replies stream in the channel at once. */
+const minEditIntervalMs = 1_000;
+/** A channel's edit bucket: about 5 per 5 s. */
+const channelEditsPerMinute = (60_000 / discordLimits.editWindowMs) * discordLimits.editsPerWindow;
+
 /**
  * A Discord channel (or thread, or DM) as a Surface. The first message answers the person's message
- * as a reply; every call waits its turn in the bot's one request scheduler, which keeps both the
+ * as a reply; every call waits its turn in the bot's one outbound queue, which keeps both the
  * bot-wide budget and the channel's own create and edit buckets (shared by every reply streaming in
  * the channel), and sends first texts and final texts before in-between edits; buttons are message
- * components.
+ * components, sent with the text they belong to.
  */
 export function createChannelSurface({
   channel,
-  scheduler,
+  outbound,
   replyTo,
   botUserId,
 }: {
   channel: SendableChannels;
-  scheduler: RequestScheduler;
+  outbound: DiscordOutbound;
   replyTo?: Message;
   botUserId: string;
 }): Surface {
   let isFirstPost = true;
-  // When each message last showed fresh text: the scheduler serves the stalest edit first.
-  const lastShownAtMs = new Map<string, number>();
+  const writerId = `${channel.id}:${Math.random().toString(36).slice(2)}`;
+  const editGroup = channelEditGroup(channel.id);
   const botMay = (permission: PermissionResolvable) => {
     if (!('permissionsFor' in channel) || typeof channel.permissionsFor !== 'function') return true;
     return channel.permissionsFor(botUserId)?.has(permission) ?? true;
   };
-  const send = (payload: MessageCreateOptions, text: () => string) =>
-    scheduler.schedule<{ id: string }>({
-      priority: 'post',
-      bucket: channelBucket('create', channel.id),
-      run: () => channel.send({ ...payload, content: text() }),
-    });
+  // A post that is not the writer's (a file upload) waits in the queue here; the writer's own posts
+  // have waited already (see `enqueue`).
+  const scheduledPost = <Result>(run: () => Promise<Result>) =>
+    outbound.schedule({ priority: 'first-post', target: { kind: 'create', channelId: channel.id }, run });
   const post = async (
     text: string,
     options?: PostOptions & { files?: readonly OutgoingFile[] },
@@ -69,59 +66,70 @@ export function createChannelSurface({
     // Message); without it the answer is a plain message, which the person still sees under theirs.
     const isReply = isFirstPost && replyTo !== undefined && botMay(PermissionFlagsBits.ReadMessageHistory);
     isFirstPost = false;
-    const payload = {
+    outbound.noteWriter(editGroup, writerId);
+    const payload: MessageCreateOptions = {
+      content: text,
       allowedMentions: noPings,
       ...(options?.actions && options.actions.length > 0
         ? { components: renderButtons(options.actions) }
         : {}),
       ...(options?.files ? { files: asAttachments(options.files) } : {}),
     };
-    const currentText = () => options?.currentText?.() ?? text;
     const sent = isReply
-      ? await send(
-          { ...payload, reply: { messageReference: replyTo.id, failIfNotExists: false } },
-          currentText,
-        ).catch((error: unknown) => {
-          // The permission changed after the client last heard of it: post plainly at once.
-          if (!isMissingPermissions(error)) throw error;
-          return send(payload, currentText);
-        })
-      : await send(payload, currentText);
-    lastShownAtMs.set(sent.id, Date.now());
+      ? await channel
+          .send({ ...payload, reply: { messageReference: replyTo.id, failIfNotExists: false } })
+          .catch((error: unknown) => {
+            // The permission changed after the client last heard of it: post plainly, in turn.
+            if (!isMissingPermissions(error)) throw error;
+            return scheduledPost<{ id: string }>(() => channel.send(payload));
+          })
+      : await channel.send(payload);
     return { id: sent.id };
   };
-  const editMessage = async ({
-    message,
-    isFinal,
-    change,
-  }: {
-    message: PostedMessage;
-    isFinal: boolean;
-    change: () => { content?: string; components?: ReturnType<typeof renderButtons> };
-  }) => {
-    await scheduler.schedule({
-      priority: isFinal ? 'final-edit' : 'edit',
-      bucket: channelBucket('edit', channel.id),
-      staleSinceMs: lastShownAtMs.get(message.id) ?? 0,
-      run: () => channel.messages.edit(message.id, { ...change(), allowedMentions: noPings }),
-    });
-    lastShownAtMs.set(message.id, Date.now());
-  };
   return {
-    limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 1_000 },
+    limits: {
+      maxMessageLength: discordLimits.messageLength,
+      // Replies streaming in one channel share its edit bucket: each edits less often.
+      get minEditIntervalMs() {
+        return outbound.fairIntervalMs({
+          group: editGroup,
+          callsPerMinute: channelEditsPerMinute,
+          minimumMs: minEditIntervalMs,
+        });
+      },
+    },
     address: { platform: 'discord', channelId: channel.id },
     classifyFailure: classifyDiscordFailure,
+    enqueue: <Result>(call: SurfaceCall, run: () => Promise<Result>) =>
+      call.kind === 'post'
+        ? outbound.schedule({
+            priority: 'first-post',
+            target: { kind: 'create', channelId: channel.id },
+            run,
+          })
+        : outbound.schedule({
+            priority: call.isFinal ? 'final-write' : 'edit',
+            target: { kind: 'edit', channelId: channel.id },
+            staleSinceMs: call.staleSinceMs,
+            run,
+          }),
     post: (text, options) => post(text, options),
-    edit: (message, text, options) =>
-      editMessage({
-        message,
-        isFinal: options?.isFinal ?? false,
-        change: () => ({ content: options?.currentText?.() ?? text }),
-      }),
+    async edit(message, text, options) {
+      const isLastWrite = options?.isFinal === true && options.actions !== undefined;
+      await channel.messages.edit(message.id, {
+        content: text,
+        allowedMentions: noPings,
+        ...(options?.actions === undefined ? {} : { components: renderButtons(options.actions) }),
+      });
+      // The reply's last message has its final text and buttons: it no longer shares the channel.
+      if (isLastWrite) outbound.forgetWriter(editGroup, writerId);
+    },
     async upload(files, text) {
       if (!botMay(PermissionFlagsBits.AttachFiles)) {
-        return post(
-          `${text ? `${text}\n\n` : ''}_⚠ I need the **Attach Files** permission in this channel to send the files._`,
+        return scheduledPost(() =>
+          post(
+            `${text ? `${text}\n\n` : ''}_⚠ I need the **Attach Files** permission in this channel to send the files._`,
+          ),
         );
       }
       // Checked before sending: Discord refuses the whole message when one file is too large.
@@ -133,16 +141,26 @@ export function createChannelSurface({
         maxRequestBytes: discordLimits.requestBytes,
         maxTextLength: discordLimits.messageLength,
       });
-      return post(fitted.text, { files: fitted.files });
+      return scheduledPost(() => post(fitted.text, { files: fitted.files }));
     },
     async showTyping() {
-      // Typing is a courtesy: it never takes budget that a reply's text could use.
-      if (scheduler.isIdle()) {
-        await scheduler.schedule({ priority: 'typing', run: () => channel.sendTyping() });
-      }
+      // Typing is a courtesy: it goes only when nothing waits and the budget has room, never later.
+      await outbound.tryNow({
+        target: { kind: 'typing', channelId: channel.id },
+        run: () => channel.sendTyping(),
+      });
     },
     setActions: (message: PostedMessage, actions: readonly Action[]) =>
-      editMessage({ message, isFinal: false, change: () => ({ components: renderButtons(actions) }) }),
+      outbound.schedule({
+        priority: 'final-write',
+        target: { kind: 'edit', channelId: channel.id },
+        run: async () => {
+          await channel.messages.edit(message.id, {
+            components: renderButtons(actions),
+            allowedMentions: noPings,
+          });
+        },
+      }),
     // Discord has no private message in a channel, so the person gets it in a DM.
     ...(replyTo
       ? {

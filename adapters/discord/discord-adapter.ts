@@ -5,7 +5,6 @@ import type { CommandServices } from '../../commands/define-command.ts';
 import { keepFinishingOrphanedReplies, orphanClaimTtlMs } from '../../commands/finish-orphaned-replies.ts';
 import { finishOrCutReplies } from '../../src/conversation/finish-or-cut-replies.ts';
 import type { SharedRateLimit } from '../../src/delivery/redis-sliding-window.ts';
-import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
 import type { Logger } from '../../src/log.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { recordPlatformRequest } from '../../src/operations/metrics.ts';
@@ -19,6 +18,7 @@ import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
 import type { DiscordSettings, DiscordSharding } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
+import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from './discord-outbound.ts';
 import { submitFormModal } from './form-modal.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { runMessageAction, submitModal } from './message-action-handlers.ts';
@@ -65,12 +65,14 @@ export async function startDiscordAdapter({
   sharedBudget?: SharedRateLimit;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
-  const scheduler = createRequestScheduler({ requestsPerWindow: discordLimits.schedulerRequestsPerSecond });
+  const rateLimits = createDiscordRateLimits();
+  const outbound = createDiscordOutbound(rateLimits);
   const lifecycle = { isStopping: false };
   const shared: SharedContext = {
     services,
     discord,
-    scheduler,
+    outbound,
+    rateLimits,
     maxImageBytes,
     logger,
     eventDeduper,
@@ -201,6 +203,7 @@ function createAdapterContext({
     allowedMentions: noPings,
     ...shardOptions(shared.discord.sharding),
   });
+  learnBucketSizes({ rest: client.rest, limits: shared.rateLimits });
   return {
     ...shared,
     client,

@@ -36,4 +36,9 @@ export const discordLimits = {
    * discord.js counts against the same 50/s.
    */
   schedulerRequestsPerSecond: 49,
+  /**
+   * Typing indicators go only while the bot's window is used below this share, so that renewing
+   * the indicators of hundreds of waiting replies never takes what their first texts need.
+   */
+  typingShareOfBudget: 0.25,
 } as const;

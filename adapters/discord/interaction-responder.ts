@@ -265,6 +265,12 @@ function createResponderSurface(state: ResponderState): Surface {
       interaction: { applicationId: state.interaction.applicationId, token: state.interaction.token },
     },
     classifyFailure: classifyDiscordFailure,
+    // Interaction webhooks are outside the bot's budget; after the handover the channel's queue counts.
+    enqueue: (call, run) => {
+      const isChannelCall = call.kind === 'post' ? isPastDeadline(state) : isChannelMessage(call.message);
+      const channel = isChannelCall ? fallbackSurface() : undefined;
+      return channel?.enqueue ? channel.enqueue(call, run) : run();
+    },
     post: async (text, options) => {
       const channel = isPastDeadline(state) ? fallbackSurface() : undefined;
       if (channel) {
@@ -285,7 +291,11 @@ function createResponderSurface(state: ResponderState): Surface {
       const channel = isChannelMessage(message) ? fallbackSurface() : undefined;
       return channel
         ? channel.edit(message, text, options)
-        : editMessage(message, { content: text, allowedMentions: noPings });
+        : editMessage(message, {
+            content: text,
+            allowedMentions: noPings,
+            ...(options?.actions === undefined ? {} : { components: renderButtons(options.actions) }),
+          });
     },
     upload: async (files, text) => {
       const payload = await withFiles(state, files, text ?? '', { allowedMentions: noPings });

@@ -167,7 +167,7 @@ async function answerAboutMessage({
     await interaction.reply({ content: `Answering in <#${thread.id}>.`, flags: MessageFlags.Ephemeral });
     const surface = createChannelSurface({
       channel: thread as SendableChannels,
-      scheduler: adapter.scheduler,
+      outbound: adapter.outbound,
       botUserId: botUserIdOf(adapter),
     });
     const turn = turnOf(

@@ -65,7 +65,7 @@ export async function handleMessage({
   const answerChannel = (thread ?? channel) as SendableChannels;
   const surface = createChannelSurface({
     channel: answerChannel,
-    scheduler: adapter.scheduler,
+    outbound: adapter.outbound,
     // In its own thread the answer needs no reply reference: the thread starts at the question.
     ...(thread ? {} : { replyTo: message }),
     botUserId,

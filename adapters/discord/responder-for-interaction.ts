@@ -54,7 +54,7 @@ export function responderForInteraction({
         ? createChannelFallback({
             channel,
             user: interaction.user,
-            scheduler: adapter.scheduler,
+            outbound: adapter.outbound,
             botUserId: botUserIdOf(adapter),
           })
         : undefined,

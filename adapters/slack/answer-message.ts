@@ -42,12 +42,11 @@ export function createAnswerMessage({
     const response = await client.chat.postMessage({ channel, ...thread, text, blocks: withAttribution });
     return typeof response.ts === 'string' ? response.ts : undefined;
   };
-  const update = (ts: string, text: string, blocks: SlackBlock[], priority: 'edit' | 'final-edit') =>
-    context.budget.run({
-      teamId: place.teamId,
-      method: 'chat.update',
+  const update = (ts: string, text: string, blocks: SlackBlock[], priority: 'edit' | 'final-write') =>
+    context.outbound.schedule({
       priority,
-      call: () => client.chat.update({ channel, ts, text, blocks }),
+      target: { teamId: place.teamId, method: 'chat.update', channel },
+      run: () => client.chat.update({ channel, ts, text, blocks }),
     });
 
   return {
@@ -79,7 +78,7 @@ export function createAnswerMessage({
         replaced.ts,
         text,
         replaced.isAttributed ? [...attributionBlocks, ...blocks] : blocks,
-        'final-edit',
+        'final-write',
       );
     },
     async removeProgress() {

@@ -6,6 +6,7 @@ import { classifySlackFailure } from './classify-failure.ts';
 import { renderFallbackText, renderReplyBlocks } from './render-blocks.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
 import { slackLimits } from './slack-limits.ts';
+import type { SlackOutbound } from './slack-outbound.ts';
 
 /** Where a Slack reply's messages are, as its surface writes it into the journal. */
 export const slackReplyAddressSchema = z.object({
@@ -20,28 +21,39 @@ export type SlackReplyAddress = z.infer<typeof slackReplyAddressSchema>;
  * The messages of a reply whose process died, reached again by `ts`. A message may still be a native
  * stream (Slack ends an idle one by itself only after a while), so it is stopped first; after that
  * each message is one `markdown` block rewritten by `chat.update`, which needs the text again to
- * change the buttons under it.
+ * change the buttons under it. Its calls wait their turn in the bot's outbound queue like a live
+ * reply's: after a restart many orphans may be finished at once, within the workspace's budget.
  */
 export function createOrphanedReplySurface({
   client,
+  outbound,
   address,
   messages,
 }: {
   client: webApi.WebClient;
+  outbound: SlackOutbound;
   address: SlackReplyAddress;
   messages: ReadonlyArray<{ readonly id: string; readonly text: string }>;
 }): Surface {
   const texts = new Map(messages.map((message) => [message.id, message.text]));
   const actionsOf = new Map<string, readonly Action[]>();
+  const inTurn = <Result>(method: string, run: () => Promise<Result>) =>
+    outbound.schedule({
+      priority: 'final-write',
+      target: { teamId: address.teamId, method, channel: address.channel },
+      run,
+    });
   const rewrite = async (ts: string) => {
     const text = texts.get(ts) ?? '';
-    await stopStreamIfOpen(client, address.channel, ts);
-    await client.chat.update({
-      channel: address.channel,
-      ts,
-      text: renderFallbackText(text),
-      blocks: renderReplyBlocks(text, actionsOf.get(ts) ?? []),
-    });
+    await inTurn('chat.stopStream', () => stopStreamIfOpen(client, address.channel, ts));
+    await inTurn('chat.update', () =>
+      client.chat.update({
+        channel: address.channel,
+        ts,
+        text: renderFallbackText(text),
+        blocks: renderReplyBlocks(text, actionsOf.get(ts) ?? []),
+      }),
+    );
   };
   return {
     limits: { maxMessageLength: slackLimits.replyMessageLength, minEditIntervalMs: 0 },

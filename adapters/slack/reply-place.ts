@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../src/log.ts';
-import type { CallBudget } from './call-budget.ts';
+import type { SlackOutbound } from './slack-outbound.ts';
 import type { WorkspaceFeatures } from './workspace-features.ts';
 
 /** Where a reply goes: a channel or DM, in a thread or at the top, for one person. */
@@ -26,7 +26,8 @@ export interface ReplyPlace {
 /** What every Slack surface shares for the whole process. */
 export interface SlackDeliveryContext {
   readonly features: WorkspaceFeatures;
-  readonly budget: CallBudget;
+  /** The bot's one outbound queue: every reply's Web API calls wait their turn in it. */
+  readonly outbound: SlackOutbound;
   readonly logger: Logger;
   /**
    * How long a native stream runs before the person gets a private Stop button (a streamed message

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Action } from '../../src/delivery/card.ts';
-import type { RequestPriority } from '../../src/delivery/request-scheduler.ts';
-import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
+import type { CallPriority } from '../../src/delivery/outbound-queue.ts';
+import type { OutgoingFile, PostedMessage, Surface, SurfaceCall } from '../../src/delivery/surface.ts';
 import { classifySlackFailure } from './classify-failure.ts';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
 import {
@@ -15,10 +15,21 @@ import { postPrivateActions } from './private-actions.ts';
 import { renderFallbackText, renderReplyBlocks } from './render-blocks.ts';
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
-import { editIntervals, slackLimits } from './slack-limits.ts';
+import { editIntervals, methodBudgets, slackLimits } from './slack-limits.ts';
+import { methodGroup } from './slack-outbound.ts';
 import { mayStreamNatively, rememberStreamRefusal } from './stream-refusals.ts';
 import { showThinkingStatus } from './thread-status.ts';
 import { uploadFiles } from './upload-files.ts';
+
+/** The replies being written in a workspace, posted or not (a group of the outbound queue). */
+const replyingGroup = 'replies';
+
+/**
+ * When a reply holds its first post (see `firstPostHoldMs`): not while each reply in the workspace
+ * can have a chat.update within `quietShareMs`, and never longer than `longestMs`, past which a
+ * person who sees nothing would think the bot is gone.
+ */
+const firstPostHold = { quietShareMs: 3_000, longestMs: 5_000 } as const;
 
 /** One message of a reply, with what it should show and how it is written. */
 interface ReplyMessage {
@@ -34,27 +45,22 @@ interface ReplyMessage {
    * message is rewritten with chat.update, they go under it.
    */
   readonly streamActions: readonly Action[];
-  /** When Slack last accepted a write of the whole message (a post or a `chat.update`). */
+  /** When Slack last accepted a write of the message. */
   writtenAtMs: number;
-  /** The final text is in but not yet sent: it waits for the buttons, to go out in the same call. */
-  hasPendingText: boolean;
+  /** The method the outbound queue has just granted for this message's call (see `spend`). */
+  grantedMethod: string | undefined;
   /** Calls for one message run one after another: a timer may end a stream while an edit is due. */
   queue: Promise<void>;
   timers: ReturnType<typeof setTimeout>[];
 }
 
 /**
- * How long the final text of a reply's newest message waits for its buttons before it goes out
- * alone. Delivery sets the buttons right after the final text, so one call carries both: a Tier 3
- * `chat.update` is the scarcest call a reply makes.
- */
-const finalTextGraceMs = 1_500;
-
-/**
  * A reply in a Slack channel, DM or thread, as a Surface. In a thread it streams with Slack's native
- * streaming where the workspace has it; elsewhere, or once Slack refuses it, each message is one
- * `markdown` block that `chat.update` rewrites within the workspace's Tier 3 budget. Either way
- * Slack renders the model's Markdown itself and the last write leaves the exact text.
+ * streaming (`stream`) where the workspace has it and the budget for starting streams allows;
+ * elsewhere, or beyond that budget, or once Slack refuses it, each message is one `markdown` block
+ * that `chat.update` rewrites. Every call waits its turn in the bot's outbound queue, and the final
+ * write carries the reply's buttons. Either way Slack renders the model's Markdown itself and the
+ * last write leaves the exact text.
  */
 export function createReplySurface({
   place,
@@ -66,9 +72,11 @@ export function createReplySurface({
   /** Called when Slack refuses a post because the bot is not in the channel. */
   onChannelRefused?: (error: unknown) => void;
 }): Surface {
+  const { outbound } = context;
   const messages: ReplyMessage[] = [];
   const writerId = randomUUID();
   const canStreamNatively = () => place.threadTs !== undefined && mayStreamNatively(context.features, place);
+  const target = (method: string) => ({ teamId: place.teamId, method, channel: place.channel });
   const recordOf = (message: PostedMessage): ReplyMessage => {
     const record = messages.find((candidate) => candidate.ts === message.id);
     if (record === undefined) throw new Error(`not a message of this reply: ${message.id}`);
@@ -88,36 +96,45 @@ export function createReplySurface({
     timer.unref();
     record.timers.push(timer);
   };
-
-  const rewrite = async (record: ReplyMessage, actions: readonly Action[], priority: RequestPriority) => {
-    await context.budget.run({
-      teamId: place.teamId,
-      method: 'chat.update',
+  // The call the queue granted for this message goes at once; any other waits its own turn.
+  const spend = <Result>(
+    record: ReplyMessage,
+    method: string,
+    priority: CallPriority,
+    call: () => Promise<Result>,
+  ): Promise<Result> => {
+    if (record.grantedMethod === method) {
+      record.grantedMethod = undefined;
+      return call();
+    }
+    return outbound.schedule({
       priority,
+      target: target(method),
       staleSinceMs: record.writtenAtMs,
-      writerId,
-      call: () =>
-        place.client.chat.update({
-          channel: place.channel,
-          ts: record.ts,
-          text: renderFallbackText(record.text),
-          blocks: renderReplyBlocks(record.text, actions),
-        }),
+      run: call,
     });
+  };
+  const noteWriter = (method: string) => outbound.noteWriter(methodGroup(place.teamId, method), writerId);
+  // The reply's last text is out: it no longer shares the workspace's budget.
+  const forgetWriter = () => {
+    for (const method of ['chat.update', 'chat.appendStream', replyingGroup]) {
+      outbound.forgetWriter(methodGroup(place.teamId, method), writerId);
+    }
+  };
+  // Counted from the start, before it has posted: replies about to post decide how long to hold.
+  noteWriter(replyingGroup);
+
+  const rewrite = async (record: ReplyMessage, actions: readonly Action[], priority: CallPriority) => {
+    await spend(record, 'chat.update', priority, () =>
+      place.client.chat.update({
+        channel: place.channel,
+        ts: record.ts,
+        text: renderFallbackText(record.text),
+        blocks: renderReplyBlocks(record.text, actions),
+      }),
+    );
     record.shownActions = actions;
     record.writtenAtMs = Date.now();
-    record.hasPendingText = false;
-  };
-  // Delivery may have planned an edit on the native interval before Slack refused native streaming;
-  // a message rewritten by chat.update still keeps its Tier 3 interval.
-  const rewriteInTurn = async (
-    record: ReplyMessage,
-    actions: readonly Action[],
-    priority: RequestPriority,
-  ) => {
-    const waitMs = record.writtenAtMs + editIntervals.updateMs - Date.now();
-    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-    await rewrite(record, actions, priority);
   };
   // Ends a native stream with the rest of the text and the buttons; a message whose text no longer
   // continues what was streamed, or whose stream Slack already ended, is rewritten whole.
@@ -125,98 +142,16 @@ export function createReplySurface({
     if (!record.stream?.isOpen) return;
     for (const timer of record.timers.splice(0)) clearTimeout(timer);
     const stream = record.stream;
-    const result = await context.budget.run({
-      teamId: place.teamId,
-      method: 'chat.stopStream',
-      priority: 'final-edit',
-      staleSinceMs: record.writtenAtMs,
-      writerId,
-      call: () => stopNativeStream({ place, stream, text: record.text, actions }),
-    });
-    if (result !== 'written') return rewrite(record, actions, 'final-edit');
+    const result = await spend(record, 'chat.stopStream', 'final-write', () =>
+      stopNativeStream({ place, stream, text: record.text, actions }),
+    );
+    if (result !== 'written') return rewrite(record, actions, 'final-write');
     record.shownActions = actions;
-    record.hasPendingText = false;
+    record.writtenAtMs = Date.now();
   };
-
-  const startStream = async (text: string, actions: readonly Action[]): Promise<ReplyMessage | undefined> => {
-    const { threadTs, recipientUserId } = place;
-    if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively()) return undefined;
-    // A reply that opens with what a stream must hold back (a table, say) could not start cleanly.
-    if (streamableHead(text) === '') return undefined;
-    let started: { result: NativeStream } | undefined;
-    try {
-      // Tier 2: a reply that finds the budget spent streams with chat.update rather than wait.
-      started = await context.budget.runIfFree({
-        teamId: place.teamId,
-        method: 'chat.startStream',
-        call: () => startNativeStream({ place: { ...place, threadTs, recipientUserId }, text }),
-      });
-    } catch (error) {
-      // Whatever the refusal, the reply goes on with chat.postMessage + chat.update; it is
-      // remembered as widely as Slack's error code means, so it costs one refused call, not one a reply.
-      const errorCode = slackErrorCodeOf(error);
-      const scope = rememberStreamRefusal({ features: context.features, place, errorCode });
-      const details = {
-        teamId: place.teamId,
-        channel: place.channel,
-        error: errorCode ?? String(error),
-        scope,
-      };
-      if (scope === 'this-reply')
-        context.logger.warn(details, 'slack: chat.startStream failed; using chat.update');
-      else
-        context.logger.info(details, 'slack: chat.startStream refused; using chat.update here from now on');
-      return undefined;
-    }
-    if (started === undefined) {
-      context.logger.debug(
-        { teamId: place.teamId },
-        'slack: chat.startStream budget spent; using chat.update',
-      );
-      return undefined;
-    }
-    const stream = started.result;
-    const record = newRecord({ ts: stream.ts, stream, text, shownActions: [], streamActions: actions });
-    // A streaming message cannot carry buttons, so Stop reaches the person privately, and only when
-    // the reply takes long enough to want stopping.
-    if (actions.length > 0) {
-      later(record, context.stopButtonDelayMs, async () => {
-        if (!record.stream?.isOpen) return;
-        // A courtesy: when Slack refuses it (the person left the channel, a limit), the reply goes on.
-        await postPrivateActions(place, actions).catch((error: unknown) => {
-          context.logger.info({ err: error }, 'slack: could not offer a private Stop button');
-        });
-      });
-    }
-    return record;
-  };
-
-  const post = async (text: string, actions: readonly Action[]): Promise<PostedMessage> => {
-    context.budget.noteWriter({ teamId: place.teamId, writerId });
-    let record = await startStream(text, actions);
-    if (record === undefined) {
-      const response = await place.client.chat
-        .postMessage({
-          channel: place.channel,
-          ...(place.threadTs === undefined ? {} : { thread_ts: place.threadTs }),
-          text: renderFallbackText(text),
-          blocks: renderReplyBlocks(text, actions),
-        })
-        .catch((error: unknown) => {
-          if (slackErrorCodeOf(error) === 'not_in_channel') onChannelRefused?.(error);
-          throw error;
-        });
-      if (typeof response.ts !== 'string') throw new Error('chat.postMessage answered without a ts');
-      record = newRecord({
-        ts: response.ts,
-        stream: undefined,
-        text,
-        shownActions: actions,
-        streamActions: [],
-      });
-    }
-    // Delivery rolled over to this message. An earlier stream ends with its final edit; when that
-    // edit was not needed (the message already showed its final text), it ends after a while.
+  // Delivery rolled over to a new message. An earlier stream ends with its final edit; when that
+  // edit was not needed (the message already showed its final text), it ends after a while.
+  const addMessage = (record: ReplyMessage) => {
     for (const previous of messages) {
       if (previous.stream?.isOpen) {
         later(previous, editIntervals.nativeStreamMs * 2, () => endStream(previous, previous.shownActions));
@@ -226,45 +161,126 @@ export function createReplySurface({
     return { id: record.ts };
   };
 
-  // The reply's last text is out: it no longer shares the workspace's budget.
-  const forgetWriter = () => context.budget.forgetWriter({ teamId: place.teamId, writerId });
-  const sendPendingText = async (record: ReplyMessage) => {
-    if (!record.hasPendingText) return;
-    if (record.stream?.isOpen) await endStream(record, record.shownActions);
-    else await rewriteInTurn(record, record.shownActions, 'final-edit');
-    forgetWriter();
+  const stream = async (
+    text: string,
+    actions: readonly Action[],
+    isWhole: boolean,
+  ): Promise<PostedMessage | 'not-available'> => {
+    const { threadTs, recipientUserId } = place;
+    if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively())
+      return 'not-available';
+    // A whole reply is one chat.postMessage; a stream would spend a Tier 2 start and stop on it.
+    if (isWhole) return 'not-available';
+    // A reply that opens with what a stream must hold back (a table, say) could not start cleanly.
+    if (streamableHead(text) === '') return 'not-available';
+    let started: { result: NativeStream } | undefined;
+    try {
+      // Tier 2: a reply that finds the budget spent posts and updates rather than wait.
+      started = await outbound.tryNow({
+        target: target('chat.startStream'),
+        run: () => startNativeStream({ place: { ...place, threadTs, recipientUserId }, text }),
+      });
+    } catch (error) {
+      noteStreamRefusal(error);
+      return 'not-available';
+    }
+    if (started === undefined) {
+      context.logger.debug({ teamId: place.teamId }, 'slack: chat.startStream budget spent; posting instead');
+      return 'not-available';
+    }
+    const record = newRecord({
+      ts: started.result.ts,
+      stream: started.result,
+      text,
+      shownActions: [],
+      streamActions: actions,
+    });
+    noteWriter('chat.appendStream');
+    if (actions.length > 0) offerPrivateStop(record, actions);
+    return addMessage(record);
+  };
+  // Whatever the refusal, the reply goes on with chat.postMessage + chat.update; it is remembered as
+  // widely as Slack's error code means, so it costs one refused call, not one a reply.
+  const noteStreamRefusal = (error: unknown) => {
+    const errorCode = slackErrorCodeOf(error);
+    const scope = rememberStreamRefusal({ features: context.features, place, errorCode });
+    const details = {
+      teamId: place.teamId,
+      channel: place.channel,
+      error: errorCode ?? String(error),
+      scope,
+    };
+    if (scope === 'this-reply')
+      context.logger.warn(details, 'slack: chat.startStream failed; using chat.update');
+    else context.logger.info(details, 'slack: chat.startStream refused; using chat.update here from now on');
+  };
+  // A streaming message cannot carry buttons, so Stop reaches the person privately, and only when
+  // the reply takes long enough to want stopping. A courtesy: it never waits for budget, and when
+  // Slack refuses it (the person left the channel, a limit) the reply goes on.
+  const offerPrivateStop = (record: ReplyMessage, actions: readonly Action[]) => {
+    later(record, context.stopButtonDelayMs, async () => {
+      if (!record.stream?.isOpen) return;
+      await outbound
+        .tryNow({ target: target('chat.postEphemeral'), run: () => postPrivateActions(place, actions) })
+        .catch((error: unknown) => {
+          context.logger.info({ err: error }, 'slack: could not offer a private Stop button');
+        });
+    });
   };
 
-  const edit = (record: ReplyMessage, text: string, isFinal: boolean) =>
+  const post = async (text: string, actions: readonly Action[], isWhole: boolean): Promise<PostedMessage> => {
+    const response = await place.client.chat
+      .postMessage({
+        channel: place.channel,
+        ...(place.threadTs === undefined ? {} : { thread_ts: place.threadTs }),
+        text: renderFallbackText(text),
+        blocks: renderReplyBlocks(text, actions),
+      })
+      .catch((error: unknown) => {
+        if (slackErrorCodeOf(error) === 'not_in_channel') onChannelRefused?.(error);
+        throw error;
+      });
+    if (typeof response.ts !== 'string') throw new Error('chat.postMessage answered without a ts');
+    if (isWhole) forgetWriter();
+    else noteWriter('chat.update');
+    return addMessage(
+      newRecord({ ts: response.ts, stream: undefined, text, shownActions: actions, streamActions: [] }),
+    );
+  };
+
+  const edit = (
+    record: ReplyMessage,
+    text: string,
+    isFinal: boolean,
+    actions: readonly Action[] | undefined,
+  ) =>
     inOrder(record, async () => {
       record.text = text;
-      if (isFinal && record === messages.at(-1)) {
-        record.hasPendingText = true;
-        later(record, finalTextGraceMs, () => sendPendingText(record));
-        return;
-      }
-      const { stream } = record;
-      if (stream?.isOpen) {
-        // A message the reply rolled over from: its stream ends with the rest of its text.
-        if (isFinal) return endStream(record, record.shownActions);
-        const result = await context.budget.run({
-          teamId: place.teamId,
-          method: 'chat.appendStream',
-          priority: 'edit',
-          staleSinceMs: record.writtenAtMs,
-          writerId,
-          call: () => appendToNativeStream({ place, stream, text }),
-        });
+      const isLast = record === messages.at(-1);
+      if (isFinal && isLast) forgetWriter();
+      if (record.stream?.isOpen) {
+        if (isFinal) return endStream(record, actions ?? record.shownActions);
+        const stream = record.stream;
+        const result = await spend(record, 'chat.appendStream', 'edit', () =>
+          appendToNativeStream({ place, stream, text }),
+        );
         if (result === 'written') {
           record.writtenAtMs = Date.now();
           return;
         }
-        if (result === 'diverged') return endStream(record, []);
+        if (result === 'diverged') return endStream(record, actions ?? []);
         // Slack ended the stream while the model paused: chat.update writes the rest, with Stop.
-        if (record === messages.at(-1)) record.shownActions = record.streamActions;
+        if (isLast) record.shownActions = record.streamActions;
       }
-      await rewriteInTurn(record, record.shownActions, isFinal ? 'final-edit' : 'edit');
+      await rewrite(record, actions ?? record.shownActions, isFinal ? 'final-write' : 'edit');
     });
+
+  // The method a message's next call will use, so that it waits for that method's budget.
+  const methodOf = (call: Extract<SurfaceCall, { kind: 'edit' }>): string => {
+    const stream = recordOf(call.message).stream;
+    if (!stream?.isOpen) return 'chat.update';
+    return call.isFinal ? 'chat.stopStream' : 'chat.appendStream';
+  };
 
   return {
     address: {
@@ -275,30 +291,63 @@ export function createReplySurface({
     },
     classifyFailure: classifySlackFailure,
     // Read live: the interval changes when the workspace turns out to lack native streaming, and
-    // wrappers of this surface keep a reference to this object rather than copies of its values.
+    // measuring wrappers of this surface keep a reference to this object rather than copies of its values.
     limits: {
       maxMessageLength: slackLimits.replyMessageLength,
       // Replies writing at once in a workspace share its budget: each edits less often, so that
       // their final texts are not held up behind everyone's in-between edits.
       get minEditIntervalMs() {
-        const isNative = canStreamNatively();
-        return context.budget.fairIntervalMs({
-          teamId: place.teamId,
-          method: isNative ? 'chat.appendStream' : 'chat.update',
-          minimumMs: isNative ? editIntervals.nativeStreamMs : editIntervals.updateMs,
+        const last = messages.at(-1);
+        const isNative = last === undefined ? canStreamNatively() : last.stream?.isOpen === true;
+        const method = isNative ? 'chat.appendStream' : 'chat.update';
+        return outbound.fairIntervalMs({
+          group: methodGroup(place.teamId, method),
+          callsPerMinute: methodBudgets[method]?.perMinute ?? 60,
+          minimumMs: method === 'chat.appendStream' ? editIntervals.nativeStreamMs : editIntervals.updateMs,
         });
       },
+      // Many replies at once in a workspace share its chat.update budget, so each waits long for the
+      // edit that finishes it: a reply then holds its first post a while, and a short one goes out
+      // whole in one call that needs no edit at all.
+      get firstPostHoldMs() {
+        const updateShareMs = outbound.fairIntervalMs({
+          group: methodGroup(place.teamId, replyingGroup),
+          callsPerMinute: methodBudgets['chat.update']?.perMinute ?? 60,
+          minimumMs: 0,
+        });
+        return updateShareMs <= firstPostHold.quietShareMs
+          ? 0
+          : Math.min(updateShareMs, firstPostHold.longestMs);
+      },
     },
-    post: (text, options) => post(text, options?.actions ?? []),
-    edit: (message, text, options) => edit(recordOf(message), text, options?.isFinal === true),
+    enqueue(call, run) {
+      if (call.kind === 'post') {
+        return outbound.schedule({ priority: 'first-post', target: target('chat.postMessage'), run });
+      }
+      const record = recordOf(call.message);
+      const method = methodOf(call);
+      return outbound.schedule({
+        priority: call.isFinal ? 'final-write' : 'edit',
+        target: target(method),
+        staleSinceMs: call.staleSinceMs,
+        run: () => {
+          record.grantedMethod = method;
+          return run().finally(() => {
+            if (record.grantedMethod === method) record.grantedMethod = undefined;
+          });
+        },
+      });
+    },
+    stream: (text, options) => stream(text, options?.actions ?? [], options?.isWhole === true),
+    post: (text, options) => post(text, options?.actions ?? [], options?.isWhole === true),
+    edit: (message, text, options) =>
+      edit(recordOf(message), text, options?.isFinal === true, options?.actions),
     setActions(message, actions) {
       const record = recordOf(message);
       return inOrder(record, async () => {
-        if (record === messages.at(-1)) forgetWriter();
         for (const timer of record.timers.splice(0)) clearTimeout(timer);
         if (record.stream?.isOpen) await endStream(record, actions);
-        else if (record.hasPendingText) await rewriteInTurn(record, actions, 'final-edit');
-        else if (!sameActions(record.shownActions, actions)) await rewrite(record, actions, 'final-edit');
+        else if (!sameActions(record.shownActions, actions)) await rewrite(record, actions, 'final-write');
       });
     },
     async upload(files: readonly OutgoingFile[], text?: string) {
@@ -323,7 +372,13 @@ export function createReplySurface({
 function newRecord(
   fields: Pick<ReplyMessage, 'ts' | 'stream' | 'text' | 'shownActions' | 'streamActions'>,
 ): ReplyMessage {
-  return { ...fields, writtenAtMs: Date.now(), hasPendingText: false, queue: Promise.resolve(), timers: [] };
+  return {
+    ...fields,
+    writtenAtMs: Date.now(),
+    grantedMethod: undefined,
+    queue: Promise.resolve(),
+    timers: [],
+  };
 }
 
 function sameActions(left: readonly Action[], right: readonly Action[]): boolean {

@@ -12,7 +12,6 @@ import type { SlackAdapterContext } from './adapter-context.ts';
 import { registerAgentViewEvents } from './agent-view-events.ts';
 import { registerAppHome } from './app-home.ts';
 import { createBoltLogger } from './bolt-logger.ts';
-import { type CallBudget, createCallBudget } from './call-budget.ts';
 import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
 import { registerFeedbackButtons } from './feedback-buttons.ts';
@@ -23,6 +22,7 @@ import { createThreadStops, registerNativeStop } from './native-stop.ts';
 import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
 import type { SlackSettings } from './slack-config.ts';
+import { createSlackOutbound, type SlackOutbound } from './slack-outbound.ts';
 import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
 import { createUserGroupDirectory } from './user-groups.ts';
@@ -34,14 +34,14 @@ export interface StartSlackAdapterOptions {
   readonly logger: Logger;
   /** Largest image a person may share, in bytes. */
   readonly maxImageBytes: number;
-  /** The interface HTTP mode listens on; default all of them. */
+  /** The interface HTTP mode listens on (HOST); default all of them. */
   readonly host?: string;
   /** Shared with other bot processes (Redis) so that only one answers a redelivered event. */
   readonly deduper?: Deduper;
   /** How long a native stream runs before the person gets a private Stop button. Default 2,500 ms. */
   readonly stopButtonDelayMs?: number;
-  /** The per-workspace budget of Web API calls; default a new one. */
-  readonly budget?: CallBudget;
+  /** The bot's outbound queue, with the per-workspace budgets of Web API calls; default a new one. */
+  readonly outbound?: SlackOutbound;
   /** Holds a rate-limited method (and only it) for its Retry-After; default a new layer. */
   readonly methodPauses?: MethodPauses;
 }
@@ -75,7 +75,7 @@ export async function startSlackAdapter({
   host,
   deduper = createInMemoryDeduper(),
   stopButtonDelayMs = 2_500,
-  budget = createCallBudget(),
+  outbound = createSlackOutbound(),
   methodPauses,
 }: StartSlackAdapterOptions): Promise<SlackAdapter> {
   const adapterLogger = logger.child({ adapter: 'slack' });
@@ -141,7 +141,7 @@ export async function startSlackAdapter({
     services,
     delivery: {
       features: createWorkspaceFeatures(),
-      budget,
+      outbound,
       logger: adapterLogger,
       stopButtonDelayMs,
     },
@@ -176,7 +176,7 @@ export async function startSlackAdapter({
       'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
     );
     reportPlatformConnection({ platform: 'slack', isConnected: true, state: 'connected over Socket Mode' });
-    const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper });
+    const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper, outbound });
     return { app, port: undefined, stop: () => stopApp(app, stopSweeping) };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
@@ -185,7 +185,7 @@ export async function startSlackAdapter({
   const { port } = server.address() as AddressInfo;
   logHttpMode({ logger: adapterLogger, host, port });
   reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
-  const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper });
+  const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper, outbound });
   return { app, port, stop: () => stopApp(app, stopSweeping) };
 }
 
@@ -197,10 +197,12 @@ function finishRepliesLeftByARestart({
   app,
   services,
   deduper,
+  outbound,
 }: {
   app: App;
   services: CommandServices;
   deduper: Deduper;
+  outbound: SlackOutbound;
 }): () => void {
   return keepFinishingOrphanedReplies({
     services,
@@ -209,7 +211,7 @@ function finishRepliesLeftByARestart({
     surfaceAt: ({ address, messages }) => {
       const parsed = slackReplyAddressSchema.safeParse(address);
       return parsed.success
-        ? createOrphanedReplySurface({ client: app.client, address: parsed.data, messages })
+        ? createOrphanedReplySurface({ client: app.client, outbound, address: parsed.data, messages })
         : undefined;
     },
   });

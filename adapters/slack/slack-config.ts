@@ -51,6 +51,11 @@ const slackVariables = z
           typeText: 'port',
         },
       ),
+      HOST: document(z.string().trim().min(1, 'must be a host name or address').default('127.0.0.1'), {
+        description:
+          'The interface the HTTP mode listens on: 127.0.0.1 behind a reverse proxy on the same machine, 0.0.0.0 to take requests from every interface (a container).',
+        typeText: 'host name or IP address',
+      }),
       SLACK_API_URL: document(
         httpUrl({ example: 'https://slack.com/api/' })
           .default('https://slack.com/api/')
@@ -89,6 +94,8 @@ export interface SlackSettings {
   readonly commandPrefix: string;
   readonly apiUrl: string;
   readonly port: number;
+  /** The interface HTTP mode listens on. */
+  readonly host: string;
   readonly isReplyingToBots: boolean;
 }
 
@@ -104,6 +111,7 @@ export const slackConfig = defineEnvironmentFragment({
           commandPrefix: values.SLACK_COMMAND_PREFIX,
           apiUrl: values.SLACK_API_URL,
           port: values.PORT,
+          host: values.HOST,
           isReplyingToBots: values.SLACK_REPLY_TO_BOTS,
         }
       : undefined,

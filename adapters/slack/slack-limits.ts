@@ -38,28 +38,44 @@ export const slackLimits = {
   nonMarketplaceHistoryPage: 15,
 } as const;
 
-/** A token bucket for one Web API method, per workspace. */
+/** A token bucket for one Web API method, per workspace (or per channel, see `isPerChannel`). */
 export interface MethodBudget {
   readonly perMinute: number;
   /** Calls that may go at once after a quiet spell. */
   readonly burst: number;
+  /** Slack counts this method per channel as well as per workspace ("Special" on its page). */
+  readonly isPerChannel?: boolean;
 }
 
 /**
- * The calls parley spaces out itself, a little under Slack's tiers (per method and workspace) so that
- * several replies streaming at once slow each other down instead of drawing 429s.
+ * The calls parley spaces out itself, a little under Slack's tiers (per method and workspace; the
+ * tiers are on docs.slack.dev/apis/web-api/rate-limits, each method's tier on its own reference
+ * page) so that several replies streaming at once slow each other down instead of drawing 429s.
  */
 export const methodBudgets: Readonly<Record<string, MethodBudget>> = {
-  /** Tier 3: about 50 a minute. */
+  /**
+   * "Special": about one message a second per channel, short bursts allowed, and a workspace-wide
+   * limit of several hundred a minute (docs.slack.dev/reference/methods/chat.postMessage, "Rate limiting").
+   */
+  'chat.postMessage': { perMinute: 55, burst: 3, isPerChannel: true },
+  /** Tier 3: 50+ a minute (docs.slack.dev/reference/methods/chat.update). */
   'chat.update': { perMinute: 45, burst: 5 },
-  /** Tier 4: about 100 a minute. */
+  /** Tier 4: 100+ a minute (docs.slack.dev/reference/methods/chat.appendStream). */
   'chat.appendStream': { perMinute: 90, burst: 10 },
   /**
-   * Tier 2: about 20 a minute, and every native reply needs one start and one stop. A reply that finds
-   * no start left streams with chat.update instead of waiting; a stop waits its turn.
+   * Tier 2: 20+ a minute (docs.slack.dev/reference/methods/chat.startStream), and every native reply
+   * needs one start and one stop. A reply that finds no start left posts and updates instead of
+   * waiting; a stop waits its turn.
    */
   'chat.startStream': { perMinute: 18, burst: 4 },
+  /** Tier 2 (docs.slack.dev/reference/methods/chat.stopStream). */
   'chat.stopStream': { perMinute: 18, burst: 4 },
+  /** Tier 4 (docs.slack.dev/reference/methods/chat.postEphemeral): the private Stop notice. */
+  'chat.postEphemeral': { perMinute: 90, burst: 10 },
+  /** Per channel, like chat.postMessage (docs.slack.dev/reference/methods/assistant.threads.setStatus). */
+  'assistant.threads.setStatus': { perMinute: 55, burst: 3, isPerChannel: true },
+  /** Tier 4 (docs.slack.dev/reference/methods/users.info): display names, cached. */
+  'users.info': { perMinute: 90, burst: 10 },
 };
 
 /** The least time between two edits of one message, per path (the writer's `minEditIntervalMs`). */

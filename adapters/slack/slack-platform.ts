@@ -1,17 +1,29 @@
 import type { PlatformAdapter } from '../../commands/platform-adapter.ts';
 import { startSlackAdapter } from './slack-adapter.ts';
 import { type SlackSettings, slackConfig } from './slack-config.ts';
+import { createSlackOutbound } from './slack-outbound.ts';
 
 /** parley on Slack, as bin/parley.ts starts it. */
 export const slackPlatform: PlatformAdapter<SlackSettings> = {
   name: 'slack',
   configSchema: slackConfig,
-  start: ({ services, settings, config, logger, coordination }) =>
-    startSlackAdapter({
+  start: ({ services, settings, config, logger, coordination }) => {
+    const createSharedBucket = coordination.createSharedBucket;
+    return startSlackAdapter({
       services,
       slack: settings,
+      host: settings.host,
       maxImageBytes: config.images.maxInputBytes,
       logger,
       deduper: coordination.eventDeduper,
-    }),
+      // Slack counts each method per app and workspace, not per process: every process spends one bucket.
+      ...(createSharedBucket
+        ? {
+            outbound: createSlackOutbound({
+              createBucket: (method, size) => createSharedBucket({ ...size, name: `slack-${method}` }),
+            }),
+          }
+        : {}),
+    });
+  },
 };

@@ -13,11 +13,13 @@ export async function showThinkingStatus(
   status = 'is thinking…',
 ): Promise<void> {
   if (place.threadTs === undefined || !context.features.isAvailable(place.teamId, 'threadStatus')) return;
+  const threadTs = place.threadTs;
   try {
-    await place.client.assistant.threads.setStatus({
-      channel_id: place.channel,
-      thread_ts: place.threadTs,
-      status,
+    // A courtesy: it goes when the method's budget has room, and is skipped rather than waited for.
+    await context.outbound.tryNow({
+      target: { teamId: place.teamId, method: 'assistant.threads.setStatus', channel: place.channel },
+      run: () =>
+        place.client.assistant.threads.setStatus({ channel_id: place.channel, thread_ts: threadTs, status }),
     });
   } catch (error) {
     const code = slackErrorCodeOf(error);

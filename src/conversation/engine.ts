@@ -1,4 +1,5 @@
 import type { PlaceSettingsReader } from '../administration/place-settings.ts';
+import type { Action } from '../delivery/card.ts';
 import {
   createStreamingWriter,
   type DeliveredReply,
@@ -72,6 +73,35 @@ export interface ReplyRequest {
    * their budgets pay for it.
    */
   readonly requestedBy?: { readonly id: string; readonly roleIds: readonly string[] };
+  /** The reply's buttons, where the place shows buttons; none otherwise. */
+  readonly actions?: ReplyActions;
+}
+
+/**
+ * The buttons of a reply. They travel with its text: the streaming ones with its first post, the
+ * ending ones with its last write, which the engine makes only once it has asked for them.
+ */
+export interface ReplyActions {
+  /** Under the newest message while the reply streams (Stop). */
+  readonly whileStreaming: readonly Action[];
+  /**
+   * Asked before the reply's last write: the buttons the reply keeps (Regenerate, Continue). When
+   * this fails the reply ends without buttons (and loses Stop), and the error is logged.
+   */
+  atEnd(ending: ReplyEnding): Promise<readonly Action[]>;
+}
+
+/** What the ending buttons of a reply need to know: enough to ask for it again, and how it went. */
+export interface ReplyEnding {
+  /** How the reply ended, as far as the model goes (the last write is still to come). */
+  readonly status: ReplyStatus;
+  readonly finishReason: FinishReason | undefined;
+  /** `createdAt` of the assistant turn recorded in history, when one was. */
+  readonly recordedAt: string | undefined;
+  /** The turn's images as the model got them (`data:` URIs). */
+  readonly imageDataUris: readonly string[];
+  /** The turn's documents as kept. */
+  readonly documents: readonly DocumentReference[];
 }
 
 export interface ConversationEngine {
@@ -248,6 +278,7 @@ async function answerJournaled(
         surface: measuredSurface,
         onError: (error) => logger.warn({ err: error }, 'platform call failed while streaming'),
         ...(journalRecord ? { onProgress: (progress) => journalRecord.update(progress) } : {}),
+        ...(request.actions ? { actionsWhileStreaming: request.actions.whileStreaming } : {}),
         ...(dependencies.finalWriteRetryWindowMs === undefined
           ? {}
           : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),
@@ -258,7 +289,10 @@ async function answerJournaled(
     prepared = await prepareTurn(dependencies, request, logger);
   } catch (error) {
     logger.error({ err: error }, 'conversation store unavailable');
-    const delivered = await writer.fail({ reason: storeUnavailableMessage });
+    const delivered = await writer.fail({
+      reason: storeUnavailableMessage,
+      actions: await endingActions({ request, logger, ending: emptyEnding }),
+    });
     return {
       status: 'failed',
       delivered,
@@ -269,15 +303,20 @@ async function answerJournaled(
     };
   }
   const { model, fit, notices } = prepared;
+  const refusalActions = () =>
+    endingActions({ request, logger, ending: endingOf({ prepared, status: 'failed' }) });
   if (fit.isNewTurnTooLarge) {
     return refuseTurn({
       writer,
       model,
       reason: 'your message is too long for this model. Please shorten it.',
+      actions: await refusalActions(),
     });
   }
   const admission = await admitReply({ dependencies, request, prepared });
-  if (admission && !admission.isAdmitted) return refuseTurn({ writer, model, reason: admission.message });
+  if (admission && !admission.isAdmitted) {
+    return refuseTurn({ writer, model, reason: admission.message, actions: await refusalActions() });
+  }
   if (admission && admission.model !== model) {
     prepared = { ...prepared, model: admission.model, fit: prepared.refit(admission.model) };
   }
@@ -300,7 +339,17 @@ async function answerJournaled(
     ? await recordExchange({ dependencies, turn, prepared, streamed, startedAt, logger })
     : undefined;
   const notes = recording?.isSaved === false ? [...notices, historyNotSavedNote] : notices;
-  const delivery = await deliverEnding({ writer, streamed, failureReason, notes, logger });
+  const actions = await endingActions({
+    request,
+    logger,
+    ending: endingOf({
+      prepared,
+      status: streamed.failure ? (hasText ? 'cut' : 'failed') : 'complete',
+      finishReason: streamed.finishReason,
+      recording,
+    }),
+  });
+  const delivery = await deliverEnding({ writer, streamed, failureReason, notes, actions, logger });
   if (delivery.failure !== undefined && streamed.failure === undefined && recording?.isSaved) {
     await markRecordedReplyInterrupted({ dependencies, turn, recording, logger });
   }
@@ -322,12 +371,36 @@ async function answerJournaled(
     'reply finished',
   );
   return {
-    status,
     delivered,
     model: prepared.model,
-    finishReason: streamed.finishReason,
     usage: streamed.usage,
     error: failure,
+    ...endingOf({ prepared, status, finishReason: streamed.finishReason, recording }),
+  };
+}
+
+const emptyEnding: ReplyEnding = {
+  status: 'failed',
+  finishReason: undefined,
+  recordedAt: undefined,
+  imageDataUris: [],
+  documents: [],
+};
+
+function endingOf({
+  prepared,
+  status,
+  finishReason,
+  recording,
+}: {
+  prepared: PreparedTurn;
+  status: ReplyStatus;
+  finishReason?: FinishReason | undefined;
+  recording?: RecordedExchange | undefined;
+}): ReplyEnding {
+  return {
+    status,
+    finishReason,
     recordedAt: recording?.isSaved ? recording.assistantTurn.createdAt : undefined,
     imageDataUris: prepared.images.parts.flatMap((part) =>
       part.type === 'image_url' ? [part.image_url.url] : [],
@@ -337,17 +410,38 @@ async function answerJournaled(
   };
 }
 
+/** The buttons of the reply's last write; a reply whose buttons cannot be had ends without them. */
+async function endingActions({
+  request,
+  ending,
+  logger,
+}: {
+  request: ReplyRequest;
+  ending: ReplyEnding;
+  logger: Logger;
+}): Promise<readonly Action[]> {
+  if (!request.actions) return [];
+  try {
+    return await request.actions.atEnd(ending);
+  } catch (error) {
+    logger.warn({ err: error }, 'could not show the buttons of a reply');
+    return [];
+  }
+}
+
 /** A turn answered with a reason instead of a reply, before anything reached the gateway. */
 async function refuseTurn({
   writer,
   model,
   reason,
+  actions,
 }: {
   writer: StreamingWriter;
   model: string;
   reason: string;
+  actions: readonly Action[];
 }): Promise<ReplyOutcome> {
-  const delivered = await writer.fail({ reason });
+  const delivered = await writer.fail({ reason, actions });
   return { status: 'failed', delivered, model, finishReason: undefined, usage: undefined, error: undefined };
 }
 
@@ -582,6 +676,7 @@ async function deliverEnding({
   streamed,
   failureReason,
   notes,
+  actions,
   logger,
 }: {
   writer: StreamingWriter;
@@ -589,12 +684,13 @@ async function deliverEnding({
   /** What the person is told when the reply failed. */
   failureReason: string | undefined;
   notes: readonly string[];
+  actions: readonly Action[];
   logger: Logger;
 }): Promise<{ delivered: DeliveredReply; failure: GatewayError | undefined }> {
   try {
     const delivered = streamed.failure
-      ? await writer.fail({ reason: failureReason ?? streamed.failure.userMessage })
-      : await writer.finish({ finishReason: streamed.finishReason ?? 'other', notes });
+      ? await writer.fail({ reason: failureReason ?? streamed.failure.userMessage, actions })
+      : await writer.finish({ finishReason: streamed.finishReason ?? 'other', notes, actions });
     return { delivered, failure: undefined };
   } catch (error) {
     // The platform refused the final writes even after retries and a new message: the person may

@@ -1,3 +1,4 @@
+import type { Action } from './card.ts';
 import type { PostedMessage } from './surface.ts';
 
 /** One platform message of a streaming reply: what it shows and what it should show. */
@@ -9,6 +10,14 @@ export interface MessageSlot {
   deliveredText: string | null;
   /** The newest text sent to the platform, accepted or still in flight; null until the first call. */
   sentText: string | null;
+  /** The buttons the message should show: Stop under the newest while streaming, the follow-ups at the end. */
+  desiredActions: readonly Action[];
+  /** The buttons the platform last accepted for the message. */
+  shownActions: readonly Action[];
+  /** A final call of the message failed for good: it is left as it shows, buttons included. */
+  isGivenUp?: boolean;
+  /** When the message last showed fresh text (posted or edited): the stalest edit goes first. */
+  shownAtMs: number;
   /** Whether `desiredText` is final: the message will not change again. */
   isSettled: boolean;
   /** The earliest time the next call for this message may start, from its edit budget or a retry. */
@@ -33,6 +42,9 @@ export function openSlot(slots: MessageSlot[]): MessageSlot {
     desiredText: '',
     deliveredText: null,
     sentText: null,
+    desiredActions: [],
+    shownActions: [],
+    shownAtMs: Number.NEGATIVE_INFINITY,
     isSettled: false,
     nextCallAtMs: Number.NEGATIVE_INFINITY,
   };
@@ -56,7 +68,7 @@ export function planNextCall(slots: readonly MessageSlot[], nowMs: number): Plan
     candidates.push({ kind: 'post', slot: unposted, dueAtMs: unposted.nextCallAtMs, rank: 0 });
   }
   for (const slot of slots) {
-    if (slot.message !== null && slot.desiredText !== slot.deliveredText) {
+    if (slot.message !== null && (slot.desiredText !== slot.deliveredText || !hasActionsShown(slot))) {
       candidates.push({ kind: 'edit', slot, dueAtMs: slot.nextCallAtMs, rank: slot.isSettled ? 1 : 2 });
     }
   }
@@ -65,12 +77,23 @@ export function planNextCall(slots: readonly MessageSlot[], nowMs: number): Plan
     const isRightDue = right.dueAtMs <= nowMs;
     if (isLeftDue !== isRightDue) return isLeftDue;
     if (isLeftDue && left.rank !== right.rank) return left.rank < right.rank;
+    // Final texts due at once go in message order: a reply's messages reach them in turn.
+    if (isLeftDue && left.rank === 1) return false;
     return left.dueAtMs < right.dueAtMs;
   };
   return candidates.reduce<PlannedCall | null>(
     (best, candidate) => (best === null || goesBefore(candidate, best) ? candidate : best),
     null,
   );
+}
+
+/** Whether the message shows the buttons it should. */
+export function hasActionsShown(slot: MessageSlot): boolean {
+  return sameActions(slot.desiredActions, slot.shownActions);
+}
+
+export function sameActions(left: readonly Action[], right: readonly Action[]): boolean {
+  return left.length === right.length && left.every((action, index) => action.id === right[index]?.id);
 }
 
 function isBlank(text: string): boolean {

@@ -1,3 +1,4 @@
+import type { Action } from './card.ts';
 import { type Clock, systemClock } from './clock.ts';
 import {
   defaultFinalRetryWindowMs,
@@ -5,7 +6,13 @@ import {
   minimumFinalRetryDelayMs,
 } from './final-call-retries.ts';
 import { findFenceAt, findFenceRegions } from './markdown-fences.ts';
-import { type MessageSlot, openSlot, type PlannedCall, planNextCall } from './message-slots.ts';
+import {
+  hasActionsShown,
+  type MessageSlot,
+  openSlot,
+  type PlannedCall,
+  planNextCall,
+} from './message-slots.ts';
 import {
   appendNotes,
   carriedRestNote,
@@ -17,7 +24,7 @@ import {
   noReplyText,
 } from './reply-notes.ts';
 import { minimumMaxLength, splitGrowingText, splitMessage } from './split-message.ts';
-import type { PlatformFailure, PostedMessage, Surface } from './surface.ts';
+import type { PlatformFailure, PostedMessage, Surface, SurfaceCall } from './surface.ts';
 
 /** What a finished or failed reply left on the platform. */
 export interface DeliveredReply {
@@ -42,11 +49,15 @@ export interface FinishOptions {
   readonly finishReason?: string | null;
   /** Notes for the person, e.g. "I dropped the 4 oldest messages to fit the context". */
   readonly notes?: readonly string[];
+  /** The buttons the finished reply keeps under its last message (Regenerate, Continue). */
+  readonly actions?: readonly Action[];
 }
 
 export interface FailOptions {
   /** Why the reply broke off, as a short user-facing message: no stack, no secrets. */
   readonly reason: string;
+  /** As for `finish`: a reply that broke off may still offer to try again. */
+  readonly actions?: readonly Action[];
 }
 
 export interface StreamingWriterOptions {
@@ -60,6 +71,12 @@ export interface StreamingWriterOptions {
    */
   readonly onProgress?: (progress: DeliveryProgress) => void;
   readonly clock?: Clock;
+  /**
+   * Buttons under the newest message while the reply streams (Stop). They go out with the post
+   * itself, move to the next message with a rollover (in the old message's final edit), and give
+   * way to the `finish` or `fail` actions in the last write, so showing them costs no call of its own.
+   */
+  readonly actionsWhileStreaming?: readonly Action[];
   /**
    * How long a final call that keeps failing is tried again (with growing pauses) before the rest of
    * the reply goes into a new message instead. Default three minutes: long enough to ride out a
@@ -104,6 +121,9 @@ interface WriterState {
   readonly onError: ((error: unknown) => void) | undefined;
   readonly onProgress: ((progress: DeliveryProgress) => void) | undefined;
   readonly slots: MessageSlot[];
+  readonly actionsWhileStreaming: readonly Action[];
+  /** The buttons of the finished reply, once `finish` or `fail` named them. */
+  finalActions: readonly Action[];
   text: string;
   /** Where the text still growing into the last message starts; the text before it is settled. */
   growingStart: number;
@@ -117,6 +137,8 @@ interface WriterState {
   waitingText: string | null;
   /** Final calls failing in a row: when the first failed and how many have. Null after a success. */
   finalFailures: { readonly firstAtMs: number; count: number } | null;
+  /** Until when the first post waits for the reply to end (see `SurfaceLimits.firstPostHoldMs`). */
+  firstPostHeldUntilMs: number | null;
 }
 
 /** After a failed call, wait at least this long before trying that message again, even on a terminal. */
@@ -135,6 +157,7 @@ export function createStreamingWriter({
   onError,
   onProgress,
   clock = systemClock,
+  actionsWhileStreaming = [],
   finalWriteRetryWindowMs = defaultFinalRetryWindowMs,
 }: StreamingWriterOptions): StreamingWriter {
   if (surface.limits.maxMessageLength < minimumMaxLength) {
@@ -146,6 +169,8 @@ export function createStreamingWriter({
     onError,
     onProgress,
     slots: [],
+    actionsWhileStreaming,
+    finalActions: [],
     text: '',
     growingStart: 0,
     isCallInFlight: false,
@@ -155,6 +180,7 @@ export function createStreamingWriter({
     finalWriteRetryWindowMs,
     waitingText: null,
     finalFailures: null,
+    firstPostHeldUntilMs: null,
   };
   return {
     append(delta) {
@@ -169,13 +195,13 @@ export function createStreamingWriter({
       state.waitingText = text;
       if (!state.isCallInFlight && state.timer === null) pump(state);
     },
-    finish({ finishReason, notes = [] } = {}) {
+    finish({ finishReason, notes = [], actions = [] } = {}) {
       const allNotes = finishReason === 'length' ? [lengthLimitNote, ...notes] : notes;
-      return close(state, allNotes, true);
+      return close(state, allNotes, actions, true);
     },
-    fail({ reason }) {
+    fail({ reason, actions = [] }) {
       const hasVisibleText = /\S/.test(state.text);
-      return close(state, [hasVisibleText ? cutOffNote(reason) : failureNote(reason)], false);
+      return close(state, [hasVisibleText ? cutOffNote(reason) : failureNote(reason)], actions, false);
     },
   };
 }
@@ -184,12 +210,13 @@ export function createStreamingWriter({
 function pump(state: WriterState): void {
   if (state.isCallInFlight || state.closing?.isDone) return;
   if (state.closing === null) settleGrowingText(state);
+  assignActions(state);
   const call = planNextCall(state.slots, state.clock.now());
   if (call === null) {
     if (state.closing !== null) endClosing(state, null);
     return;
   }
-  const delayMs = call.dueAtMs - state.clock.now();
+  const delayMs = Math.max(call.dueAtMs, firstPostHoldEnd(state, call)) - state.clock.now();
   if (delayMs > 0) {
     state.timer = state.clock.setTimeout(() => {
       state.timer = null;
@@ -198,6 +225,17 @@ function pump(state: WriterState): void {
     return;
   }
   startCall(state, call);
+}
+
+/**
+ * A reply's first post waits, while the reply is still being written, as long as the surface says
+ * (counted from when it was first ready); `close` ends the wait, so a short reply goes out whole.
+ */
+function firstPostHoldEnd(state: WriterState, call: PlannedCall): number {
+  const isFirstPost = call.kind === 'post' && state.slots.every((slot) => slot.message === null);
+  if (!isFirstPost || state.closing !== null) return Number.NEGATIVE_INFINITY;
+  state.firstPostHeldUntilMs ??= state.clock.now() + (state.surface.limits.firstPostHoldMs ?? 0);
+  return state.firstPostHeldUntilMs;
 }
 
 /** Gives full messages their final piece and the open message the text that keeps growing. */
@@ -237,35 +275,41 @@ function settleFinalText(state: WriterState, notes: readonly string[]): void {
 }
 
 function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
-  const sentText = slot.desiredText;
   // A call made after finish or fail is a final one: its failure is the caller's to handle.
   const isFinalCall = state.closing !== null;
   const { minEditIntervalMs } = state.surface.limits;
   slot.nextCallAtMs = state.clock.now() + minEditIntervalMs;
   state.isCallInFlight = true;
-  // A surface that waits for platform budget asks for the text again when the call really goes out,
-  // so a post queued behind others carries everything the model has written by then.
-  let textAtSend: string | undefined;
-  let isReportedAtSend = false;
-  const currentText = () => {
-    textAtSend = currentTextOf(state, slot) ?? sentText;
-    slot.sentText = textAtSend;
+  // The text and buttons are read when the call really goes out (a surface may make it wait for
+  // platform budget), so a post queued behind others carries everything the model wrote by then.
+  let sent: { readonly text: string; readonly actions: readonly Action[] } | undefined;
+  let sentAtMs = state.clock.now();
+  const send = () => {
+    sentAtMs = state.clock.now();
+    const text = currentTextOf(state, slot) ?? slot.desiredText;
+    sent = { text, actions: slot.desiredActions };
+    slot.sentText = text;
     // Noted before it goes out, so a process killed mid-call leaves a journal no older than the screen.
-    if (kind === 'edit') {
-      isReportedAtSend = true;
-      reportProgress(state);
-    }
-    return textAtSend;
+    if (kind === 'edit') reportProgress(state);
+    // Once the reply has ended, a settled message's text is its last: nothing will edit it.
+    const isWhole = state.closing !== null && slot.isSettled && text === slot.desiredText;
+    return callSurface(state.surface, kind, slot, text, isWhole);
   };
-  callSurface(state.surface, kind, slot, sentText, currentText)
+  const call = state.surface.enqueue ? state.surface.enqueue(surfaceCallOf(kind, slot), send) : send();
+  call
     .then(
       (posted) => {
         if (posted !== null) slot.message = posted;
         else state.editCount += 1;
-        slot.deliveredText = textAtSend ?? sentText;
+        slot.deliveredText = sent?.text ?? slot.desiredText;
         slot.sentText = slot.deliveredText;
+        slot.shownActions = sent?.actions ?? slot.shownActions;
+        slot.shownAtMs = state.clock.now();
+        // Counted from when the call really went out, at the interval the surface has now (a
+        // platform path can change with the call: a refused native stream edits more slowly).
+        slot.nextCallAtMs = Math.max(slot.nextCallAtMs, sentAtMs + state.surface.limits.minEditIntervalMs);
         if (isFinalCall) state.finalFailures = null;
-        if (!isReportedAtSend) reportProgress(state);
+        if (kind === 'post') reportProgress(state);
       },
       (error: unknown) => {
         if (isFinalCall) {
@@ -288,20 +332,33 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
     });
 }
 
-/** Makes one platform call; a post resolves to the new message, an edit to null. */
+function surfaceCallOf(kind: PlannedCall['kind'], slot: MessageSlot): SurfaceCall {
+  if (kind === 'post' || slot.message === null) return { kind: 'post' };
+  return { kind: 'edit', message: slot.message, isFinal: slot.isSettled, staleSinceMs: slot.shownAtMs };
+}
+
+/**
+ * Makes one platform call; a post resolves to the new message, an edit to null. A post tries the
+ * platform's own streaming first where the surface has it.
+ */
 async function callSurface(
   surface: Surface,
   kind: PlannedCall['kind'],
   slot: MessageSlot,
   text: string,
-  currentText: () => string,
+  isWhole: boolean,
 ): Promise<PostedMessage | null> {
-  if (kind === 'post') return surface.post(text, { currentText });
+  const actions = slot.desiredActions;
+  if (kind === 'post') {
+    const options = { actions, ...(isWhole ? { isWhole } : {}) };
+    const streamed = surface.stream ? await surface.stream(text, options) : 'not-available';
+    return streamed === 'not-available' ? surface.post(text, options) : streamed;
+  }
   if (slot.message === null) throw new Error('cannot edit a message that was never posted');
   // A settled slot's text never changes again, so this edit is the message's last one.
   await surface.edit(slot.message, text, {
     isFinal: slot.isSettled && text === slot.desiredText,
-    currentText,
+    ...(hasActionsShown(slot) ? {} : { actions }),
   });
   return null;
 }
@@ -344,6 +401,13 @@ function onFinalCallFailed(
     slot.nextCallAtMs = Math.max(slot.nextCallAtMs, nowMs + delayMs);
     return;
   }
+  if (kind === 'edit' && slot.deliveredText === slot.desiredText) {
+    // Only the buttons were missing: the text is all there, so the message is left as it is.
+    reportError(state, error);
+    slot.isGivenUp = true;
+    slot.desiredActions = slot.shownActions;
+    return;
+  }
   if (kind === 'edit' && slot.deliveredText !== null) {
     reportError(state, error);
     carryIntoNewMessages(state, slot);
@@ -384,10 +448,17 @@ function carryIntoNewMessages(state: WriterState, slot: MessageSlot): void {
     desiredText: piece.text,
     deliveredText: null,
     sentText: null,
+    desiredActions: [],
+    shownActions: [],
+    shownAtMs: Number.NEGATIVE_INFINITY,
     isSettled: true,
     nextCallAtMs: Number.NEGATIVE_INFINITY,
   }));
   state.slots.splice(state.slots.indexOf(slot) + 1, 0, ...carriers);
+  // The message given up on is left as it is, buttons included: another edit would fail the same way.
+  slot.isGivenUp = true;
+  slot.desiredActions = slot.shownActions;
+  assignActions(state);
 }
 
 function reportProgress(state: WriterState): void {
@@ -411,11 +482,36 @@ function reportError(state: WriterState, error: unknown): void {
   }
 }
 
-function close(state: WriterState, notes: readonly string[], isComplete: boolean): Promise<DeliveredReply> {
+/**
+ * Buttons go under the newest message: Stop while the reply streams, the follow-ups once it is
+ * closed; every earlier message gives its buttons up in its final edit.
+ */
+function assignActions(state: WriterState): void {
+  const last = state.slots.at(-1);
+  for (const slot of state.slots) {
+    if (slot !== last && slot.isGivenUp !== true) slot.desiredActions = [];
+  }
+  if (last === undefined || last.isGivenUp === true) return;
+  // The ending buttons say the reply is complete, so they wait until every earlier message is.
+  const isRestFinal = state.slots.every(
+    (slot) => slot === last || (slot.deliveredText === slot.desiredText && slot.isSettled),
+  );
+  last.desiredActions =
+    state.closing === null || !isRestFinal ? state.actionsWhileStreaming : state.finalActions;
+}
+
+function close(
+  state: WriterState,
+  notes: readonly string[],
+  actions: readonly Action[],
+  isComplete: boolean,
+): Promise<DeliveredReply> {
   if (state.closing !== null) return state.closing.promise;
   const { promise, resolve, reject } = Promise.withResolvers<DeliveredReply>();
   state.closing = { promise, resolve, reject, isComplete, isDone: false };
+  state.finalActions = actions;
   settleFinalText(state, notes);
+  assignActions(state);
   if (state.timer !== null) {
     // The final text may need a post that is due now, sooner than the edit the timer waits for.
     state.clock.clearTimeout(state.timer);

@@ -12,10 +12,25 @@ export interface Surface {
    * reached again after a restart. A surface without one (the terminal) is not journaled.
    */
   readonly address?: { readonly platform: string; readonly [detail: string]: unknown };
-  /** Posts a new message and returns its platform id; `actions` become buttons under it. */
+  /**
+   * Posts a new message and returns its platform id; `actions` become buttons under it (a native
+   * stream that cannot carry them shows them once it ends).
+   */
   post(text: string, options?: PostOptions): Promise<PostedMessage>;
-  /** Replaces the whole text of a message this surface posted. */
+  /** Replaces the whole text of a message this surface posted, and its buttons when `actions` is given. */
   edit(message: PostedMessage, text: string, options?: EditOptions): Promise<void>;
+  /**
+   * Makes one call of this surface when the platform's budget allows (the adapter's outbound queue),
+   * running `run` at that moment, so whatever `run` reads (the text of the moment) is current when
+   * the call really goes out. Without it the call is made at once.
+   */
+  enqueue?<Result>(call: SurfaceCall, run: () => Promise<Result>): Promise<Result>;
+  /**
+   * The platform's own streaming (Slack's chat.startStream): a capability, optional. Answers
+   * `not-available` when it cannot stream here and now (no thread, the budget for starting streams
+   * is spent, the workspace refused it), and delivery posts and edits instead.
+   */
+  stream?(text: string, options?: PostOptions): Promise<PostedMessage | 'not-available'>;
   /** Attaches files (generated images, JSON, CSV) as a new message, with optional text. */
   upload?(files: readonly OutgoingFile[], text?: string): Promise<PostedMessage>;
   /** Shows a "typing…" / "thinking…" indicator; called only while nothing else needs the budget. */
@@ -25,7 +40,11 @@ export interface Surface {
    * status of its own (Slack's thread status); the reply's first message shows it everywhere.
    */
   showStatus?(text: string): Promise<void>;
-  /** Replaces the buttons under a message this surface posted; an empty list removes them. */
+  /**
+   * Replaces the buttons under a message this surface posted; an empty list removes them. Its
+   * presence says the place shows buttons at all: a reply offers Stop and Regenerate only then.
+   * Delivery itself sends buttons with the text (`post`, `edit`); this is for repairs after a restart.
+   */
   setActions?(message: PostedMessage, actions: readonly Action[]): Promise<void>;
   /**
    * The platform shows 👍/👎 under a finished reply natively (Slack's feedback buttons), so replies
@@ -55,10 +74,10 @@ export interface PlatformFailure {
 export interface PostOptions {
   readonly actions?: readonly Action[];
   /**
-   * The text as it stands when the call really goes out. A surface that makes calls wait for platform
-   * budget calls this at send time instead of sending the text it was given; others ignore it.
+   * The post carries its message's final text and the reply has ended: no edit will follow (unless
+   * the post fails). A platform whose streaming costs calls of its own posts such a reply plainly.
    */
-  readonly currentText?: () => string;
+  readonly isWhole?: boolean;
 }
 
 export interface EditOptions {
@@ -67,15 +86,33 @@ export interface EditOptions {
    * reply continues in the next one). A platform short of budget sends these before in-between edits.
    */
   readonly isFinal?: boolean;
-  /** As for posts: the text at the moment the edit really goes out. */
-  readonly currentText?: () => string;
+  /** The buttons the message shows from now on (an empty list removes them); undefined keeps them. */
+  readonly actions?: readonly Action[];
 }
+
+/** One call a surface is asked to make, as its outbound queue needs to know it. */
+export type SurfaceCall =
+  | { readonly kind: 'post' }
+  | {
+      readonly kind: 'edit';
+      readonly message: PostedMessage;
+      readonly isFinal: boolean;
+      /** When the message last showed fresh text: the stalest in-between edit goes first. */
+      readonly staleSinceMs: number;
+    };
 
 export interface SurfaceLimits {
   /** The most characters one message may hold (Discord 2,000; Slack about 40,000; terminal: large). */
   readonly maxMessageLength: number;
   /** The least time between two edits of the same message, from the platform's edit budget. */
   readonly minEditIntervalMs: number;
+  /**
+   * How long the reply's first post may wait for the reply to end, read when the first text is
+   * ready: where edits are scarce (a Slack workspace with many replies at once), a short reply posted
+   * whole costs one call, while one posted early waits its turn for the edit that finishes it. The
+   * post goes the moment the reply ends. Default 0.
+   */
+  readonly firstPostHoldMs?: number;
 }
 
 export interface PostedMessage {

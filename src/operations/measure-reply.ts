@@ -33,16 +33,30 @@ export function measureReply({
     isEnded = true;
     recordReplyEnded({ platform, status, finalLagSeconds });
   };
+  const noteShown = (text: string) => {
+    if (!isFirstTextShown && text.trim() !== '') {
+      isFirstTextShown = true;
+      recordReplyFirstText({ platform, seconds: (performance.now() - startedAtMs) / 1000 });
+    }
+  };
+  const { stream } = surface;
   const measuredSurface: Surface = {
     ...surface,
     async post(text, options) {
       const message = await surface.post(text, options);
-      if (!isFirstTextShown && text.trim() !== '') {
-        isFirstTextShown = true;
-        recordReplyFirstText({ platform, seconds: (performance.now() - startedAtMs) / 1000 });
-      }
+      noteShown(text);
       return message;
     },
+    // A native stream's first text is on screen as soon as the stream has started.
+    ...(stream
+      ? {
+          async stream(text: string, options?: Parameters<NonNullable<Surface['stream']>>[1]) {
+            const streamed = await stream.call(surface, text, options);
+            if (streamed !== 'not-available') noteShown(text);
+            return streamed;
+          },
+        }
+      : {}),
   };
   const writer = createWriter(measuredSurface);
   const brokenOff = () => (hasText ? 'cut' : 'failed');

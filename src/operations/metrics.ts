@@ -96,7 +96,7 @@ const replyFeedback = new Counter({
 });
 const queueWait = new Histogram({
   name: 'parley_request_queue_wait_seconds',
-  help: "How long a platform call waited for the bot's request budget, by priority (post, final-edit, edit, typing).",
+  help: "How long a platform call waited for the bot's request budget, by priority (first-post, final-write, edit, cosmetic).",
   labelNames: ['priority'],
   buckets: latencyBucketsSeconds,
   registers,

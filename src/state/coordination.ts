@@ -1,4 +1,6 @@
+import type { RateLimit, TokenBucketSize } from '../delivery/rate-limits.ts';
 import { createRedisSlidingWindow, type SharedRateLimit } from '../delivery/redis-sliding-window.ts';
+import { createRedisTokenBucket } from '../delivery/redis-token-bucket.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from './create-store.ts';
 import { createInMemoryDeduper, type Deduper } from './dedupe.ts';
@@ -28,6 +30,11 @@ export interface Coordination {
   readonly createSharedWindow:
     | ((size: { limit: number; windowMs: number; name: string }) => SharedRateLimit)
     | undefined;
+  /**
+   * A token bucket every process draws on (a Slack method's budget in a workspace); undefined when
+   * the store is not shared.
+   */
+  readonly createSharedBucket: ((size: TokenBucketSize & { readonly name: string }) => RateLimit) | undefined;
   close(): Promise<void>;
 }
 
@@ -60,6 +67,7 @@ export function openCoordination({
       recordLock: createInProcessLock(),
       eventDeduper: createInMemoryDeduper(),
       createSharedWindow: undefined,
+      createSharedBucket: undefined,
       close: async () => {},
     };
   }
@@ -116,6 +124,8 @@ export function openCoordination({
     }),
     createSharedWindow: ({ limit, windowMs, name }) =>
       createRedisSlidingWindow({ redis, prefix: `${prefix}:${name}`, limit, windowMs }),
+    createSharedBucket: ({ perMinute, burst, name }) =>
+      createRedisTokenBucket({ redis, prefix: `${prefix}:${name}`, perMinute, burst }),
     async close() {
       await Promise.allSettled([conversationLock.close(), recordLock.close()]);
     },

@@ -26,8 +26,9 @@ function buttonSurface() {
       buttons.set(message.id, options?.actions ?? []);
       return message;
     },
-    async edit(message, text) {
+    async edit(message, text, options) {
       texts.set(message.id, text);
+      if (options?.actions !== undefined) buttons.set(message.id, options.actions);
     },
     async setActions(message, actions) {
       buttons.set(message.id, actions);

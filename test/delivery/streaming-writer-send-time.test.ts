@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createStreamingWriter } from '../../src/delivery/streaming-writer.ts';
-import type { EditOptions, PostedMessage, PostOptions, Surface } from '../../src/delivery/surface.ts';
+import type { PostedMessage, Surface } from '../../src/delivery/surface.ts';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -9,25 +9,28 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A surface whose calls wait for budget, then send the text as it stands at that moment. */
+/**
+ * A surface whose calls wait for budget in `enqueue`, as an outbound queue makes them wait, and then
+ * send the text the writer gives at that moment.
+ */
 function budgetWaitingSurface({ waitMs }: { waitMs: number }) {
   const calls: Array<{ kind: 'post' | 'edit'; text: string }> = [];
   const shown = new Map<string, string>();
   let count = 0;
   const surface: Surface = {
     limits: { maxMessageLength: 2_000, minEditIntervalMs: 1_000 },
-    async post(text: string, options?: PostOptions) {
+    async enqueue(_call, run) {
       await new Promise((resolve) => setTimeout(resolve, waitMs));
-      const sent = options?.currentText?.() ?? text;
+      return run();
+    },
+    async post(sent: string) {
       count += 1;
       const message: PostedMessage = { id: `m${count}` };
       calls.push({ kind: 'post', text: sent });
       shown.set(message.id, sent);
       return message;
     },
-    async edit(message: PostedMessage, text: string, options?: EditOptions) {
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-      const sent = options?.currentText?.() ?? text;
+    async edit(message: PostedMessage, sent: string) {
       calls.push({ kind: 'edit', text: sent });
       shown.set(message.id, sent);
     },

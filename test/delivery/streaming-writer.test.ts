@@ -402,3 +402,46 @@ describe('createStreamingWriter when the platform fails', () => {
     );
   });
 });
+
+describe('createStreamingWriter where edits are scarce (firstPostHoldMs)', () => {
+  it('posts a reply that ends within the hold whole, in one call with its final buttons', async () => {
+    const surface = createRecordingSurface({ minEditIntervalMs: 1000, firstPostHoldMs: 3000 });
+    const postOptions: unknown[] = [];
+    const post = surface.post.bind(surface);
+    surface.post = (text, options) => {
+      postOptions.push(options);
+      return post(text, options);
+    };
+    const regenerate = { id: 'regenerate', label: 'Regenerate' };
+    const writer = createStreamingWriter({
+      surface,
+      actionsWhileStreaming: [{ id: 'stop', label: 'Stop' }],
+    });
+    await streamText(writer, 'A short answer, written in a second.', 4, 100);
+    expect(surface.calls).toEqual([]);
+    const reply = await settle(writer.finish({ actions: [regenerate] }));
+    expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([
+      ['post', 'A short answer, written in a second.'],
+    ]);
+    expect(postOptions).toEqual([{ actions: [regenerate], isWhole: true }]);
+    expect(reply.editCount).toBe(0);
+  });
+
+  it('posts what there is once the hold is over, and edits from there as usual', async () => {
+    const surface = createRecordingSurface({ minEditIntervalMs: 1000, firstPostHoldMs: 2000 });
+    const writer = createStreamingWriter({ surface });
+    writer.append('A long answer');
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(surface.calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(surface.calls).toEqual([
+      expect.objectContaining({ kind: 'post', text: 'A long answer', startedAtMs: 2000 }),
+    ]);
+    writer.append(' goes on.');
+    await settle(writer.finish());
+    expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([
+      ['post', 'A long answer'],
+      ['edit', 'A long answer goes on.'],
+    ]);
+  });
+});

@@ -1,7 +1,7 @@
 import type { Client, TextChannel } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelSurface } from '../../adapters/discord/channel-surface.ts';
-import { createRequestScheduler } from '../../src/delivery/request-scheduler.ts';
+import { createDiscordOutbound } from '../../adapters/discord/discord-outbound.ts';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
 import { connectClient } from '../fakes-discord/discord-client.ts';
 
@@ -25,7 +25,7 @@ describe('the Discord channel surface', () => {
     const question = await channel.messages.fetch(questionId);
     const surface = createChannelSurface({
       channel,
-      scheduler: createRequestScheduler({ requestsPerWindow: 49 }),
+      outbound: createDiscordOutbound(),
       replyTo: question,
       botUserId: fake.bot.id,
     });

@@ -9,8 +9,12 @@ export function createEchoSurface({ room, channel }: { room: EchoRoom; channel: 
     async post(text, options) {
       return { id: room.bot.post(channel, { text, actions: options?.actions ?? [], isPrivate: false }) };
     },
-    async edit(message: PostedMessage, text) {
-      room.bot.edit(message.id, { text });
+    // The last write of a reply carries its buttons (Regenerate), as on every platform.
+    async edit(message: PostedMessage, text, options) {
+      room.bot.edit(message.id, {
+        text,
+        ...(options?.actions === undefined ? {} : { actions: options.actions }),
+      });
     },
     async setActions(message, actions) {
       room.bot.edit(message.id, { actions });

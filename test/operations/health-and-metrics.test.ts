@@ -165,7 +165,7 @@ describe('health, readiness and metrics of a running bot', () => {
       sample(after, 'parley_model_tokens_total', { model: 'chat-model', direction: 'input' }),
     ).toBeGreaterThan(0);
     expect(
-      sample(after, 'parley_request_queue_wait_seconds_count', { priority: 'post' }),
+      sample(after, 'parley_request_queue_wait_seconds_count', { priority: 'first-post' }),
     ).toBeGreaterThanOrEqual(1);
     expect(
       sample(after, 'parley_platform_requests_total', {

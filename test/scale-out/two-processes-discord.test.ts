@@ -4,7 +4,7 @@ import { createHistoryStore } from '../../src/conversation/history-store.ts';
 import { createStore } from '../../src/state/create-store.ts';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
 import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
-import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
+import { type BotProcess, countLogLines, startBotProcess } from '../support/bot-process.ts';
 import { busiestWindowCount } from '../support/request-seconds.ts';
 
 /**
@@ -173,10 +173,8 @@ describe.skipIf(redisUrl === undefined)(
       }
       // Together the processes answered every turn exactly once. Which process takes a message is
       // whichever claims it first, so a process slowed by the machine may take few or none.
-      const repliesBy = [first, second].map(
-        (bot) => bot.logLines.filter((line) => line.msg === 'reply finished').length,
-      );
-      expect((repliesBy[0] ?? 0) + (repliesBy[1] ?? 0)).toBe(channelCount * messagesPerChannel);
+      const expected = channelCount * messagesPerChannel;
+      expect(await countLogLines({ bots: [first, second], msg: 'reply finished', expected })).toBe(expected);
     }, 240_000);
   },
 );

@@ -1,11 +1,11 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createCallBudget } from '../../adapters/slack/call-budget.ts';
 import type { SlackDeliveryContext } from '../../adapters/slack/reply-place.ts';
 import { createReplySurface } from '../../adapters/slack/reply-surface.ts';
+import { createSlackOutbound } from '../../adapters/slack/slack-outbound.ts';
 import { createWorkspaceFeatures } from '../../adapters/slack/workspace-features.ts';
 import type { Action } from '../../src/delivery/card.ts';
-import type { Surface } from '../../src/delivery/surface.ts';
+import type { PostedMessage, Surface } from '../../src/delivery/surface.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack/index.ts';
 import { createCapturedLogger } from '../support/capture-logger.ts';
 
@@ -30,7 +30,7 @@ describe('slack reply surface', () => {
     slack.reset();
     context = {
       features: createWorkspaceFeatures(),
-      budget: createCallBudget(),
+      outbound: createSlackOutbound(),
       logger: createCapturedLogger().logger,
       stopButtonDelayMs: 60_000,
     };
@@ -50,13 +50,22 @@ describe('slack reply surface', () => {
     });
   }
 
+  // As delivery posts: the platform's own streaming where it is available, else a plain post.
+  async function postFirst(surface: Surface, text: string): Promise<PostedMessage> {
+    const streamed = (await surface.stream?.(text)) ?? 'not-available';
+    return streamed === 'not-available' ? surface.post(text) : streamed;
+  }
+
   it('streams only what continues the text, holding back a code fence delivery will take back', async () => {
     const surface = surfaceIn('C0SURFACE1');
-    const message = await surface.post('Look:');
+    const message = await postFirst(surface, 'Look:');
     await surface.edit(message, 'Look:\n```js\nlet x\n```');
     await surface.edit(message, 'Look:\n```js\nlet x = 1;\n```');
-    await surface.edit(message, 'Look:\n```js\nlet x = 1;\n```\nDone.');
-    await surface.setActions?.(message, [regenerate]);
+    // The final write carries the buttons.
+    await surface.edit(message, 'Look:\n```js\nlet x = 1;\n```\nDone.', {
+      isFinal: true,
+      actions: [regenerate],
+    });
 
     const [stream] = slack.streams;
     expect(stream?.writes.map((write) => write.markdownText)).toEqual([
@@ -64,7 +73,6 @@ describe('slack reply surface', () => {
       '\n```js\nlet x',
       ' = 1;',
       '\n```\nDone.',
-      '',
     ]);
     expect(stream).toMatchObject({ state: 'stopped', text: 'Look:\n```js\nlet x = 1;\n```\nDone.' });
     expect(JSON.stringify(stream?.blocks)).toContain('parley:chat.regenerate:token1');
@@ -72,7 +80,7 @@ describe('slack reply surface', () => {
 
   it('ends the stream and rewrites the message when delivery moves a rollover cut back', async () => {
     const surface = surfaceIn('C0SURFACE2');
-    const message = await surface.post('first paragraph\n\nsecond');
+    const message = await postFirst(surface, 'first paragraph\n\nsecond');
     await surface.edit(message, 'first paragraph\n\nsecond paragraph');
     await surface.edit(message, 'first paragraph\n\n');
 
@@ -88,7 +96,7 @@ describe('slack reply surface', () => {
 
   it('rewrites the message when Slack has ended the stream on its own', async () => {
     const surface = surfaceIn('C0SURFACE3');
-    const message = await surface.post('Part one');
+    const message = await postFirst(surface, 'Part one');
     await client.chat.stopStream({ channel: 'C0SURFACE3', ts: message.id });
     await surface.edit(message, 'Part one, part two');
 
@@ -101,9 +109,9 @@ describe('slack reply surface', () => {
     slack.setNativeStreaming('not_allowed');
     const surface = surfaceIn('C0SURFACE4');
     expect(surface.limits.minEditIntervalMs).toBe(700);
-    const first = await surface.post('Hello');
+    const first = await postFirst(surface, 'Hello');
     expect(surface.limits.minEditIntervalMs).toBeGreaterThanOrEqual(1_300);
-    const second = await surfaceIn('C0SURFACE5').post('Again');
+    const second = await postFirst(surfaceIn('C0SURFACE5'), 'Again');
 
     expect(slack.callsTo('chat.startStream')).toHaveLength(1);
     expect(slack.message('C0SURFACE4', first.id)?.blocks).toEqual([{ type: 'markdown', text: 'Hello' }]);
@@ -112,7 +120,7 @@ describe('slack reply surface', () => {
 
   it('posts at the top of a channel, without streaming, when there is no thread', async () => {
     const surface = surfaceIn('D0SURFACE6', null);
-    const message = await surface.post('**Hi** & <welcome>');
+    const message = await postFirst(surface, '**Hi** & <welcome>');
     await surface.setActions?.(message, [regenerate]);
 
     const stored = slack.message('D0SURFACE6', message.id);

@@ -1,6 +1,6 @@
-import { createCallBudget } from '../../adapters/slack/call-budget.ts';
 import { createMethodPauses } from '../../adapters/slack/method-pauses.ts';
 import { type SlackAdapter, startSlackAdapter } from '../../adapters/slack/slack-adapter.ts';
+import { createSlackOutbound } from '../../adapters/slack/slack-outbound.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { App } from '../../src/app.ts';
 import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
@@ -75,10 +75,10 @@ export async function startSlackUnderTest({
   const { config, app, services, logger } = bot;
   if (config.platforms.slack === undefined) throw new Error('the test config has no Slack section');
   // Kept here so that reset() starts each case with fresh budgets, as the fake's reset does its buckets.
-  const budget = createCallBudget();
+  const outbound = createSlackOutbound();
   const methodPauses = createMethodPauses({ apiUrl: slack.apiUrl, logger });
   const adapter = await startSlackAdapter({
-    budget,
+    outbound,
     methodPauses,
     services,
     slack: config.platforms.slack,
@@ -111,7 +111,7 @@ export async function startSlackUnderTest({
     reset() {
       slack.reset();
       gateway.reset();
-      budget.reset();
+      outbound.reset();
       methodPauses.reset();
     },
     async close() {

@@ -115,3 +115,28 @@ export function startBotProcess({
     },
   };
 }
+
+/**
+ * How many lines with `msg` the processes logged together, once that count reaches `expected` or
+ * `withinMs` has passed: a process logs "reply finished" just after the reply's last write, so a
+ * test that has seen every reply may read the logs a moment before the last lines arrive.
+ */
+export async function countLogLines({
+  bots,
+  msg,
+  expected,
+  withinMs = 5_000,
+}: {
+  bots: readonly BotProcess[];
+  msg: string;
+  expected: number;
+  withinMs?: number;
+}): Promise<number> {
+  const count = () =>
+    bots.reduce((sum, bot) => sum + bot.logLines.filter((line) => line.msg === msg).length, 0);
+  const deadlineMs = Date.now() + withinMs;
+  while (count() < expected && Date.now() < deadlineMs) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return count();
+}

@@ -34,6 +34,7 @@ export interface RecordingSurface extends Surface {
 export function createRecordingSurface({
   maxMessageLength = 2000,
   minEditIntervalMs = 1000,
+  firstPostHoldMs,
   callDurationMs = 0,
   shouldReject = () => false,
 }: RecordingSurfaceOptions = {}): RecordingSurface {
@@ -78,7 +79,11 @@ export function createRecordingSurface({
   };
 
   const surface: RecordingSurface = {
-    limits: { maxMessageLength, minEditIntervalMs },
+    limits: {
+      maxMessageLength,
+      minEditIntervalMs,
+      ...(firstPostHoldMs === undefined ? {} : { firstPostHoldMs }),
+    },
     calls,
     messageTexts,
     callDurationMs,

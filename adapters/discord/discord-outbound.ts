@@ -1,0 +1,103 @@
+import type { REST } from 'discord.js';
+import { createOutboundQueue, type OutboundQueue } from '../../src/delivery/outbound-queue.ts';
+import {
+  type BucketClaim,
+  createQuietGate,
+  createSlidingWindow,
+  type RateLimit,
+  type SlidingWindow,
+} from '../../src/delivery/rate-limits.ts';
+import { discordLimits } from './discord-limits.ts';
+
+/** What a Discord call is, as far as its rate limits go. */
+export interface DiscordCallTarget {
+  /** `create` and `edit` count in the channel's own buckets; `typing` is a courtesy. */
+  readonly kind: 'create' | 'edit' | 'typing';
+  readonly channelId: string;
+}
+
+/** The bot's one outbound queue on Discord; every channel surface of the bot shares it. */
+export type DiscordOutbound = OutboundQueue<DiscordCallTarget>;
+
+/**
+ * Discord's limits as data (topics/rate-limits.mdx): 50 requests a second for the whole bot token,
+ * and each channel's message creates and edits in buckets of their own (about 5 per 5 s; the real
+ * sizes are learned from `X-RateLimit-*`, see `learnBucketSizes`). Typing goes only while the
+ * bot's window is used below a quarter, so that renewing the indicators of many waiting replies
+ * never takes the budget the text right behind them needs.
+ */
+export interface DiscordRateLimits {
+  readonly bot: SlidingWindow;
+  readonly channel: SlidingWindow;
+  readonly typing: RateLimit;
+}
+
+export function createDiscordRateLimits(): DiscordRateLimits {
+  const bot = createSlidingWindow({ limit: discordLimits.schedulerRequestsPerSecond, windowMs: 1_000 });
+  return {
+    bot,
+    channel: createSlidingWindow({
+      limit: discordLimits.editsPerWindow,
+      windowMs: discordLimits.editWindowMs + discordLimits.bucketMarginMs,
+    }),
+    typing: createQuietGate({
+      window: bot,
+      key: 'bot',
+      limit: discordLimits.schedulerRequestsPerSecond,
+      fraction: discordLimits.typingShareOfBudget,
+    }),
+  };
+}
+
+export function createDiscordOutbound(
+  limits: DiscordRateLimits = createDiscordRateLimits(),
+): DiscordOutbound {
+  return createOutboundQueue<DiscordCallTarget>({
+    // The typing gate is asked before the bot's window, so it sees the window without this call.
+    bucketsFor: (target): BucketClaim[] =>
+      target.kind === 'typing'
+        ? [
+            { limit: limits.typing, key: 'bot' },
+            { limit: limits.bot, key: 'bot' },
+          ]
+        : [
+            { limit: limits.bot, key: 'bot' },
+            { limit: limits.channel, key: channelBucketKey(target.kind, target.channelId) },
+          ],
+  });
+}
+
+export function channelBucketKey(kind: 'create' | 'edit', channelId: string): string {
+  return `${kind}:${channelId}`;
+}
+
+/** The group whose replies share a channel's edit bucket fairly (see `fairIntervalMs`). */
+export function channelEditGroup(channelId: string): string {
+  return `edit:${channelId}`;
+}
+
+const channelMessagesPath = /^\/channels\/(\d+)\/messages(\/\d+)?$/;
+
+/**
+ * Reads Discord's `X-RateLimit-Limit` and `X-RateLimit-Reset-After` of every message create and edit
+ * (topics/rate-limits.mdx, "Header Format"), so a channel's bucket is as large as Discord says. A
+ * fresh window's first answer (`remaining` one below `limit`) shows the window's whole length.
+ */
+export function learnBucketSizes({ rest, limits }: { rest: REST; limits: DiscordRateLimits }): void {
+  rest.on('response', (request, response) => {
+    const match = channelMessagesPath.exec(String(request.path));
+    const channelId = match?.[1];
+    if (channelId === undefined) return;
+    const kind = request.method === 'POST' && match?.[2] === undefined ? 'create' : 'edit';
+    if (kind === 'edit' && request.method !== 'PATCH') return;
+    const limit = Number(response.headers.get('x-ratelimit-limit'));
+    const remaining = Number(response.headers.get('x-ratelimit-remaining'));
+    const resetAfterSeconds = Number(response.headers.get('x-ratelimit-reset-after'));
+    if (!Number.isInteger(limit) || limit < 1 || remaining !== limit - 1) return;
+    if (!Number.isFinite(resetAfterSeconds) || resetAfterSeconds <= 0) return;
+    limits.channel.learn(channelBucketKey(kind, channelId), {
+      limit,
+      windowMs: Math.ceil(resetAfterSeconds * 1_000) + discordLimits.bucketMarginMs,
+    });
+  });
+}

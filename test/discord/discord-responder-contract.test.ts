@@ -1,0 +1,73 @@
+import type { ChatInputCommandInteraction, Client } from 'discord.js';
+import { afterAll, beforeAll } from 'vitest';
+import { createInteractionResponder } from '../../adapters/discord/interaction-responder.ts';
+import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
+import { connectClient } from '../fakes-discord/discord-client.ts';
+import { createCapturedLogger } from '../support/capture-logger.ts';
+import { describeResponderContract } from '../support/responder-contract.ts';
+import type { ShownMessage } from '../support/surface-contract.ts';
+
+let fake: FakeDiscord;
+let client: Client<true>;
+const ephemeral = 64;
+
+beforeAll(async () => {
+  fake = await startFakeDiscord();
+  client = await connectClient(fake);
+});
+afterAll(async () => {
+  await client.destroy();
+  await fake.close();
+});
+
+function shownOf(channelId: string, isPrivate: boolean): ShownMessage[] {
+  return fake
+    .messages(channelId)
+    .filter(
+      (message) => message.author.id === fake.bot.id && ((message.flags & ephemeral) !== 0) === isPrivate,
+    )
+    .map((message) => ({
+      text: [
+        message.content,
+        ...message.embeds.flatMap((embed) => [embed.title ?? '', embed.description ?? '']),
+      ].join('\n'),
+      buttons: message.components.flatMap((row) =>
+        'components' in row
+          ? row.components.flatMap((component) =>
+              'label' in component && typeof component.label === 'string' ? [component.label] : [],
+            )
+          : [],
+      ),
+    }));
+}
+
+// A slash command deferred publicly on arrival, as parley defers every command (within Discord's 3 s).
+describeResponderContract({
+  name: 'Discord interaction',
+  async open() {
+    const channelId = fake.createTextChannel({ name: `respond-${Math.random().toString(36).slice(2, 8)}` });
+    await fake.waitFor(() => client.channels.cache.get(channelId));
+    const arrived = new Promise<ChatInputCommandInteraction>((resolve) => {
+      const onInteraction = (interaction: unknown) => {
+        const command = interaction as ChatInputCommandInteraction;
+        if (!command.isChatInputCommand?.() || command.channelId !== channelId) return;
+        client.off('interactionCreate', onInteraction);
+        resolve(command);
+      };
+      client.on('interactionCreate', onInteraction);
+    });
+    fake.sendSlashCommand({ name: 'summarize', channelId, options: {} });
+    const interaction = await arrived;
+    await interaction.deferReply();
+    const responder = createInteractionResponder({
+      interaction,
+      deferral: 'public-reply',
+      logger: createCapturedLogger().logger,
+    });
+    return {
+      responder,
+      shown: async () => shownOf(channelId, false),
+      shownPrivately: async () => shownOf(channelId, true).map((message) => message.text),
+    };
+  },
+});
