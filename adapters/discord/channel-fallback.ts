@@ -16,6 +16,12 @@ export interface ChannelFallback {
   send(payload: MessageCreateOptions, options: { isPrivate: boolean }): Promise<Message<boolean>>;
 }
 
+/**
+ * The most characters naming the person takes in front of a public answer (`<@id> `): a user id is a
+ * snowflake, a 64-bit number of at most 20 digits (reference.mdx, "Snowflakes").
+ */
+export const personMentionLength = '<@> '.length + 20;
+
 export function createChannelFallback({
   channel,
   user,
