@@ -179,7 +179,10 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     const [help, ...texts] = bot.slack.ephemeralMessages.map((message) => message.text);
     expect(help).toMatch(/^In this workspace my commands start with `\/p-`: `\/p-chat`, `\/p-imagine`/);
     expect(help).toContain('`/imagine &lt;prompt&gt;');
-    const helpShown = (bot.slack.ephemeralMessages[0]?.blocks ?? []) as Array<{ type: string; text?: string }>;
+    const helpShown = (bot.slack.ephemeralMessages[0]?.blocks ?? []) as Array<{
+      type: string;
+      text?: string;
+    }>;
     expect(helpShown[0]?.type).toBe('markdown');
     expect(helpShown[0]?.text).toContain('Default model:');
     expect(texts[0]).toBe(
