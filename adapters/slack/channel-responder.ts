@@ -77,17 +77,15 @@ export function createChannelResponder({
       ]);
       return;
     }
-    if (result.card) {
+    // A short text rides on the files as their comment; one longer than a comment holds (uploadFiles
+    // keeps it to a section's 3,000 characters) is the answer message, with the files under it.
+    const comment = markdownToMrkdwn(result.text ?? '');
+    if (result.card || comment.length > commentLength) {
       await answer.show(notificationText(result), contentBlocks);
       await uploadFiles({ place, files, logger: context.logger });
     } else {
       await answer.removeProgress();
-      await uploadFiles({
-        place,
-        files,
-        comment: answer.attributed(markdownToMrkdwn(result.text ?? '')),
-        logger: context.logger,
-      });
+      await uploadFiles({ place, files, comment: answer.attributed(comment), logger: context.logger });
     }
     // Buttons go under the files they act on, so they follow the upload (once Slack has shared it) as
     // a message of their own.
@@ -206,6 +204,12 @@ export function createChannelResponder({
       }),
   };
 }
+
+/**
+ * The longest text that goes as the files' comment: a section's 3,000 characters (where uploadFiles
+ * cuts a comment) less room for the attribution in front of it.
+ */
+const commentLength = slackLimits.sectionText - 500;
 
 /** A sentence for the person beside an answer, small under it. */
 function noteBlock(note: string): SlackBlock {
