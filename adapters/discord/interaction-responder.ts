@@ -123,16 +123,19 @@ export function createInteractionResponder({
     async send(result: CommandResult) {
       // A text over Discord's 2,000 characters is refused whole: it goes as several messages, in
       // order, the first in place of the "thinking…", the card, files and buttons with the last. After
-      // the handover the channel names the person in front of each piece, so the pieces leave room.
+      // the handover the channel names the person in front of the first piece it posts, so every
+      // piece leaves room (the handover may come between any two).
       const maxLength = discordLimits.messageLength - (tokenDeadline?.fallback ? personMentionLength : 0);
       let message: Message | undefined;
+      let isInChannel = false;
       for (const piece of splitCommandResult({ result, maxLength })) {
         const payload = await withFiles(state, piece.files, piece.text ?? '', {
           allowedMentions: noPings,
           embeds: piece.card ? [renderEmbed(piece.card)] : [],
           components: renderButtons(piece.actions ?? []),
         });
-        message = await deliver(state, payload, piece.isPrivate ?? false);
+        message = await deliver(state, payload, piece.isPrivate ?? false, { isContinuation: isInChannel });
+        isInChannel = state.channelMessageIds.has(message.id);
       }
       // Discord's links to the files are public: a later Vary can hand them to the image model.
       return { fileUrls: message?.attachments.map((attachment) => attachment.url) ?? [] };
@@ -205,13 +208,18 @@ async function handOver(state: ResponderState): Promise<void> {
 }
 
 /** Sends one answer: into the "thinking…", as a follow-up, or after the handover into the channel. */
-async function deliver(state: ResponderState, payload: Payload, isPrivate: boolean): Promise<Message> {
+async function deliver(
+  state: ResponderState,
+  payload: Payload,
+  isPrivate: boolean,
+  { isContinuation = false }: { isContinuation?: boolean } = {},
+): Promise<Message> {
   const { interaction } = state;
   if (isPastDeadline(state)) {
     await handOver(state);
     const fallback = state.tokenDeadline?.fallback;
     if (!fallback) throw new Error('the interaction token has expired and the channel is out of reach');
-    const message = await fallback.send(payload as MessageCreateOptions, { isPrivate });
+    const message = await fallback.send(payload as MessageCreateOptions, { isPrivate, isContinuation });
     state.channelMessageIds.add(message.id);
     return message;
   }

@@ -91,7 +91,7 @@ describe('a long command answer on Discord', () => {
     expect(pieces.map(labelsOf)).toEqual([...pieces.slice(1).map(() => []), ['Regenerate']]);
   });
 
-  it('continues in the channel, in order and whole, when the token runs out after the first piece', async () => {
+  it('continues in the channel in order and whole, naming the person once, when the token runs out after the first piece', async () => {
     const { channelId, interaction, interactionId, deferral } = await openCommand(false);
     const channel = client.channels.cache.get(channelId) as SendableChannels;
     // The token's end comes the moment the first piece has replaced the "thinking…".
@@ -125,12 +125,16 @@ describe('a long command answer on Discord', () => {
     expect(original?.id).toBe(fake.interaction(interactionId)?.originalMessageId);
     expect(inChannel.length).toBeGreaterThan(1);
     expect(inChannel.every((message) => message.interactionId === null)).toBe(true);
-    // The channel names the person in front of each piece; the text after it is the answer, whole.
+    // The channel names the person once, in front of its first piece, and pings nobody after that.
     const mention = `<@${fake.user.id}> `;
-    expect(inChannel.every((message) => message.content.startsWith(mention))).toBe(true);
+    const [firstInChannel, ...restInChannel] = inChannel;
+    expect(firstInChannel?.content.startsWith(mention)).toBe(true);
+    expect(firstInChannel?.mentionIds).toEqual([fake.user.id]);
+    expect(restInChannel.flatMap((message) => message.mentionIds)).toEqual([]);
     const shown = [
       original?.content ?? '',
-      ...inChannel.map((message) => message.content.slice(mention.length)),
+      firstInChannel?.content.slice(mention.length) ?? '',
+      ...restInChannel.map((message) => message.content),
     ];
     expect(linesOf(shown)).toEqual(linesOf([answer]));
     for (const message of messages) expect([...message.content].length).toBeLessThanOrEqual(2_000);
