@@ -109,11 +109,15 @@ async function runOnce(processCount: number, conversationCount: number): Promise
       const now = performance.now();
       for (const channelId of sentAtMs.keys()) {
         if (doneMs.has(channelId)) continue;
-        const answer = discord.messages(channelId).find((message) => message.author.id === discord.bot.id);
+        const answers = discord.messages(channelId).filter((message) => message.author.id === discord.bot.id);
+        const answer = answers[0];
         if (!answer) continue;
         if (!firstTextMs.has(channelId)) firstTextMs.set(channelId, now - (sentAtMs.get(channelId) ?? now));
         if (answer.content.startsWith(answerText))
           doneMs.set(channelId, now - (sentAtMs.get(channelId) ?? now));
+        // A reply that broke off ends with a ⚠ note (reply-notes.ts); it will not become whole, so
+        // the run stops waiting for it and counts it under "not whole".
+        else if (answers.some((message) => message.content.includes('⚠'))) failed.add(channelId);
       }
     });
     const startedAtMs = performance.now();

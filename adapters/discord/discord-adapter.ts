@@ -4,6 +4,7 @@ import { Client, type ClientOptions, Events, type Interaction, type Message, Par
 import type { CommandServices } from '../../commands/define-command.ts';
 import { keepFinishingOrphanedReplies, orphanClaimTtlMs } from '../../commands/finish-orphaned-replies.ts';
 import { finishOrCutReplies } from '../../src/conversation/finish-or-cut-replies.ts';
+import { failOpen } from '../../src/delivery/fail-open-limit.ts';
 import type { SharedRateLimit } from '../../src/delivery/redis-sliding-window.ts';
 import type { Logger } from '../../src/log.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
@@ -65,8 +66,16 @@ export async function startDiscordAdapter({
   sharedBudget?: SharedRateLimit;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
+  // One budget per token; the key is a digest, since a token must never be written anywhere.
+  const botKey = createHash('sha256').update(discord.token).digest('hex').slice(0, 32);
   const rateLimits = createDiscordRateLimits();
-  const outbound = createDiscordOutbound(rateLimits);
+  const outbound = createDiscordOutbound(
+    rateLimits,
+    sharedBudget && {
+      limit: failOpen({ limit: sharedBudget, logger, what: 'the shared Discord request budget' }),
+      key: botKey,
+    },
+  );
   const lifecycle = { isStopping: false };
   const shared: SharedContext = {
     services,
@@ -86,14 +95,7 @@ export async function startDiscordAdapter({
         platformLimits.interactionTokenLifetimeMs ?? discordLimits.interactionTokenLifetimeMs,
     },
   };
-  const makeRequest =
-    sharedBudget &&
-    createSharedRestGate({
-      window: sharedBudget,
-      // One budget per token; the key is a digest, since a token must never be written anywhere.
-      botKey: createHash('sha256').update(discord.token).digest('hex').slice(0, 32),
-      logger,
-    });
+  const makeRequest = sharedBudget && createSharedRestGate({ window: sharedBudget, botKey, logger });
   const connect = async (canReadMessageContent: boolean) => {
     const adapter = createAdapterContext({ shared, canReadMessageContent, makeRequest });
     listen({ adapter, lifecycle });

@@ -7,6 +7,7 @@ import {
   type RateLimit,
   type SlidingWindow,
 } from '../../src/delivery/rate-limits.ts';
+import { countedRequests } from './counted-requests.ts';
 import { discordLimits } from './discord-limits.ts';
 
 /** What a Discord call is, as far as its rate limits go. */
@@ -49,22 +50,41 @@ export function createDiscordRateLimits(): DiscordRateLimits {
   };
 }
 
+/** The bot token's budget as every process of the bot counts it (Redis), under this key. */
+export interface SharedBotBudget {
+  readonly limit: RateLimit;
+  readonly key: string;
+}
+
+/**
+ * The queue. With several processes, `sharedBudget` joins every call's claims, so a process sees the
+ * others' load before it grants an edit (rather than granting it and then waiting under discord.js
+ * while its text goes stale); the requests of a granted call are marked as counted, so the gate under
+ * discord.js's REST does not take a second slot for them.
+ */
 export function createDiscordOutbound(
   limits: DiscordRateLimits = createDiscordRateLimits(),
+  sharedBudget?: SharedBotBudget,
 ): DiscordOutbound {
-  return createOutboundQueue<DiscordCallTarget>({
-    // The typing gate is asked before the bot's window, so it sees the window without this call.
+  const shared: BucketClaim[] = sharedBudget ? [sharedBudget] : [];
+  const queue = createOutboundQueue<DiscordCallTarget>({
+    // The typing gate is asked before the bot's window, so it sees the window without this call; the
+    // shared budget, a Redis round trip, is asked last, once the process's own limits have room.
     bucketsFor: (target): BucketClaim[] =>
       target.kind === 'typing'
-        ? [
-            { limit: limits.typing, key: 'bot' },
-            { limit: limits.bot, key: 'bot' },
-          ]
+        ? [{ limit: limits.typing, key: 'bot' }, { limit: limits.bot, key: 'bot' }, ...shared]
         : [
             { limit: limits.bot, key: 'bot' },
             { limit: limits.channel, key: channelBucketKey(target.kind, target.channelId) },
+            ...shared,
           ],
   });
+  if (sharedBudget === undefined) return queue;
+  return {
+    ...queue,
+    schedule: (call) => queue.schedule({ ...call, run: () => countedRequests.run(true, call.run) }),
+    tryNow: (call) => queue.tryNow({ ...call, run: () => countedRequests.run(true, call.run) }),
+  };
 }
 
 export function channelBucketKey(kind: 'create' | 'edit', channelId: string): string {

@@ -1,6 +1,7 @@
 import { DefaultRestOptions, type RESTOptions } from '@discordjs/rest';
 import type { SharedRateLimit } from '../../src/delivery/redis-sliding-window.ts';
 import type { Logger } from '../../src/log.ts';
+import { countedRequests } from './counted-requests.ts';
 
 /**
  * Discord allows 50 requests a second for the whole bot token, whatever the number of processes
@@ -8,7 +9,8 @@ import type { Logger } from '../../src/log.ts';
  * its own calls (posts first, then final edits, then edits); this gate, under discord.js's REST,
  * makes every process draw each call from one window in Redis, so together they never send more.
  * Interaction endpoints (the callback and the webhook with the interaction token) are "not bound to
- * the bot's Global Rate Limit" (same page), so they pass without a slot.
+ * the bot's Global Rate Limit" (same page), so they pass without a slot, as do the calls the outbound
+ * queue sends, which took their slot of the same window in their turn (`countedRequests`).
  */
 export function createSharedRestGate({
   window,
@@ -23,7 +25,7 @@ export function createSharedRestGate({
   baseRequest?: RESTOptions['makeRequest'];
 }): RESTOptions['makeRequest'] {
   return async (url, init) => {
-    if (isInteractionEndpoint(url)) return baseRequest(url, init);
+    if (isInteractionEndpoint(url) || countedRequests.getStore() === true) return baseRequest(url, init);
     const release = await takeSlot({ window, key: botKey, logger });
     let wasSent = false;
     try {

@@ -39,7 +39,11 @@ export function createAnswerMessage({
   const postAttributed = async (text: string, blocks: SlackBlock[]): Promise<string | undefined> => {
     const withAttribution = isAttributed ? blocks : [...attributionBlocks, ...blocks];
     isAttributed = true;
-    const response = await client.chat.postMessage({ channel, ...thread, text, blocks: withAttribution });
+    const response = await context.outbound.schedule({
+      priority: 'first-post',
+      target: { teamId: place.teamId, method: 'chat.postMessage', channel },
+      run: () => client.chat.postMessage({ channel, ...thread, text, blocks: withAttribution }),
+    });
     return typeof response.ts === 'string' ? response.ts : undefined;
   };
   const update = (ts: string, text: string, blocks: SlackBlock[], priority: 'edit' | 'final-write') =>

@@ -51,12 +51,21 @@ export function createChannelResponder({
 }): CommandResponder {
   const answer = createAnswerMessage({ place, context, attribution });
   const thread = place.threadTs === undefined ? {} : { thread_ts: place.threadTs };
+  // An answer's messages wait their turn in the bot's outbound queue, like a reply's first post.
+  const inTurn = <Result>(method: string, channel: string, run: () => Promise<Result>) =>
+    context.outbound.schedule({
+      priority: 'first-post',
+      target: { teamId: place.teamId, method, channel },
+      run,
+    });
 
   const postActions = async (actions: readonly Action[]) => {
     const actionsBlock = renderActionsBlock(actions);
     if (actionsBlock === undefined) return;
     const text = actions.map((action) => action.label).join(' · ');
-    await place.client.chat.postMessage({ channel: place.channel, ...thread, text, blocks: [actionsBlock] });
+    await inTurn('chat.postMessage', place.channel, () =>
+      place.client.chat.postMessage({ channel: place.channel, ...thread, text, blocks: [actionsBlock] }),
+    );
   };
   const takeNotes = () => (notes ?? []).splice(0);
   // One piece of an answer (see splitCommandResult): the notes go under the last, with its buttons.
@@ -115,12 +124,14 @@ export function createChannelResponder({
       }
     }
     try {
-      await place.client.chat.postEphemeral({
-        channel: place.channel,
-        user: place.recipientUserId,
-        ...thread,
-        ...message,
-      });
+      await inTurn('chat.postEphemeral', place.channel, () =>
+        place.client.chat.postEphemeral({
+          channel: place.channel,
+          user: place.recipientUserId,
+          ...thread,
+          ...message,
+        }),
+      );
       return;
     } catch (error) {
       if (!isOutOfChannelError(slackErrorCodeOf(error))) throw error;
@@ -132,13 +143,15 @@ export function createChannelResponder({
     // The person left the channel (or it is gone) while the answer was made: a message to their
     // user id goes to their DM with the app (chat.postMessage, "Channels"), still private.
     const about = `About your command in <#${place.channel}>:`;
-    await place.client.chat.postMessage({
-      channel: place.recipientUserId,
-      text: `${about}\n${message.text}`,
-      ...(message.blocks
-        ? { blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: about }] }, ...message.blocks] }
-        : {}),
-    });
+    await inTurn('chat.postMessage', place.recipientUserId, () =>
+      place.client.chat.postMessage({
+        channel: place.recipientUserId,
+        text: `${about}\n${message.text}`,
+        ...(message.blocks
+          ? { blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: about }] }, ...message.blocks] }
+          : {}),
+      }),
+    );
   };
 
   // Progress ticks on a timer while the answer is being made; one call at a time keeps a late tick

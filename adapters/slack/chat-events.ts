@@ -116,7 +116,7 @@ async function handleEvent({
       isDirectMessage: place.channelType === 'im',
     };
     const surface = withFeedbackButtons(
-      withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place),
+      withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place, adapter.delivery),
     );
     // Slack's own stop control names the thread (native-stop.ts).
     const stop =

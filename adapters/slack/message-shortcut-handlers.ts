@@ -302,7 +302,7 @@ async function answerQuestion({
       isDirectMessage: place.channelType === 'im',
     };
     const surface = withFeedbackButtons(
-      withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place),
+      withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place, adapter.delivery),
     );
     await replyWithActions({ services: adapter.services, turn, surface });
   } catch (error) {

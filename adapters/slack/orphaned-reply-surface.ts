@@ -37,15 +37,21 @@ export function createOrphanedReplySurface({
 }): Surface {
   const texts = new Map(messages.map((message) => [message.id, message.text]));
   const actionsOf = new Map<string, readonly Action[]>();
+  // Background work: live replies' first posts and final writes go before it.
   const inTurn = <Result>(method: string, run: () => Promise<Result>) =>
     outbound.schedule({
-      priority: 'final-write',
+      priority: 'edit',
       target: { teamId: address.teamId, method, channel: address.channel },
       run,
     });
+  // chat.stopStream is Tier 2: each message is stopped once, and the messages posted here never.
+  const stopped = new Set<string>();
   const rewrite = async (ts: string) => {
     const text = texts.get(ts) ?? '';
-    await inTurn('chat.stopStream', () => stopStreamIfOpen(client, address.channel, ts));
+    if (!stopped.has(ts)) {
+      await inTurn('chat.stopStream', () => stopStreamIfOpen(client, address.channel, ts));
+      stopped.add(ts);
+    }
     await inTurn('chat.update', () =>
       client.chat.update({
         channel: address.channel,
@@ -60,14 +66,17 @@ export function createOrphanedReplySurface({
     address,
     classifyFailure: classifySlackFailure,
     async post(text, options) {
-      const response = await client.chat.postMessage({
-        channel: address.channel,
-        ...(address.threadTs === undefined ? {} : { thread_ts: address.threadTs }),
-        text: renderFallbackText(text),
-        blocks: renderReplyBlocks(text, options?.actions ?? []),
-      });
+      const response = await inTurn('chat.postMessage', () =>
+        client.chat.postMessage({
+          channel: address.channel,
+          ...(address.threadTs === undefined ? {} : { thread_ts: address.threadTs }),
+          text: renderFallbackText(text),
+          blocks: renderReplyBlocks(text, options?.actions ?? []),
+        }),
+      );
       if (typeof response.ts !== 'string') throw new Error('chat.postMessage answered without a ts');
       texts.set(response.ts, text);
+      stopped.add(response.ts);
       return { id: response.ts };
     },
     async edit(message, text) {

@@ -1,4 +1,5 @@
 import type { PlatformAdapter } from '../../commands/platform-adapter.ts';
+import { failOpen } from '../../src/delivery/fail-open-limit.ts';
 import { startSlackAdapter } from './slack-adapter.ts';
 import { type SlackSettings, slackConfig } from './slack-config.ts';
 import { createSlackOutbound } from './slack-outbound.ts';
@@ -20,7 +21,12 @@ export const slackPlatform: PlatformAdapter<SlackSettings> = {
       ...(createSharedBucket
         ? {
             outbound: createSlackOutbound({
-              createBucket: (method, size) => createSharedBucket({ ...size, name: `slack-${method}` }),
+              createBucket: (method, size) =>
+                failOpen({
+                  limit: createSharedBucket({ ...size, name: `slack-${method}` }),
+                  logger,
+                  what: `the shared Slack budget of ${method}`,
+                }),
             }),
           }
         : {}),

@@ -53,6 +53,9 @@ export interface OutboundQueue<Target> {
   fairIntervalMs(options: { group: string; callsPerMinute: number; minimumMs: number }): number;
 }
 
+/** How soon a call whose limit could not answer (it threw) is tried again. */
+const unansweredRetryMs = 1_000;
+
 /** A reply that was never forgotten (it broke off) stops counting this long after it was noted. */
 const idleWriterMs = 60_000;
 
@@ -129,7 +132,15 @@ export function createOutboundQueue<Target>({
       for (let at = index; at < claims.length; at += 1) {
         const claim = claims[at] as BucketClaim;
         const answer = claim.limit.tryAcquire(claim.key, nowMs);
-        if (answer instanceof Promise) return answer.then((settled) => take(settled, claim) ?? step(at + 1));
+        if (answer instanceof Promise) {
+          return answer.then(
+            (settled) => take(settled, claim) ?? step(at + 1),
+            (error: unknown) => {
+              releaseAll(grants, false);
+              throw error;
+            },
+          );
+        }
         const outcome = take(answer, claim);
         if (outcome !== undefined) return outcome;
       }
@@ -170,10 +181,18 @@ export function createOutboundQueue<Target>({
       if (request.claims.some((claim) => round.refused.get(claim.limit)?.has(claim.key))) continue;
       const answer = acquire(request.claims, round.nowMs);
       if (answer instanceof Promise) {
-        return answer.then((settled) => {
-          grantOrNote(round, request, settled);
-          return serve(round, index + 1);
-        });
+        return answer.then(
+          (settled) => {
+            grantOrNote(round, request, settled);
+            return serve(round, index + 1);
+          },
+          // A limit that could not answer (a shared one whose store failed) counts as full for a
+          // moment: the call waits and is asked about again, rather than stranded in the list.
+          () => {
+            round.earliestRetryAtMs = Math.min(round.earliestRetryAtMs, round.nowMs + unansweredRetryMs);
+            return serve(round, index + 1);
+          },
+        );
       }
       grantOrNote(round, request, answer);
     }
@@ -251,9 +270,10 @@ export function createOutboundQueue<Target>({
         ),
       );
       if (isAnyoneWaiting) return undefined;
-      let answer = acquire(claims, clock.now());
-      if (answer instanceof Promise) answer = await answer;
-      if ('retryAtMs' in answer) return undefined;
+      const asked = acquire(claims, clock.now());
+      // A limit that could not answer means no room now: this call is one a reply can do without.
+      const answer = asked instanceof Promise ? await asked.catch(() => undefined) : asked;
+      if (answer === undefined || 'retryAtMs' in answer) return undefined;
       return { result: await runGranted(call.run, answer.grants) };
     },
     waitingCount: () => waiting.length,

@@ -137,7 +137,7 @@ interface WriterState {
   waitingText: string | null;
   /** Final calls failing in a row: when the first failed and how many have. Null after a success. */
   finalFailures: { readonly firstAtMs: number; count: number } | null;
-  /** Until when the first post waits for the reply to end (see `SurfaceLimits.firstPostHoldMs`). */
+  /** Until when the first post waits for the reply to end (see `Surface.holdFirstPost`). */
   firstPostHeldUntilMs: number | null;
 }
 
@@ -146,7 +146,8 @@ const minimumRetryDelayMs = minimumFinalRetryDelayMs;
 
 /**
  * Creates a writer that streams one reply into messages of a Surface. The first visible text is
- * posted the moment it arrives; later text reaches the platform in edits, one call at a time and
+ * posted the moment it arrives (or, where the surface is short of edits, once the reply ends, see
+ * `Surface.holdFirstPost`); later text reaches the platform in edits, one call at a time and
  * each message edited at most once per `minEditIntervalMs`, so a burst of deltas becomes one edit.
  * Before a message would pass `maxMessageLength` it gets its final piece and the reply continues in
  * a new message, code blocks closed and reopened across the cut. `finish` leaves every message
@@ -228,13 +229,17 @@ function pump(state: WriterState): void {
 }
 
 /**
- * A reply's first post waits, while the reply is still being written, as long as the surface says
- * (counted from when it was first ready); `close` ends the wait, so a short reply goes out whole.
+ * A reply's first post of model text waits, while the reply is still being written, as long as the
+ * surface says (counted from when it was first ready); `close` ends the wait, so a short reply goes
+ * out whole. A waiting line ("still waiting for the model…", a search status) and a message already
+ * full (its text is settled) go at once: holding them would only hide that the bot is at work.
  */
 function firstPostHoldEnd(state: WriterState, call: PlannedCall): number {
   const isFirstPost = call.kind === 'post' && state.slots.every((slot) => slot.message === null);
-  if (!isFirstPost || state.closing !== null) return Number.NEGATIVE_INFINITY;
-  state.firstPostHeldUntilMs ??= state.clock.now() + (state.surface.limits.firstPostHoldMs ?? 0);
+  if (!isFirstPost || state.closing !== null || call.slot.isSettled) return Number.NEGATIVE_INFINITY;
+  if (state.waitingText !== null && call.slot.desiredText === state.waitingText)
+    return Number.NEGATIVE_INFINITY;
+  state.firstPostHeldUntilMs ??= state.clock.now() + (state.surface.holdFirstPost?.() ?? 0);
   return state.firstPostHeldUntilMs;
 }
 
@@ -291,8 +296,14 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
     slot.sentText = text;
     // Noted before it goes out, so a process killed mid-call leaves a journal no older than the screen.
     if (kind === 'edit') reportProgress(state);
-    // Once the reply has ended, a settled message's text is its last: nothing will edit it.
-    const isWhole = state.closing !== null && slot.isSettled && text === slot.desiredText;
+    // Once the reply has ended, its last message with its final text and final buttons (given only
+    // once every earlier message is final, see assignActions) is never edited again.
+    const isWhole =
+      state.closing !== null &&
+      slot === state.slots.at(-1) &&
+      slot.isSettled &&
+      text === slot.desiredText &&
+      slot.desiredActions === state.finalActions;
     return callSurface(state.surface, kind, slot, text, isWhole);
   };
   const call = state.surface.enqueue ? state.surface.enqueue(surfaceCallOf(kind, slot), send) : send();

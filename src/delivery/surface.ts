@@ -31,6 +31,14 @@ export interface Surface {
    * is spent, the workspace refused it), and delivery posts and edits instead.
    */
   stream?(text: string, options?: PostOptions): Promise<PostedMessage | 'not-available'>;
+  /**
+   * Asked once, when the reply first has model text to post: how long that post may wait for the
+   * reply to end. Where edits are scarce (a Slack workspace with many replies at once), a short reply
+   * posted whole costs one call, while one posted early waits its turn for the edit that finishes
+   * it. The post goes the moment the reply ends; a waiting line is never held. From this call on the
+   * surface may count the reply as writing. Without it: 0.
+   */
+  holdFirstPost?(): number;
   /** Attaches files (generated images, JSON, CSV) as a new message, with optional text. */
   upload?(files: readonly OutgoingFile[], text?: string): Promise<PostedMessage>;
   /** Shows a "typing…" / "thinking…" indicator; called only while nothing else needs the budget. */
@@ -106,13 +114,6 @@ export interface SurfaceLimits {
   readonly maxMessageLength: number;
   /** The least time between two edits of the same message, from the platform's edit budget. */
   readonly minEditIntervalMs: number;
-  /**
-   * How long the reply's first post may wait for the reply to end, read when the first text is
-   * ready: where edits are scarce (a Slack workspace with many replies at once), a short reply posted
-   * whole costs one call, while one posted early waits its turn for the edit that finishes it. The
-   * post goes the moment the reply ends. Default 0.
-   */
-  readonly firstPostHoldMs?: number;
 }
 
 export interface PostedMessage {

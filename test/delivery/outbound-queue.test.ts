@@ -264,6 +264,39 @@ describe('a limit that answers asynchronously (a budget shared through Redis)', 
   });
 });
 
+describe('a limit that cannot answer (its store failed)', () => {
+  it('holds the call and asks again, instead of stranding it, and gives back the other grants', async () => {
+    let isBroken = true;
+    const local = createSlidingWindow({ limit: 5, windowMs: 1_000 });
+    const remote: RateLimit = {
+      tryAcquire: async (key, nowMs) => {
+        if (isBroken) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+        return local.tryAcquire(key, nowMs);
+      },
+    };
+    const own = createSlidingWindow({ limit: 1, windowMs: 60_000 });
+    const queue = createOutboundQueue<TestTarget>({
+      bucketsFor: () => [
+        { limit: own, key: 'bot' },
+        { limit: remote, key: 'bot' },
+      ],
+    });
+    const { started, call } = recorder();
+    const posted = queue.schedule(call('post', 'first-post'));
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(started).toEqual([]);
+    expect(queue.waitingCount()).toBe(1);
+    // The process's own slot was given back each time: with a limit of one a minute, it is still free.
+    isBroken = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(posted).resolves.toBe('post');
+    expect(queue.waitingCount()).toBe(0);
+    // A call a reply can do without is simply not made while the limit cannot answer.
+    isBroken = true;
+    await expect(queue.tryNow({ target: {}, run: async () => 'typing' })).resolves.toBeUndefined();
+  });
+});
+
 describe('a quiet gate (typing on Discord)', () => {
   it('lets a courtesy through only while the window is used below its share', async () => {
     const bot = createSlidingWindow({ limit: 8, windowMs: 1_000 });

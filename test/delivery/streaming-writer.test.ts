@@ -427,6 +427,49 @@ describe('createStreamingWriter where edits are scarce (firstPostHoldMs)', () =>
     expect(reply.editCount).toBe(0);
   });
 
+  it('never holds a waiting line, and asks for the hold only once there is model text', async () => {
+    const surface = createRecordingSurface({ minEditIntervalMs: 1000, firstPostHoldMs: 3000 });
+    let asked = 0;
+    surface.holdFirstPost = () => {
+      asked += 1;
+      return 3000;
+    };
+    const writer = createStreamingWriter({ surface });
+    writer.showWaiting('_still waiting for the model…_');
+    expect(surface.calls.map((call) => call.text)).toEqual(['_still waiting for the model…_']);
+    expect(asked).toBe(0);
+    writer.append('Here it is.');
+    await settle(writer.finish());
+    expect([...surface.messageTexts.values()]).toEqual(['Here it is.']);
+  });
+
+  it('does not call a post whole while an earlier message still waits for its final edit', async () => {
+    const surface = createRecordingSurface({
+      maxMessageLength: 100,
+      minEditIntervalMs: 1000,
+      callDurationMs: 50,
+    });
+    const postOptions: unknown[] = [];
+    const post = surface.post.bind(surface);
+    surface.post = (text, options) => {
+      postOptions.push(options);
+      return post(text, options);
+    };
+    const regenerate = { id: 'regenerate', label: 'Regenerate' };
+    const writer = createStreamingWriter({ surface, actionsWhileStreaming: [{ id: 'stop', label: 'Stop' }] });
+    writer.append('First words.');
+    writer.append(` ${words(40)}`);
+    await settle(writer.finish({ actions: [regenerate] }));
+    expect(surface.messageTexts.size).toBeGreaterThan(1);
+    // Every post that said "whole" carried the final buttons, and its message was never edited after.
+    for (const [index, options] of postOptions.entries()) {
+      if ((options as { isWhole?: boolean } | undefined)?.isWhole !== true) continue;
+      expect(options).toMatchObject({ actions: [regenerate] });
+      const id = `message-${index + 1}`;
+      expect(callsFor(surface, id).filter((call) => call.kind === 'edit')).toEqual([]);
+    }
+  });
+
   it('posts what there is once the hold is over, and edits from there as usual', async () => {
     const surface = createRecordingSurface({ minEditIntervalMs: 1000, firstPostHoldMs: 2000 });
     const writer = createStreamingWriter({ surface });

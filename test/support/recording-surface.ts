@@ -12,6 +12,8 @@ export interface RecordedCall {
 }
 
 export interface RecordingSurfaceOptions extends Partial<SurfaceLimits> {
+  /** What `holdFirstPost` answers; without it the surface has no such method. */
+  readonly firstPostHoldMs?: number;
   /** How long each call takes, in fake time. */
   readonly callDurationMs?: number;
   /** Decides whether a call fails; the fake rejects it with `new Error('platform unavailable')`. */
@@ -79,11 +81,8 @@ export function createRecordingSurface({
   };
 
   const surface: RecordingSurface = {
-    limits: {
-      maxMessageLength,
-      minEditIntervalMs,
-      ...(firstPostHoldMs === undefined ? {} : { firstPostHoldMs }),
-    },
+    limits: { maxMessageLength, minEditIntervalMs },
+    ...(firstPostHoldMs === undefined ? {} : { holdFirstPost: () => firstPostHoldMs }),
     calls,
     messageTexts,
     callDurationMs,
