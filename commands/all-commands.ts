@@ -21,8 +21,9 @@ const helpCommand: Command = defineCommand({
   runsInConversationOrder: false,
   isAnswerPrivate: () => true,
   async run({ responder, services, platformNotices = [], platformHelp }) {
-    if (platformHelp !== undefined) await responder.send({ text: platformHelp, isPrivate: true });
+    // One answer, however long: a responder splits what one message of its platform cannot hold.
     const lines = [
+      ...(platformHelp === undefined ? [] : [platformHelp, '']),
       'I am parley, an AI assistant. Mention me (or DM me) to chat; I keep the conversation of each channel and thread, read images you attach, and answer with the model the conversation is set to.',
       '',
       ...allCommands.map(

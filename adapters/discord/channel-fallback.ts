@@ -13,8 +13,21 @@ import type { DiscordOutbound } from './discord-outbound.ts';
 export interface ChannelFallback {
   /** Streamed replies (/chat, Regenerate) continue as ordinary channel messages. */
   readonly surface: Surface;
-  send(payload: MessageCreateOptions, options: { isPrivate: boolean }): Promise<Message<boolean>>;
+  /**
+   * `isContinuation`: an earlier piece of the same answer is already in the channel, which named the
+   * person; this one follows it without pinging them again.
+   */
+  send(
+    payload: MessageCreateOptions,
+    options: { isPrivate: boolean; isContinuation?: boolean },
+  ): Promise<Message<boolean>>;
 }
+
+/**
+ * The most characters naming the person takes in front of a public answer (`<@id> `): a user id is a
+ * snowflake, a 64-bit number of at most 20 digits (reference.mdx, "Snowflakes").
+ */
+export const personMentionLength = '<@> '.length + 20;
 
 export function createChannelFallback({
   channel,
@@ -29,21 +42,23 @@ export function createChannelFallback({
 }): ChannelFallback {
   return {
     surface: createChannelSurface({ channel, outbound, botUserId }),
-    async send(payload, { isPrivate }): Promise<Message<boolean>> {
+    async send(payload, { isPrivate, isContinuation = false }): Promise<Message<boolean>> {
       if (isPrivate) return user.send(payload);
-      // The person waited a long time for this: it names (and pings) them alone.
-      return outbound.schedule<Message<boolean>>({
-        priority: 'first-post',
-        target: { kind: 'create', channelId: channel.id },
-        run: () =>
-          channel.send({
+      // The person waited a long time for this: it names (and pings) them alone, once an answer.
+      const named = isContinuation
+        ? payload
+        : {
             ...payload,
             content: truncateText(
               `<@${user.id}> ${payload.content ?? ''}`.trim(),
               discordLimits.messageLength,
             ),
             allowedMentions: { parse: [], users: [user.id] },
-          }),
+          };
+      return outbound.schedule<Message<boolean>>({
+        priority: 'first-post',
+        target: { kind: 'create', channelId: channel.id },
+        run: () => channel.send(named),
       });
     },
   };

@@ -7,11 +7,12 @@ import {
   type MessageCreateOptions,
   MessageFlags,
 } from 'discord.js';
+import { splitCommandResult } from '../../commands/answer-pieces.ts';
 import type { CommandResponder, CommandResult } from '../../commands/define-command.ts';
 import type { Action } from '../../src/delivery/card.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
 import type { Logger } from '../../src/log.ts';
-import type { ChannelFallback } from './channel-fallback.ts';
+import { type ChannelFallback, personMentionLength } from './channel-fallback.ts';
 import { noPings } from './channel-surface.ts';
 import { classifyDiscordFailure } from './classify-failure.ts';
 import { discordLimits } from './discord-limits.ts';
@@ -120,14 +121,24 @@ export function createInteractionResponder({
       return { id: '@original' };
     },
     async send(result: CommandResult) {
-      const payload = await withFiles(state, result.files, result.text ?? '', {
-        allowedMentions: noPings,
-        embeds: result.card ? [renderEmbed(result.card)] : [],
-        components: renderButtons(result.actions ?? []),
-      });
-      const message = await deliver(state, payload, result.isPrivate ?? false);
+      // A text over Discord's 2,000 characters is refused whole: it goes as several messages, in
+      // order, the first in place of the "thinking…", the card, files and buttons with the last. After
+      // the handover the channel names the person in front of the first piece it posts, so every
+      // piece leaves room (the handover may come between any two).
+      const maxLength = discordLimits.messageLength - (tokenDeadline?.fallback ? personMentionLength : 0);
+      let message: Message | undefined;
+      let isInChannel = false;
+      for (const piece of splitCommandResult({ result, maxLength })) {
+        const payload = await withFiles(state, piece.files, piece.text ?? '', {
+          allowedMentions: noPings,
+          embeds: piece.card ? [renderEmbed(piece.card)] : [],
+          components: renderButtons(piece.actions ?? []),
+        });
+        message = await deliver(state, payload, piece.isPrivate ?? false, { isContinuation: isInChannel });
+        isInChannel = state.channelMessageIds.has(message.id);
+      }
       // Discord's links to the files are public: a later Vary can hand them to the image model.
-      return { fileUrls: message.attachments.map((attachment) => attachment.url) };
+      return { fileUrls: message?.attachments.map((attachment) => attachment.url) ?? [] };
     },
     ...(deferral === 'update' && interaction.isButton()
       ? { removePressedAction: () => removePressedButton(interaction) }
@@ -197,13 +208,18 @@ async function handOver(state: ResponderState): Promise<void> {
 }
 
 /** Sends one answer: into the "thinking…", as a follow-up, or after the handover into the channel. */
-async function deliver(state: ResponderState, payload: Payload, isPrivate: boolean): Promise<Message> {
+async function deliver(
+  state: ResponderState,
+  payload: Payload,
+  isPrivate: boolean,
+  { isContinuation = false }: { isContinuation?: boolean } = {},
+): Promise<Message> {
   const { interaction } = state;
   if (isPastDeadline(state)) {
     await handOver(state);
     const fallback = state.tokenDeadline?.fallback;
     if (!fallback) throw new Error('the interaction token has expired and the channel is out of reach');
-    const message = await fallback.send(payload as MessageCreateOptions, { isPrivate });
+    const message = await fallback.send(payload as MessageCreateOptions, { isPrivate, isContinuation });
     state.channelMessageIds.add(message.id);
     return message;
   }

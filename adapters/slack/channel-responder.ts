@@ -1,4 +1,5 @@
 import type { RespondFn } from '@slack/bolt';
+import { splitCommandResult } from '../../commands/answer-pieces.ts';
 import type { CommandResponder, CommandResult } from '../../commands/define-command.ts';
 import { type Action, renderCardAsText } from '../../src/delivery/card.ts';
 import type { Surface } from '../../src/delivery/surface.ts';
@@ -10,12 +11,13 @@ import {
   renderActionsBlock,
   renderCardBlocks,
   renderFallbackText,
-  renderTextSections,
+  renderReplyBlocks,
   type SlackBlock,
 } from './render-blocks.ts';
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
 import { explainSlackError, isOutOfChannelError, slackErrorCodeOf } from './slack-errors.ts';
+import { slackLimits } from './slack-limits.ts';
 import { uploadFiles } from './upload-files.ts';
 
 /**
@@ -66,15 +68,13 @@ export function createChannelResponder({
     );
   };
   const takeNotes = () => (notes ?? []).splice(0);
-  const sendPublic = async (result: CommandResult) => {
+  // One piece of an answer (see splitCommandResult): the notes go under the last, with its buttons.
+  const sendPublic = async (result: CommandResult, isLastPiece: boolean) => {
     const files = result.files ?? [];
     const actions = result.actions ?? [];
-    const noteBlocks: SlackBlock[] = takeNotes().map((note) => ({
-      type: 'context',
-      elements: [{ type: 'mrkdwn', text: markdownToMrkdwn(`_${note}_`) }],
-    }));
+    const noteBlocks = isLastPiece ? takeNotes().map(noteBlock) : [];
     const contentBlocks = [
-      ...(result.text ? renderTextSections(result.text) : []),
+      ...(result.text ? renderReplyBlocks(result.text) : []),
       ...(result.card ? renderCardBlocks(result.card, files.length === 0 ? actions : []) : []),
       ...noteBlocks,
     ];
@@ -86,27 +86,34 @@ export function createChannelResponder({
       ]);
       return;
     }
-    if (result.card) {
+    // A short text rides on the files as their comment; one longer than a comment holds (uploadFiles
+    // keeps it to a section's 3,000 characters) is the answer message, with the files under it.
+    const comment = markdownToMrkdwn(result.text ?? '');
+    if (result.card || comment.length > commentLength) {
       await answer.show(notificationText(result), contentBlocks);
       await uploadFiles({ place, files, logger: context.logger });
     } else {
       await answer.removeProgress();
-      await uploadFiles({
-        place,
-        files,
-        comment: answer.attributed(markdownToMrkdwn(result.text ?? '')),
-        logger: context.logger,
-      });
+      await uploadFiles({ place, files, comment: answer.attributed(comment), logger: context.logger });
     }
     // Buttons go under the files they act on, so they follow the upload (once Slack has shared it) as
     // a message of their own.
     await postActions(actions);
   };
-  const sendPrivate = async (result: CommandResult) => {
+  const sendPrivate = async (result: CommandResult, isLastPiece = true) => {
     await answer.removeProgress();
-    const blocks = result.card ? renderCardBlocks(result.card, result.actions ?? []) : undefined;
-    const noted = [notificationText(result), ...takeNotes().map((note) => markdownToMrkdwn(`_${note}_`))];
-    const message = { text: noted.join('\n'), ...(blocks ? { blocks } : {}) };
+    const actions = result.actions ?? [];
+    const actionsBlock = result.card ? undefined : renderActionsBlock(actions);
+    const pieceNotes = isLastPiece ? takeNotes() : [];
+    // The text as a `markdown` block, like a public answer: the notification `text` alone is cut short.
+    const blocks = [
+      ...(result.text ? renderReplyBlocks(result.text) : []),
+      ...(result.card ? renderCardBlocks(result.card, actions) : []),
+      ...(actionsBlock ? [actionsBlock] : []),
+      ...pieceNotes.map(noteBlock),
+    ];
+    const noted = [notificationText(result), ...pieceNotes.map((note) => markdownToMrkdwn(`_${note}_`))];
+    const message = { text: noted.join('\n'), ...(blocks.length > 0 ? { blocks } : {}) };
     if (respond !== undefined) {
       try {
         await respond({ response_type: 'ephemeral', replace_original: false, ...message });
@@ -135,11 +142,14 @@ export function createChannelResponder({
     }
     // The person left the channel (or it is gone) while the answer was made: a message to their
     // user id goes to their DM with the app (chat.postMessage, "Channels"), still private.
+    const about = `About your command in <#${place.channel}>:`;
     await inTurn('chat.postMessage', place.recipientUserId, () =>
       place.client.chat.postMessage({
         channel: place.recipientUserId,
-        text: `About your command in <#${place.channel}>:\n${message.text}`,
-        ...(message.blocks ? { blocks: message.blocks } : {}),
+        text: `${about}\n${message.text}`,
+        ...(message.blocks
+          ? { blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: about }] }, ...message.blocks] }
+          : {}),
       }),
     );
   };
@@ -194,13 +204,29 @@ export function createChannelResponder({
     send: (result) =>
       inOrder(async () => {
         isAnswered = true;
+        // A text past what one message's `markdown` blocks carry goes as several messages, in order.
+        const pieces = splitCommandResult({ result, maxLength: slackLimits.replyMessageLength });
         try {
-          await (result.isPrivate ? sendPrivate(result) : sendPublic(result));
+          for (const [index, piece] of pieces.entries()) {
+            const isLastPiece = index === pieces.length - 1;
+            await (piece.isPrivate ? sendPrivate(piece, isLastPiece) : sendPublic(piece, isLastPiece));
+          }
         } catch (error) {
           throw explainSlackError(error);
         }
       }),
   };
+}
+
+/**
+ * The longest text that goes as the files' comment: a section's 3,000 characters (where uploadFiles
+ * cuts a comment) less room for the attribution in front of it.
+ */
+const commentLength = slackLimits.sectionText - 500;
+
+/** A sentence for the person beside an answer, small under it. */
+function noteBlock(note: string): SlackBlock {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text: markdownToMrkdwn(`_${note}_`) }] };
 }
 
 /** The `text` of a message with blocks: what notifications and screen readers show. */

@@ -174,6 +174,24 @@ describe('slash commands on Discord', () => {
     },
   );
 
+  it('/help is one private answer, the Discord guide first, in messages within 2,000 characters', async () => {
+    const interactionId = under.discord.sendSlashCommand({ name: 'help', channelId: general(), options: {} });
+    const pieces = await under.discord.waitFor(() => {
+      const answered = botMessages(general()).filter((message) => message.interactionId === interactionId);
+      return answered.some((message) => message.content.includes('Default model:')) ? answered : undefined;
+    });
+    const text = pieces.map((message) => message.content).join('\n');
+    // The guide and the command list together pass Discord's 2,000 characters: the responder splits.
+    expect(text.length).toBeGreaterThan(2_000);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces[0]?.content.startsWith('**On Discord**')).toBe(true);
+    expect(text.indexOf('`/imagine')).toBeGreaterThan(text.indexOf('**On Discord**'));
+    for (const piece of pieces) {
+      expect(piece.flags & 64).toBe(64);
+      expect([...piece.content].length).toBeLessThanOrEqual(2_000);
+    }
+  });
+
   it('a bad option gets one line that says what is allowed', async () => {
     under.discord.sendSlashCommand({ name: 'summarize', channelId: general(), options: { messages: 1 } });
     const answer = await under.discord.waitFor(() =>

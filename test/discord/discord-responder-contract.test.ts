@@ -66,6 +66,8 @@ describeResponderContract({
     });
     return {
       responder,
+      // Content "up to 2000 characters" (resources/message.mdx, "Create Message"); the fake refuses more.
+      maxMessageLength: 2_000,
       shown: async () => shownOf(channelId, false),
       shownPrivately: async () => shownOf(channelId, true).map((message) => message.text),
     };

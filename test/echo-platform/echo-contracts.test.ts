@@ -1,7 +1,7 @@
 import { describeResponderContract } from '../support/responder-contract.ts';
 import { describeSurfaceContract } from '../support/surface-contract.ts';
 import { createEchoResponder } from './echo-responder.ts';
-import { createEchoRoom, type EchoMessage } from './echo-room.ts';
+import { createEchoRoom, type EchoMessage, echoMessageLength } from './echo-room.ts';
 import { createEchoSurface } from './echo-surface.ts';
 
 // The third platform passes the same contracts as Discord, Slack and the terminal: a new adapter
@@ -36,6 +36,7 @@ describeResponderContract({
     const channel = nextChannel();
     return {
       responder: createEchoResponder({ room, channel }),
+      maxMessageLength: echoMessageLength,
       shown: async () => shownOf(room.messages(channel), false),
       shownPrivately: async () => shownOf(room.messages(channel), true).map((message) => message.text),
     };

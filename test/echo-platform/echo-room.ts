@@ -53,6 +53,18 @@ export interface EchoMessage {
   readonly editCount: number;
 }
 
+/**
+ * The echo platform's own rule, as Discord's 2,000 characters are Discord's: a message longer than
+ * this is refused, so an adapter must split long text as it would on a real platform.
+ */
+export const echoMessageLength = 2_000;
+
+function refuseTooLong(text: string | undefined): void {
+  if (text !== undefined && text.length > echoMessageLength) {
+    throw new Error(`echo room: a message holds at most ${echoMessageLength} characters, got ${text.length}`);
+  }
+}
+
 export function createEchoRoom(): EchoRoom {
   const messagesByChannel = new Map<string, EchoMessage[]>();
   const channelOfMessage = new Map<string, string>();
@@ -96,6 +108,7 @@ export function createEchoRoom(): EchoRoom {
     },
     bot: {
       post(channel, message) {
+        refuseTooLong(message.text);
         const id = `echo-${nextId++}`;
         const messages = messagesByChannel.get(channel) ?? [];
         messages.push({ id, ...message, editCount: 0 });
@@ -105,6 +118,7 @@ export function createEchoRoom(): EchoRoom {
         return id;
       },
       edit(messageId, change) {
+        refuseTooLong(change.text);
         const messages = messagesByChannel.get(channelOfMessage.get(messageId) ?? '') ?? [];
         const index = messages.findIndex((message) => message.id === messageId);
         const message = messages[index];

@@ -1,10 +1,10 @@
 import type { PostedMessage, Surface } from '../../src/delivery/surface.ts';
-import type { EchoRoom } from './echo-room.ts';
+import { type EchoRoom, echoMessageLength } from './echo-room.ts';
 
 /** Where a reply is written in the echo room: one channel, as the person who asked sees it. */
 export function createEchoSurface({ room, channel }: { room: EchoRoom; channel: string }): Surface {
   return {
-    limits: { maxMessageLength: 2_000, minEditIntervalMs: 0 },
+    limits: { maxMessageLength: echoMessageLength, minEditIntervalMs: 0 },
     address: { platform: 'echo', channel },
     async post(text, options) {
       return { id: room.bot.post(channel, { text, actions: options?.actions ?? [], isPrivate: false }) };

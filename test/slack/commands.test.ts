@@ -172,16 +172,23 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     ] as const;
     for (const [index, [command, text]] of commands.entries()) {
       await bot.deliverCommand(slashCommand({ command, text, channel: 'C0PRIVATE1' }));
-      await bot.slack.waitFor(() => bot.slack.ephemeralMessages.length >= index + 2);
+      await bot.slack.waitFor(() => bot.slack.ephemeralMessages.length >= index + 1);
     }
 
-    const [prefixNote, ...texts] = bot.slack.ephemeralMessages.map((message) => message.text);
-    expect(prefixNote).toMatch(/^In this workspace my commands start with `\/p-`: `\/p-chat`, `\/p-imagine`/);
-    expect(texts[0]).toContain('`/imagine &lt;prompt&gt;');
-    expect(texts[1]).toBe(
+    // /help is one answer: what is particular to this workspace first, then the commands.
+    const [help, ...texts] = bot.slack.ephemeralMessages.map((message) => message.text);
+    expect(help).toMatch(/^In this workspace my commands start with `\/p-`: `\/p-chat`, `\/p-imagine`/);
+    expect(help).toContain('`/imagine &lt;prompt&gt;');
+    const helpShown = (bot.slack.ephemeralMessages[0]?.blocks ?? []) as Array<{
+      type: string;
+      text?: string;
+    }>;
+    expect(helpShown[0]?.type).toBe('markdown');
+    expect(helpShown[0]?.text).toContain('Default model:');
+    expect(texts[0]).toBe(
       '⚠ --count must be a whole number from 1 to 4.\nUsage: `/imagine &lt;prompt&gt; [--n 1–4] [--ar 1:1|16:9|9:16|4:3|3:4|3:2|2:3|21:9] [--f png|jpg] [--ref image]`',
     );
-    expect(texts[2]).toBe('Only admins can change the model here.');
+    expect(texts[1]).toBe('Only admins can change the model here.');
     expect(bot.slack.ephemeralMessages.every((message) => message.source === 'response_url')).toBe(true);
     expect(bot.slack.messages('C0PRIVATE1')).toEqual([]);
   });

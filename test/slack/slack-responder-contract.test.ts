@@ -1,6 +1,7 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll } from 'vitest';
 import { createChannelResponder } from '../../adapters/slack/channel-responder.ts';
+import { slackLimits } from '../../adapters/slack/slack-limits.ts';
 import { createSlackOutbound } from '../../adapters/slack/slack-outbound.ts';
 import { createWorkspaceFeatures } from '../../adapters/slack/workspace-features.ts';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack/index.ts';
@@ -19,9 +20,31 @@ beforeAll(async () => {
 });
 afterAll(() => slack.close());
 
-/** Every readable text of a message: its notification text and its blocks' texts. */
+type ShownBlock = {
+  type?: string;
+  text?: string | { text?: string };
+  fields?: Array<{ text?: string }>;
+  elements?: Array<{ text?: string }>;
+};
+
+/** The texts a block shows (buttons are read apart). */
+function textsOfBlock(block: ShownBlock): string[] {
+  if (block.type === 'actions') return [];
+  if (typeof block.text === 'string') return [block.text];
+  return [
+    block.text?.text ?? '',
+    ...(block.fields ?? []).map((field) => field.text ?? ''),
+    ...(block.elements ?? []).map((element) => element.text ?? ''),
+  ].filter((text) => text !== '');
+}
+
+/**
+ * What a person reads in a message: its blocks' texts, or its `text` when it has no blocks (with
+ * blocks, Slack shows `text` only in notifications).
+ */
 function readable(message: { text?: string; blocks?: unknown[] }): string {
-  return [message.text ?? '', JSON.stringify(message.blocks ?? [])].join('\n');
+  const blocks = (message.blocks ?? []) as ShownBlock[];
+  return blocks.length === 0 ? (message.text ?? '') : blocks.flatMap(textsOfBlock).join('\n');
 }
 
 // A slash command's answer in a channel (no response_url: private answers are ephemeral posts).
@@ -48,6 +71,8 @@ describeResponderContract({
     });
     return {
       responder,
+      // All `markdown` blocks of one payload together (docs.slack.dev, "Markdown block").
+      maxMessageLength: slackLimits.markdownBlockCharacters,
       shown: async () =>
         slack
           .messages(channel)
