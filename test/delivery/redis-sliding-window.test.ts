@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createClient } from '@redis/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisSlidingWindow, type SharedRateLimit } from '../../src/delivery/redis-sliding-window.ts';
+import { useRedisTestClient } from '../support/redis-test-client.ts';
 
 const redisUrl = process.env.REDIS_URL;
 
@@ -22,16 +22,7 @@ describe.skipIf(redisUrl === undefined)(
     ? 'Redis sliding window (skipped: REDIS_URL is not set; run with REDIS_URL=redis://127.0.0.1:6379)'
     : 'Redis sliding window',
   () => {
-    const client = createClient({ url: redisUrl ?? '' });
-    const prefix = `parley-test-window-${randomUUID()}`;
-    const redis = async () => client;
-    beforeAll(async () => {
-      await client.connect();
-    });
-    afterAll(async () => {
-      for (const key of await client.keys(`${prefix}:*`)) await client.del(key);
-      client.destroy();
-    });
+    const { prefix, redis } = useRedisTestClient({ redisUrl: redisUrl ?? '', name: 'window' });
 
     /** Sends `count` calls through `window` as fast as it grants them; returns when each was "sent". */
     async function sendAll(window: SharedRateLimit, key: string, count: number): Promise<number[]> {

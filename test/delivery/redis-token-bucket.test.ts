@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createClient } from '@redis/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RateLimit } from '../../src/delivery/rate-limits.ts';
 import { createRedisTokenBucket } from '../../src/delivery/redis-token-bucket.ts';
+import { useRedisTestClient } from '../support/redis-test-client.ts';
 
 const redisUrl = process.env.REDIS_URL;
 
@@ -11,16 +11,7 @@ describe.skipIf(redisUrl === undefined)(
     ? 'Redis token bucket (skipped: REDIS_URL is not set; run with REDIS_URL=redis://127.0.0.1:6379)'
     : 'Redis token bucket',
   () => {
-    const client = createClient({ url: redisUrl ?? '' });
-    const prefix = `parley-test-bucket-${randomUUID()}`;
-    const redis = async () => client;
-    beforeAll(async () => {
-      await client.connect();
-    });
-    afterAll(async () => {
-      for (const key of await client.keys(`${prefix}:*`)) await client.del(key);
-      client.destroy();
-    });
+    const { prefix, redis } = useRedisTestClient({ redisUrl: redisUrl ?? '', name: 'bucket' });
 
     /** Takes tokens as fast as the bucket grants them until `untilMs`; returns when each was granted. */
     async function takeUntil(bucket: RateLimit, key: string, untilMs: number): Promise<number[]> {

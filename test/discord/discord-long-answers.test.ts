@@ -11,6 +11,7 @@ import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
 import type { FakeMessage } from '../fakes/discord/message-store.ts';
 import { connectClient } from '../fakes-discord/discord-client.ts';
 import { createCapturedLogger } from '../support/capture-logger.ts';
+import { buttonLabelsOf, receiveSlashCommand } from '../support/discord-slash-command.ts';
 
 let fake: FakeDiscord;
 let client: Client<true>;
@@ -40,30 +41,13 @@ function answerNaming(userId: string): string {
 
 const linesOf = (texts: readonly string[]) =>
   texts.flatMap((text) => text.split('\n')).filter((line) => line.trim() !== '');
-const labelsOf = (message: FakeMessage) =>
-  message.components.flatMap((row) =>
-    'components' in row
-      ? row.components.flatMap((component) =>
-          'label' in component && typeof component.label === 'string' ? [component.label] : [],
-        )
-      : [],
-  );
-
 /** A slash command in a channel of its own, deferred as parley defers it. */
 async function openCommand(isPrivate: boolean) {
-  const channelId = fake.createTextChannel({ name: `long-${Math.random().toString(36).slice(2, 8)}` });
-  await fake.waitFor(() => client.channels.cache.get(channelId));
-  const arrived = new Promise<ChatInputCommandInteraction>((resolve) => {
-    const onInteraction = (interaction: unknown) => {
-      const command = interaction as ChatInputCommandInteraction;
-      if (!command.isChatInputCommand?.() || command.channelId !== channelId) return;
-      client.off('interactionCreate', onInteraction);
-      resolve(command);
-    };
-    client.on('interactionCreate', onInteraction);
+  const { channelId, interaction, interactionId } = await receiveSlashCommand({
+    fake,
+    client,
+    name: 'summarize',
   });
-  const interactionId = fake.sendSlashCommand({ name: 'summarize', channelId, options: {} });
-  const interaction = await arrived;
   await interaction.deferReply(isPrivate ? { flags: ephemeral } : {});
   const deferral: InteractionDeferral = isPrivate ? 'private-reply' : 'public-reply';
   return { channelId, interaction, interactionId, deferral };
@@ -88,7 +72,7 @@ describe('a long command answer on Discord', () => {
     expect(pieces.every((message) => message.interactionId === interactionId)).toBe(true);
     expect(linesOf(pieces.map((message) => message.content))).toEqual(linesOf([answer]));
     expect(pieces.flatMap((message) => message.mentionIds)).toEqual([]);
-    expect(pieces.map(labelsOf)).toEqual([...pieces.slice(1).map(() => []), ['Regenerate']]);
+    expect(pieces.map(buttonLabelsOf)).toEqual([...pieces.slice(1).map(() => []), ['Regenerate']]);
   });
 
   it('continues in the channel in order and whole, naming the person once, when the token runs out after the first piece', async () => {
@@ -138,6 +122,6 @@ describe('a long command answer on Discord', () => {
     ];
     expect(linesOf(shown)).toEqual(linesOf([answer]));
     for (const message of messages) expect([...message.content].length).toBeLessThanOrEqual(2_000);
-    expect(messages.map(labelsOf)).toEqual([...messages.slice(1).map(() => []), ['Regenerate']]);
+    expect(messages.map(buttonLabelsOf)).toEqual([...messages.slice(1).map(() => []), ['Regenerate']]);
   });
 });

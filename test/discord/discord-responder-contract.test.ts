@@ -1,9 +1,10 @@
-import type { ChatInputCommandInteraction, Client } from 'discord.js';
+import type { Client } from 'discord.js';
 import { afterAll, beforeAll } from 'vitest';
 import { createInteractionResponder } from '../../adapters/discord/interaction-responder.ts';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
 import { connectClient } from '../fakes-discord/discord-client.ts';
 import { createCapturedLogger } from '../support/capture-logger.ts';
+import { buttonLabelsOf, receiveSlashCommand } from '../support/discord-slash-command.ts';
 import { describeResponderContract } from '../support/responder-contract.ts';
 import type { ShownMessage } from '../support/surface-contract.ts';
 
@@ -31,13 +32,7 @@ function shownOf(channelId: string, isPrivate: boolean): ShownMessage[] {
         message.content,
         ...message.embeds.flatMap((embed) => [embed.title ?? '', embed.description ?? '']),
       ].join('\n'),
-      buttons: message.components.flatMap((row) =>
-        'components' in row
-          ? row.components.flatMap((component) =>
-              'label' in component && typeof component.label === 'string' ? [component.label] : [],
-            )
-          : [],
-      ),
+      buttons: buttonLabelsOf(message),
     }));
 }
 
@@ -45,19 +40,7 @@ function shownOf(channelId: string, isPrivate: boolean): ShownMessage[] {
 describeResponderContract({
   name: 'Discord interaction',
   async open() {
-    const channelId = fake.createTextChannel({ name: `respond-${Math.random().toString(36).slice(2, 8)}` });
-    await fake.waitFor(() => client.channels.cache.get(channelId));
-    const arrived = new Promise<ChatInputCommandInteraction>((resolve) => {
-      const onInteraction = (interaction: unknown) => {
-        const command = interaction as ChatInputCommandInteraction;
-        if (!command.isChatInputCommand?.() || command.channelId !== channelId) return;
-        client.off('interactionCreate', onInteraction);
-        resolve(command);
-      };
-      client.on('interactionCreate', onInteraction);
-    });
-    fake.sendSlashCommand({ name: 'summarize', channelId, options: {} });
-    const interaction = await arrived;
+    const { channelId, interaction } = await receiveSlashCommand({ fake, client, name: 'summarize' });
     await interaction.deferReply();
     const responder = createInteractionResponder({
       interaction,

@@ -1,4 +1,4 @@
-import type { ChatInputCommandInteraction, Client, TextChannel } from 'discord.js';
+import type { Client, TextChannel } from 'discord.js';
 import { afterAll, beforeAll } from 'vitest';
 import { createChannelSurface } from '../../adapters/discord/channel-surface.ts';
 import { createDiscordOutbound } from '../../adapters/discord/discord-outbound.ts';
@@ -6,6 +6,7 @@ import { createInteractionResponder } from '../../adapters/discord/interaction-r
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
 import { connectClient } from '../fakes-discord/discord-client.ts';
 import { createCapturedLogger } from '../support/capture-logger.ts';
+import { buttonLabelsOf, receiveSlashCommand } from '../support/discord-slash-command.ts';
 import { describeSurfaceContract, type ShownMessage } from '../support/surface-contract.ts';
 
 let fake: FakeDiscord;
@@ -27,13 +28,7 @@ function shownIn(channelId: string): ShownMessage[] {
     .filter((message) => message.author.id === fake.bot.id)
     .map((message) => ({
       text: message.content,
-      buttons: message.components.flatMap((row) =>
-        'components' in row
-          ? row.components.flatMap((component) =>
-              'label' in component && typeof component.label === 'string' ? [component.label] : [],
-            )
-          : [],
-      ),
+      buttons: buttonLabelsOf(message),
     }));
 }
 
@@ -54,19 +49,12 @@ describeSurfaceContract({
 describeSurfaceContract({
   name: 'Discord interaction',
   async open() {
-    const channelId = fake.createTextChannel({ name: `contract-${Math.random().toString(36).slice(2, 8)}` });
-    await fake.waitFor(() => client.channels.cache.get(channelId));
-    const arrived = new Promise<ChatInputCommandInteraction>((resolve) => {
-      const onInteraction = (interaction: unknown) => {
-        const command = interaction as ChatInputCommandInteraction;
-        if (!command.isChatInputCommand?.() || command.channelId !== channelId) return;
-        client.off('interactionCreate', onInteraction);
-        resolve(command);
-      };
-      client.on('interactionCreate', onInteraction);
+    const { channelId, interaction } = await receiveSlashCommand({
+      fake,
+      client,
+      name: 'chat',
+      options: { message: 'a question' },
     });
-    fake.sendSlashCommand({ name: 'chat', channelId, options: { message: 'a question' } });
-    const interaction = await arrived;
     await interaction.deferReply();
     const { surface } = createInteractionResponder({
       interaction,
