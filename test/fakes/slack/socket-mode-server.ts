@@ -20,6 +20,15 @@ export interface SocketTarget {
   retryReason?: string;
   /** How long to wait for a connection and then for the ack. Default: the fake's `ackTimeoutMs`. */
   ackTimeoutMs?: number;
+  /**
+   * The connection (an id of `socketConnections`) to deliver over; default the newest open one. An
+   * app may hold up to 10 connections at once, and Slack sends each envelope to one of them, any of
+   * them, retries included ("the Slack API server will send each event to only 1 random
+   * connection", slackapi/bolt-python#448; "delivers to any of the active connections and does
+   * retries for Events API messages", slackapi/bolt-python#1071): several processes of one app each
+   * get a share of the events, and a retry may reach another process than the first delivery.
+   */
+  connectionId?: number;
 }
 
 /** An app's acknowledgement of one envelope. */
@@ -153,16 +162,20 @@ export function createSocketModeServer(options: {
     options.notifyChange();
   }
 
-  function newestOpenSocket(): WebSocket | undefined {
-    return [...open.keys()].filter((socket) => socket.readyState === socket.OPEN).at(-1);
+  function openSocket(connectionId: number | undefined): WebSocket | undefined {
+    const candidates = [...open.entries()].filter(
+      ([socket, connection]) =>
+        socket.readyState === socket.OPEN && (connectionId === undefined || connection.id === connectionId),
+    );
+    return candidates.at(-1)?.[0];
   }
 
-  async function waitForSocket(deadlineMs: number): Promise<WebSocket> {
+  async function waitForSocket(deadlineMs: number, connectionId: number | undefined): Promise<WebSocket> {
     for (;;) {
       if (isClosed) {
         throw new Error('fake slack: closed');
       }
-      const socket = newestOpenSocket();
+      const socket = openSocket(connectionId);
       if (socket !== undefined) {
         return socket;
       }
@@ -200,7 +213,7 @@ export function createSocketModeServer(options: {
     async send({ type, payload, acceptsResponsePayload, target }) {
       const startedAtMs = performance.now();
       const timeoutMs = target.ackTimeoutMs ?? options.defaultAckTimeoutMs;
-      const socket = await waitForSocket(startedAtMs + timeoutMs);
+      const socket = await waitForSocket(startedAtMs + timeoutMs, target.connectionId);
       const envelopeId = randomEnvelopeId();
       const envelope: Record<string, unknown> = {
         envelope_id: envelopeId,
