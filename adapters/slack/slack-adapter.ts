@@ -61,7 +61,7 @@ export interface SlackAdapter {
 const retryConfig = { retries: 3, factor: 2, minTimeout: 100, maxTimeout: 2_000 };
 
 /**
- * Starts parley on Slack with a real Bolt app: over Socket Mode when `slack.appToken` is set (no
+ * Starts parley on Slack with a real Bolt app: over Socket Mode when the transport is `socket` (no
  * public URL needed), else over HTTP with events, commands and interactivity at
  * `POST /slack/events` on `slack.port`, signed requests only. Resolves once it is connected or
  * listening, having logged the mode, the address and the workspace; rejects with one sentence naming
@@ -108,7 +108,7 @@ export async function startSlackAdapter({
       team: identity.teamName,
       workspaceUrl: identity.workspaceUrl,
       botUserId: identity.botUserId,
-      mode: slack.appToken ? 'socket' : 'http',
+      mode: slack.transport.mode,
     },
     `slack: signed in to the workspace "${identity.teamName ?? identity.teamId}" (${identity.workspaceUrl ?? 'no URL'}) as @${identity.botName ?? identity.botUserId}`,
   );
@@ -123,16 +123,18 @@ export async function startSlackAdapter({
     clientOptions,
     convoStore: false as const,
   };
-  const app = slack.appToken
-    ? new App({ ...common, appToken: slack.appToken, socketMode: true })
-    : new App({
-        ...common,
-        receiver: createSignedRequestReceiver({
-          signingSecret: slack.signingSecret,
-          boltLogger,
-          logger: adapterLogger,
-        }),
-      });
+  const { transport } = slack;
+  const app =
+    transport.mode === 'socket'
+      ? new App({ ...common, appToken: transport.appToken, socketMode: true })
+      : new App({
+          ...common,
+          receiver: createSignedRequestReceiver({
+            signingSecret: transport.signingSecret,
+            boltLogger,
+            logger: adapterLogger,
+          }),
+        });
   app.error(async (error) => {
     adapterLogger.error({ err: error }, 'slack: a listener failed');
   });
@@ -167,7 +169,7 @@ export async function startSlackAdapter({
   // In the background: the first replies use no groups rather than wait for Slack.
   if (identity.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
 
-  if (slack.appToken) {
+  if (transport.mode === 'socket') {
     await app.start().catch((error: unknown) => {
       throw startupErrorOf({ error, variable: 'SLACK_APP_TOKEN', apiUrl: slack.apiUrl });
     });

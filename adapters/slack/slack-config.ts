@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { defineEnvironmentFragment } from '../../src/environment/environment-fragment.ts';
 import { document, httpUrl, optionalText, section } from '../../src/environment/setting-schemas.ts';
 
-/** The variables of the Slack adapter; SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET turns it on. */
+/**
+ * The variables of the Slack adapter; SLACK_BOT_TOKEN turns it on, with SLACK_APP_TOKEN (Socket Mode)
+ * or SLACK_SIGNING_SECRET (HTTP mode, where every request is signed with it).
+ */
 const slackVariables = z
   .object(
     section('Slack', {
@@ -11,12 +14,14 @@ const slackVariables = z
           z.string().startsWith('xoxb-', 'must be a bot token starting with xoxb-').optional(),
         ),
         {
-          description: 'Bot User OAuth Token (xoxb-…); with SLACK_SIGNING_SECRET it runs parley on Slack.',
+          description:
+            'Bot User OAuth Token (xoxb-…); it runs parley on Slack, with SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode).',
           typeText: 'secret text',
         },
       ),
       SLACK_SIGNING_SECRET: document(optionalText, {
-        description: 'Basic Information → Signing Secret; required with the bot token.',
+        description:
+          'Basic Information → Signing Secret; required in HTTP mode (without SLACK_APP_TOKEN), where it checks every request. Socket Mode does not use it.',
         typeText: 'secret text',
       }),
       SLACK_APP_TOKEN: document(
@@ -69,11 +74,13 @@ const slackVariables = z
     }),
   )
   .superRefine((values, context) => {
-    if (values.SLACK_BOT_TOKEN && !values.SLACK_SIGNING_SECRET) {
+    // Socket Mode needs no signing secret: Slack's requests come over the app's own connection.
+    if (values.SLACK_BOT_TOKEN && !values.SLACK_APP_TOKEN && !values.SLACK_SIGNING_SECRET) {
       context.addIssue({
         code: 'custom',
         path: ['SLACK_SIGNING_SECRET'],
-        message: 'is required with SLACK_BOT_TOKEN (Basic Information → Signing Secret)',
+        message:
+          'is required with SLACK_BOT_TOKEN in HTTP mode (Basic Information → Signing Secret); for Socket Mode set SLACK_APP_TOKEN instead',
       });
     }
     if (values.SLACK_APP_TOKEN && !values.SLACK_BOT_TOKEN) {
@@ -85,12 +92,16 @@ const slackVariables = z
     }
   });
 
-/** What the Slack adapter runs with; there is none without the bot token and the signing secret. */
+/** How Slack reaches the bot: over the app's Socket Mode connection, or as signed HTTP requests. */
+export type SlackTransport =
+  | { readonly mode: 'socket'; readonly appToken: string }
+  | { readonly mode: 'http'; readonly signingSecret: string };
+
+/** What the Slack adapter runs with; there is none without the bot token and a transport. */
 export interface SlackSettings {
   readonly botToken: string;
-  readonly signingSecret: string;
-  /** Set: Socket Mode; unset: HTTP mode on `port`. */
-  readonly appToken: string | undefined;
+  /** Socket Mode when SLACK_APP_TOKEN is set, else HTTP mode on `port`. */
+  readonly transport: SlackTransport;
   readonly commandPrefix: string;
   readonly apiUrl: string;
   readonly port: number;
@@ -102,18 +113,22 @@ export interface SlackSettings {
 export const slackConfig = defineEnvironmentFragment({
   schema: slackVariables,
   isService: true,
-  settingsOf: (values): SlackSettings | undefined =>
-    values.SLACK_BOT_TOKEN && values.SLACK_SIGNING_SECRET
-      ? {
-          botToken: values.SLACK_BOT_TOKEN,
-          signingSecret: values.SLACK_SIGNING_SECRET,
-          appToken: values.SLACK_APP_TOKEN,
-          commandPrefix: values.SLACK_COMMAND_PREFIX,
-          apiUrl: values.SLACK_API_URL,
-          port: values.PORT,
-          host: values.HOST,
-          isReplyingToBots: values.SLACK_REPLY_TO_BOTS,
-        }
-      : undefined,
+  settingsOf: (values): SlackSettings | undefined => {
+    const transport: SlackTransport | undefined = values.SLACK_APP_TOKEN
+      ? { mode: 'socket', appToken: values.SLACK_APP_TOKEN }
+      : values.SLACK_SIGNING_SECRET
+        ? { mode: 'http', signingSecret: values.SLACK_SIGNING_SECRET }
+        : undefined;
+    if (!values.SLACK_BOT_TOKEN || transport === undefined) return undefined;
+    return {
+      botToken: values.SLACK_BOT_TOKEN,
+      transport,
+      commandPrefix: values.SLACK_COMMAND_PREFIX,
+      apiUrl: values.SLACK_API_URL,
+      port: values.PORT,
+      host: values.HOST,
+      isReplyingToBots: values.SLACK_REPLY_TO_BOTS,
+    };
+  },
   secretsOf: (values) => [values.SLACK_BOT_TOKEN, values.SLACK_SIGNING_SECRET, values.SLACK_APP_TOKEN],
 });

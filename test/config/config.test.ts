@@ -178,6 +178,23 @@ describe('loadConfig', () => {
     );
   });
 
+  it('runs Slack over Socket Mode without a signing secret, and asks for one only in HTTP mode', () => {
+    const slack = { ...required, SLACK_BOT_TOKEN: 'xoxb-1-2-abc' };
+    const socket = loadParleyConfig({
+      environment: { ...slack, SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' },
+      envFilePath: missingEnvFile,
+    });
+    expect(socket.platforms.slack?.transport).toEqual({ mode: 'socket', appToken: 'xapp-1-A1-2-abc' });
+    const http = loadParleyConfig({
+      environment: { ...slack, SLACK_SIGNING_SECRET: 'signing-secret-1' },
+      envFilePath: missingEnvFile,
+    });
+    expect(http.platforms.slack?.transport).toEqual({ mode: 'http', signingSecret: 'signing-secret-1' });
+    expect(problemsOf(slack)).toEqual([
+      'SLACK_SIGNING_SECRET: is required with SLACK_BOT_TOKEN in HTTP mode (Basic Information → Signing Secret); for Socket Mode set SLACK_APP_TOKEN instead',
+    ]);
+  });
+
   it('treats an empty value in .env as unset, as it does in the environment', () => {
     const directory = mkdtempSync(join(tmpdir(), 'parley-config-'));
     const envFile = join(directory, '.env');

@@ -62,6 +62,14 @@ describe('slack start-up: which mode, where, which workspace, and what to fix', 
     await running.stop();
   });
 
+  it('connects over Socket Mode with the bot and app tokens alone, no signing secret', async () => {
+    const { bot, adapter } = start({ SLACK_APP_TOKEN: slack.appToken, SLACK_SIGNING_SECRET: '' });
+    const running = await adapter;
+
+    expect(bot.logOutput()).toContain('Socket Mode (SLACK_APP_TOKEN is set): connected');
+    await running.stop();
+  });
+
   it('names SLACK_BOT_TOKEN when Slack rejects the bot token', async () => {
     const { bot, adapter } = start({ SLACK_BOT_TOKEN: 'xoxb-not-the-right-token' });
 
