@@ -1,4 +1,6 @@
 import { DefaultRestOptions, type RESTOptions } from '@discordjs/rest';
+import { failOpen } from '../../src/delivery/fail-open-limit.ts';
+import type { Acquisition, RateLimit } from '../../src/delivery/rate-limits.ts';
 import type { SharedRateLimit } from '../../src/delivery/redis-sliding-window.ts';
 import type { Logger } from '../../src/log.ts';
 import { countedRequests } from './counted-requests.ts';
@@ -24,15 +26,15 @@ export function createSharedRestGate({
   logger: Logger;
   baseRequest?: RESTOptions['makeRequest'];
 }): RESTOptions['makeRequest'] {
+  const limit = failOpen({ limit: window, logger, what: 'the shared Discord request budget' });
   return async (url, init) => {
     if (isInteractionEndpoint(url) || countedRequests.getStore() === true) return baseRequest(url, init);
-    const release = await takeSlot({ window, key: botKey, logger });
-    let wasSent = false;
+    const slot = await takeSlot(limit, botKey);
     try {
-      wasSent = true;
       return await baseRequest(url, init);
     } finally {
-      await release(wasSent);
+      // Sent, even when it failed: Discord may have counted it.
+      await slot.release({ endedAtMs: Date.now(), wasSent: true });
     }
   };
 }
@@ -44,34 +46,14 @@ function isInteractionEndpoint(url: string): boolean {
 }
 
 /**
- * Waits for a slot. A Redis that fails lets the call through (the process's own queue still holds it
- * to the budget of one process): a broken shared budget must not silence the bot.
+ * Waits for a slot. A Redis that fails lets the call through (`failOpen`, which also logs a slot it
+ * could not give back; the process's own queue still holds it to the budget of one process): a
+ * broken shared budget must not silence the bot.
  */
-async function takeSlot({
-  window,
-  key,
-  logger,
-}: {
-  window: SharedRateLimit;
-  key: string;
-  logger: Logger;
-}): Promise<(wasSent: boolean) => Promise<void>> {
+async function takeSlot(limit: RateLimit, key: string): Promise<Extract<Acquisition, { isGranted: true }>> {
   for (;;) {
-    let answer: Awaited<ReturnType<SharedRateLimit['tryAcquire']>>;
-    try {
-      answer = await window.tryAcquire(key, Date.now());
-    } catch (error) {
-      logger.warn({ err: error }, 'the shared Discord request budget is unavailable; sending without it');
-      return async () => {};
-    }
-    if (answer.isGranted) {
-      return (wasSent) =>
-        answer.isGranted
-          ? answer.release({ endedAtMs: Date.now(), wasSent }).catch((error: unknown) => {
-              logger.warn({ err: error }, 'could not give back a slot of the shared Discord budget');
-            })
-          : Promise.resolve();
-    }
+    const answer = await limit.tryAcquire(key, Date.now());
+    if (answer.isGranted) return answer;
     await new Promise((resolve) => setTimeout(resolve, Math.max(1, answer.retryAtMs - Date.now())));
   }
 }

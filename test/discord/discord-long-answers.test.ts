@@ -1,4 +1,4 @@
-import type { ChatInputCommandInteraction, Client, SendableChannels } from 'discord.js';
+import type { Client, SendableChannels } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelFallback } from '../../adapters/discord/channel-fallback.ts';
 import { createDiscordOutbound } from '../../adapters/discord/discord-outbound.ts';
@@ -8,7 +8,6 @@ import {
 } from '../../adapters/discord/interaction-responder.ts';
 import type { Action } from '../../src/delivery/card.ts';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
-import type { FakeMessage } from '../fakes/discord/message-store.ts';
 import { connectClient } from '../fakes-discord/discord-client.ts';
 import { createCapturedLogger } from '../support/capture-logger.ts';
 import { buttonLabelsOf, receiveSlashCommand } from '../support/discord-slash-command.ts';
