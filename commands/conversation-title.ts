@@ -55,9 +55,9 @@ export async function titleConversation({
     gateway: services.gateway,
     model: admission.model,
     exchange,
+    hold: admission.hold,
     logger: services.logger,
   });
-  if (written.usage.totalTokens > 0) await admission.settle({ usage: written.usage });
-  else await admission.release();
+  await admission.hold.settle();
   return written;
 }

@@ -74,8 +74,8 @@ export async function drawImages(drawing: Drawing): Promise<void> {
       admission,
     });
   } finally {
-    // Settled once the images came back; anything that ends the drawing before frees the hold.
-    await admission.release();
+    // Counts the images that came back; a drawing that ended before any did frees the hold.
+    await admission.hold.settle();
     await journal?.end();
   }
 }
@@ -129,6 +129,7 @@ async function drawAndSend(
       outputFormat: request.outputFormat,
       ...(request.aspectRatio ? { aspectRatio: request.aspectRatio } : {}),
       ...(referenceImages.length > 0 ? { referenceImages } : {}),
+      hold: admission.hold,
       signal,
     });
   } catch (error) {
@@ -150,7 +151,6 @@ async function drawAndSend(
   } finally {
     clearInterval(timer);
   }
-  await admission.settle({ images: result.images.length });
 
   const seconds = ((services.now().getTime() - startedAt) / 1000).toFixed(1);
   const slug =

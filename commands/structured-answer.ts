@@ -66,8 +66,8 @@ export async function askForStructuredAnswer<Schema extends z.ZodType>({
       schemaName,
       signal,
       maxTokens: structuredMaxTokens,
+      hold: admission.hold,
     });
-    await admission.settle({ usage: reply.usage });
     if (admission.notes.length > 0) {
       await responder.send({ text: admission.notes.map((note) => `_${note}_`).join('\n'), isPrivate: true });
     }
@@ -82,20 +82,12 @@ export async function askForStructuredAnswer<Schema extends z.ZodType>({
       { err: failure, kind: failure.kind, model, schemaName, rawReply: failure.detail },
       'structured answer failed',
     );
-    // An answer that failed validation twice was generated twice, though its usage is not known
-    // here: its worst case is counted rather than nothing.
-    if (failure.kind === 'invalid-reply') {
-      await admission.settle({
-        estimatedUsage: {
-          promptTokens: 2 * promptTokens,
-          completionTokens: 2 * structuredMaxTokens,
-          totalTokens: 2 * (promptTokens + structuredMaxTokens),
-        },
-      });
-    } else await admission.release();
     const reason = await services.spending.describeFailure({ error: failure, conversationKey });
     await responder.send({ text: `⚠ ${reason}` });
     return undefined;
+  } finally {
+    // Each request (a repair included) recorded what it used on the hold as it ended.
+    await admission.hold.settle();
   }
 }
 

@@ -157,6 +157,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
           userAgent: config.links.userAgent,
         }),
         readPage: createReadPage({ links, documents }),
+        toolCallLimits: config.search.toolCallLimits,
         logger,
       })
     : undefined;

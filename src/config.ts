@@ -207,7 +207,12 @@ function toConfig({
     },
     /** Web search through a SearXNG instance; undefined when SEARCH_URL is not set (issue 16). */
     search: values.SEARCH_URL
-      ? { url: values.SEARCH_URL, maxResults: values.SEARCH_MAX_RESULTS, timeoutMs: values.SEARCH_TIMEOUT_MS }
+      ? {
+          url: values.SEARCH_URL,
+          maxResults: values.SEARCH_MAX_RESULTS,
+          timeoutMs: values.SEARCH_TIMEOUT_MS,
+          toolCallLimits: { perRound: values.TOOL_CALLS_PER_ROUND, perReply: values.TOOL_CALLS_PER_REPLY },
+        }
       : undefined,
     /** Things that are probably wrong but may be meant, for start-up to print. */
     warnings: [

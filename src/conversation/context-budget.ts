@@ -1,27 +1,12 @@
-import type { ChatMessage, ContentPart } from '../gateway/chat-types.ts';
+import type { ChatMessage } from '../gateway/chat-types.ts';
+import { estimateTokens, tokensPerImage } from '../gateway/token-estimate.ts';
+
+export { estimateTokens, tokensPerImage };
+
 import type { StoredTurn } from './turn.ts';
 
-/**
- * Rough token counts. The gateway fronts hundreds of models with different tokenizers, so parley
- * estimates (about 4 characters a token, rounded up, plus a per-message overhead) and keeps a margin,
- * instead of shipping one tokenizer that would be wrong for most models anyway.
- */
-const charactersPerToken = 4;
-const tokensPerMessage = 4;
-/** What one attached image costs a vision model, at the high end of common models. */
-export const tokensPerImage = 1_000;
 /** Share of the context kept free because the estimate can be low. */
 const safetyMargin = 0.1;
-
-export function estimateTokens(message: ChatMessage): number {
-  if (typeof message.content === 'string')
-    return tokensPerMessage + Math.ceil(message.content.length / charactersPerToken);
-  return message.content.reduce(
-    (total, part: ContentPart) =>
-      total + (part.type === 'text' ? Math.ceil(part.text.length / charactersPerToken) : tokensPerImage),
-    tokensPerMessage,
-  );
-}
 
 /** Tokens a request's prompt may take: the context less the safety margin and the reply. */
 export function promptBudgetTokens({

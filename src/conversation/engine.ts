@@ -20,8 +20,9 @@ import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import { renderNotice } from '../notices/render-notice.ts';
 import { measureReply } from '../operations/measure-reply.ts';
-import { maxModelCallsPerSearchReply, type WebSearch } from '../search/web-search.ts';
+import type { WebSearch } from '../search/web-search.ts';
 import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
+import type { SpendHold } from '../spending/spend-hold.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import { storeUnavailableMessage } from '../state/time-bound-store.ts';
 import {
@@ -152,10 +153,10 @@ export interface EngineDependencies {
   readonly defaults: EngineDefaults;
   readonly logger: Logger;
   /**
-   * Budgets and the request rate: every reply holds its worst case before the gateway is called and
-   * settles what it used. Optional so the engine works without it in tests.
+   * Budgets and the request rate: every reply is admitted first, and its hold is what lets the
+   * gateway client send each of the reply's requests (tool rounds and search decisions included).
    */
-  readonly spending?: SpendGuard;
+  readonly spending: SpendGuard;
   /** Channel and server defaults set with /config (model, system prompt); optional in tests. */
   readonly places?: PlaceSettingsReader;
   readonly now?: () => Date;
@@ -314,23 +315,29 @@ async function answerJournaled(
     });
   }
   const admission = await admitReply({ dependencies, request, prepared });
-  if (admission && !admission.isAdmitted) {
+  if (!admission.isAdmitted) {
     return refuseTurn({ writer, model, reason: admission.message, actions: await refusalActions() });
   }
-  if (admission && admission.model !== model) {
+  if (admission.model !== model) {
     prepared = { ...prepared, model: admission.model, fit: prepared.refit(admission.model) };
   }
-  prepared.notices.push(...(admission?.notes ?? []));
+  prepared.notices.push(...admission.notes);
   const startedAt = (dependencies.now ?? (() => new Date()))();
-  const extraCalls: ExtraCalls = { usage: undefined, count: 0 };
-  const streamed = await streamReply({ dependencies, prepared, turn, writer, signal, logger, extraCalls });
-  const failureReason =
-    streamed.failure && dependencies.spending
-      ? await dependencies.spending.describeFailure({
-          error: streamed.failure,
-          conversationKey: turn.conversationKey,
-        })
-      : streamed.failure?.userMessage;
+  const streamed = await streamReply({
+    dependencies,
+    prepared,
+    turn,
+    writer,
+    signal,
+    logger,
+    hold: admission.hold,
+  });
+  const failureReason = streamed.failure
+    ? await dependencies.spending.describeFailure({
+        error: streamed.failure,
+        conversationKey: turn.conversationKey,
+      })
+    : undefined;
   // A reply that never produced visible text leaves history as it was, so the person can simply ask
   // again; a cut reply is kept as the person saw it, marked, so the model knows it broke off. It is
   // recorded before the last platform write, so that write can say when saving failed.
@@ -356,7 +363,8 @@ async function answerJournaled(
   const failure = streamed.failure ?? delivery.failure;
   const delivered = delivery.delivered;
   const status: ReplyStatus = failure ? (hasText ? 'cut' : 'failed') : 'complete';
-  await settleReply({ admission, prepared, streamed, extraCalls, hasText });
+  // Every gateway call of the reply recorded what it used on the hold: one settlement counts them all.
+  await admission.hold.settle();
   logger.info(
     {
       status,
@@ -558,12 +566,6 @@ function documentReferencesOf(documents: readonly ReadDocument[]): DocumentRefer
   }));
 }
 
-/** What a reply's extra model calls (a search decision, tool rounds) used, added up as they end. */
-interface ExtraCalls {
-  usage: TokenUsage | undefined;
-  count: number;
-}
-
 interface StreamedReply {
   /** Exactly the model text streamed to the writer. */
   readonly text: string;
@@ -580,14 +582,14 @@ async function streamReply({
   writer,
   signal,
   logger,
-  extraCalls,
+  hold,
 }: {
   dependencies: EngineDependencies;
   prepared: PreparedTurn;
   turn: IncomingTurn;
   writer: StreamingWriter;
   signal: AbortSignal | undefined;
-  extraCalls: ExtraCalls;
+  hold: SpendHold;
   logger: Logger;
 }): Promise<StreamedReply> {
   let finishReason: FinishReason | undefined;
@@ -604,19 +606,13 @@ async function streamReply({
       model: prepared.model,
       messages: prepared.fit.messages,
       maxTokens: dependencies.defaults.replyMaxTokens,
+      hold,
       ...(signal ? { signal } : {}),
     };
+    // With search, the reply's further calls (tool rounds, the search decision) go out on the same
+    // hold: each is covered as it is sent, with the tool results that grew its prompt.
     const events = dependencies.search
-      ? dependencies.search.stream({
-          chat,
-          isSearchForced: turn.isSearchForced === true,
-          // The extra calls (tool rounds, the search decision) count like any other request.
-          // The extra calls are part of this reply: held for by its admission, settled with it.
-          recordUsage: async (usage) => {
-            extraCalls.usage = addUsage(extraCalls.usage, usage);
-            extraCalls.count += 1;
-          },
-        })
+      ? dependencies.search.stream({ chat, isSearchForced: turn.isSearchForced === true })
       : dependencies.gateway.chatStream(chat);
     for await (const event of events) {
       if (event.type === 'text-delta') {
@@ -784,7 +780,10 @@ async function markRecordedReplyInterrupted({
   }
 }
 
-/** Holds the reply's worst case on the budgets: the prompt as estimated plus `max_tokens`. */
+/**
+ * Admits the reply: its first call's worst case (the prompt as estimated plus `max_tokens`) is held
+ * on the budgets; further calls (tool rounds) top the hold up as they are sent.
+ */
 async function admitReply({
   dependencies,
   request,
@@ -793,8 +792,7 @@ async function admitReply({
   dependencies: EngineDependencies;
   request: ReplyRequest;
   prepared: PreparedTurn;
-}): Promise<Admission | undefined> {
-  if (!dependencies.spending) return undefined;
+}): Promise<Admission> {
   const { turn } = request;
   const payer = request.requestedBy ?? turn.author;
   return dependencies.spending.admit({
@@ -806,56 +804,9 @@ async function admitReply({
       kind: 'tokens',
       promptTokens: prepared.fit.estimatedPromptTokens,
       maxCompletionTokens: dependencies.defaults.replyMaxTokens,
-      // With web search a reply may take several model calls (web-search.ts: its tool rounds).
-      ...(dependencies.search ? { attempts: maxModelCallsPerSearchReply } : {}),
     },
     mayFallBack: true,
     needsVision: prepared.images.parts.length > 0,
     maxDurationMs: replyHoldMs,
   });
-}
-
-/**
- * Counts what the reply used: the gateway's `usage`, or when it sent none (a cut stream) the prompt
- * as estimated plus the text shown; a reply that never produced text frees its hold.
- */
-async function settleReply({
-  admission,
-  prepared,
-  streamed,
-  extraCalls,
-  hasText,
-}: {
-  admission: Admission | undefined;
-  prepared: PreparedTurn;
-  streamed: StreamedReply;
-  /** What the reply's extra model calls (search decisions, tool rounds) used. */
-  extraCalls: ExtraCalls;
-  hasText: boolean;
-}): Promise<void> {
-  if (!admission?.isAdmitted) return;
-  if (!streamed.usage && !hasText && extraCalls.count === 0) {
-    await admission.release();
-    return;
-  }
-  const completionTokens = estimateTokens({ role: 'assistant', content: streamed.text });
-  const lastCall: TokenUsage | undefined =
-    streamed.usage ??
-    (hasText
-      ? {
-          promptTokens: prepared.fit.estimatedPromptTokens,
-          completionTokens,
-          totalTokens: prepared.fit.estimatedPromptTokens + completionTokens,
-        }
-      : undefined);
-  await admission.settle({ usage: addUsage(extraCalls.usage, lastCall), requests: extraCalls.count + 1 });
-}
-
-function addUsage(first: TokenUsage | undefined, second: TokenUsage | undefined): TokenUsage | undefined {
-  if (!first || !second) return first ?? second;
-  return {
-    promptTokens: first.promptTokens + second.promptTokens,
-    completionTokens: first.completionTokens + second.completionTokens,
-    totalTokens: first.totalTokens + second.totalTokens,
-  };
 }

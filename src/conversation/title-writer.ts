@@ -3,6 +3,7 @@ import type { ContentPart, TokenUsage } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
+import type { SpendHold } from '../spending/spend-hold.ts';
 
 /**
  * The longest title parley writes. Discord allows 100 characters for a thread name and Slack's
@@ -58,6 +59,8 @@ export interface WriteTitleOptions {
   /** `TITLE_MODEL`, which defaults to the chat model. */
   readonly model: string;
   readonly exchange: FirstExchange;
+  /** Covers each of its calls (the structured one, and the plain-text one after it). */
+  readonly hold: SpendHold;
   readonly logger: Logger;
   readonly signal?: AbortSignal;
 }
@@ -80,6 +83,7 @@ export async function writeTitle(options: WriteTitleOptions): Promise<WrittenTit
       schema: titleSchema,
       schemaName: 'conversation_title',
       maxTokens: titleMaxTokens,
+      hold: options.hold,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     const title = cleanTitle(reply.value.title);
@@ -101,6 +105,7 @@ export async function writeTitle(options: WriteTitleOptions): Promise<WrittenTit
       model: options.model,
       messages: [...messages, { role: 'user', content: 'Reply with the title only, as plain text.' }],
       maxTokens: titleMaxTokens,
+      hold: options.hold,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     const title = cleanTitle(reply.text);

@@ -89,6 +89,14 @@ const searchSettings = section('Web search', {
   SEARCH_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 10_000 }), {
     description: 'The longest one search may take, in milliseconds.',
   }),
+  TOOL_CALLS_PER_ROUND: document(wholeNumber({ min: 1, max: 20, fallback: 3 }), {
+    description:
+      'Tool calls (web_search, read_url) run for one model round; further calls of the round are answered "not run". Each page read grows the next round\'s prompt, which the budget hold covers before it is sent.',
+  }),
+  TOOL_CALLS_PER_REPLY: document(wholeNumber({ min: 1, max: 50, fallback: 6 }), {
+    description:
+      'Tool calls run for one reply in all; after that the model is asked to answer with what it has.',
+  }),
 });
 
 /** Every setting of documents, links and web search, for the environment schema. */

@@ -14,6 +14,8 @@ import type {
 } from './chat-types.ts';
 import { type FailedRequest, GatewayError, toGatewayError } from './gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
+import { coverRequest } from './spend-cover.ts';
+import { estimateCompletionTokens, estimatePromptTokens } from './token-estimate.ts';
 
 export interface ChatCompletionsOptions {
   readonly client: OpenAI;
@@ -37,6 +39,8 @@ export async function completeChat(
   wireExtras: { readonly responseFormat?: ResponseFormatJSONSchema | ResponseFormatJSONObject } = {},
 ): Promise<ChatReply> {
   const { messages, notices } = fitMessagesToModel(options.catalog, request);
+  const covered = await coverRequest(request.hold, workOf(request, messages));
+  let usage: TokenUsage | undefined;
   recordGatewayRequest({ operation: 'chat' });
   try {
     const completion = await options.client.chat.completions.create(
@@ -44,11 +48,12 @@ export async function completeChat(
         model: request.model,
         messages: toWireMessages(messages),
         ...(wireExtras.responseFormat ? { response_format: wireExtras.responseFormat } : {}),
-        ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+        max_tokens: request.maxTokens,
         ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
       },
       request.signal ? { signal: request.signal } : {},
     );
+    usage = toUsage(completion.usage);
     const choice = completion.choices?.[0];
     if (!choice || typeof choice.message?.content !== 'string') {
       throw new GatewayError({
@@ -56,7 +61,6 @@ export async function completeChat(
         message: 'gateway reply has no choices[0].message.content',
       });
     }
-    const usage = toUsage(completion.usage);
     recordUsage(request.model, usage);
     return {
       text: choice.message.content,
@@ -66,6 +70,8 @@ export async function completeChat(
     };
   } catch (error) {
     throw countedFailure('chat', toGatewayError(error, chatRequestOf(options)));
+  } finally {
+    covered.record({ usage });
   }
 }
 
@@ -79,6 +85,8 @@ export async function* streamChat(
   request: ChatRequest,
 ): AsyncGenerator<ChatStreamEvent, void, undefined> {
   const { messages, notices } = fitMessagesToModel(options.catalog, request);
+  const work = workOf(request, messages);
+  const covered = await coverRequest(request.hold, work);
   for (const message of notices) yield { type: 'notice', message };
 
   const firstByteTimeoutMs = Math.min(
@@ -93,6 +101,8 @@ export async function* streamChat(
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
   const toolCalls = createToolCallCollector();
+  // What the model wrote, for the hold when the gateway sends no usage (a stream cut short).
+  let writtenCharacters = 0;
   recordGatewayRequest({ operation: 'chat-stream' });
   try {
     // No signal goes to the SDK: it would join ours with its own, and a joined signal re-checks its
@@ -104,7 +114,7 @@ export async function* streamChat(
         messages: toWireMessages(messages),
         stream: true,
         ...toolsOf(request),
-        ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+        max_tokens: request.maxTokens,
         ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
       },
       // Per attempt, until the response headers: the SDK retries an attempt that timed out.
@@ -118,8 +128,14 @@ export async function* streamChat(
       idle.touch();
       const choice = chunk.choices?.[0];
       const text = choice?.delta?.content;
-      if (typeof text === 'string' && text.length > 0) yield { type: 'text-delta', text };
-      for (const delta of choice?.delta?.tool_calls ?? []) toolCalls.add(delta);
+      if (typeof text === 'string' && text.length > 0) {
+        writtenCharacters += text.length;
+        yield { type: 'text-delta', text };
+      }
+      for (const delta of choice?.delta?.tool_calls ?? []) {
+        writtenCharacters += delta.function?.arguments?.length ?? 0;
+        toolCalls.add(delta);
+      }
       if (choice?.finish_reason) finishReason = toFinishReason(choice.finish_reason);
       if (chunk.usage) usage = toUsage(chunk.usage);
     }
@@ -130,6 +146,11 @@ export async function* streamChat(
     );
   } finally {
     idle.stop();
+    covered.record({
+      usage:
+        usage ??
+        (writtenCharacters > 0 ? estimatedUsage(work.work.promptTokens, writtenCharacters) : undefined),
+    });
   }
   // An aborted body can end the SDK's iteration quietly, so the reason is checked here too.
   const stopReason = idle.reasonForStop();
@@ -145,6 +166,23 @@ export async function* streamChat(
   if (calls.length > 0) yield { type: 'tool-calls', calls };
   recordUsage(request.model, usage);
   yield { type: 'finish', finishReason, usage };
+}
+
+/** The request's worst case for its spend hold: the prompt as it will be sent, plus `max_tokens`. */
+function workOf(request: ChatRequest, messages: readonly ChatMessage[]) {
+  return {
+    model: request.model,
+    work: {
+      kind: 'tokens' as const,
+      promptTokens: estimatePromptTokens({ messages, tools: request.tools }),
+      maxCompletionTokens: request.maxTokens,
+    },
+  };
+}
+
+function estimatedUsage(promptTokens: number, writtenCharacters: number): TokenUsage {
+  const completionTokens = estimateCompletionTokens(writtenCharacters);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
 }
 
 function chatRequestOf(options: ChatCompletionsOptions): FailedRequest {

@@ -1,3 +1,5 @@
+import type { SpendHold } from '../spending/spend-hold.ts';
+
 /** Shapes of the chat operation as parley uses them; the wire names stay inside `gateway/`. */
 
 export type ContentPart =
@@ -47,7 +49,10 @@ export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'other';
 export interface ChatRequest {
   readonly model: string;
   readonly messages: readonly ChatMessage[];
-  readonly maxTokens?: number;
+  /** `max_tokens`: always set, because the budget hold covers the prompt plus this many. */
+  readonly maxTokens: number;
+  /** Leave to send, from the spend guard: it covers this request before it goes out. */
+  readonly hold: SpendHold;
   readonly temperature?: number;
   /** Functions offered to the model; only for models whose capabilities say `tools`. */
   readonly tools?: readonly ToolDefinition[];

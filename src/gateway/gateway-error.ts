@@ -14,7 +14,9 @@ export type GatewayErrorKind =
   | 'connection'
   | 'stream-interrupted'
   | 'cancelled'
-  | 'invalid-reply';
+  | 'invalid-reply'
+  /** The budgets could not pay for (or could not be read to cover) the request: nothing was sent. */
+  | 'budget';
 
 const expectedBaseUrlShape = 'the base URL ending in the API version, like https://gateway.example/api/v1';
 
@@ -31,6 +33,7 @@ const userMessages: Record<GatewayErrorKind, string> = {
   'stream-interrupted': 'The connection to the model broke off mid-reply.',
   cancelled: 'Stopped.',
   'invalid-reply': 'The model gave an answer in the wrong shape, even after a second try.',
+  budget: 'Not sent: a budget cannot pay for this right now.',
 };
 
 /**

@@ -5,8 +5,10 @@ import { BlockedUrlError, describeRefusal, guardedFetch } from '../net/guarded-f
 import type { UrlPolicy } from '../net/url-policy.ts';
 import { renderNotice } from '../notices/render-notice.ts';
 import { recordGatewayError, recordGatewayRequest, recordImagesGenerated } from '../operations/metrics.ts';
+import type { SpendHold } from '../spending/spend-hold.ts';
 import { GatewayError, toGatewayError } from './gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
+import { coverRequest } from './spend-cover.ts';
 
 export interface ImageRequest {
   readonly model: string;
@@ -18,6 +20,8 @@ export interface ImageRequest {
   readonly outputFormat?: 'png' | 'jpg';
   /** Links (or `data:` URIs) of reference images, sent as `image_input`. */
   readonly referenceImages?: readonly string[];
+  /** Leave to send, from the spend guard: it covers the images before the request goes out. */
+  readonly hold: SpendHold;
   readonly signal?: AbortSignal;
 }
 
@@ -84,6 +88,29 @@ export async function generateImages(
   request: ImageRequest,
 ): Promise<ImageResult> {
   const { body, notices } = toWireRequest(options.catalog, request);
+  const covered = await coverRequest(request.hold, {
+    model: request.model,
+    work: {
+      kind: 'images',
+      count: request.count,
+      aspectRatio: request.aspectRatio,
+      outputFormat: request.outputFormat,
+    },
+  });
+  try {
+    const images = await requestImages(options, request, body);
+    covered.record({ images: images.length });
+    return { images, notices };
+  } finally {
+    covered.record({});
+  }
+}
+
+async function requestImages(
+  options: ImageGenerationOptions,
+  request: ImageRequest,
+  body: WireImageRequest,
+): Promise<GeneratedImage[]> {
   let response: { data?: Array<{ b64_json?: string | null; url?: string | null }> | null };
   recordGatewayRequest({ operation: 'images' });
   try {
@@ -114,7 +141,7 @@ export async function generateImages(
     items.slice(0, request.count).map((item) => readImage(options, item, request.signal)),
   );
   recordImagesGenerated({ model: request.model, count: images.length });
-  return { images, notices };
+  return images;
 }
 
 function toWireRequest(

@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { z } from 'zod';
+import type { SpendHold } from '../spending/spend-hold.ts';
 import { completeChat } from './chat-completions.ts';
 import type { ChatMessage, TokenUsage } from './chat-types.ts';
 import { GatewayError } from './gateway-error.ts';
@@ -14,7 +15,9 @@ export interface StructuredRequest<Schema extends z.ZodType> {
   readonly schema: Schema;
   /** Names the schema for the model (`json_schema.name`): letters, digits, `_` and `-`. */
   readonly schemaName: string;
-  readonly maxTokens?: number;
+  readonly maxTokens: number;
+  /** Covers each request made, the repair included. */
+  readonly hold: SpendHold;
   readonly signal?: AbortSignal;
 }
 
@@ -113,7 +116,8 @@ async function requestJson(
     model: string;
     messages: readonly ChatMessage[];
     responseFormat: ResponseFormatJSONSchema | ResponseFormatJSONObject;
-    maxTokens?: number;
+    maxTokens: number;
+    hold: SpendHold;
     signal?: AbortSignal;
   },
 ): Promise<{ text: string; usage: TokenUsage | undefined }> {
@@ -122,7 +126,8 @@ async function requestJson(
     {
       model: request.model,
       messages: request.messages,
-      ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
+      maxTokens: request.maxTokens,
+      hold: request.hold,
       ...(request.signal ? { signal: request.signal } : {}),
     },
     { responseFormat: request.responseFormat },

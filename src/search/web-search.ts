@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import type {
-  ChatMessage,
-  ChatRequest,
-  ChatStreamEvent,
-  TokenUsage,
-  ToolCall,
-} from '../gateway/chat-types.ts';
+import type { ChatMessage, ChatRequest, ChatStreamEvent, ToolCall } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
@@ -23,11 +17,16 @@ import { createSources, renderSources, type Sources } from './sources.ts';
 
 /** Rounds of tool calls before the model must answer with what it has. */
 const maxToolRounds = 3;
+
 /**
- * The most model calls one reply with search makes: the tool rounds (search-first makes fewer: one
- * small decision and the answer). A budget holds this many for a reply.
+ * How many tool calls the model may have run for one reply (`TOOL_CALLS_PER_ROUND`,
+ * `TOOL_CALLS_PER_REPLY`): each page read grows the next round's prompt, so these bound what a
+ * reply can read, and the spend hold covers each round as it is actually sent.
  */
-export const maxModelCallsPerSearchReply = maxToolRounds;
+export interface ToolCallLimits {
+  readonly perRound: number;
+  readonly perReply: number;
+}
 
 /** A streamed reply that may search the web first; the events are the gateway's, plus status lines. */
 export interface WebSearch {
@@ -35,8 +34,6 @@ export interface WebSearch {
     chat: ChatRequest;
     /** `/search`: search with the message as the query, whatever the model would decide. */
     isSearchForced: boolean;
-    /** Counts the usage of each extra model call (tool rounds, the search decision). */
-    recordUsage: (usage: TokenUsage | undefined) => Promise<void>;
   }): AsyncIterable<ChatStreamEvent>;
 }
 
@@ -44,15 +41,16 @@ export interface WebSearchOptions {
   readonly gateway: Gateway;
   readonly provider: SearchProvider;
   readonly readPage: ReadPage;
+  readonly toolCallLimits: ToolCallLimits;
   readonly logger: Logger;
 }
 
 interface SearchTurn {
   readonly options: WebSearchOptions;
+  /** Its `hold` covers every call of the reply: the rounds, the search decision. */
   readonly chat: ChatRequest;
   readonly sources: Sources;
   readonly notices: string[];
-  readonly recordUsage: (usage: TokenUsage | undefined) => Promise<void>;
 }
 
 /**
@@ -65,13 +63,12 @@ interface SearchTurn {
 export function createWebSearch(options: WebSearchOptions): WebSearch {
   const modelsRefusingTools = new Set<string>();
   return {
-    async *stream({ chat, isSearchForced, recordUsage }) {
+    async *stream({ chat, isSearchForced }) {
       const turn: SearchTurn = {
         options,
         chat: { ...chat, messages: withSearchInstructions(chat.messages) },
         sources: createSources(),
         notices: [],
-        recordUsage,
       };
       const canUseTools =
         options.gateway.capabilitiesOf(chat.model).tools && !modelsRefusingTools.has(chat.model);
@@ -97,8 +94,9 @@ async function* streamWithTools(
   turn: SearchTurn,
 ): AsyncGenerator<ChatStreamEvent, 'answered' | 'tools-refused'> {
   let messages = [...turn.chat.messages];
+  let callsRun = 0;
   for (let round = 0; round < maxToolRounds; round += 1) {
-    const isLastRound = round === maxToolRounds - 1;
+    const isLastRound = round === maxToolRounds - 1 || callsRun >= turn.options.toolCallLimits.perReply;
     const request: ChatRequest = {
       ...turn.chat,
       messages,
@@ -124,12 +122,29 @@ async function* streamWithTools(
       yield* endWithSources({ turn, text, finish });
       return 'answered';
     }
-    await turn.recordUsage(finish.usage);
     messages = [...messages, { role: 'assistant', content: text, toolCalls: calls }];
-    for (const call of calls) {
-      yield { type: 'status', text: statusOf(call) };
-      const result = await runToolCall({ call, ...toolContext(turn) });
+    const limits = turn.options.toolCallLimits;
+    for (const [index, call] of calls.entries()) {
+      // Every call gets an answer (the model expects one per call), but past a limit it is not run.
+      const refusal =
+        index >= limits.perRound
+          ? `Not run: at most ${limits.perRound} tool calls are run per round. Use the results you have, or call fewer tools at once.`
+          : callsRun >= limits.perReply
+            ? `Not run: this reply has used all ${limits.perReply} of its tool calls. Answer with what you have.`
+            : undefined;
+      let result = refusal;
+      if (result === undefined) {
+        callsRun += 1;
+        yield { type: 'status', text: statusOf(call) };
+        result = await runToolCall({ call, ...toolContext(turn) });
+      }
       messages = [...messages, { role: 'tool', toolCallId: call.id, content: result }];
+    }
+    if (calls.length > limits.perRound || callsRun >= limits.perReply) {
+      turn.options.logger.info(
+        { requestedCalls: calls.length, callsRun, limits },
+        'the model asked for more tool calls than a reply may run',
+      );
     }
   }
   return 'answered';
@@ -176,6 +191,7 @@ async function decideSearch(turn: SearchTurn): Promise<string | undefined> {
       schema: decisionSchema,
       schemaName: 'search_decision',
       maxTokens: 100,
+      hold: turn.chat.hold,
       ...(turn.chat.signal ? { signal: turn.chat.signal } : {}),
       messages: [
         {
@@ -184,7 +200,6 @@ async function decideSearch(turn: SearchTurn): Promise<string | undefined> {
         },
       ],
     });
-    await turn.recordUsage(decision.usage);
     return decision.value.shouldSearch && decision.value.query.trim() !== ''
       ? decision.value.query.trim()
       : undefined;

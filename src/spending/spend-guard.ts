@@ -5,7 +5,6 @@ export type { SpendWork } from './budget-checks.ts';
 
 import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
 import type { BudgetCheck, BudgetUse, SpendSubject, UsageLedger } from '../conversation/usage-ledger.ts';
-import type { TokenUsage } from '../gateway/chat-types.ts';
 import type { GatewayError } from '../gateway/gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from '../gateway/model-catalog.ts';
 import type { Logger } from '../log.ts';
@@ -14,8 +13,8 @@ import { amountFor, budgetsFor, type SpendWork } from './budget-checks.ts';
 import { formatAmount, refusalMessage, warningMessage } from './budget-messages.ts';
 import { describeDuration, describeReset } from './budget-periods.ts';
 import { describeBudget } from './budget-rules.ts';
-import { imageCostNanos, priceOf, usageCostNanos } from './prices.ts';
 import type { RequestRate } from './spend-backend.ts';
+import { SpendHold } from './spend-hold.ts';
 
 export interface SpendRequest {
   readonly userId: string;
@@ -32,16 +31,6 @@ export interface SpendRequest {
   readonly maxDurationMs: number;
 }
 
-/** What a request actually used, for settling. */
-export interface SpendOutcome {
-  /** Tokens as the gateway reported them; else `estimatedUsage` counts. */
-  readonly usage?: TokenUsage | undefined;
-  readonly estimatedUsage?: TokenUsage;
-  readonly images?: number;
-  /** How many gateway calls it made (a reply with search may make several); default one. */
-  readonly requests?: number;
-}
-
 export type Admission =
   | {
       readonly isAdmitted: true;
@@ -49,10 +38,11 @@ export type Admission =
       readonly model: string;
       /** One-line notes for the person: the fallback model, a budget nearly used up. */
       readonly notes: readonly string[];
-      /** Counts what the request used and drops its hold. Never rejects. */
-      settle(outcome: SpendOutcome): Promise<void>;
-      /** Drops the hold of a request that did not reach the gateway or failed there. Never rejects. */
-      release(): Promise<void>;
+      /**
+       * What the gateway client takes as leave to send, call by call (it tops itself up or refuses
+       * when the work grows); `hold.settle()` counts what every call used and drops the rest.
+       */
+      readonly hold: SpendHold;
     }
   | { readonly isAdmitted: false; readonly message: string };
 
@@ -179,7 +169,15 @@ async function admit(
   const first = await attempt(request.model);
   if (first === undefined) return { isAdmitted: false, message: budgetsUnreadableMessage };
   if (first.isHeld)
-    return admitted({ dependencies, request, subject, held: first, model: request.model, notes: [] });
+    return admitted({
+      dependencies,
+      request,
+      subject,
+      budgets,
+      held: first,
+      model: request.model,
+      notes: [],
+    });
   const fallback = dependencies.fallbackModel;
   const canFallBack =
     request.mayFallBack === true &&
@@ -195,7 +193,15 @@ async function admit(
         'answered by the fallback model',
       );
       const note = `Answered by ${fallback}: ${describeBudget(first.budget.rule)} cannot pay for ${request.model} right now.`;
-      return admitted({ dependencies, request, subject, held: second, model: fallback, notes: [note] });
+      return admitted({
+        dependencies,
+        request,
+        subject,
+        budgets,
+        held: second,
+        model: fallback,
+        notes: [note],
+      });
     }
   }
   logger.info(
@@ -248,6 +254,7 @@ async function admitted({
   dependencies,
   request,
   subject,
+  budgets,
   held,
   model,
   notes,
@@ -255,54 +262,30 @@ async function admitted({
   dependencies: SpendGuardDependencies;
   request: SpendRequest;
   subject: SpendSubject;
+  budgets: readonly BudgetCheck[];
   held: Extract<Awaited<ReturnType<typeof holdFor>>, { isHeld: true }>;
   model: string;
   notes: readonly string[];
 }): Promise<Admission> {
-  const { ledger, catalog } = dependencies;
   const now = dependencies.now ?? (() => new Date());
-  const warning = await budgetWarning({ dependencies, uses: held.uses, userId: request.userId, at: now() });
-  let isDone = false;
-  return {
-    isAdmitted: true,
+  const at = now();
+  const warning = await budgetWarning({ dependencies, uses: held.uses, userId: request.userId, at });
+  const hold = SpendHold.open({
     model,
-    notes: warning ? [...notes, warning] : notes,
-    async settle(outcome) {
-      if (isDone) return;
-      isDone = true;
-      const usage = outcome.usage ?? outcome.estimatedUsage;
-      const price = priceOf(catalog, model);
-      const images = outcome.images ?? 0;
-      const work = request.work;
-      const imageCost =
-        work.kind === 'images'
-          ? imageCostNanos({
-              price,
-              count: images,
-              aspectRatio: work.aspectRatio,
-              outputFormat: work.outputFormat,
-            })
-          : 0;
-      await ledger.settle({
-        reservationId: held.reservationId,
-        subject,
-        heldCounters: held.heldCounters,
-        spent: {
-          promptTokens: usage?.promptTokens ?? 0,
-          completionTokens: usage?.completionTokens ?? 0,
-          images,
-          ...(outcome.requests === undefined ? {} : { requests: outcome.requests }),
-          costNanos: (usage ? usageCostNanos({ price, usage }) : 0) + imageCost,
-        },
-        at: now(),
-      });
+    first: { reservationId: held.reservationId, heldCounters: held.heldCounters, amount: held.amount },
+    account: {
+      ledger: dependencies.ledger,
+      catalog: dependencies.catalog,
+      subject,
+      budgets,
+      holdUntil: new Date(at.getTime() + request.maxDurationMs),
+      now,
+      logger: dependencies.logger,
+      describeRefusal: ({ work, ...refused }) =>
+        refusalMessage({ refused, work, timeZone: dependencies.timeZone, at: now() }),
     },
-    async release() {
-      if (isDone) return;
-      isDone = true;
-      await ledger.release({ reservationId: held.reservationId, heldCounters: held.heldCounters });
-    },
-  };
+  });
+  return { isAdmitted: true, model, notes: warning ? [...notes, warning] : notes, hold };
 }
 
 /** The most used budget past 80%, said once per person, budget and period. */

@@ -33,7 +33,13 @@ describe('writeTitle', () => {
   it('asks the title model through json_schema and keeps the title it gives', async () => {
     subject.fake.enqueue({ text: JSON.stringify({ title: 'Rotating staging signing keys' }) });
     const { logger } = createCapturedLogger();
-    const written = await writeTitle({ gateway: subject.gateway, model: 'chat-model', exchange, logger });
+    const written = await writeTitle({
+      gateway: subject.gateway,
+      hold: subject.hold,
+      model: 'chat-model',
+      exchange,
+      logger,
+    });
     expect(written).toMatchObject({ title: 'Rotating staging signing keys', origin: 'json-schema' });
     expect(written.usage.totalTokens).toBeGreaterThan(0);
     const body = sentBody(0);
@@ -49,7 +55,13 @@ describe('writeTitle', () => {
       'A very thorough walkthrough of rotating signing keys on the staging cluster without any downtime';
     subject.fake.enqueue({ text: JSON.stringify({ title: long }) });
     const { logger } = createCapturedLogger();
-    const written = await writeTitle({ gateway: subject.gateway, model: 'chat-model', exchange, logger });
+    const written = await writeTitle({
+      gateway: subject.gateway,
+      hold: subject.hold,
+      model: 'chat-model',
+      exchange,
+      logger,
+    });
     expect([...written.title].length).toBeLessThanOrEqual(maxTitleCharacters);
     expect(written.title).toMatch(/^A very thorough walkthrough of rotating signing keys on\S*…$/);
   });
@@ -59,7 +71,13 @@ describe('writeTitle', () => {
     subject.fake.enqueue({ invalidJson: true });
     subject.fake.enqueue({ text: '"Staging key rotation."' });
     const { logger, output } = createCapturedLogger();
-    const written = await writeTitle({ gateway: subject.gateway, model: 'chat-model', exchange, logger });
+    const written = await writeTitle({
+      gateway: subject.gateway,
+      hold: subject.hold,
+      model: 'chat-model',
+      exchange,
+      logger,
+    });
     expect(written).toMatchObject({ title: 'Staging key rotation', origin: 'plain-text' });
     expect(subject.fake.requests).toHaveLength(3);
     expect(sentBody(2).response_format).toBeUndefined();
@@ -70,7 +88,13 @@ describe('writeTitle', () => {
     subject.fake.enqueue({ error: { status: 500 } });
     subject.fake.enqueue({ error: { status: 500 } });
     const { logger, output } = createCapturedLogger();
-    const written = await writeTitle({ gateway: subject.gateway, model: 'chat-model', exchange, logger });
+    const written = await writeTitle({
+      gateway: subject.gateway,
+      hold: subject.hold,
+      model: 'chat-model',
+      exchange,
+      logger,
+    });
     expect(written.origin).toBe('first-words');
     expect(written.title).toBe('How do I rotate the signing keys of our staging cluster…');
     expect(written.usage.totalTokens).toBe(0);
@@ -82,6 +106,7 @@ describe('writeTitle', () => {
     const { logger } = createCapturedLogger();
     const written = await writeTitle({
       gateway: subject.gateway,
+      hold: subject.hold,
       model: 'no-schema-model',
       exchange,
       logger,

@@ -31,7 +31,12 @@ describe('chatStream against the fake gateway', () => {
   it('yields text deltas that add up to the reply, then one finish with usage', async () => {
     subject.fake.enqueue({ text: 'Hello Ada, nice to meet you.', chunkSize: 4 });
     const { events, error } = await drain(
-      subject.gateway.chatStream({ model: 'chat-model', messages: hello, maxTokens: 200 }),
+      subject.gateway.chatStream({
+        hold: subject.hold,
+        model: 'chat-model',
+        messages: hello,
+        maxTokens: 200,
+      }),
     );
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('Hello Ada, nice to meet you.');
@@ -53,7 +58,12 @@ describe('chatStream against the fake gateway', () => {
       splitLinesAcrossWrites: true,
     });
     const { events, error } = await drain(
-      subject.gateway.chatStream({ model: 'chat-model', messages: hello }),
+      subject.gateway.chatStream({
+        hold: subject.hold,
+        maxTokens: 100,
+        model: 'chat-model',
+        messages: hello,
+      }),
     );
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('split lines still make sense');
@@ -61,7 +71,14 @@ describe('chatStream against the fake gateway', () => {
 
   it('reports finish_reason length', async () => {
     subject.fake.enqueue({ text: 'cut by the token limit', finishReason: 'length' });
-    const { events } = await drain(subject.gateway.chatStream({ model: 'chat-model', messages: hello }));
+    const { events } = await drain(
+      subject.gateway.chatStream({
+        hold: subject.hold,
+        maxTokens: 100,
+        model: 'chat-model',
+        messages: hello,
+      }),
+    );
     expect(events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length' });
   });
 
@@ -72,7 +89,12 @@ describe('chatStream against the fake gateway', () => {
       cutAfterChunks: 3,
     });
     const { events, error } = await drain(
-      subject.gateway.chatStream({ model: 'chat-model', messages: hello }),
+      subject.gateway.chatStream({
+        hold: subject.hold,
+        maxTokens: 100,
+        model: 'chat-model',
+        messages: hello,
+      }),
     );
     expect(textOf(events)).toBe('one two thre');
     expect(error).toBeInstanceOf(GatewayError);
@@ -88,7 +110,12 @@ describe('chatStream against the fake gateway', () => {
       endCleanlyOnCut: true,
     });
     const { events, error } = await drain(
-      subject.gateway.chatStream({ model: 'chat-model', messages: hello }),
+      subject.gateway.chatStream({
+        hold: subject.hold,
+        maxTokens: 100,
+        model: 'chat-model',
+        messages: hello,
+      }),
     );
     expect(textOf(events)).toBe('one two ');
     expect((error as GatewayError).kind).toBe('stream-interrupted');
@@ -101,6 +128,8 @@ describe('chatStream against the fake gateway', () => {
     let caught: unknown;
     try {
       for await (const event of subject.gateway.chatStream({
+        hold: subject.hold,
+        maxTokens: 100,
         model: 'chat-model',
         messages: hello,
         signal: controller.signal,
@@ -121,7 +150,9 @@ describe('chatStream against the fake gateway', () => {
     const slow = await startGatewayUnderTest({ timeoutMs: 150 });
     try {
       slow.fake.enqueue({ text: 'a b c d', chunkSize: 2, delayBetweenChunksMs: 1_000 });
-      const { error } = await drain(slow.gateway.chatStream({ model: 'chat-model', messages: hello }));
+      const { error } = await drain(
+        slow.gateway.chatStream({ hold: slow.hold, maxTokens: 100, model: 'chat-model', messages: hello }),
+      );
       expect((error as GatewayError).kind).toBe('timeout');
     } finally {
       await slow.close();
@@ -138,7 +169,14 @@ describe('chatStream against the fake gateway', () => {
       waiting.fake.enqueue({ latencyMs: 5_000, text: 'too late' });
       waiting.fake.enqueue({ latencyMs: 5_000, text: 'too late again' });
       const startedAtMs = Date.now();
-      const { error } = await drain(waiting.gateway.chatStream({ model: 'chat-model', messages: hello }));
+      const { error } = await drain(
+        waiting.gateway.chatStream({
+          hold: waiting.hold,
+          maxTokens: 100,
+          model: 'chat-model',
+          messages: hello,
+        }),
+      );
       expect((error as GatewayError).kind).toBe('timeout');
       // Two attempts of 300 ms and the SDK's pause between them: seconds, not the minute of timeoutMs.
       expect(Date.now() - startedAtMs).toBeLessThan(4_000);
@@ -153,7 +191,12 @@ describe('chatStream against the fake gateway', () => {
     try {
       steady.fake.enqueue({ text: 'a b c d', chunkSize: 2, delayBetweenChunksMs: 500 });
       const { events, error } = await drain(
-        steady.gateway.chatStream({ model: 'chat-model', messages: hello }),
+        steady.gateway.chatStream({
+          hold: steady.hold,
+          maxTokens: 100,
+          model: 'chat-model',
+          messages: hello,
+        }),
       );
       expect(error).toBeUndefined();
       expect(textOf(events)).toBe('a b c d');
@@ -173,7 +216,9 @@ describe('chatStream against the fake gateway', () => {
         ],
       },
     ];
-    const { error } = await drain(subject.gateway.chatStream({ model: 'vision-model', messages }));
+    const { error } = await drain(
+      subject.gateway.chatStream({ hold: subject.hold, maxTokens: 100, model: 'vision-model', messages }),
+    );
     expect(error).toBeUndefined();
     expect(subject.fake.requests[0]?.body).toMatchObject({
       messages: [
@@ -198,7 +243,9 @@ describe('chatStream against the fake gateway', () => {
         ],
       },
     ];
-    const { events, error } = await drain(subject.gateway.chatStream({ model: 'chat-model', messages }));
+    const { events, error } = await drain(
+      subject.gateway.chatStream({ hold: subject.hold, maxTokens: 100, model: 'chat-model', messages }),
+    );
     expect(error).toBeUndefined();
     expect(events[0]).toMatchObject({ type: 'notice', message: expect.stringMatching(/cannot see images/) });
     expect(subject.fake.requests[0]?.body).toMatchObject({
@@ -210,7 +257,12 @@ describe('chatStream against the fake gateway', () => {
 describe('chat (whole reply)', () => {
   it('returns the text, finish reason and usage', async () => {
     subject.fake.enqueue({ text: 'whole reply' });
-    const reply = await subject.gateway.chat({ model: 'chat-model', messages: hello });
+    const reply = await subject.gateway.chat({
+      hold: subject.hold,
+      maxTokens: 100,
+      model: 'chat-model',
+      messages: hello,
+    });
     expect(reply).toMatchObject({ text: 'whole reply', finishReason: 'stop', notices: [] });
     expect(reply.usage?.completionTokens).toBeGreaterThan(0);
     expect(subject.fake.requests[0]?.body).not.toHaveProperty('stream');

@@ -57,7 +57,9 @@ describe('gateway errors become one typed family with a short message for people
     ['504', { status: 504 }, 'timeout'],
   ])('%s', async (_name, error, kind) => {
     subject.fake.enqueue({ error });
-    const failure = await errorOf(subject.gateway.chat({ model: 'chat-model', messages: hello }));
+    const failure = await errorOf(
+      subject.gateway.chat({ hold: subject.hold, maxTokens: 100, model: 'chat-model', messages: hello }),
+    );
     expect(failure.kind).toBe(kind);
     expect(failure.status).toBe(error.status);
     expect(failure.userMessage.length).toBeLessThan(120);
@@ -72,7 +74,9 @@ describe('gateway errors become one typed family with a short message for people
     subject.fake.enqueue({
       error: { status: 401, body: { error: { message: `Incorrect API key provided: ${testApiKey}` } } },
     });
-    const failure = await errorOf(subject.gateway.chat({ model: 'chat-model', messages: hello }));
+    const failure = await errorOf(
+      subject.gateway.chat({ hold: subject.hold, maxTokens: 100, model: 'chat-model', messages: hello }),
+    );
     expect(failure.kind).toBe('authentication');
     expect(failure.userMessage).not.toContain(testApiKey);
     const { createCapturedLogger } = await import('../support/capture-logger.ts');
@@ -85,13 +89,20 @@ describe('gateway errors become one typed family with a short message for people
   it('an unreachable gateway is a connection error', async () => {
     const closed = await startGatewayUnderTest();
     await closed.fake.close();
-    const failure = await errorOf(closed.gateway.chat({ model: 'chat-model', messages: hello }));
+    const failure = await errorOf(
+      closed.gateway.chat({ hold: closed.hold, maxTokens: 100, model: 'chat-model', messages: hello }),
+    );
     expect(failure.kind).toBe('connection');
   });
 
   it('a stream refused before its first token is a typed error too', async () => {
     subject.fake.enqueue({ error: { status: 404 } });
-    const stream = subject.gateway.chatStream({ model: 'missing-model', messages: hello });
+    const stream = subject.gateway.chatStream({
+      hold: subject.hold,
+      maxTokens: 100,
+      model: 'missing-model',
+      messages: hello,
+    });
     const failure = await errorOf(
       (async () => {
         for await (const _event of stream) {
@@ -111,7 +122,12 @@ describe('retries', () => {
       retrying.fake.enqueue({ error: { status: 502, body: 'bad gateway' } });
       retrying.fake.enqueue({ text: 'finally here' });
       let text = '';
-      for await (const event of retrying.gateway.chatStream({ model: 'chat-model', messages: hello })) {
+      for await (const event of retrying.gateway.chatStream({
+        hold: retrying.hold,
+        maxTokens: 100,
+        model: 'chat-model',
+        messages: hello,
+      })) {
         if (event.type === 'text-delta') text += event.text;
       }
       expect(text).toBe('finally here');
@@ -125,7 +141,9 @@ describe('retries', () => {
     const retrying = await startGatewayUnderTest({ maxRetries: 2 });
     try {
       retrying.fake.enqueue({ error: { status: 400 } });
-      await errorOf(retrying.gateway.chat({ model: 'chat-model', messages: hello }));
+      await errorOf(
+        retrying.gateway.chat({ hold: retrying.hold, maxTokens: 100, model: 'chat-model', messages: hello }),
+      );
       expect(retrying.fake.requests).toHaveLength(1);
     } finally {
       await retrying.close();
@@ -139,7 +157,14 @@ describe('a gateway address of the wrong shape', () => {
   it('is told apart from an unknown model, naming the URL tried and the shape expected', async () => {
     const misconfigured = await startGatewayUnderTest({ baseUrlOf: withoutVersion });
     try {
-      const failure = await errorOf(misconfigured.gateway.chat({ model: 'chat-model', messages: hello }));
+      const failure = await errorOf(
+        misconfigured.gateway.chat({
+          hold: misconfigured.hold,
+          maxTokens: 100,
+          model: 'chat-model',
+          messages: hello,
+        }),
+      );
       const triedUrl = `${withoutVersion(misconfigured.fake.baseUrl)}/chat/completions`;
       expect(failure.kind).toBe('wrong-url');
       expect(failure.status).toBe(404);
@@ -153,6 +178,8 @@ describe('a gateway address of the wrong shape', () => {
       const streamFailure = await errorOf(
         (async () => {
           for await (const _event of misconfigured.gateway.chatStream({
+            hold: misconfigured.hold,
+            maxTokens: 100,
             model: 'chat-model',
             messages: hello,
           })) {
@@ -162,7 +189,12 @@ describe('a gateway address of the wrong shape', () => {
       );
       expect(streamFailure.kind).toBe('wrong-url');
       const imageFailure = await errorOf(
-        misconfigured.gateway.generateImages({ model: 'plain-image-model', prompt: 'a fox', count: 1 }),
+        misconfigured.gateway.generateImages({
+          hold: misconfigured.hold,
+          model: 'plain-image-model',
+          prompt: 'a fox',
+          count: 1,
+        }),
       );
       expect(imageFailure.kind).toBe('wrong-url');
       expect(imageFailure.userMessage).toContain(
@@ -177,14 +209,18 @@ describe('a gateway address of the wrong shape', () => {
     subject.fake.enqueue({
       error: { status: 404, body: '<html><body><h1>404 Not Found</h1></body></html>' },
     });
-    const failure = await errorOf(subject.gateway.chat({ model: 'chat-model', messages: hello }));
+    const failure = await errorOf(
+      subject.gateway.chat({ hold: subject.hold, maxTokens: 100, model: 'chat-model', messages: hello }),
+    );
     expect(failure.kind).toBe('wrong-url');
     expect(failure.userMessage).toContain(`POST ${subject.fake.baseUrl}/chat/completions`);
   });
 
   it('leaves a 404 that is the gateway error JSON about a model an unknown model', async () => {
     subject.fake.enqueue({ error: { status: 404 } });
-    const failure = await errorOf(subject.gateway.chat({ model: 'no-such-model', messages: hello }));
+    const failure = await errorOf(
+      subject.gateway.chat({ hold: subject.hold, maxTokens: 100, model: 'no-such-model', messages: hello }),
+    );
     expect(failure.kind).toBe('unknown-model');
   });
 });

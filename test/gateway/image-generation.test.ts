@@ -16,6 +16,7 @@ const imageRequests = () =>
 describe('generateImages', () => {
   it('decodes b64_json images and sends every supported option', async () => {
     const result = await subject.gateway.generateImages({
+      hold: subject.hold,
       model: 'gpt-image-1',
       prompt: 'a red fox',
       count: 2,
@@ -39,6 +40,7 @@ describe('generateImages', () => {
 
   it('asks for links where the model supports them and downloads the bytes', async () => {
     const result = await subject.gateway.generateImages({
+      hold: subject.hold,
       model: 'url-image-model',
       prompt: 'a lighthouse',
       count: 1,
@@ -59,6 +61,7 @@ describe('generateImages', () => {
 
   it('leaves out what the model cannot take, with a note for the person', async () => {
     const result = await subject.gateway.generateImages({
+      hold: subject.hold,
       model: 'plain-image-model',
       prompt: 'a cat',
       count: 1,
@@ -79,7 +82,12 @@ describe('generateImages', () => {
     subject.fake.enqueue({ endpoint: 'images', error: { status: 402 } });
     let caught: unknown;
     try {
-      await subject.gateway.generateImages({ model: 'gpt-image-1', prompt: 'x', count: 1 });
+      await subject.gateway.generateImages({
+        hold: subject.hold,
+        model: 'gpt-image-1',
+        prompt: 'x',
+        count: 1,
+      });
     } catch (error) {
       caught = error;
     }

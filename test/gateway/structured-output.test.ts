@@ -28,6 +28,8 @@ describe('generateStructured', () => {
   it('sends a strict json_schema built from the zod schema to a model that supports it', async () => {
     subject.fake.enqueue({ text: validSummary });
     const reply = await subject.gateway.generateStructured({
+      hold: subject.hold,
+      maxTokens: 100,
       model: 'chat-model',
       messages,
       schema: summarySchema,
@@ -48,6 +50,8 @@ describe('generateStructured', () => {
   it('falls back to json_object with the schema in the system message, and the word JSON', async () => {
     subject.fake.enqueue({ text: validSummary });
     const reply = await subject.gateway.generateStructured({
+      hold: subject.hold,
+      maxTokens: 100,
       model: 'no-schema-model',
       messages,
       schema: summarySchema,
@@ -66,6 +70,8 @@ describe('generateStructured', () => {
     subject.fake.enqueue({});
     subject.fake.enqueue({ text: validSummary });
     const reply = await subject.gateway.generateStructured({
+      hold: subject.hold,
+      maxTokens: 100,
       model: 'believed-schema-model',
       messages,
       schema: summarySchema,
@@ -81,6 +87,8 @@ describe('generateStructured', () => {
     subject.fake.enqueue({ text: JSON.stringify({ title: 'Ship date', points: 'not a list', owner: null }) });
     subject.fake.enqueue({ text: validSummary });
     const reply = await subject.gateway.generateStructured({
+      hold: subject.hold,
+      maxTokens: 100,
       model: 'chat-model',
       messages,
       schema: summarySchema,
@@ -98,6 +106,8 @@ describe('generateStructured', () => {
     subject.fake.enqueue({ invalidJson: true });
     subject.fake.enqueue({ text: validSummary });
     const reply = await subject.gateway.generateStructured({
+      hold: subject.hold,
+      maxTokens: 100,
       model: 'no-schema-model',
       messages,
       schema: summarySchema,
@@ -113,6 +123,8 @@ describe('generateStructured', () => {
     let caught: unknown;
     try {
       await subject.gateway.generateStructured({
+        hold: subject.hold,
+        maxTokens: 100,
         model: 'chat-model',
         messages,
         schema: summarySchema,
@@ -131,6 +143,8 @@ describe('generateStructured', () => {
   it('accepts JSON wrapped in a Markdown fence', async () => {
     subject.fake.enqueue({ text: `\`\`\`json\n${validSummary}\n\`\`\`` });
     const reply = await subject.gateway.generateStructured({
+      hold: subject.hold,
+      maxTokens: 100,
       model: 'chat-model',
       messages,
       schema: summarySchema,

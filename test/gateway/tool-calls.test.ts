@@ -25,6 +25,8 @@ describe('the gateway client: function calling, streamed', () => {
     });
     const events: ChatStreamEvent[] = [];
     for await (const event of subject.gateway.chatStream({
+      hold: subject.hold,
+      maxTokens: 100,
       model: 'chat-model',
       messages: [{ role: 'user', content: 'two searches please' }],
       tools: [lookUp],
@@ -44,6 +46,8 @@ describe('the gateway client: function calling, streamed', () => {
     subject.fake.enqueue({ text: 'Both answered.' });
     let text = '';
     for await (const event of subject.gateway.chatStream({
+      hold: subject.hold,
+      maxTokens: 100,
       model: 'chat-model',
       tools: [lookUp],
       messages: [

@@ -4,7 +4,13 @@ import { createSettingsStore, type SettingsStore } from '../../src/conversation/
 import { createStore } from '../../src/state/create-store.ts';
 import { createInProcessLock } from '../../src/state/keyed-lock.ts';
 import { createCapturedLogger } from './capture-logger.ts';
-import { type GatewayUnderTest, startGatewayUnderTest, testApiKey } from './gateway-under-test.ts';
+import {
+  type GatewayUnderTest,
+  startGatewayUnderTest,
+  testApiKey,
+  testCatalog,
+} from './gateway-under-test.ts';
+import { createTestSpending } from './test-spending.ts';
 
 export interface EngineUnderTest {
   readonly subject: GatewayUnderTest;
@@ -38,6 +44,7 @@ export async function startEngineUnderTest(
   const settings = createSettingsStore({ store: settingsKeyv });
   const engine = createConversationEngine({
     gateway: subject.gateway,
+    spending: createTestSpending({ catalog: testCatalog, logger }).spending,
     history,
     settings,
     lock: createInProcessLock(),

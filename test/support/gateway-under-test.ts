@@ -1,8 +1,10 @@
 import type { Gateway } from '../../src/gateway/gateway-client.ts';
 import { createGateway } from '../../src/gateway/gateway-client.ts';
 import type { ModelCatalog } from '../../src/gateway/model-catalog.ts';
+import type { SpendHold } from '../../src/spending/spend-hold.ts';
 import { type FakeGateway, type FakeGatewayOptions, startFakeGateway } from '../fakes/gateway/index.ts';
 import { createCapturedLogger } from './capture-logger.ts';
+import { createTestSpending } from './test-spending.ts';
 
 export const testApiKey = 'gw-test-key-0123456789';
 
@@ -30,6 +32,8 @@ const fakeModels: FakeGatewayOptions['models'] = {
 export interface GatewayUnderTest {
   readonly fake: FakeGateway;
   readonly gateway: Gateway;
+  /** A hold from the real spend guard, without budgets: every request the tests send goes on it. */
+  readonly hold: SpendHold;
   readonly logOutput: () => string;
   close(): Promise<void>;
 }
@@ -57,5 +61,6 @@ export async function startGatewayUnderTest(
     maxImageBytes: 5 * 1024 * 1024,
     imageTimeoutMs: 10_000,
   });
-  return { fake, gateway, logOutput: output, close: () => fake.close() };
+  const hold = await createTestSpending({ catalog: testCatalog, logger }).holdFor('chat-model');
+  return { fake, gateway, hold, logOutput: output, close: () => fake.close() };
 }

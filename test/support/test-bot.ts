@@ -25,7 +25,12 @@ export const testCatalog = {
     'vision-model': { vision: true, jsonSchema: true },
     'no-schema-model': { vision: false, jsonSchema: false },
     // Function calling: one that has it, and one the catalog believes has it but the gateway refuses.
-    'tools-model': { vision: false, jsonSchema: true, tools: true },
+    'tools-model': {
+      vision: false,
+      jsonSchema: true,
+      tools: true,
+      price: { inputPerMillionTokens: 1, outputPerMillionTokens: 2 },
+    },
     'believed-tools-model': { vision: false, jsonSchema: true, tools: true },
     'image-model': {
       imageInput: true,
