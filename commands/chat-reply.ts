@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Requester } from '../src/access/access-policy.ts';
+import type { Actor } from '../src/access/actor.ts';
 import { type ReplyEnding, type ReplyOutcome, storeUnavailableMessage } from '../src/conversation/engine.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
@@ -8,7 +8,7 @@ import type { Surface } from '../src/delivery/surface.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
 import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
 import { type ChatActionPayload, encodeActionId } from './action-store.ts';
-import type { CommandServices, CommandUser } from './define-command.ts';
+import type { CommandServices } from './define-command.ts';
 
 /**
  * A chat reply with its buttons: Stop under the newest message while it streams, then Regenerate
@@ -21,16 +21,19 @@ export async function replyWithActions({
   turn,
   surface,
   replacesReplyCreatedAt,
-  requestedBy,
   beforeReply,
+  isAnswerOwed = false,
   signal: callerSignal,
 }: {
   services: CommandServices;
   turn: IncomingTurn;
   surface: Surface;
   replacesReplyCreatedAt?: string;
-  /** Who pressed the button that asked for this reply, when not the turn's author. */
-  requestedBy?: CommandUser;
+  /**
+   * The platform waits for an answer (a slash command's "thinking…", a pressed button): a refusal
+   * is always said, privately, instead of once an hour.
+   */
+  isAnswerOwed?: boolean;
   /**
    * What to show once the person may be answered (a typing indicator, Slack's "is thinking…"), so a
    * refused person leaves no trace where others see it.
@@ -39,25 +42,12 @@ export async function replyWithActions({
   /** Stops the reply too (Ctrl+C in the terminal, shutdown), besides its own Stop button. */
   signal?: AbortSignal;
 }): Promise<ReplyOutcome> {
-  const requester: Requester = requestedBy
-    ? {
-        userId: requestedBy.id,
-        roleIds: requestedBy.roleIds,
-        isAdmin: requestedBy.isAdmin,
-        isDirectMessage: requestedBy.isInDirectMessage ?? false,
-      }
-    : {
-        userId: turn.author.id,
-        roleIds: turn.author.roleIds ?? [],
-        isAdmin: turn.author.isAdmin ?? false,
-        isDirectMessage: turn.isDirectMessage ?? false,
-      };
-  let verdict: Awaited<ReturnType<CommandServices['access']['check']>>;
+  let verdict: Awaited<ReturnType<CommandServices['access']['authorize']>>;
   try {
-    verdict = await services.access.check({
-      requester,
+    verdict = await services.access.authorize({
+      actor: turn.actor,
       conversationKey: turn.conversationKey,
-      command: 'chat',
+      capability: { kind: 'command', name: 'chat' },
     });
   } catch (error) {
     // Who may ask is kept in the store: one that does not answer gets the person a line, not silence.
@@ -68,19 +58,17 @@ export async function replyWithActions({
     return refusedOutcome(services);
   }
   if (!verdict.isAllowed) {
-    // No reply where everyone sees it: one private notice an hour, and otherwise nothing.
-    if (verdict.notice) {
-      await surface.postPrivately?.(verdict.notice).catch((error: unknown) => {
-        services.logger.warn({ err: error }, 'could not give a refused person their notice');
-      });
-    }
+    await tellRefused({ services, surface, text: isAnswerOwed ? verdict.text : verdict.notice });
     return refusedOutcome(services);
   }
   await beforeReply?.().catch((error: unknown) => {
     services.logger.debug({ err: error }, 'could not show that a reply is coming');
   });
   const replyId = randomBytes(9).toString('base64url');
-  const stopSignal = services.activeReplies.start(replyId);
+  const stopSignal = services.activeReplies.start(replyId, {
+    askerId: turn.actor.id,
+    conversationKey: turn.conversationKey,
+  });
   const signal = callerSignal ? AbortSignal.any([stopSignal, callerSignal]) : stopSignal;
   const stopAction: Action = {
     id: encodeActionId({ verb: 'chat.stop', token: replyId }),
@@ -94,7 +82,6 @@ export async function replyWithActions({
       surface,
       signal,
       ...(replacesReplyCreatedAt ? { replacesReplyCreatedAt } : {}),
-      ...(requestedBy ? { requestedBy: { id: requestedBy.id, roleIds: requestedBy.roleIds } } : {}),
       // Stop gives way to Regenerate (and Continue) in the reply's last write.
       ...(surface.setActions
         ? {
@@ -115,6 +102,29 @@ export async function replyWithActions({
     services.activeReplies.finish(replyId);
   }
   return outcome;
+}
+
+/**
+ * No reply where everyone sees it: a private notice (once an hour for messages; every time where the
+ * platform waits for an answer), or where the platform has no private message, the place's own
+ * failure line for an owed answer, so a deferred "thinking…" never stays forever.
+ */
+async function tellRefused({
+  services,
+  surface,
+  text,
+}: {
+  services: CommandServices;
+  surface: Surface;
+  text: string | undefined;
+}): Promise<void> {
+  if (text === undefined) return;
+  try {
+    if (surface.postPrivately) await surface.postPrivately(text);
+    else await createStreamingWriter({ surface }).fail({ reason: text });
+  } catch (error) {
+    services.logger.warn({ err: error }, 'could not give a refused person their notice');
+  }
 }
 
 // A refused request reached neither the engine nor the gateway.

@@ -1,8 +1,9 @@
+import type { Actor } from '../src/access/actor.ts';
 import type { App } from '../src/app.ts';
 import { createActiveReplies } from '../src/conversation/active-replies.ts';
 import { createReplyFeedbackStore } from '../src/conversation/reply-feedback.ts';
 import { createActionStore } from './action-store.ts';
-import type { CommandServices, CommandUser } from './define-command.ts';
+import type { CommandServices } from './define-command.ts';
 
 /** Builds what commands need from the core app; called once by the process entry (and tests). */
 export function createCommandServices({ app }: { app: App }): CommandServices & { close(): Promise<void> } {
@@ -39,7 +40,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     maxDocumentBytes: config.documents.maxBytes,
     documents: app.documents,
     isSearchConfigured: config.search !== undefined,
-    mayChangeSettings: (user: CommandUser) =>
+    mayChangeSettings: (user: Actor) =>
       editors.policy === 'everyone' ||
       user.isAdmin ||
       editors.userIds.includes(user.id) ||

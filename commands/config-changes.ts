@@ -1,3 +1,4 @@
+import type { Actor } from '../src/access/actor.ts';
 import {
   type AdminSetting,
   findAdminSetting,
@@ -6,7 +7,7 @@ import {
 } from '../src/administration/admin-settings.ts';
 import type { SettingSource } from '../src/administration/place-settings.ts';
 import { type ConversationKey, placeOfConversation } from '../src/conversation/turn.ts';
-import type { CommandServices, CommandUser } from './define-command.ts';
+import type { CommandServices } from './define-command.ts';
 
 /** One change an admin asks for: a value to set, or undefined to go back to the default. */
 export interface ConfigChange {
@@ -75,7 +76,7 @@ export async function storeConfigChange({
   checked,
 }: {
   services: CommandServices;
-  user: CommandUser;
+  user: Actor;
   conversationKey: ConversationKey;
   checked: CheckedChange;
 }): Promise<string> {
@@ -110,7 +111,7 @@ export async function storeConfigChange({
 /** Checks and stores one change. */
 export async function applyConfigChange(options: {
   services: CommandServices;
-  user: CommandUser;
+  user: Actor;
   conversationKey: ConversationKey;
   change: ConfigChange;
 }): Promise<ConfigChangeResult> {

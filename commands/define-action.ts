@@ -1,5 +1,6 @@
+import type { Actor } from '../src/access/actor.ts';
 import type { ActionVerb } from './action-store.ts';
-import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
+import type { CommandResponder, CommandServices } from './define-command.ts';
 
 /** A pressed button, decoded by the function that made its id (action-store.ts). */
 export interface PressedAction {
@@ -12,7 +13,7 @@ export interface PressedAction {
 
 export interface ActionContext {
   readonly pressed: PressedAction;
-  readonly user: CommandUser;
+  readonly user: Actor;
   readonly responder: CommandResponder;
   readonly services: CommandServices;
   readonly signal: AbortSignal;

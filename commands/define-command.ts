@@ -1,4 +1,5 @@
 import type { AccessGate } from '../src/access/access-gate.ts';
+import type { Actor } from '../src/access/actor.ts';
 import type { OverrideStore } from '../src/administration/override-store.ts';
 import type { PlaceSettingsReader } from '../src/administration/place-settings.ts';
 import type { ActiveReplies } from '../src/conversation/active-replies.ts';
@@ -18,17 +19,6 @@ import type { Logger } from '../src/log.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
 import type { ActionStore } from './action-store.ts';
 import type { CommandInput, CommandOptions } from './command-options.ts';
-
-/** The person who ran a command or clicked an action, as the platform knows them. */
-export interface CommandUser {
-  readonly id: string;
-  readonly name: string;
-  /** A server or workspace admin (Discord Manage Server / Administrator; Slack admin or owner). */
-  readonly isAdmin: boolean;
-  readonly roleIds: readonly string[];
-  /** The command was run or the button pressed in a direct message with the bot. */
-  readonly isInDirectMessage?: boolean;
-}
 
 /** One message of the channel or thread, as `/summarize` reads it from the platform. */
 export interface ChannelMessage {
@@ -139,7 +129,7 @@ export interface CommandServices {
   /** Reads documents for `--file` options, once each (kept by hash). */
   readonly documents: DocumentReader;
   /** Whether this person may change /model and /system. */
-  mayChangeSettings(user: CommandUser): boolean;
+  mayChangeSettings(user: Actor): boolean;
   readonly logger: Logger;
   readonly now: () => Date;
 }
@@ -147,7 +137,7 @@ export interface CommandServices {
 export interface CommandContext<Input> {
   readonly input: Input;
   readonly conversationKey: ConversationKey;
-  readonly user: CommandUser;
+  readonly user: Actor;
   readonly responder: CommandResponder;
   readonly services: CommandServices;
   /** The newest messages of the channel or thread, oldest first, read from the platform. */
@@ -205,7 +195,7 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
 /** A submitted form, with who submitted it and the services to act on it. */
 export interface FormContext {
   readonly submission: FormSubmission;
-  readonly user: CommandUser;
+  readonly user: Actor;
   readonly services: CommandServices;
 }
 

@@ -1,3 +1,4 @@
+import type { Actor } from '../src/access/actor.ts';
 import type { JournalRecord } from '../src/conversation/reply-journal.ts';
 import type { Action } from '../src/delivery/card.ts';
 import { retryFinalCall } from '../src/delivery/final-call-retries.ts';
@@ -7,7 +8,7 @@ import { fileExtensionOf } from '../src/images/image-type.ts';
 import type { Admission } from '../src/spending/spend-guard.ts';
 import type { DrawnImage, ImagineActionPayload, ReferenceImage } from './action-store.ts';
 import { encodeActionId } from './action-store.ts';
-import type { CommandResponder, CommandResult, CommandServices, CommandUser } from './define-command.ts';
+import type { CommandResponder, CommandResult, CommandServices } from './define-command.ts';
 import { acceptsImageWithoutLink, resolveReferences } from './reference-images.ts';
 
 /** What /imagine, its Regenerate and its Vary buttons ask for. */
@@ -83,7 +84,7 @@ export async function drawImages(drawing: Drawing): Promise<void> {
 /** One drawing: who asked, where it answers, and what it draws. */
 interface Drawing {
   readonly services: CommandServices;
-  readonly user: CommandUser;
+  readonly user: Actor;
   readonly responder: CommandResponder;
   readonly request: DrawRequest;
   readonly signal: AbortSignal;

@@ -1,6 +1,7 @@
+import type { Actor } from '../src/access/actor.ts';
 import { placeOfConversation } from '../src/conversation/turn.ts';
 import type { ChatActionPayload } from './action-store.ts';
-import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
+import type { CommandResponder, CommandServices } from './define-command.ts';
 
 /**
  * A 👍 or 👎 on a finished reply: kept with the rated turn and the model that wrote it, counted in
@@ -15,7 +16,7 @@ export async function rateReply({
 }: {
   payload: ChatActionPayload;
   isPositive: boolean;
-  user: CommandUser;
+  user: Actor;
   responder: CommandResponder;
   services: CommandServices;
 }): Promise<void> {

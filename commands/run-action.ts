@@ -1,6 +1,7 @@
+import type { Actor } from '../src/access/actor.ts';
 import { decodeActionId } from './action-store.ts';
 import { findAction } from './all-actions.ts';
-import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
+import type { CommandResponder, CommandServices } from './define-command.ts';
 
 /**
  * Does what a clicked button says. The button carries only a verb and a token; everything else comes
@@ -15,7 +16,7 @@ export async function runAction({
   signal,
 }: {
   actionId: string;
-  user: CommandUser;
+  user: Actor;
   responder: CommandResponder;
   services: CommandServices;
   signal: AbortSignal;

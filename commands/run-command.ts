@@ -1,26 +1,10 @@
-import type { Requester } from '../src/access/access-policy.ts';
+import type { Actor } from '../src/access/actor.ts';
 import { storeUnavailableMessage } from '../src/conversation/engine.ts';
 import type { Form } from '../src/delivery/form.ts';
 import { userMessageOf } from '../src/user-facing-error.ts';
 import { parseCommandInput, type RawOptionValue } from './command-options.ts';
-import type {
-  ChannelMessage,
-  Command,
-  CommandResponder,
-  CommandServices,
-  CommandUser,
-} from './define-command.ts';
+import type { ChannelMessage, Command, CommandResponder, CommandServices } from './define-command.ts';
 import { describeUsage } from './parse-command-text.ts';
-
-/** The access facts of a person who ran a command or pressed a button. */
-export function requesterOf(user: CommandUser): Requester {
-  return {
-    userId: user.id,
-    roleIds: user.roleIds,
-    isAdmin: user.isAdmin,
-    isDirectMessage: user.isInDirectMessage ?? false,
-  };
-}
 
 /**
  * Whether the command's answer to these options will be private: a bad option gets a private
@@ -57,7 +41,7 @@ export async function runCommand({
   command: Command;
   rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
   conversationKey: string;
-  user: CommandUser;
+  user: Actor;
   responder: CommandResponder;
   services: CommandServices;
   readRecentMessages: (limit: number) => Promise<ChannelMessage[]>;
@@ -76,12 +60,12 @@ export async function runCommand({
     });
     return;
   }
-  let verdict: Awaited<ReturnType<CommandServices['access']['check']>>;
+  let verdict: Awaited<ReturnType<CommandServices['access']['authorize']>>;
   try {
-    verdict = await services.access.check({
-      requester: requesterOf(user),
+    verdict = await services.access.authorize({
+      actor: user,
       conversationKey,
-      command: command.name,
+      capability: { kind: 'command', name: command.name },
     });
   } catch (error) {
     // Who may run it is kept in the store: one that does not answer still gets the person an answer.
@@ -136,7 +120,7 @@ export async function formInsteadOfAnswer({
   command: Command;
   rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
   conversationKey: string;
-  user: CommandUser;
+  user: Actor;
   services: CommandServices;
   platformNotices?: readonly string[];
 }): Promise<Form | undefined> {

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
+import type { Actor } from '../src/access/actor.ts';
 import { estimateTokens } from '../src/conversation/context-budget.ts';
 import type { ChatMessage } from '../src/gateway/chat-types.ts';
 import { toGatewayError } from '../src/gateway/gateway-error.ts';
-import type { CommandResponder, CommandServices, CommandUser } from './define-command.ts';
+import type { CommandResponder, CommandServices } from './define-command.ts';
 
 /**
  * The most a structured answer may write (sent as `max_tokens`), so its worst case has a bound a
@@ -29,7 +30,7 @@ export async function askForStructuredAnswer<Schema extends z.ZodType>({
   signal,
 }: {
   services: CommandServices;
-  user: CommandUser;
+  user: Actor;
   conversationKey: string;
   responder: CommandResponder;
   model: string;

@@ -255,6 +255,8 @@ function accessConfigOf(values: EnvironmentValues) {
     allowChannelIds: values.ACCESS_ALLOW_CHANNEL_IDS as readonly string[],
     blockChannelIds: values.ACCESS_BLOCK_CHANNEL_IDS as readonly string[],
     directMessages: values.ACCESS_DMS,
+    groupDirectMessages: values.ACCESS_GROUP_DMS,
+    userInstalls: values.ACCESS_USER_INSTALLS,
     commandRoleIds: values.ACCESS_COMMAND_ROLE_IDS as Readonly<Record<string, readonly string[]>>,
   };
 }

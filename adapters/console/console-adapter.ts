@@ -3,10 +3,11 @@ import { createInterface } from 'node:readline';
 import { type allCommands, findCommand } from '../../commands/all-commands.ts';
 import { replyWithActions } from '../../commands/chat-reply.ts';
 import type { RawOptionValue } from '../../commands/command-options.ts';
-import type { ChannelMessage, CommandServices, CommandUser } from '../../commands/define-command.ts';
+import type { ChannelMessage, CommandServices } from '../../commands/define-command.ts';
 import { parseCommandText } from '../../commands/parse-command-text.ts';
 import { runAction } from '../../commands/run-action.ts';
 import { runCommand } from '../../commands/run-command.ts';
+import type { Actor } from '../../src/access/actor.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { Action } from '../../src/delivery/card.ts';
 import { genericUserMessage } from '../../src/user-facing-error.ts';
@@ -34,7 +35,7 @@ export interface ConsoleAdapterOptions {
 export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise<void> {
   const { services, input, output, userName, outputDirectory, isInteractive } = options;
   const conversationKey = conversationKeyOf({ platform: 'console', workspace: 'local', channel: userName });
-  const user: CommandUser = { id: userName, name: userName, isAdmin: true, roleIds: [] };
+  const user: Actor = { id: userName, name: userName, isAdmin: true, roleIds: [], context: 'terminal' };
   // At a terminal readline puts it in raw mode, so the typed line shows only if readline echoes it
   // to `output`; piped input needs no echo.
   const lines = createInterface({
@@ -117,6 +118,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
             turn: {
               conversationKey,
               author: { id: user.id, name: user.name },
+              actor: user,
               text: request.kind === 'chat' ? request.text : request.question,
               images: image && 'attachment' in image ? [image.attachment] : [],
               documents: file && 'attachment' in file ? [file.attachment] : [],

@@ -2,7 +2,7 @@ import type { ButtonInteraction } from 'discord.js';
 import { actionOfId } from '../../commands/all-actions.ts';
 import { runAction } from '../../commands/run-action.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
-import { commandUserOf } from './command-user.ts';
+import { discordActorOf } from './discord-actor.ts';
 import { responderForInteraction } from './responder-for-interaction.ts';
 
 /** Runs a clicked button: Stop, Regenerate, Continue, Vary. */
@@ -26,7 +26,7 @@ export async function pressButton({
   try {
     await runAction({
       actionId: interaction.customId,
-      user: commandUserOf(interaction),
+      user: discordActorOf(interaction),
       responder,
       services: adapter.services,
       signal: new AbortController().signal,

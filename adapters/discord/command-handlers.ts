@@ -3,7 +3,7 @@ import { findCommand } from '../../commands/all-commands.ts';
 import { formInsteadOfAnswer, isAnswerPrivate, runCommand } from '../../commands/run-command.ts';
 import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { rawOptionsOf } from './command-registration.ts';
-import { commandUserOf } from './command-user.ts';
+import { discordActorOf } from './discord-actor.ts';
 import { discordGuide } from './discord-guide.ts';
 import { formModal } from './form-modal.ts';
 import { historyUnavailableToUserInstall, isServerInstall } from './installation.ts';
@@ -44,7 +44,7 @@ export async function runSlashCommand({
       channelId: interaction.channelId,
       channel: interaction.channel,
     }),
-    user: commandUserOf(interaction),
+    user: discordActorOf(interaction),
     services: adapter.services,
   });
   if (form) {
@@ -72,7 +72,7 @@ export async function runSlashCommand({
         channelId: interaction.channelId,
         channel,
       }),
-      user: commandUserOf(interaction),
+      user: discordActorOf(interaction),
       responder,
       services: adapter.services,
       platformNotices: adapter.platformNotices,

@@ -10,7 +10,7 @@ import { findCommand } from '../../commands/all-commands.ts';
 import { truncateText } from '../../src/delivery/card.ts';
 import type { Form } from '../../src/delivery/form.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
-import { commandUserOf } from './command-user.ts';
+import { discordActorOf } from './discord-actor.ts';
 
 const formModalPrefix = 'parley.form:';
 
@@ -68,7 +68,7 @@ export async function submitFormModal({
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
   const outcome = await command.submitForm({
     submission: { values, context: pending.context },
-    user: commandUserOf(interaction),
+    user: discordActorOf(interaction),
     services: adapter.services,
   });
   // A Discord modal closes on submit, so problems come back as a message rather than on the fields.

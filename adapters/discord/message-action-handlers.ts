@@ -21,7 +21,7 @@ import { firstWordsTitle } from '../../src/conversation/title-writer.ts';
 import { conversationKeyOf, type IncomingTurn } from '../../src/conversation/turn.ts';
 import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
-import { commandUserOf } from './command-user.ts';
+import { discordActorOf } from './discord-actor.ts';
 import { discordGuide } from './discord-guide.ts';
 import {
   discordConversationKey,
@@ -66,7 +66,7 @@ export async function runMessageAction({
   const responder = responderForInteraction({ interaction, deferral: 'public-reply', adapter });
   const common = {
     conversationKey: conversationKeyOfInteraction(interaction),
-    user: commandUserOf(interaction),
+    user: discordActorOf(interaction),
     responder,
     services: adapter.services,
     platformNotices: adapter.platformNotices,
@@ -128,6 +128,16 @@ export async function submitModal({
     return true;
   }
   const question = interaction.fields.getTextInputValue(questionInputId).trim();
+  // Asked before a thread is opened for the answer, so a refused person leaves no thread behind.
+  const verdict = await adapter.services.access.authorize({
+    actor: discordActorOf(interaction),
+    conversationKey: conversationKeyOfInteraction(interaction),
+    capability: { kind: 'command', name: 'chat' },
+  });
+  if (!verdict.isAllowed) {
+    await interaction.reply({ content: verdict.text, flags: MessageFlags.Ephemeral });
+    return true;
+  }
   await answerAboutMessage({ interaction, adapter, target, question });
   return true;
 }
@@ -148,13 +158,13 @@ async function answerAboutMessage({
   target: QuestionTarget;
   question: string;
 }): Promise<void> {
-  const user = commandUserOf(interaction);
+  const user = discordActorOf(interaction);
   const quoted = target.text ? `\n> ${target.text.replaceAll('\n', '\n> ')}` : ' (no text)';
   const text = `${question}\n\nAbout this message by ${target.authorName}:${quoted}`;
   const turnOf = (conversationKey: string): IncomingTurn => ({
     conversationKey,
-    author: { id: user.id, name: user.name, roleIds: user.roleIds, isAdmin: user.isAdmin },
-    isDirectMessage: interaction.guildId === null,
+    author: { id: user.id, name: user.name },
+    actor: user,
     text,
     images: [...target.images],
     documents: [...target.documents],
@@ -178,7 +188,7 @@ async function answerAboutMessage({
         thread: thread.id,
       }),
     );
-    const outcome = await replyWithActions({ services: adapter.services, turn, surface, requestedBy: user });
+    const outcome = await replyWithActions({ services: adapter.services, turn, surface, isAnswerOwed: true });
     if (isNew) {
       await titleThreadAfterFirstExchange({
         thread,
@@ -198,7 +208,7 @@ async function answerAboutMessage({
       services: adapter.services,
       turn: turnOf(conversationKeyOfInteraction(interaction)),
       surface: responder.surface,
-      requestedBy: user,
+      isAnswerOwed: true,
     });
     await responder.send({ text: `_${threadOutcome.reason}_`, isPrivate: true });
   } finally {

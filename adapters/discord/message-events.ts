@@ -82,7 +82,7 @@ export async function handleMessage({
       question: channelTurn.text,
       outcome,
       adapter,
-      requester: { id: turn.author.id, roleIds: turn.author.roleIds ?? [] },
+      requester: turn.actor,
       conversationKey: turn.conversationKey,
     });
   }

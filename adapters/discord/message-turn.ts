@@ -9,6 +9,7 @@ import {
 import { downloadAttachment } from '../../src/images/download-attachment.ts';
 import { ImageLoadError } from '../../src/images/image-load-error.ts';
 import { originsOf, type UrlPolicy } from '../../src/net/url-policy.ts';
+import { discordMessageActorOf } from './discord-actor.ts';
 
 const imageExtensions = /\.(png|jpe?g|gif|webp)$/i;
 
@@ -159,21 +160,12 @@ export async function buildTurnFromMessage({
     }
   }
   const text = resolveMentions(message, botUserId);
-  const author = message.member?.displayName ?? message.author.displayName ?? message.author.username;
+  const actor = discordMessageActorOf(message);
   const fallback = textOfWordlessMessage({ imageCount: images.length, documentCount: documents.length });
   return {
     conversationKey: conversationKeyOfMessage(message),
-    author: {
-      id: message.author.id,
-      name: author,
-      roleIds: [...(message.member?.roles.cache.keys() ?? [])],
-      isAdmin:
-        message.member?.permissions.any([
-          PermissionFlagsBits.Administrator,
-          PermissionFlagsBits.ManageGuild,
-        ]) ?? false,
-    },
-    isDirectMessage: message.guild === null,
+    author: { id: actor.id, name: actor.name },
+    actor,
     text: text || fallback,
     images,
     documents,

@@ -5,7 +5,7 @@ import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { slackCommandName } from './command-name.ts';
 import { renderCardBlocks, renderTextSections, type SlackBlock } from './render-blocks.ts';
-import { commandUserOf } from './slack-command-user.ts';
+import { slackActorOf } from './slack-actor.ts';
 import { slackGuide } from './slack-guide.ts';
 
 /**
@@ -47,12 +47,12 @@ async function buildHomeView({
 }): Promise<{ type: 'home'; blocks: SlackBlock[] }> {
   const { services, commandPrefix } = adapter;
   const person = await adapter.directory.lookUp({ client, userId });
-  const user = commandUserOf({
+  const user = slackActorOf({
     person,
     userGroups: adapter.userGroups,
     client,
     teamId,
-    isInDirectMessage: true,
+    channel: { id: 'D', type: 'im' },
   });
   const conversationKey = conversationKeyOf({ platform: 'slack', workspace: teamId, channel });
   const usage = await personCard({

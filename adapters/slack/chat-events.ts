@@ -7,6 +7,7 @@ import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
+import { slackActorOf } from './slack-actor.ts';
 import { showThinkingStatus } from './thread-status.ts';
 import { runThreadTextCommand } from './thread-text-commands.ts';
 import { titleThreadAfterFirstExchange } from './thread-title.ts';
@@ -103,17 +104,16 @@ async function handleEvent({
       maxDocumentBytes: adapter.services.maxDocumentBytes,
       directory: adapter.directory,
     });
-    const author =
-      event.user === undefined ? undefined : await adapter.directory.lookUp({ client, userId: event.user });
+    const person = await adapter.directory.lookUp({ client, userId: event.user ?? built.author.id });
     const turn = {
       ...built,
-      author: {
-        ...built.author,
-        roleIds:
-          event.user === undefined ? [] : adapter.userGroups.groupsOf({ client, teamId, userId: event.user }),
-        isAdmin: author?.isAdmin ?? false,
-      },
-      isDirectMessage: place.channelType === 'im',
+      actor: slackActorOf({
+        person: { ...person, name: built.author.name },
+        userGroups: adapter.userGroups,
+        client,
+        teamId,
+        channel: { id: event.channel, type: event.channel_type },
+      }),
     };
     const surface = withFeedbackButtons(
       withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place, adapter.delivery),
@@ -134,7 +134,7 @@ async function handleEvent({
         place,
         conversationKey,
         outcome,
-        requester: { id: turn.author.id, roleIds: turn.author.roleIds },
+        requester: turn.actor,
       });
     } finally {
       stop?.release();

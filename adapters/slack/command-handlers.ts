@@ -13,7 +13,7 @@ import { renderFormModal } from './form-modal.ts';
 import { escapeControlCharacters } from './markdown-to-mrkdwn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
-import { commandUserOf } from './slack-command-user.ts';
+import { slackActorOf } from './slack-actor.ts';
 import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 
@@ -57,13 +57,12 @@ async function runSlashCommand({
     adapter.directory.lookUp({ client, userId: payload.user_id }),
     resolveSlackText({ text: payload.text, botUserId: context.botUserId, nameOfUser }),
   ]);
-  const user = commandUserOf({
+  const user = slackActorOf({
     person,
     userGroups: adapter.userGroups,
     client,
     teamId,
-    // A DM's conversation id starts with D, and Slack names its channel "directmessage".
-    isInDirectMessage: channel.startsWith('D') || payload.channel_name === 'directmessage',
+    channel: { id: channel, name: payload.channel_name },
   });
   const notes: string[] = [];
   const responder = createChannelResponder({

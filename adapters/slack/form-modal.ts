@@ -4,7 +4,7 @@ import { placeOfConversation } from '../../src/conversation/turn.ts';
 import { truncateText } from '../../src/delivery/card.ts';
 import type { Form } from '../../src/delivery/form.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
-import { commandUserOf } from './slack-command-user.ts';
+import { slackActorOf } from './slack-actor.ts';
 
 /** Every modal parley opens is named after the command that handles what is submitted. */
 const callbackPrefix = 'parley:form:';
@@ -65,7 +65,7 @@ export function registerFormSubmissions({ app, adapter }: { app: App; adapter: S
     );
     const teamId = body.team?.id ?? 'unknown-team';
     const person = await adapter.directory.lookUp({ client, userId: body.user.id });
-    const user = commandUserOf({
+    const user = slackActorOf({
       person,
       userGroups: adapter.userGroups,
       client,

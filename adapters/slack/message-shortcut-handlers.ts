@@ -13,7 +13,7 @@ import { withPrivateNotice } from './private-notice.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
-import { commandUserOf } from './slack-command-user.ts';
+import { slackActorOf } from './slack-actor.ts';
 import type { SlackFileObject } from './slack-files.ts';
 import { isImageFile, slackImageAttachment } from './slack-files.ts';
 import { resolveSlackText } from './slack-text.ts';
@@ -87,12 +87,12 @@ export function registerMessageShortcuts({ app, adapter }: { app: App; adapter: 
         return;
       }
       const person = await adapter.directory.lookUp({ client, userId: shortcut.user.id });
-      const user = commandUserOf({
+      const user = slackActorOf({
         person,
         userGroups: adapter.userGroups,
         client,
         teamId,
-        isInDirectMessage: channel.startsWith('D'),
+        channel: { id: channel },
       });
       const notes: string[] = [];
       const place: ReplyPlace & { recipientUserId: string } = {
@@ -294,17 +294,18 @@ async function answerQuestion({
     const person = await adapter.directory.lookUp({ client, userId });
     const turn = {
       ...built,
-      author: {
-        ...built.author,
-        roleIds: adapter.userGroups.groupsOf({ client, teamId, userId }),
-        isAdmin: person.isAdmin,
-      },
-      isDirectMessage: place.channelType === 'im',
+      actor: slackActorOf({
+        person,
+        userGroups: adapter.userGroups,
+        client,
+        teamId,
+        channel: { id: channel, type: place.channelType },
+      }),
     };
     const surface = withFeedbackButtons(
       withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place, adapter.delivery),
     );
-    await replyWithActions({ services: adapter.services, turn, surface });
+    await replyWithActions({ services: adapter.services, turn, surface, isAnswerOwed: true });
   } catch (error) {
     adapter.logger.error({ err: error, conversationKey }, 'slack: could not answer an Ask parley question');
   }

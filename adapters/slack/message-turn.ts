@@ -53,7 +53,7 @@ export async function buildTurnFromEvent({
   maxImageBytes: number;
   maxDocumentBytes: number;
   directory: UserDirectory;
-}): Promise<IncomingTurn> {
+}): Promise<Omit<IncomingTurn, 'actor'>> {
   const authorId = event.user ?? event.bot_id ?? 'unknown';
   const nameOfUser = async (userId: string) => (await directory.lookUp({ client, userId })).name;
   const [author, text] = await Promise.all([

@@ -2,7 +2,7 @@ import type { BlockAction, RespondFn, webApi } from '@slack/bolt';
 import { runAction } from '../../commands/run-action.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createChannelResponder } from './channel-responder.ts';
-import { commandUserOf } from './slack-command-user.ts';
+import { slackActorOf } from './slack-actor.ts';
 
 /**
  * Runs the action a click names (a button, a 👍/👎) as the person who clicked, answering in `threadTs`
@@ -32,12 +32,12 @@ export async function runClickedAction({
   try {
     const person = await adapter.directory.lookUp({ client, userId: body.user.id });
     const teamId = contextTeamId ?? body.team?.id ?? 'unknown-team';
-    const user = commandUserOf({
+    const user = slackActorOf({
       person,
       userGroups: adapter.userGroups,
       client,
       teamId,
-      isInDirectMessage: channel.startsWith('D'),
+      channel: { id: channel },
     });
     const responder = createChannelResponder({
       place: { client, teamId, channel, threadTs, recipientUserId: user.id },

@@ -10,7 +10,7 @@ import type { SlackMessageEvent } from './message-turn.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { recentFileAttachment, recentImageAttachment } from './recent-image.ts';
 import type { ReplyPlace } from './reply-place.ts';
-import { commandUserOf } from './slack-command-user.ts';
+import { slackActorOf } from './slack-actor.ts';
 import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 import { showThinkingStatus } from './thread-status.ts';
@@ -86,12 +86,12 @@ export async function runThreadTextCommand({
     adapter.directory.lookUp({ client, userId: event.user }),
     resolveSlackText({ text: named.text, botUserId: context.botUserId, nameOfUser }),
   ]);
-  const user = commandUserOf({
+  const user = slackActorOf({
     person,
     userGroups: adapter.userGroups,
     client,
     teamId,
-    isInDirectMessage: place.channelType === 'im',
+    channel: { id: place.channel, type: place.channelType },
   });
   const notes: string[] = [];
   // No response_url for a message: private answers go by chat.postEphemeral.

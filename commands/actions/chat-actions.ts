@@ -1,7 +1,8 @@
+import type { Actor } from '../../src/access/actor.ts';
 import type { ChatActionPayload } from '../action-store.ts';
 import { attachmentsFromKeptDocuments, attachmentsFromKeptImages, replyWithActions } from '../chat-reply.ts';
 import { defineAction } from '../define-action.ts';
-import type { CommandResponder, CommandServices, CommandUser } from '../define-command.ts';
+import type { CommandResponder, CommandServices } from '../define-command.ts';
 import { imageGoneMessage } from '../reference-images.ts';
 import { loadPressedPayload } from './pressed-payload.ts';
 
@@ -38,7 +39,7 @@ async function rerunChat({
 }: {
   payload: ChatActionPayload;
   isContinue: boolean;
-  user: CommandUser;
+  user: Actor;
   responder: CommandResponder;
   services: CommandServices;
   signal: AbortSignal;
@@ -55,11 +56,13 @@ async function rerunChat({
     turn: {
       conversationKey: payload.conversationKey,
       author: isContinue ? { id: user.id, name: user.name } : payload.author,
+      // Whoever pressed asks for the new reply: access decides on them, and their budgets pay.
+      actor: user,
       text: isContinue ? continueText : payload.text,
       images,
       documents: isContinue ? [] : attachmentsFromKeptDocuments(payload),
     },
     ...(!isContinue && payload.replyCreatedAt ? { replacesReplyCreatedAt: payload.replyCreatedAt } : {}),
-    requestedBy: user,
+    isAnswerOwed: true,
   });
 }

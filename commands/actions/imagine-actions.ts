@@ -1,6 +1,7 @@
+import type { Actor } from '../../src/access/actor.ts';
 import type { ImagineActionPayload } from '../action-store.ts';
 import { defineAction } from '../define-action.ts';
-import type { CommandResponder, CommandServices, CommandUser } from '../define-command.ts';
+import type { CommandResponder, CommandServices } from '../define-command.ts';
 import { drawImages } from '../draw-images.ts';
 import { varyReferenceOf } from '../reference-images.ts';
 import { loadPressedPayload } from './pressed-payload.ts';
@@ -36,7 +37,7 @@ async function redraw({
   payload: ImagineActionPayload;
   /** Vary of this drawn image; Regenerate when undefined. */
   varyIndex: number | undefined;
-  user: CommandUser;
+  user: Actor;
   responder: CommandResponder;
   services: CommandServices;
   signal: AbortSignal;

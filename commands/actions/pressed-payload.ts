@@ -1,6 +1,5 @@
 import type { ActionPayload } from '../action-store.ts';
 import type { ActionContext } from '../define-action.ts';
-import { requesterOf } from '../run-command.ts';
 
 /**
  * The stored payload a button names, once the person may use it here; undefined after telling them
@@ -18,10 +17,10 @@ export async function loadPressedPayload<Kind extends ActionPayload['kind']>({
     await responder.send({ text: 'This button has expired. Please ask again.', isPrivate: true });
     return undefined;
   }
-  const verdict = await services.access.check({
-    requester: requesterOf(user),
+  const verdict = await services.access.authorize({
+    actor: user,
     conversationKey: payload.conversationKey,
-    command: kind,
+    capability: { kind: 'command', name: kind },
   });
   if (!verdict.isAllowed) {
     await responder.send({ text: verdict.text, isPrivate: true });

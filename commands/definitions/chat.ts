@@ -17,9 +17,12 @@ export const chatCommand = defineCommand({
       services,
       surface: responder.surface,
       signal,
+      // The command waits for an answer: a refusal is said, never left at "thinking…".
+      isAnswerOwed: true,
       turn: {
         conversationKey,
         author: { id: user.id, name: user.name },
+        actor: user,
         text: input.prompt,
         images: input.image ? [input.image] : [],
       },

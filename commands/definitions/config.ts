@@ -57,7 +57,8 @@ export const configCommand = defineCommand({
       await responder.send({ text: 'Only server admins can use /config.', isPrivate: true });
       return;
     }
-    if (user.isInDirectMessage) {
+    // A server's (or the terminal's own) settings: not from a DM or a place parley is not installed.
+    if (user.context !== 'server' && user.context !== 'terminal') {
       await responder.send({
         text: 'Use /config in a channel of the server you want to change.',
         isPrivate: true,

@@ -22,9 +22,12 @@ export const searchCommand = defineCommand({
       services,
       surface: responder.surface,
       signal,
+      // The command waits for an answer: a refusal is said, never left at "thinking…".
+      isAnswerOwed: true,
       turn: {
         conversationKey,
         author: { id: user.id, name: user.name },
+        actor: user,
         text: input.query,
         images: [],
         isSearchForced: true,

@@ -2,7 +2,8 @@ import type { PlaceSettingsReader } from '../administration/place-settings.ts';
 import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
 import type { Deduper } from '../state/dedupe.ts';
-import { type AccessRefusal, decideAccess, describeRefusal, type Requester } from './access-policy.ts';
+import { type AccessRefusal, type Capability, decideAccess, describeRefusal } from './access-policy.ts';
+import type { Actor } from './actor.ts';
 
 /** How long a refused person is not told again: one short notice an hour, never a stream of them. */
 export const refusalNoticeIntervalMs = 60 * 60_000;
@@ -18,12 +19,15 @@ export type AccessVerdict =
       readonly text: string;
     };
 
-/** Decides access with the rules in force at the place, and says when the person is to be told. */
+/**
+ * The one access decision of every entry point: whether this actor may do this here, with the rules
+ * in force at the place, and whether the person is to be told (once an hour) or was told already.
+ */
 export interface AccessGate {
-  check(request: {
-    requester: Requester;
+  authorize(request: {
+    actor: Actor;
     conversationKey: ConversationKey;
-    command: string;
+    capability: Capability;
   }): Promise<AccessVerdict>;
 }
 
@@ -37,19 +41,19 @@ export function createAccessGate({
   logger: Logger;
 }): AccessGate {
   return {
-    async check({ requester, conversationKey, command }) {
+    async authorize({ actor, conversationKey, capability }) {
       const place = placeOfConversation(conversationKey);
       const { access } = await places.settingsAt(place);
-      const decision = decideAccess({ rules: access, requester, channelId: place.channel, command });
+      const decision = decideAccess({ rules: access, actor, channelId: place.channel, capability });
       if (decision.isAllowed) return decision;
       logger.info(
-        { userId: requester.userId, conversationKey, command, refusal: decision.refusal },
+        { userId: actor.id, context: actor.context, conversationKey, capability, refusal: decision.refusal },
         'request refused by the access rules',
       );
-      const text = describeRefusal({ refusal: decision.refusal, command });
+      const text = describeRefusal({ refusal: decision.refusal, capability });
       const isDue = await sightings
         .isFirstSighting(
-          `access-notice:${place.platform}:${place.workspace}:${requester.userId}`,
+          `access-notice:${place.platform}:${place.workspace}:${actor.id}`,
           refusalNoticeIntervalMs,
         )
         .catch((error: unknown) => {

@@ -1,17 +1,5 @@
 import type { DirectMessageMode } from '../environment/spend-access-values.ts';
-
-/**
- * The facts about whoever asks parley something, as the platform knows them. Adapters pass these
- * facts; whether they may is decided here, the same way on every platform.
- */
-export interface Requester {
-  readonly userId: string;
-  /** Discord role ids, or Slack user-group ids. */
-  readonly roleIds: readonly string[];
-  /** A server or workspace admin (Discord Manage Server; Slack admin or owner). */
-  readonly isAdmin: boolean;
-  readonly isDirectMessage: boolean;
-}
+import type { Actor, ActorContext } from './actor.ts';
 
 /** Who may use parley, and where: the environment's lists, overridden per server by /config. */
 export interface AccessRules {
@@ -21,7 +9,12 @@ export interface AccessRules {
   readonly blockRoleIds: readonly string[];
   readonly allowChannelIds: readonly string[];
   readonly blockChannelIds: readonly string[];
+  /** DMs with parley (ACCESS_DMS). */
   readonly directMessages: DirectMessageMode;
+  /** Group DMs (ACCESS_GROUP_DMS): everyone in them can spend the owner's balance. */
+  readonly groupDirectMessages: DirectMessageMode;
+  /** Commands of a person's own install, where parley is not installed (ACCESS_USER_INSTALLS). */
+  readonly userInstalls: DirectMessageMode;
   /** Commands only people with one of the roles may use, by command name. */
   readonly commandRoleIds: Readonly<Record<string, readonly string[]>>;
 }
@@ -34,7 +27,20 @@ export type AccessRefusal =
   | 'not-allowed-channel'
   | 'direct-messages-off'
   | 'direct-messages-allowlisted'
-  | 'command-role';
+  | 'group-direct-messages-off'
+  | 'user-installs-off'
+  | 'command-role'
+  | 'not-admin'
+  | 'not-the-asker';
+
+/**
+ * What someone asks to do: use a command (a chat message counts as `chat`), administer the place
+ * (/config, another person's /usage), or stop a reply, which only its asker and admins may.
+ */
+export type Capability =
+  | { readonly kind: 'command'; readonly name: string }
+  | { readonly kind: 'administer' }
+  | { readonly kind: 'stop-reply'; readonly askerId: string };
 
 export type AccessDecision =
   | { readonly isAllowed: true }
@@ -42,33 +48,49 @@ export type AccessDecision =
 
 const allowed: AccessDecision = { isAllowed: true };
 
+/** The setting that governs a context outside a server's channels, and its refusal when off. */
+const contextRules: Partial<
+  Record<ActorContext, { mode: (rules: AccessRules) => DirectMessageMode; offRefusal: AccessRefusal }>
+> = {
+  'direct-message': { mode: (rules) => rules.directMessages, offRefusal: 'direct-messages-off' },
+  'group-direct-message': {
+    mode: (rules) => rules.groupDirectMessages,
+    offRefusal: 'group-direct-messages-off',
+  },
+  'user-install': { mode: (rules) => rules.userInstalls, offRefusal: 'user-installs-off' },
+};
+
 /**
- * Whether `requester` may use `command` (a chat message counts as `chat`) in `channelId`. Blocks win
- * over allows; channel lists do not apply to direct messages, which ACCESS_DMS governs. Admins are
- * never held back by the allow lists of people and roles or by a command's roles, and may always use
- * /config; for everything else the block lists and channel rules hold for them too.
+ * Whether `actor` may do `capability` in `channelId`. Blocks win over allows; channel lists apply
+ * in servers, and the owner's settings decide whether DMs, group DMs and user installs are served
+ * at all. Admins are never held back by the allow lists of people and roles or by a command's
+ * roles, and may always administer; for everything else the block lists and channel rules hold for
+ * them too. The terminal is its owner's own machine.
  */
 export function decideAccess({
   rules,
-  requester,
+  actor,
   channelId,
-  command,
+  capability,
 }: {
   rules: AccessRules;
-  requester: Requester;
+  actor: Actor;
   channelId: string;
-  command: string;
+  capability: Capability;
 }): AccessDecision {
+  if (actor.context === 'terminal') return allowed;
+  const commandName = capability.kind === 'command' ? capability.name : undefined;
   // Whoever runs the server can always reach /config, from anywhere, to undo a rule.
-  if (command === 'config' && requester.isAdmin) return allowed;
-  const hasRole = (roleIds: readonly string[]) =>
-    requester.roleIds.some((roleId) => roleIds.includes(roleId));
-  if (rules.blockUserIds.includes(requester.userId) || hasRole(rules.blockRoleIds)) {
+  if ((commandName === 'config' || capability.kind === 'administer') && actor.isAdmin) return allowed;
+  const hasRole = (roleIds: readonly string[]) => actor.roleIds.some((roleId) => roleIds.includes(roleId));
+  if (rules.blockUserIds.includes(actor.id) || hasRole(rules.blockRoleIds)) {
     return { isAllowed: false, refusal: 'blocked-user' };
   }
-  if (requester.isDirectMessage) {
-    if (rules.directMessages === 'off') return { isAllowed: false, refusal: 'direct-messages-off' };
-    if (rules.directMessages === 'allowlisted' && !rules.allowUserIds.includes(requester.userId)) {
+  const contextRule = contextRules[actor.context];
+  if (contextRule) {
+    const mode = contextRule.mode(rules);
+    if (mode === 'off') return { isAllowed: false, refusal: contextRule.offRefusal };
+    if (mode === 'allowlisted' && !rules.allowUserIds.includes(actor.id)) {
       return { isAllowed: false, refusal: 'direct-messages-allowlisted' };
     }
   } else {
@@ -77,12 +99,16 @@ export function decideAccess({
       return { isAllowed: false, refusal: 'not-allowed-channel' };
     }
   }
-  if (requester.isAdmin) return allowed;
+  if (capability.kind === 'administer') return { isAllowed: false, refusal: 'not-admin' };
+  if (capability.kind === 'stop-reply' && capability.askerId !== actor.id && !actor.isAdmin) {
+    return { isAllowed: false, refusal: 'not-the-asker' };
+  }
+  if (actor.isAdmin) return allowed;
   const hasAllowList = rules.allowUserIds.length > 0 || rules.allowRoleIds.length > 0;
-  if (hasAllowList && !rules.allowUserIds.includes(requester.userId) && !hasRole(rules.allowRoleIds)) {
+  if (hasAllowList && !rules.allowUserIds.includes(actor.id) && !hasRole(rules.allowRoleIds)) {
     return { isAllowed: false, refusal: 'not-allowed-user' };
   }
-  const commandRoles = rules.commandRoleIds[command];
+  const commandRoles = commandName === undefined ? undefined : rules.commandRoleIds[commandName];
   if (commandRoles !== undefined && commandRoles.length > 0 && !hasRole(commandRoles)) {
     return { isAllowed: false, refusal: 'command-role' };
   }
@@ -90,7 +116,14 @@ export function decideAccess({
 }
 
 /** The private notice for a refusal: short, and never naming who else may. */
-export function describeRefusal({ refusal, command }: { refusal: AccessRefusal; command: string }): string {
+export function describeRefusal({
+  refusal,
+  capability,
+}: {
+  refusal: AccessRefusal;
+  capability: Capability;
+}): string {
+  const command = capability.kind === 'command' ? capability.name : 'this';
   switch (refusal) {
     case 'blocked-user':
     case 'not-allowed-user':
@@ -102,7 +135,15 @@ export function describeRefusal({ refusal, command }: { refusal: AccessRefusal; 
       return 'parley does not take direct messages here; please ask in a channel.';
     case 'direct-messages-allowlisted':
       return 'parley takes direct messages only from some people; please ask in a channel.';
+    case 'group-direct-messages-off':
+      return 'parley does not answer in group DMs; please ask in a server channel or a DM with parley.';
+    case 'user-installs-off':
+      return 'parley is not installed here, and its owner does not serve it where it is only installed for you. Please ask in a server that has parley, or in a DM with parley.';
     case 'command-role':
       return `/${command} is only for some roles here. A server admin decides who can use it.`;
+    case 'not-admin':
+      return 'Only a server admin can do that.';
+    case 'not-the-asker':
+      return 'Only the person who asked (or a server admin) can stop this reply.';
   }
 }

@@ -119,6 +119,8 @@ function toPlaceSettings(settingValue: (name: string) => OverrideValue | undefin
       allowChannelIds: list('ACCESS_ALLOW_CHANNEL_IDS'),
       blockChannelIds: list('ACCESS_BLOCK_CHANNEL_IDS'),
       directMessages: (text('ACCESS_DMS') ?? 'on') as DirectMessageMode,
+      groupDirectMessages: (text('ACCESS_GROUP_DMS') ?? 'off') as DirectMessageMode,
+      userInstalls: (text('ACCESS_USER_INSTALLS') ?? 'off') as DirectMessageMode,
       commandRoleIds: map<readonly string[]>('ACCESS_COMMAND_ROLE_IDS'),
     },
     replyMode: toReplyMode(replyMode),
@@ -153,6 +155,8 @@ export function environmentDefaults({
     ACCESS_ALLOW_CHANNEL_IDS: access.allowChannelIds,
     ACCESS_BLOCK_CHANNEL_IDS: access.blockChannelIds,
     ACCESS_DMS: access.directMessages,
+    ACCESS_GROUP_DMS: access.groupDirectMessages,
+    ACCESS_USER_INSTALLS: access.userInstalls,
     ACCESS_COMMAND_ROLE_IDS: access.commandRoleIds,
   };
 }

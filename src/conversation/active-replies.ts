@@ -2,9 +2,17 @@
  * Replies being written right now, by id, so a Stop button can cancel one and shutdown can cancel
  * all. In-process on purpose: the click reaches the process that holds the gateway stream.
  */
+/** Whose reply it is, so that only they (or an admin) may stop it. */
+export interface ReplyAsker {
+  readonly askerId: string;
+  readonly conversationKey: string;
+}
+
 export interface ActiveReplies {
   /** Registers a reply and returns the signal its gateway request listens to. */
-  start(replyId: string): AbortSignal;
+  start(replyId: string, asker: ReplyAsker): AbortSignal;
+  /** Who asked for a reply being written; undefined when it finished (or never ran here). */
+  askerOf(replyId: string): ReplyAsker | undefined;
   /** Stops a reply; false when it already finished (or never ran here). */
   stop(replyId: string): boolean;
   finish(replyId: string): void;
@@ -18,12 +26,14 @@ export interface ActiveReplies {
 
 export function createActiveReplies(): ActiveReplies {
   const controllers = new Map<string, AbortController>();
+  const askers = new Map<string, ReplyAsker>();
   let onIdle: (() => void) | undefined;
   let isStopping = false;
   return {
-    start(replyId) {
+    start(replyId, asker) {
       const controller = new AbortController();
       controllers.set(replyId, controller);
+      askers.set(replyId, asker);
       if (isStopping) controller.abort();
       return controller.signal;
     },
@@ -33,8 +43,10 @@ export function createActiveReplies(): ActiveReplies {
       controller.abort();
       return true;
     },
+    askerOf: (replyId) => askers.get(replyId),
     finish(replyId) {
       controllers.delete(replyId);
+      askers.delete(replyId);
       if (controllers.size === 0) onIdle?.();
     },
     async stopAll(timeoutMs) {

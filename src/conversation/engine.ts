@@ -69,11 +69,6 @@ export interface ReplyRequest {
    * otherwise the new reply is simply added at the end.
    */
   readonly replacesReplyCreatedAt?: string;
-  /**
-   * Who asked for this reply when it is not the turn's author (a button pressed by someone else):
-   * their budgets pay for it.
-   */
-  readonly requestedBy?: { readonly id: string; readonly roleIds: readonly string[] };
   /** The reply's buttons, where the place shows buttons; none otherwise. */
   readonly actions?: ReplyActions;
 }
@@ -794,10 +789,9 @@ async function admitReply({
   prepared: PreparedTurn;
 }): Promise<Admission> {
   const { turn } = request;
-  const payer = request.requestedBy ?? turn.author;
   return dependencies.spending.admit({
-    userId: payer.id,
-    roleIds: payer.roleIds ?? [],
+    userId: turn.actor.id,
+    roleIds: turn.actor.roleIds,
     conversationKey: turn.conversationKey,
     model: prepared.model,
     work: {

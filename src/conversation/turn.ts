@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Actor } from '../access/actor.ts';
 
 /** A conversation is one Discord channel or thread, one Slack channel or thread, one terminal. */
 export type ConversationKey = string;
@@ -70,16 +71,13 @@ export function textOfWordlessMessage({
 /** What an adapter hands the engine for one message a person wrote to the bot. */
 export interface IncomingTurn {
   readonly conversationKey: ConversationKey;
-  readonly author: {
-    readonly id: string;
-    readonly name: string;
-    /** Discord role ids or Slack user-group ids, for access rules and role budgets. */
-    readonly roleIds?: readonly string[];
-    /** A server or workspace admin. */
-    readonly isAdmin?: boolean;
-  };
-  /** Written in a direct message to the bot (ACCESS_DMS governs those). */
-  readonly isDirectMessage?: boolean;
+  /** Who wrote the text (named to the model as its author). */
+  readonly author: { readonly id: string; readonly name: string };
+  /**
+   * Who asks for this reply: access decides on them and their budgets pay. The author, for a
+   * message; whoever pressed Regenerate or Continue, for a button.
+   */
+  readonly actor: Actor;
   /** The text with platform mentions already resolved to names. */
   readonly text: string;
   readonly images: readonly ImageAttachment[];

@@ -262,6 +262,14 @@ const spendAndAccessSettings = section('Spend and access', {
     description:
       'Direct messages: on (anyone who may use parley), off, or allowlisted (only people in ACCESS_ALLOW_USER_IDS).',
   }),
+  ACCESS_GROUP_DMS: document(directMessageMode.default('off'), {
+    description:
+      'Group DMs (Discord, through a user install; Slack multi-person DMs): off by default, because everyone in one can spend your balance; on, or allowlisted.',
+  }),
+  ACCESS_USER_INSTALLS: document(directMessageMode.default('off'), {
+    description:
+      "Discord user installs: a person who adds parley to their own account can use its commands in DMs with friends and in servers without parley, on your balance. Off by default; on, or allowlisted. Discord's Public Bot switch decides who may add parley at all.",
+  }),
   ACCESS_COMMAND_ROLE_IDS: document(commandRoles, {
     description:
       'Commands only some roles may use, as command=roleId|roleId pairs, e.g. imagine=123456789012345678. Admins may always use them; chat counts as the command chat.',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type AccessRules, decideAccess, type Requester } from '../../src/access/access-policy.ts';
+import { type AccessRules, decideAccess } from '../../src/access/access-policy.ts';
+import type { Actor } from '../../src/access/actor.ts';
 
 const open: AccessRules = {
   allowUserIds: [],
@@ -9,16 +10,19 @@ const open: AccessRules = {
   allowChannelIds: [],
   blockChannelIds: [],
   directMessages: 'on',
+  groupDirectMessages: 'off',
+  userInstalls: 'off',
   commandRoleIds: {},
 };
-const person: Requester = { userId: 'U1', roleIds: ['R1'], isAdmin: false, isDirectMessage: false };
-const admin: Requester = { ...person, userId: 'A1', roleIds: [], isAdmin: true };
-const decide = (
-  rules: Partial<AccessRules>,
-  requester: Requester = person,
-  command = 'chat',
-  channelId = 'C1',
-) => decideAccess({ rules: { ...open, ...rules }, requester, channelId, command });
+const person: Actor = { id: 'U1', name: 'Ada', roleIds: ['R1'], isAdmin: false, context: 'server' };
+const admin: Actor = { ...person, id: 'A1', roleIds: [], isAdmin: true };
+const decide = (rules: Partial<AccessRules>, actor: Actor = person, command = 'chat', channelId = 'C1') =>
+  decideAccess({
+    rules: { ...open, ...rules },
+    actor,
+    channelId,
+    capability: { kind: 'command', name: command },
+  });
 
 describe('the access policy', () => {
   it('lets everyone in when nothing is configured', () => {
@@ -49,7 +53,7 @@ describe('the access policy', () => {
   });
 
   it('governs direct messages by ACCESS_DMS, not by the channel lists', () => {
-    const inDm = { ...person, isDirectMessage: true };
+    const inDm: Actor = { ...person, context: 'direct-message' };
     expect(decide({ allowChannelIds: ['C2'] }, inDm, 'chat', 'D1')).toEqual({ isAllowed: true });
     expect(decide({ directMessages: 'off' }, inDm)).toEqual({
       isAllowed: false,
@@ -81,6 +85,47 @@ describe('the access policy', () => {
     expect(decide({ blockUserIds: ['U1'] }, person, 'config')).toEqual({
       isAllowed: false,
       refusal: 'blocked-user',
+    });
+  });
+
+  it('serves group DMs and user installs only when the owner says so, and the allow list holds there too', () => {
+    const inGroup: Actor = { ...person, context: 'group-direct-message' };
+    const elsewhere: Actor = { ...person, context: 'user-install' };
+    expect(decide({}, inGroup)).toEqual({ isAllowed: false, refusal: 'group-direct-messages-off' });
+    expect(decide({}, elsewhere)).toEqual({ isAllowed: false, refusal: 'user-installs-off' });
+    expect(decide({ groupDirectMessages: 'on' }, inGroup)).toEqual({ isAllowed: true });
+    expect(decide({ userInstalls: 'on' }, elsewhere)).toEqual({ isAllowed: true });
+    expect(decide({ userInstalls: 'on', allowUserIds: ['U2'] }, elsewhere)).toEqual({
+      isAllowed: false,
+      refusal: 'not-allowed-user',
+    });
+    expect(decide({ userInstalls: 'allowlisted', allowUserIds: ['U1'] }, elsewhere)).toEqual({
+      isAllowed: true,
+    });
+  });
+
+  it('lets only the asker and admins stop a reply, and never a blocked person', () => {
+    const stop = (actor: Actor, rules: Partial<AccessRules> = {}) =>
+      decideAccess({
+        rules: { ...open, ...rules },
+        actor,
+        channelId: 'C1',
+        capability: { kind: 'stop-reply', askerId: 'U1' },
+      });
+    expect(stop(person)).toEqual({ isAllowed: true });
+    expect(stop(admin)).toEqual({ isAllowed: true });
+    expect(stop({ ...person, id: 'U2' })).toEqual({ isAllowed: false, refusal: 'not-the-asker' });
+    expect(stop(person, { blockUserIds: ['U1'] })).toEqual({ isAllowed: false, refusal: 'blocked-user' });
+  });
+
+  it('lets only admins administer, and a DM makes nobody an admin', () => {
+    const administer = (actor: Actor) =>
+      decideAccess({ rules: open, actor, channelId: 'C1', capability: { kind: 'administer' } });
+    expect(administer(admin)).toEqual({ isAllowed: true });
+    expect(administer(person)).toEqual({ isAllowed: false, refusal: 'not-admin' });
+    expect(administer({ ...person, context: 'direct-message' })).toEqual({
+      isAllowed: false,
+      refusal: 'not-admin',
     });
   });
 });

@@ -58,7 +58,13 @@ describe('/model and /system', () => {
     };
     const command = findCommand('model');
     if (!command) throw new Error('model command missing');
-    const member = { id: 'u-member', name: 'Member', isAdmin: false, roleIds: ['r-1'] };
+    const member = {
+      id: 'u-member',
+      name: 'Member',
+      isAdmin: false,
+      roleIds: ['r-1'],
+      context: 'server' as const,
+    };
     await runCommand({
       command,
       rawOptions: { name: 'vision-model' },
@@ -167,7 +173,7 @@ describe('chat actions', () => {
     const { runAction } = await import('../../commands/run-action.ts');
     await runAction({
       actionId: 'parley:chat.regenerate:missing-token',
-      user: { id: 'ada', name: 'ada', isAdmin: true, roleIds: [] },
+      user: { id: 'ada', name: 'ada', isAdmin: true, roleIds: [], context: 'server' as const },
       responder: {
         surface: createRecordingSurface(),
         progress: async () => undefined,

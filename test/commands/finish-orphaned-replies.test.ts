@@ -62,7 +62,13 @@ describe('the journal of replies in flight', () => {
     });
     const surface = addressedSurface();
     const replying = bot.app.engine.reply({
-      turn: { conversationKey: 'test:w:c1', author: { id: 'u1', name: 'Ada' }, text: 'count', images: [] },
+      turn: {
+        conversationKey: 'test:w:c1',
+        author: { id: 'u1', name: 'Ada' },
+        actor: { id: 'u1', name: 'Ada', isAdmin: false, roleIds: [], context: 'server' as const },
+        text: 'count',
+        images: [],
+      },
       surface,
     });
     await new Promise((resolve) => setTimeout(resolve, 400));

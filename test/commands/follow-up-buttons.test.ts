@@ -66,6 +66,7 @@ function flakyButtonSurface({ failures, isPassing }: { failures: number; isPassi
 const turn = {
   conversationKey: 'console:local:ada',
   author: { id: 'ada', name: 'ada' },
+  actor: { id: 'ada', name: 'ada', isAdmin: false, roleIds: [], context: 'server' as const },
   text: 'hello',
   images: [],
 };

@@ -57,7 +57,7 @@ function flakyResponder({ failures, isPassing }: { failures: number; isPassing: 
   return { responder, sent, shown: () => shown, postCount: () => postCount };
 }
 
-const user = { id: 'ada', name: 'ada', isAdmin: false, roleIds: [] };
+const user = { id: 'ada', name: 'ada', isAdmin: false, roleIds: [], context: 'server' as const };
 const request = {
   conversationKey: 'console:local:ada',
   prompt: 'a lighthouse',

@@ -40,10 +40,11 @@ function buttonSurface() {
 const turn = {
   conversationKey: 'console:local:ada',
   author: { id: 'ada', name: 'ada' },
+  actor: { id: 'ada', name: 'ada', isAdmin: false, roleIds: [], context: 'server' as const },
   text: 'count slowly',
   images: [],
 };
-const user = { id: 'ada', name: 'ada', isAdmin: true, roleIds: [] };
+const user = { id: 'ada', name: 'ada', isAdmin: true, roleIds: [], context: 'server' as const };
 
 async function waitFor(predicate: () => boolean): Promise<void> {
   for (let attempt = 0; attempt < 200 && !predicate(); attempt += 1)

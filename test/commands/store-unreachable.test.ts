@@ -23,7 +23,7 @@ function withFrozenAccessStore(services: CommandServices): CommandServices {
     ...services,
     access: {
       ...services.access,
-      check: async () => {
+      authorize: async () => {
         throw new StoreTimeoutError({ operation: 'get', timeoutMs: 2_000 });
       },
     },
@@ -33,6 +33,7 @@ function withFrozenAccessStore(services: CommandServices): CommandServices {
 const turn = {
   conversationKey: 'console:local:ada',
   author: { id: 'ada', name: 'ada' },
+  actor: { id: 'ada', name: 'ada', isAdmin: false, roleIds: [], context: 'server' as const },
   text: 'hello',
   images: [],
 };
@@ -61,7 +62,7 @@ describe('a store that does not answer who may ask', () => {
       command,
       rawOptions: {},
       conversationKey: turn.conversationKey,
-      user: { id: 'ada', name: 'ada', isAdmin: true, roleIds: [] },
+      user: { id: 'ada', name: 'ada', isAdmin: true, roleIds: [], context: 'server' as const },
       responder: {
         surface: createRecordingSurface({ minEditIntervalMs: 0 }),
         progress: async () => undefined,

@@ -15,6 +15,7 @@ function turnOf(text: string, overrides: Partial<IncomingTurn> = {}): IncomingTu
   return {
     conversationKey: 'test:workspace:channel-1',
     author: { id: 'u1', name: 'Ada' },
+    actor: { id: 'u1', name: 'Ada', isAdmin: false, roleIds: [], context: 'server' as const },
     text,
     images: [],
     ...overrides,
@@ -52,7 +53,10 @@ describe('conversation engine', () => {
     under.subject.fake.enqueue({ text: 'first answer' });
     await under.engine.reply({ turn: turnOf('first question'), surface: fastSurface() });
     await under.engine.reply({
-      turn: turnOf('second question', { author: { id: 'u2', name: 'Grace' } }),
+      turn: turnOf('second question', {
+        author: { id: 'u2', name: 'Grace' },
+        actor: { id: 'u2', name: 'Grace', isAdmin: false, roleIds: [], context: 'server' as const },
+      }),
       surface: fastSurface(),
     });
     expect(sentMessages(1).slice(1)).toEqual([

@@ -5,7 +5,7 @@ import { createInProcessLock } from '../../src/state/keyed-lock.ts';
 
 /** A reply that streams for `durationMs` unless its signal stops it first. */
 function streamReply(activeReplies: ReturnType<typeof createActiveReplies>, id: string, durationMs: number) {
-  const signal = activeReplies.start(id);
+  const signal = activeReplies.start(id, { askerId: 'ada', conversationKey: 'test:w:c' });
   return new Promise<'finished' | 'cut'>((resolve) => {
     const timer = setTimeout(() => resolve('finished'), durationMs);
     const stop = () => {

@@ -13,8 +13,11 @@ async function start(environment: Record<string, string> = {}): Promise<DiscordU
   return under;
 }
 
-/** A person's own install reaches global commands only: no DISCORD_GUILD_IDS. */
-const globalCommands = { DISCORD_GUILD_IDS: '' };
+/**
+ * A person's own install reaches global commands only: no DISCORD_GUILD_IDS; and the owner serves
+ * user installs (ACCESS_USER_INSTALLS, off by default).
+ */
+const globalCommands = { DISCORD_GUILD_IDS: '', ACCESS_USER_INSTALLS: 'on' };
 
 const chatRequestBodies = (subject: DiscordUnderTest) =>
   subject.gateway.requests
@@ -179,6 +182,25 @@ describe('message actions on Discord', () => {
 });
 
 describe('a person’s own install on Discord (a server without the bot)', () => {
+  it('a user install is not served unless the owner says so: /chat there is refused, privately, with no model call', async () => {
+    const subject = await start({ DISCORD_GUILD_IDS: '' });
+    const elsewhere = subject.discord.createGuildWithoutBot();
+    const chatId = subject.discord.sendSlashCommand({
+      name: 'chat',
+      channelId: elsewhere.channelId,
+      options: { prompt: 'hi there' },
+      installation: 'user',
+    });
+    const refusal = await subject.discord.waitFor(() =>
+      subject
+        .botMessages(elsewhere.channelId)
+        .find((message) => message.interactionId === chatId && message.content !== ''),
+    );
+    expect(refusal.content).toContain('its owner does not serve it where it is only installed for you');
+    expect(refusal.flags & 64).toBe(64);
+    expect(subject.gateway.requests).toEqual([]);
+  });
+
   it('/chat answers through the interaction, and /summarize says what it cannot read', async () => {
     const subject = await start(globalCommands);
     const elsewhere = subject.discord.createGuildWithoutBot();

@@ -1,10 +1,11 @@
 import { findCommand } from '../../commands/all-commands.ts';
 import { replyWithActions } from '../../commands/chat-reply.ts';
-import type { CommandServices, CommandUser } from '../../commands/define-command.ts';
+import type { CommandServices } from '../../commands/define-command.ts';
 import { parseCommandText } from '../../commands/parse-command-text.ts';
 import type { PlatformAdapter } from '../../commands/platform-adapter.ts';
 import { runAction } from '../../commands/run-action.ts';
 import { runCommand } from '../../commands/run-command.ts';
+import type { Actor } from '../../src/access/actor.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { Logger } from '../../src/log.ts';
 import { type EchoSettings, echoConfig } from './echo-config.ts';
@@ -52,7 +53,13 @@ async function handle({
   logger: Logger;
 }): Promise<void> {
   const conversationKey = conversationKeyOf({ platform: 'echo', workspace: 'room', channel: event.channel });
-  const user: CommandUser = { id: event.userId, name: event.userId, isAdmin: false, roleIds: [] };
+  const user: Actor = {
+    id: event.userId,
+    name: event.userId,
+    isAdmin: false,
+    roleIds: [],
+    context: 'server' as const,
+  };
   const responder = createEchoResponder({ room, channel: event.channel });
   const signal = new AbortController().signal;
   switch (event.type) {
@@ -64,6 +71,7 @@ async function handle({
         turn: {
           conversationKey,
           author: { id: user.id, name: user.name },
+          actor: { id: user.id, name: user.name, isAdmin: false, roleIds: [], context: 'server' as const },
           text: event.text,
           images: [],
           documents: [],

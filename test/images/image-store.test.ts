@@ -101,7 +101,7 @@ describe('buttons and kept images', () => {
     const sent: CommandResult[] = [];
     await runAction({
       actionId: encodeActionId({ verb: 'chat.regenerate', token }),
-      user: { id: 'ada', name: 'ada', isAdmin: true, roleIds: [] },
+      user: { id: 'ada', name: 'ada', isAdmin: true, roleIds: [], context: 'server' as const },
       responder: {
         surface: {
           limits: { maxMessageLength: 2_000, minEditIntervalMs: 0 },

@@ -19,6 +19,8 @@ describe('slack: native streaming refused', () => {
   beforeAll(async () => {
     bot = await startSlackUnderTest({
       mode: 'http',
+      // Group DMs are served only when the owner says so (ACCESS_GROUP_DMS).
+      environment: { ACCESS_GROUP_DMS: 'on' },
       slackOptions: { isMessagesTabEnabled: false, streamIdleTimeoutMs: 700 },
     });
   });

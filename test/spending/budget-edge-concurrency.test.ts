@@ -31,55 +31,58 @@ const stores = [
   { name: 'Redis', storeUrl: () => redisUrl ?? '', isSkipped: redisUrl === undefined },
 ];
 
-describe.each(stores)('fifty concurrent replies at the edge of a budget on $name', ({ storeUrl, isSkipped }) => {
-  it.skipIf(isSkipped)('spend no more than the budget', async () => {
-    const { logger } = createCapturedLogger();
-    const testSpending = createTestSpending({
-      catalog,
-      logger,
-      storeUrl: storeUrl(),
-      namespace: `budget-edge-${randomBytes(4).toString('hex')}`,
-      defaults: { BUDGET_USER_DAILY: budgetNanos / 1e9 },
-    });
-    const conversationKey = 'test:workspace:channel';
-    const reply = async () => {
-      const admission = await testSpending.spending.admit({
-        userId: 'ada',
-        roleIds: [],
-        conversationKey,
-        model: 'chat-model',
-        work: { kind: 'tokens', promptTokens: 1_000, maxCompletionTokens: 1_000 },
-        maxDurationMs: 60_000,
+describe.each(stores)(
+  'fifty concurrent replies at the edge of a budget on $name',
+  ({ storeUrl, isSkipped }) => {
+    it.skipIf(isSkipped)('spend no more than the budget', async () => {
+      const { logger } = createCapturedLogger();
+      const testSpending = createTestSpending({
+        catalog,
+        logger,
+        storeUrl: storeUrl(),
+        namespace: `budget-edge-${randomBytes(4).toString('hex')}`,
+        defaults: { BUDGET_USER_DAILY: budgetNanos / 1e9 },
       });
-      if (!admission.isAdmitted) return 'refused at once';
-      try {
-        const first = await coverRequest(admission.hold, {
+      const conversationKey = 'test:workspace:channel';
+      const reply = async () => {
+        const admission = await testSpending.spending.admit({
+          userId: 'ada',
+          roleIds: [],
+          conversationKey,
           model: 'chat-model',
           work: { kind: 'tokens', promptTokens: 1_000, maxCompletionTokens: 1_000 },
+          maxDurationMs: 60_000,
         });
-        first.record({ usage: { promptTokens: 1_000, completionTokens: 800, totalTokens: 1_800 } });
-        const second = await coverRequest(admission.hold, {
-          model: 'chat-model',
-          work: { kind: 'tokens', promptTokens: 2_000, maxCompletionTokens: 1_000 },
-        });
-        second.record({ usage: { promptTokens: 2_000, completionTokens: 1_000, totalTokens: 3_000 } });
-        return 'answered';
-      } catch (error) {
-        if (error instanceof GatewayError && error.kind === 'budget') return 'cut by the budget';
-        throw error;
+        if (!admission.isAdmitted) return 'refused at once';
+        try {
+          const first = await coverRequest(admission.hold, {
+            model: 'chat-model',
+            work: { kind: 'tokens', promptTokens: 1_000, maxCompletionTokens: 1_000 },
+          });
+          first.record({ usage: { promptTokens: 1_000, completionTokens: 800, totalTokens: 1_800 } });
+          const second = await coverRequest(admission.hold, {
+            model: 'chat-model',
+            work: { kind: 'tokens', promptTokens: 2_000, maxCompletionTokens: 1_000 },
+          });
+          second.record({ usage: { promptTokens: 2_000, completionTokens: 1_000, totalTokens: 3_000 } });
+          return 'answered';
+        } catch (error) {
+          if (error instanceof GatewayError && error.kind === 'budget') return 'cut by the budget';
+          throw error;
+        } finally {
+          await admission.hold.settle();
+        }
+      };
+      try {
+        const outcomes = await Promise.all(Array.from({ length: 50 }, reply));
+        const report = await testSpending.ledger.report({ userId: 'ada', conversationKey, at: new Date() });
+        expect(report.user.today.costNanos).toBeLessThanOrEqual(budgetNanos);
+        // Some got to the gateway (the budget was used, not idle), most were refused before it.
+        expect(report.user.today.costNanos).toBeGreaterThan(0);
+        expect(outcomes.filter((outcome) => outcome === 'refused at once').length).toBeGreaterThan(40);
       } finally {
-        await admission.hold.settle();
+        await testSpending.close();
       }
-    };
-    try {
-      const outcomes = await Promise.all(Array.from({ length: 50 }, reply));
-      const report = await testSpending.ledger.report({ userId: 'ada', conversationKey, at: new Date() });
-      expect(report.user.today.costNanos).toBeLessThanOrEqual(budgetNanos);
-      // Some got to the gateway (the budget was used, not idle), most were refused before it.
-      expect(report.user.today.costNanos).toBeGreaterThan(0);
-      expect(outcomes.filter((outcome) => outcome === 'refused at once').length).toBeGreaterThan(40);
-    } finally {
-      await testSpending.close();
-    }
-  });
-});
+    });
+  },
+);

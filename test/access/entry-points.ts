@@ -1,0 +1,34 @@
+/**
+ * The ways a person reaches parley on each platform, as rows of the access matrix (issue 21). The
+ * matrix tests iterate these lists, and `entry-point-coverage.test.ts` keeps each list equal to the
+ * handlers its adapter registers, so a new entry point cannot land without its row.
+ */
+export const discordEntryPoints = [
+  'mention',
+  'direct-message',
+  'slash-command:chat',
+  'slash-command:search',
+  'slash-command:imagine',
+  'slash-command:summarize',
+  'slash-command:usage-of-another',
+  'slash-command:usage-of-another-in-dm',
+  'message-command:ask',
+  'button:regenerate',
+  'button:stop-another',
+] as const;
+export type DiscordEntryPoint = (typeof discordEntryPoints)[number];
+
+export const slackEntryPoints = [
+  'mention',
+  'direct-message',
+  'slash-command:chat',
+  'slash-command:imagine',
+  'slash-command:summarize',
+  'slash-command:usage-of-another',
+  'message-shortcut:ask',
+] as const;
+export type SlackEntryPoint = (typeof slackEntryPoints)[number];
+
+/** The terminal: its owner at the keyboard, so only budgets can refuse. */
+export const terminalEntryPoints = ['line', 'command:imagine', 'command:extract'] as const;
+export type TerminalEntryPoint = (typeof terminalEntryPoints)[number];
