@@ -93,12 +93,13 @@ async function route({
       return;
     case '/readyz': {
       const result = await readiness();
+      const warnings = result.warnings.length > 0 ? { warnings: result.warnings } : {};
       sendJson(
         response,
         result.isReady ? 200 : 503,
         result.isReady
-          ? { status: 'ready', checks: result.checks }
-          : { status: 'not ready', reason: result.reasons.join('; '), checks: result.checks },
+          ? { status: 'ready', checks: result.checks, ...warnings }
+          : { status: 'not ready', reason: result.reasons.join('; '), checks: result.checks, ...warnings },
       );
       return;
     }
