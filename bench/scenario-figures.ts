@@ -104,7 +104,7 @@ export function figuresOf(repetitions: readonly ScenarioObservations[]): Scenari
     editsWhileStreaming += conversation.editsWhileStreaming;
   }
   const restCallsByRoute: Record<string, number> = {};
-  const rateLimits = { total: 0, global: 0, route: 0, forced: 0 };
+  const rateLimits = { total: 0, global: 0, route: 0, forced: 0, banned: 0 };
   for (const call of restCalls) {
     restCallsByRoute[call.route] = (restCallsByRoute[call.route] ?? 0) + 1;
     if (call.rateLimit !== null) {

@@ -186,6 +186,7 @@ async function startHealth({
   try {
     const server = await startHealthServer({
       port: config.health.port,
+      host: config.health.host,
       readiness: () => checkReadiness({ platforms: platformNames, probeStore }),
       logger,
     });
@@ -194,10 +195,18 @@ async function startHealth({
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     process.stderr.write(
-      `parley cannot start: HEALTH_PORT ${config.health.port}: ${code === 'EADDRINUSE' ? 'the port is in use' : (error as Error).message}. Set HEALTH_PORT to a free port, or off.\n`,
+      `parley cannot start: health server on HEALTH_HOST ${config.health.host}, HEALTH_PORT ${config.health.port}: ${listenProblem(code, error)}.\n`,
     );
     return false;
   }
+}
+
+function listenProblem(code: string | undefined, error: unknown): string {
+  if (code === 'EADDRINUSE') return 'the port is in use. Set HEALTH_PORT to a free port, or off';
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return 'this machine has no such address. Set HEALTH_HOST to one of its addresses, 127.0.0.1 or 0.0.0.0';
+  }
+  return (error as Error).message;
 }
 
 main().then(

@@ -182,6 +182,8 @@ function toConfig({
     health: {
       /** Where /healthz, /readyz and /metrics are served; undefined when off. */
       port: healthPortOf(values.HEALTH_PORT, isOnPlatform),
+      /** The interface it listens on: HEALTH_HOST, 127.0.0.1 unless set. */
+      host: values.HEALTH_HOST,
     },
     /** Reading documents people attach (issue 16). */
     documents: {

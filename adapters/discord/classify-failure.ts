@@ -1,5 +1,6 @@
 import { DiscordAPIError, HTTPError, RateLimitError } from 'discord.js';
 import type { PlatformFailure } from '../../src/delivery/surface.ts';
+import { DiscordRequestWithheldError } from './invalid-request-guard.ts';
 
 /**
  * Whether a failed Discord call can succeed if tried again. A 4xx answer is final (an unknown or
@@ -8,6 +9,9 @@ import type { PlatformFailure } from '../../src/delivery/surface.ts';
  */
 export function classifyDiscordFailure(error: unknown): PlatformFailure {
   if (error instanceof RateLimitError) return { isRetryable: true, retryAfterMs: error.retryAfter };
+  // Withheld because its route kept failing or the invalid request limit is near: trying again
+  // would be one more invalid request.
+  if (error instanceof DiscordRequestWithheldError) return { isRetryable: false };
   if (error instanceof DiscordAPIError || error instanceof HTTPError) {
     if (error.status === 429) return { isRetryable: true };
     return { isRetryable: error.status >= 500 || error.status === 408 };

@@ -22,6 +22,11 @@ import { discordLimits } from './discord-limits.ts';
 import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from './discord-outbound.ts';
 import { submitFormModal } from './form-modal.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
+import {
+  createInvalidRequestGuard,
+  discordInvalidRequestLimits,
+  type InvalidRequestLimits,
+} from './invalid-request-guard.ts';
 import { runMessageAction, submitModal } from './message-action-handlers.ts';
 import { handleMessage } from './message-events.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
@@ -51,6 +56,7 @@ export async function startDiscordAdapter({
   eventDeduper = createInMemoryDeduper(),
   shutdownGraceMs = 10_000,
   sharedBudget,
+  invalidRequestLimits = discordInvalidRequestLimits,
 }: {
   services: CommandServices;
   discord: DiscordSettings;
@@ -64,6 +70,8 @@ export async function startDiscordAdapter({
   shutdownGraceMs?: number;
   /** The bot token's request budget shared by every process (Redis); undefined: this process alone. */
   sharedBudget?: SharedRateLimit;
+  /** Discord's Invalid Request Limit, unless a test lowers it to reach it in seconds. */
+  invalidRequestLimits?: InvalidRequestLimits;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
   // One budget per token; the key is a digest, since a token must never be written anywhere.
@@ -95,7 +103,13 @@ export async function startDiscordAdapter({
         platformLimits.interactionTokenLifetimeMs ?? discordLimits.interactionTokenLifetimeMs,
     },
   };
-  const makeRequest = sharedBudget && createSharedRestGate({ window: sharedBudget, botKey, logger });
+  // Every REST call of every client of the adapter passes the invalid request guard, outermost, so a
+  // request it withholds takes no slot of the shared budget.
+  const makeRequest = createInvalidRequestGuard({
+    logger,
+    limits: invalidRequestLimits,
+    ...(sharedBudget ? { baseRequest: createSharedRestGate({ window: sharedBudget, botKey, logger }) } : {}),
+  }).makeRequest;
   const connect = async (canReadMessageContent: boolean) => {
     const adapter = createAdapterContext({ shared, canReadMessageContent, makeRequest });
     listen({ adapter, lifecycle });
@@ -188,8 +202,8 @@ function createAdapterContext({
   makeRequest,
 }: {
   shared: SharedContext;
-  /** Every REST call goes through it when the bot's request budget is shared by several processes. */
-  makeRequest: RESTOptions['makeRequest'] | undefined;
+  /** Every REST call goes through it: the invalid request guard, then the shared budget if any. */
+  makeRequest: RESTOptions['makeRequest'];
   canReadMessageContent: boolean;
 }): DiscordAdapterContext {
   const client = new Client({
@@ -200,7 +214,7 @@ function createAdapterContext({
       api: shared.discord.apiUrl,
       agent: discordRestAgent(),
       rejectOnRateLimit: isRenameRateLimit,
-      ...(makeRequest ? { makeRequest } : {}),
+      makeRequest,
     },
     allowedMentions: noPings,
     ...shardOptions(shared.discord.sharding),

@@ -186,6 +186,11 @@ const operationsSettings = section('Operations', {
     typeText: 'port or off',
     defaultText: '8080 on Discord or Slack; off in the terminal chat',
   }),
+  HEALTH_HOST: document(text('127.0.0.1'), {
+    description:
+      "The interface the health and metrics server listens on. /metrics and /readyz answer without authentication, so the default is this machine alone; 0.0.0.0 (or ::) takes requests from every interface, which a container needs when its port is published or Prometheus or a Kubernetes probe reaches it over the network (compose.yaml sets it). The image's own HEALTHCHECK asks 127.0.0.1.",
+    typeText: 'host name or IP address',
+  }),
   SHUTDOWN_GRACE_MS: document(wholeNumber({ min: 1, fallback: 10_000 }), {
     description:
       'After SIGTERM or SIGINT, how long parley may take to stop its replies and close, in milliseconds; past it, the process exits anyway with code 1.',

@@ -71,7 +71,7 @@ const linkSettings = section('Links', {
     ),
     {
       description:
-        'Origins on a private network that links may lead to (an intranet wiki). Every other private, loopback or link-local address is refused.',
+        "Origins on a private network that links people post may lead to (an intranet wiki). Every other private, loopback or link-local address is refused. The model's own read_url never gets them: it reads public addresses only, so a prompt injection cannot send it to the intranet.",
       typeText: 'comma-separated origins',
     },
   ),

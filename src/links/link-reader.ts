@@ -28,7 +28,11 @@ export interface LinkReaderOptions {
 /** Reads one link for a tool or a command; `readLinks` reads those in a message. */
 export interface LinkReader {
   readLinks(request: { turn: IncomingTurn; signal?: AbortSignal }): Promise<LinkFindings>;
-  readLink(request: { url: string; signal?: AbortSignal }): Promise<LinkFinding>;
+  /**
+   * `policy`: where this link may lead, when not where people's links may (the model's own fetches
+   * go by `modelFetchPolicy`).
+   */
+  readLink(request: { url: string; signal?: AbortSignal; policy?: UrlPolicy }): Promise<LinkFinding>;
 }
 
 /** What one link led to: a document (a web page, a PDF…), an image, or why it was not read. */
@@ -43,15 +47,24 @@ export function linkPolicy(privateOrigins: readonly string[]): UrlPolicy {
 }
 
 export function createLinkReader(options: LinkReaderOptions): LinkReader {
-  const policy = linkPolicy(options.privateOrigins);
-  const robots = createRobotsRules({
-    userAgent: options.userAgent,
-    policy,
-    timeoutMs: Math.min(options.timeoutMs, 5_000),
-    logger: options.logger,
-  });
-  const readLink: LinkReader['readLink'] = ({ url, signal }) =>
-    fetchLink({ url, options, policy, robots, ...(signal ? { signal } : {}) });
+  const peoplesPolicy = linkPolicy(options.privateOrigins);
+  // One robots.txt cache per policy: a robots.txt refused under one policy is not refused under another.
+  const robotsByPolicy = new Map<UrlPolicy, RobotsRules>();
+  const robotsFor = (policy: UrlPolicy) => {
+    let robots = robotsByPolicy.get(policy);
+    if (!robots) {
+      robots = createRobotsRules({
+        userAgent: options.userAgent,
+        policy,
+        timeoutMs: Math.min(options.timeoutMs, 5_000),
+        logger: options.logger,
+      });
+      robotsByPolicy.set(policy, robots);
+    }
+    return robots;
+  };
+  const readLink: LinkReader['readLink'] = ({ url, signal, policy = peoplesPolicy }) =>
+    fetchLink({ url, options, policy, robots: robotsFor(policy), ...(signal ? { signal } : {}) });
   return {
     readLink,
     async readLinks({ turn, signal }) {
@@ -126,7 +139,7 @@ async function fetchLink({
     );
     return toFinding({ url: finalUrl.href, name, mimeType, body, maxBytes: options.maxBytes });
   } catch (error) {
-    options.logger.warn({ err: error, host: hostOf(url) }, 'link not read');
+    options.logger.warn({ err: error, host: hostOf(url), purpose: policy.purpose }, 'link not read');
     if (error instanceof BlockedUrlError) {
       return {
         kind: 'refused',

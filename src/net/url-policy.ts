@@ -22,6 +22,20 @@ export interface UrlPolicy {
   readonly requiresHttps: boolean;
 }
 
+/**
+ * Fetches the model asks for (`read_url`, and the tools to come): public addresses only, over http
+ * or https. What a model asks for can be steered by the text it has read (a prompt injection in a
+ * search result), so none of the private origins `LINK_PRIVATE_ORIGINS` opens to the links people
+ * post are open to it: an intranet page read on the model's word could leave through its next
+ * `read_url` (issue 21).
+ */
+export const modelFetchPolicy: UrlPolicy = Object.freeze({
+  purpose: 'model fetch',
+  allowedHosts: undefined,
+  trustedOrigins: Object.freeze([]),
+  requiresHttps: false,
+});
+
 /** How a link is fetched, or why it is not. */
 export type UrlVerdict =
   | { readonly kind: 'trusted' }

@@ -21,12 +21,16 @@ export interface HealthServer {
  */
 export async function startHealthServer({
   port,
-  host,
+  host = '127.0.0.1',
   readiness,
   logger,
 }: {
   port: number;
-  /** Default: every interface, so a container's health check and a scraper reach it. */
+  /**
+   * The interface to listen on. /metrics and /readyz have no authentication, so the default is
+   * loopback: only this machine (and a container's own HEALTHCHECK) reaches them; HEALTH_HOST
+   * opens them to a network on purpose.
+   */
   host?: string;
   readiness: () => Promise<Readiness>;
   logger: Logger;
@@ -50,8 +54,11 @@ export async function startHealthServer({
   server.on('connection', (socket) => {
     if (isUnreferenced) socket.unref();
   });
-  const actualPort = (server.address() as AddressInfo).port;
-  logger.info({ port: actualPort }, 'health and metrics at GET /healthz, /readyz and /metrics');
+  const { port: actualPort, address } = server.address() as AddressInfo;
+  logger.info(
+    { host: address, port: actualPort },
+    'health and metrics at GET /healthz, /readyz and /metrics',
+  );
   return {
     port: actualPort,
     unref: () => {
@@ -86,12 +93,13 @@ async function route({
       return;
     case '/readyz': {
       const result = await readiness();
+      const warnings = result.warnings.length > 0 ? { warnings: result.warnings } : {};
       sendJson(
         response,
         result.isReady ? 200 : 503,
         result.isReady
-          ? { status: 'ready', checks: result.checks }
-          : { status: 'not ready', reason: result.reasons.join('; '), checks: result.checks },
+          ? { status: 'ready', checks: result.checks, ...warnings }
+          : { status: 'not ready', reason: result.reasons.join('; '), checks: result.checks, ...warnings },
       );
       return;
     }

@@ -28,11 +28,31 @@ export function reportPlatformConnection({
   recordPlatformConnection({ platform, isConnected });
 }
 
+const warningSources = new Map<string, () => string | undefined>();
+
+/**
+ * A condition an operator should see before it becomes an outage (Discord's invalid requests nearing
+ * the limit that gets the IP banned): `warning` is asked at every /readyz, so what has passed stops
+ * showing without anyone reporting it; a warning does not make parley not ready. One source a topic:
+ * the last registered.
+ */
+export function registerWarning({
+  topic,
+  warning,
+}: {
+  topic: string;
+  warning: () => string | undefined;
+}): void {
+  warningSources.set(topic, warning);
+}
+
 /** The answer of GET /readyz: every check by name, and the reasons when something is not ready. */
 export interface Readiness {
   readonly isReady: boolean;
   readonly checks: Readonly<Record<string, string>>;
   readonly reasons: readonly string[];
+  /** What an operator should look at now, though parley still works. */
+  readonly warnings: readonly string[];
 }
 
 /**
@@ -59,7 +79,12 @@ export async function checkReadiness({
     checks[platform] = state.state;
     if (!state.isConnected) reasons.push(`${platform}: ${state.state}`);
   }
-  return { isReady: reasons.length === 0, checks, reasons };
+  return {
+    isReady: reasons.length === 0,
+    checks,
+    reasons,
+    warnings: [...warningSources.values()].flatMap((warning) => warning() ?? []),
+  };
 }
 
 async function storeState(probeStore: () => Promise<unknown>, timeoutMs: number): Promise<string> {

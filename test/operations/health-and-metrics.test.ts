@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
@@ -15,6 +15,11 @@ let gateway: FakeGateway;
 let discord: FakeDiscord;
 let parley: ParleyProcess | undefined;
 let workDirectory: string;
+
+/** An IPv4 address of this machine other than loopback, if it has one. */
+const nonLoopbackAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((entry) => entry !== undefined && entry.family === 'IPv4' && !entry.internal)?.address;
 
 beforeEach(async () => {
   gateway = await startFakeGateway({ apiKey });
@@ -213,4 +218,55 @@ describe('health, readiness and metrics of a running bot', () => {
     bot.endInput();
     expect(await bot.exited).toBe(0);
   });
+
+  describe(`where it listens${nonLoopbackAddress ? '' : ' (skipped: this machine has no IPv4 address besides loopback)'}`, () => {
+    it.skipIf(nonLoopbackAddress === undefined)(
+      "by default on loopback only: /metrics is not reachable on the machine's other address",
+      async () => {
+        const logFile = join(workDirectory, 'parley.log');
+        const bot = startBot({ LOG_FILE: logFile });
+        const port = await portFromLog(logFile);
+        expect((await get(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+        await expect(fetch(`http://${nonLoopbackAddress}:${port}/metrics`)).rejects.toMatchObject({
+          cause: { code: 'ECONNREFUSED' },
+        });
+        expect(JSON.parse(lineOf(logFile, 'health and metrics at')).host).toBe('127.0.0.1');
+        bot.endInput();
+        expect(await bot.exited).toBe(0);
+      },
+    );
+
+    it.skipIf(nonLoopbackAddress === undefined)(
+      'on the address HEALTH_HOST names, and there alone',
+      async () => {
+        const logFile = join(workDirectory, 'parley.log');
+        const bot = startBot({ LOG_FILE: logFile, HEALTH_HOST: nonLoopbackAddress ?? '' });
+        const port = await portFromLog(logFile);
+        expect(JSON.parse(lineOf(logFile, 'health and metrics at')).host).toBe(nonLoopbackAddress);
+        expect((await get(`http://${nonLoopbackAddress}:${port}/healthz`)).status).toBe(200);
+        await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toMatchObject({
+          cause: { code: 'ECONNREFUSED' },
+        });
+        bot.endInput();
+        expect(await bot.exited).toBe(0);
+      },
+    );
+  });
+
+  it('refuses to start on an address the machine does not have, and says which setting to change', async () => {
+    // 192.0.2.0/24 is TEST-NET-1 (RFC 5737); .254 is no interface here (this machine may hold .2).
+    const bot = startBot({ HEALTH_HOST: '192.0.2.254' });
+    expect(await bot.exited).toBe(1);
+    expect(bot.stderr()).toContain(
+      'parley cannot start: health server on HEALTH_HOST 192.0.2.254, HEALTH_PORT 0: this machine has no such address.',
+    );
+  });
 });
+
+function lineOf(logFile: string, text: string): string {
+  return (
+    readFileSync(logFile, 'utf8')
+      .split('\n')
+      .find((line) => line.includes(text)) ?? '{}'
+  );
+}

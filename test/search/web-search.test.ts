@@ -1,9 +1,16 @@
+import { Keyv } from 'keyv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentReader } from '../../src/documents/document-reader.ts';
+import { createDocumentStore } from '../../src/documents/document-store.ts';
+import { createLinkReader } from '../../src/links/link-reader.ts';
+import { modelFetchPolicy } from '../../src/net/url-policy.ts';
+import { createReadPage } from '../../src/search/read-page.ts';
 import { searchInstructions } from '../../src/search/search-tools.ts';
 import { type FakeSearxng, startFakeSearxng } from '../fakes/searxng/fake-searxng.ts';
 import { appMention } from '../fakes/slack/index.ts';
 import { type FakeWeb, startFakeWeb } from '../fakes/web/fake-web.ts';
 import { startSlackUnderTest } from '../slack/slack-under-test.ts';
+import { createCapturedLogger } from '../support/capture-logger.ts';
 import { startConsoleUnderTest } from '../support/console-under-test.ts';
 import { startDiscordUnderTest } from '../support/discord-under-test.ts';
 
@@ -66,7 +73,7 @@ describe('web search with sources', () => {
     expect(usage.user.today.requests).toBe(2);
   });
 
-  it('read_url reads a page through the link reader', async () => {
+  it('read_url keeps to public addresses: a private origin people may link to is refused to the model, and never asked', async () => {
     const bot = await startConsoleUnderTest({
       SEARCH_URL: searxng.url,
       CHAT_MODEL: 'tools-model',
@@ -75,13 +82,69 @@ describe('web search with sources', () => {
     web.setPage('/menu', {
       body: '<html><head><title>Café menu</title></head><body><p>Soup of the day: leek.</p></body></html>',
     });
-    bot.fake.enqueue({ toolCalls: [{ name: 'read_url', arguments: { url: `${web.origin}/menu` } }] });
-    bot.fake.enqueue({ text: 'Leek soup today [1].' });
+    const port = new URL(web.origin).port;
+    // What a prompt injection in a search result would ask for: the intranet page, by address and by name.
+    bot.fake.enqueue({
+      toolCalls: [
+        { name: 'read_url', arguments: { url: `${web.origin}/menu` } },
+        { name: 'read_url', arguments: { url: `http://localhost:${port}/menu` } },
+      ],
+    });
+    bot.fake.enqueue({ text: 'I could not read that page.' });
     const printed = await bot.type('what soup is on?');
+    expect(printed).toContain('I could not read that page.');
+    expect(printed).not.toContain('Sources');
+    const toolMessages = ((bot.fake.requests[1]?.body as ChatBody | undefined)?.messages ?? []).filter(
+      (message) => message.role === 'tool',
+    );
+    expect(toolMessages.map((message) => message.content)).toEqual([
+      `Could not read the page: I did not read ${new URL(web.origin).host}/menu: its link points to a private network address.`,
+      `Could not read the page: I did not read localhost:${port}/menu: its link points to a private network address.`,
+    ]);
+    // Not even its robots.txt was asked for.
+    expect(web.requests).toEqual([]);
+
+    // The same page, posted by a person: LINK_PRIVATE_ORIGINS lets people's links in.
+    bot.fake.enqueue({ text: 'Leek soup.' });
+    const answer = await bot.type(`what soup is on? ${web.origin}/menu`);
     await bot.close();
-    expect(printed).toContain(`1. [Café menu](${web.origin}/menu)`);
-    const toolMessage = (bot.fake.requests[1]?.body as ChatBody | undefined)?.messages.at(-1);
-    expect(String(toolMessage?.content)).toContain('Soup of the day: leek.');
+    expect(answer).toContain('Leek soup.');
+    expect(web.requests.map((request) => request.path)).toEqual(['/robots.txt', '/menu']);
+    expect(JSON.stringify(bot.fake.requests.at(-1)?.body)).toContain('Soup of the day: leek.');
+  });
+
+  it('read_url reads a page through the link reader and the document reader', async () => {
+    const { logger } = createCapturedLogger([]);
+    const links = createLinkReader({
+      mode: 'on',
+      maxLinks: 3,
+      maxBytes: 1_000_000,
+      timeoutMs: 5_000,
+      userAgent: 'parley-test',
+      privateOrigins: [],
+      logger,
+    });
+    const documents = createDocumentReader({
+      store: createDocumentStore({ store: new Keyv(), maxTotalBytes: 10_000_000, lifetimeMs: 60_000 }),
+      maxBytes: 1_000_000,
+      readLimits: { maxUnits: 10, maxCharacters: 50_000, maxRenderedPages: 1, maxUnpackedBytes: 5_000_000 },
+      workerLimits: { timeoutMs: 20_000, maxHeapMb: 256 },
+      logger,
+    });
+    web.setPage('/menu', {
+      body: '<html><head><title>Café menu</title></head><body><p>Soup of the day: leek.</p></body></html>',
+    });
+    // The fake site is on loopback, which the model's policy refuses; here it stands for a public site.
+    const standingForPublic = { ...modelFetchPolicy, trustedOrigins: [web.origin] };
+    const readPage = createReadPage({ links, documents, policy: standingForPublic });
+    expect(await readPage({ url: `${web.origin}/menu` })).toEqual({
+      title: 'Café menu',
+      text: expect.stringContaining('Soup of the day: leek.'),
+    });
+    // And with the model's own policy, the same page is refused.
+    expect(await createReadPage({ links, documents })({ url: `${web.origin}/menu` })).toEqual({
+      problem: expect.stringContaining('its link points to a private network address'),
+    });
   });
 
   it('a model without tools gets a search-first step: a small structured decision, then the answer', async () => {

@@ -1,4 +1,5 @@
 import { type DiscordAdapter, startDiscordAdapter } from '../../adapters/discord/discord-adapter.ts';
+import type { InvalidRequestLimits } from '../../adapters/discord/invalid-request-guard.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { App } from '../../src/app.ts';
 import {
@@ -32,7 +33,14 @@ const apiKey = 'discord-e2e-gateway-key-0123456789';
  */
 export async function startDiscordUnderTest(
   environment: Record<string, string> = {},
-  { fakeDiscord = {} }: { fakeDiscord?: FakeDiscordOptions } = {},
+  {
+    fakeDiscord = {},
+    invalidRequestLimits,
+  }: {
+    fakeDiscord?: FakeDiscordOptions;
+    /** The adapter's invalid request guard, lowered to reach it in a test. */
+    invalidRequestLimits?: InvalidRequestLimits;
+  } = {},
 ): Promise<DiscordUnderTest> {
   const gateway = await startFakeGateway({
     apiKey,
@@ -56,6 +64,7 @@ export async function startDiscordUnderTest(
     discord: config.platforms.discord,
     maxImageBytes: config.images.maxInputBytes,
     logger,
+    ...(invalidRequestLimits ? { invalidRequestLimits } : {}),
     // The limits the adapter cannot learn from Discord are the fake's, when a test changed them.
     platformLimits: {
       ...(fakeDiscord.requestSizeLimitBytes === undefined

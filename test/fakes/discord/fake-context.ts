@@ -3,6 +3,7 @@ import type { ChangeFeed } from './change-feed.ts';
 import type { CommandRegistry } from './command-registry.ts';
 import type { GatewayServer } from './gateway-server.ts';
 import type { InteractionStore } from './interaction-store.ts';
+import type { InvalidRequestCounter } from './invalid-requests.ts';
 import type { MessageStore } from './message-store.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { RestCall } from './rest-call.ts';
@@ -24,6 +25,7 @@ export interface FakeDiscordContext {
   gateway: GatewayServer;
   changes: ChangeFeed;
   rateLimiter: RateLimiter;
+  invalidRequests: InvalidRequestCounter;
   requests: RestCall[];
   settings: {
     /** The upload limit of one file, sent to the bot as `attachment_size_limit`. */

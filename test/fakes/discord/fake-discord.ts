@@ -15,6 +15,11 @@ import {
   type FakeInteraction,
   type InteractionResponse,
 } from './interaction-store.ts';
+import {
+  createInvalidRequestCounter,
+  type InvalidRequestLimit,
+  type InvalidRequestState,
+} from './invalid-requests.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type FakeMessage } from './message-store.ts';
 import { type BotPermission, bitsOf } from './permissions.ts';
@@ -45,6 +50,8 @@ export interface FakeDiscordOptions {
   recommendedShardCount?: number;
   /** The limits to enforce, or `false` for none. Default: Discord's (see `RateLimitOptions`). */
   rateLimits?: RateLimitOptions | false;
+  /** The Invalid Request Limit and its ban. Default: Discord's, 10,000 per 10 minutes, banned for an hour. */
+  invalidRequestLimit?: Partial<InvalidRequestLimit>;
   /** The upload limit a file, sent to the bot as `attachment_size_limit`. Default 10 MiB. */
   attachmentSizeLimitBytes?: number;
   /** The largest request body that sends a message, files included. Default 25 MiB. */
@@ -86,6 +93,8 @@ export interface FakeDiscord extends UserActions {
   readonly requests: readonly RestCall[];
   /** 429s served, by kind and route. Reset by `reset()`. */
   readonly rateLimitHits: Readonly<RateLimitHits>;
+  /** Invalid requests (401, 403, 429 not `shared`) in the window, and whether the client is banned. Reset by `reset()`. */
+  readonly invalidRequests: InvalidRequestState;
   /** Gateway connections that have identified and are still open: 1 once a bot is logged in. */
   readonly identifiedSessionCount: number;
   /** The `[shard_id, num_shards]` of each open session (undefined: it did not shard). */
@@ -197,6 +206,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     }),
     changes: createChangeFeed(),
     rateLimiter: createRateLimiter(options.rateLimits ?? {}),
+    invalidRequests: createInvalidRequestCounter(options.invalidRequestLimit),
     requests: [],
     settings: {
       attachmentSizeLimitBytes: options.attachmentSizeLimitBytes ?? messageLimits.attachmentSizeBytes,
@@ -246,6 +256,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     threadId: thread.id,
     requests: context.requests,
     rateLimitHits: context.rateLimiter.hits,
+    invalidRequests: context.invalidRequests,
     get identifiedSessionCount() {
       return context.gateway.identifiedSessionCount;
     },
@@ -379,6 +390,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       context.commands.clear();
       context.requests.length = 0;
       context.rateLimiter.reset();
+      context.invalidRequests.reset();
     },
     async close() {
       context.gateway.close();

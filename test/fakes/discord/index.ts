@@ -4,6 +4,7 @@ export type { RegisteredCommand } from './command-registry.ts';
 export type { DiscordErrorBody } from './discord-api-error.ts';
 export { type FakeDiscord, type FakeDiscordOptions, startFakeDiscord } from './fake-discord.ts';
 export type { FakeInteraction, InteractionKind, InteractionResponse } from './interaction-store.ts';
+export type { InvalidRequestLimit, InvalidRequestState } from './invalid-requests.ts';
 export { characterCount, messageLimits } from './message-limits.ts';
 export type { FakeMessage, MessageRevision } from './message-store.ts';
 export type { BotPermission } from './permissions.ts';

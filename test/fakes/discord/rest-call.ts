@@ -14,8 +14,8 @@ export interface RestCall {
   /** The path's parameters by name, e.g. `{ channelId, messageId }`, to count calls per channel. */
   params: Record<string, string>;
   status: number;
-  /** Set when the fake answered 429. */
-  rateLimit: RateLimitKind | null;
+  /** Set when the fake answered 429; `banned`: past the Invalid Request Limit (invalid-requests.ts). */
+  rateLimit: RateLimitKind | 'banned' | null;
   /** Discord's JSON error code of a refused request (50035, 10008, ...). */
   errorCode: number | null;
   /** The JSON body (or `payload_json`) as sent. */

@@ -32,9 +32,11 @@ interface Outcome {
   route: string;
   params: Record<string, string>;
   status: number;
-  rateLimit: RateLimitKind | null;
+  rateLimit: RateLimitKind | 'banned' | null;
   errorCode: number | null;
   body: RequestBody | undefined;
+  /** `X-RateLimit-Scope` of a 429, which decides whether it counts as an invalid request. */
+  rateLimitScope?: string;
 }
 
 /** Builds the `node:http` listener: attachments, then the REST API under `/api/v10`. */
@@ -47,7 +49,18 @@ export function createRestHandler(
     if (context.attachments.serve(request, response, url.pathname)) {
       return;
     }
-    handle(context, request, response, url)
+    const ban = context.invalidRequests.banAnswer(atMs);
+    const answered = ban
+      ? refuseBanned(request, response, ban)
+      : handle(context, request, response, url).then((outcome) => {
+          context.invalidRequests.record({
+            status: outcome.status,
+            rateLimitScope: outcome.rateLimitScope,
+            atMs: preciseNowMs(),
+          });
+          return outcome;
+        });
+    answered
       .then((outcome) => {
         const call: RestCall = {
           atMs,
@@ -123,7 +136,8 @@ async function handle(
   });
   if (!decision.isAllowed) {
     sendJson(response, 429, decision.body, decision.headers);
-    return outcome(429, { rateLimit: decision.kind, body });
+    const rateLimitScope = decision.headers['x-ratelimit-scope'];
+    return outcome(429, { rateLimit: decision.kind, body, ...(rateLimitScope ? { rateLimitScope } : {}) });
   }
 
   let result: RestResult;
@@ -146,6 +160,24 @@ async function handle(
   return outcome(result.status, { body });
 }
 
+/** The ban's answer (see invalid-requests.ts), to every request until it lifts. */
+async function refuseBanned(
+  request: IncomingMessage,
+  response: ServerResponse,
+  ban: { status: number; headers: Record<string, string>; body: string },
+): Promise<Outcome> {
+  await readRequestBody(request).catch(() => undefined);
+  response.writeHead(ban.status, ban.headers).end(ban.body);
+  return {
+    route: 'banned',
+    params: {},
+    status: ban.status,
+    rateLimit: 'banned',
+    errorCode: null,
+    body: undefined,
+  };
+}
+
 function sendError(
   response: ServerResponse,
   error: unknown,
@@ -156,7 +188,8 @@ function sendError(
     throw error;
   }
   sendJson(response, error.status, error.toBody(), { ...headers, ...error.headers });
-  return outcome(error.status, { errorCode: error.code });
+  const rateLimitScope = error.headers['x-ratelimit-scope'];
+  return outcome(error.status, { errorCode: error.code, ...(rateLimitScope ? { rateLimitScope } : {}) });
 }
 
 function matchRoute(
