@@ -2,6 +2,7 @@ import type { Scenario } from './scenario.ts';
 import { discordScenarios } from './scenarios/discord.ts';
 import { gatewayScenarios } from './scenarios/gateway.ts';
 import { inputScenarios } from './scenarios/inputs.ts';
+import { orderScenarios } from './scenarios/order.ts';
 import { processScenarios } from './scenarios/process.ts';
 import { slackScenarios } from './scenarios/slack.ts';
 import { storeScenarios } from './scenarios/store.ts';
@@ -11,6 +12,7 @@ export const allScenarios: readonly Scenario[] = [
   ...gatewayScenarios,
   ...discordScenarios,
   ...slackScenarios,
+  ...orderScenarios,
   ...storeScenarios,
   ...processScenarios,
   ...inputScenarios,

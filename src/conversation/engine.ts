@@ -22,7 +22,7 @@ import { renderNotice } from '../notices/render-notice.ts';
 import { measureReply } from '../operations/measure-reply.ts';
 import { maxModelCallsPerSearchReply, type WebSearch } from '../search/web-search.ts';
 import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
-import type { KeyedLock } from '../state/keyed-lock.ts';
+import type { KeyedLock, TurnPlace } from '../state/keyed-lock.ts';
 import { storeUnavailableMessage } from '../state/time-bound-store.ts';
 import {
   type ContextFit,
@@ -120,6 +120,12 @@ export interface ConversationEngine {
   /** Whether a reply or command of this conversation is running or waiting. */
   isBusy(key: ConversationKey): boolean;
   /**
+   * Takes the place of a turn sent at `sentAtMicros` in its conversation the moment its event arrives,
+   * so the turns sent after it are answered after it, however long its way to `reply` takes. `reply`
+   * with that turn takes the place; a turn that will not be answered must `release` it.
+   */
+  reservePlace(key: ConversationKey, sentAtMicros: number): TurnPlace;
+  /**
    * Resolves once no reply or command of this process is running or waiting for its turn: what a
    * graceful shutdown waits for (bounded by its own deadline) before it cuts what is left.
    */
@@ -215,6 +221,7 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
       }),
     runInOrder: (key, task) => lock.run(key, task),
     isBusy: (key) => lock.pendingCount(key) > 0,
+    reservePlace: (key, sentAtMicros) => lock.reserve?.(key, sentAtMicros) ?? { release: () => {} },
     whenIdle: () => lock.whenIdle(),
   };
 }
@@ -236,6 +243,7 @@ function createIdleTracking(lock: KeyedLock): KeyedLock & { whenIdle(): Promise<
       }
     },
     pendingCount: (key) => lock.pendingCount(key),
+    ...(lock.reserve ? { reserve: lock.reserve.bind(lock) } : {}),
     whenIdle() {
       if (pendingCount === 0) return Promise.resolve();
       return new Promise<void>((resolve) => idleWaiters.push(resolve));

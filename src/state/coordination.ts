@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import type { Store } from './create-store.ts';
 import { createInMemoryDeduper, type Deduper } from './dedupe.ts';
 import { createInProcessLock, type KeyedLock } from './keyed-lock.ts';
+import { createOrderedLock } from './ordered-lock.ts';
 import { createRedisKeyedLock, type RedisLockClient, type RedisSubscribe } from './redis-keyed-lock.ts';
 import { createRedisDeduper } from './shared-deduper.ts';
 import { withTimeout } from './time-bound-store.ts';
@@ -17,7 +18,7 @@ import { withTimeout } from './time-bound-store.ts';
 export interface Coordination {
   /** True when the locks and dedupe hold across processes (the store is Redis). */
   readonly isShared: boolean;
-  /** One reply at a time per conversation, in arrival order. */
+  /** One reply at a time per conversation, in the platform's order (see createOrderedLock). */
   readonly conversationLock: KeyedLock;
   /** Read-modify-write of shared records (the /config overrides), one writer at a time. */
   readonly recordLock: KeyedLock;
@@ -60,10 +61,16 @@ export function openCoordination({
   reorderWindowMs,
   namespace = 'coordination',
 }: OpenCoordinationOptions): Coordination {
+  const inOrder = (lock: KeyedLock): KeyedLock =>
+    createOrderedLock({
+      lock,
+      onPlaceGivenUp: (key) =>
+        logger.warn({ key }, 'a turn held its place in its conversation too long on its way; the next go on'),
+    });
   if (store.kind !== 'redis') {
     return {
       isShared: false,
-      conversationLock: createInProcessLock(),
+      conversationLock: inOrder(createInProcessLock()),
       recordLock: createInProcessLock(),
       eventDeduper: createInMemoryDeduper(),
       createSharedWindow: undefined,
@@ -110,7 +117,7 @@ export function openCoordination({
   const recordLock = createRedisKeyedLock({ redis, prefix: `${prefix}:record`, lockTtlMs, logger });
   return {
     isShared: true,
-    conversationLock,
+    conversationLock: inOrder(conversationLock),
     recordLock,
     eventDeduper: answerWhenUnsure({
       deduper: createRedisDeduper({
