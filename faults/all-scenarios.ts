@@ -6,6 +6,7 @@ import { orderScenarios } from './scenarios/order.ts';
 import { processScenarios } from './scenarios/process.ts';
 import { slackScenarios } from './scenarios/slack.ts';
 import { storeScenarios } from './scenarios/store.ts';
+import { frozenCallScenarios } from './scenarios/store-frozen-calls.ts';
 
 /** Every scenario, grouped by area in the order they run. */
 export const allScenarios: readonly Scenario[] = [
@@ -14,6 +15,7 @@ export const allScenarios: readonly Scenario[] = [
   ...slackScenarios,
   ...orderScenarios,
   ...storeScenarios,
+  ...frozenCallScenarios,
   ...processScenarios,
   ...inputScenarios,
 ];

@@ -208,12 +208,22 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
   const { history, settings } = dependencies;
   const lock = createIdleTracking(dependencies.lock);
   return {
-    reply: (request) =>
-      lock.run(
-        request.turn.conversationKey,
-        () => answer(dependencies, request),
-        request.turn.sentAtMicros === undefined ? {} : { orderMicros: request.turn.sentAtMicros },
-      ),
+    reply: async (request) => {
+      let hasStarted = false;
+      try {
+        return await lock.run(
+          request.turn.conversationKey,
+          () => {
+            hasStarted = true;
+            return answer(dependencies, request);
+          },
+          request.turn.sentAtMicros === undefined ? {} : { orderMicros: request.turn.sentAtMicros },
+        );
+      } catch (error) {
+        if (hasStarted) throw error;
+        return tellLockUnavailable({ dependencies, request, error });
+      }
+    },
     reset: (key, { isKeepingSettings = false } = {}) =>
       lock.run(key, async () => {
         await history.reset(key);
@@ -223,6 +233,36 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
     isBusy: (key) => lock.pendingCount(key) > 0,
     reservePlace: (key, sentAtMicros) => lock.reserve?.(key, sentAtMicros) ?? { release: () => {} },
     whenIdle: () => lock.whenIdle(),
+  };
+}
+
+/**
+ * The conversation's lock could not be taken (a shared store down or frozen): the turn was accepted,
+ * so the person hears why rather than nothing. No buttons: their payloads live in the same store.
+ */
+async function tellLockUnavailable({
+  dependencies,
+  request,
+  error,
+}: {
+  dependencies: EngineDependencies;
+  request: ReplyRequest;
+  error: unknown;
+}): Promise<ReplyOutcome> {
+  const logger = dependencies.logger.child({ conversationKey: request.turn.conversationKey });
+  logger.error({ err: error }, 'conversation lock unavailable; the person is told');
+  const writer = createStreamingWriter({
+    surface: request.surface,
+    onError: (writeError) => logger.warn({ err: writeError }, 'could not say so either'),
+  });
+  const delivered = await writer.fail({ reason: storeUnavailableMessage });
+  return {
+    status: 'failed',
+    delivered,
+    model: dependencies.defaults.chatModel,
+    finishReason: undefined,
+    usage: undefined,
+    error: undefined,
   };
 }
 

@@ -8,7 +8,6 @@ import { createInProcessLock, type KeyedLock } from './keyed-lock.ts';
 import { createOrderedLock } from './ordered-lock.ts';
 import { createRedisKeyedLock, type RedisLockClient, type RedisSubscribe } from './redis-keyed-lock.ts';
 import { createRedisDeduper } from './shared-deduper.ts';
-import { withTimeout } from './time-bound-store.ts';
 
 /**
  * What keeps several bot processes from stepping on each other: one reply at a time per
@@ -43,7 +42,6 @@ export interface OpenCoordinationOptions {
   /** The bot's store, opened once; on Redis its client carries the locks and the dedupe. */
   readonly store: Store;
   readonly logger: Logger;
-  readonly operationTimeoutMs: number;
   /** How long a conversation lock outlives a process that died holding it. */
   readonly lockTtlMs: number;
   /** How long after a turn was sent it may take its conversation's lock (see the Redis lock). */
@@ -56,7 +54,6 @@ export interface OpenCoordinationOptions {
 export function openCoordination({
   store,
   logger,
-  operationTimeoutMs,
   lockTtlMs,
   reorderWindowMs,
   namespace = 'coordination',
@@ -78,13 +75,10 @@ export function openCoordination({
       close: async () => {},
     };
   }
-  const bounded = <Result>(operation: string, call: () => Promise<Result>) =>
-    withTimeout(call(), { operation, timeoutMs: operationTimeoutMs });
+  // Bounded with every other call on the store's connection, so one frozen call makes the rest fail fast.
+  const bounded = <Result>(operation: string, call: () => Promise<Result>) => store.bound(operation, call);
   const connected = async () => {
-    const client = await withTimeout(store.redisClient(), {
-      operation: 'connect',
-      timeoutMs: operationTimeoutMs,
-    });
+    const client = await bounded('connect', () => store.redisClient());
     if (!client) throw new Error('the store is not a Redis store');
     return client;
   };

@@ -53,7 +53,6 @@ describeKeyedLockContract({
         const coordination = openCoordination({
           store: openTestStore(redisUrl ?? ''),
           logger,
-          operationTimeoutMs: 5_000,
           lockTtlMs: 2_000,
           namespace,
         });
