@@ -4,6 +4,7 @@ import { gatewayScenarios } from './scenarios/gateway.ts';
 import { inputScenarios } from './scenarios/inputs.ts';
 import { orderScenarios } from './scenarios/order.ts';
 import { processScenarios } from './scenarios/process.ts';
+import { configScenarios } from './scenarios/process-config.ts';
 import { slackScenarios } from './scenarios/slack.ts';
 import { storeScenarios } from './scenarios/store.ts';
 import { frozenCallScenarios } from './scenarios/store-frozen-calls.ts';
@@ -17,5 +18,6 @@ export const allScenarios: readonly Scenario[] = [
   ...storeScenarios,
   ...frozenCallScenarios,
   ...processScenarios,
+  ...configScenarios,
   ...inputScenarios,
 ];
