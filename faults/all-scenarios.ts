@@ -2,16 +2,22 @@ import type { Scenario } from './scenario.ts';
 import { discordScenarios } from './scenarios/discord.ts';
 import { gatewayScenarios } from './scenarios/gateway.ts';
 import { inputScenarios } from './scenarios/inputs.ts';
+import { orderScenarios } from './scenarios/order.ts';
 import { processScenarios } from './scenarios/process.ts';
+import { configScenarios } from './scenarios/process-config.ts';
 import { slackScenarios } from './scenarios/slack.ts';
 import { storeScenarios } from './scenarios/store.ts';
+import { frozenCallScenarios } from './scenarios/store-frozen-calls.ts';
 
 /** Every scenario, grouped by area in the order they run. */
 export const allScenarios: readonly Scenario[] = [
   ...gatewayScenarios,
   ...discordScenarios,
   ...slackScenarios,
+  ...orderScenarios,
   ...storeScenarios,
+  ...frozenCallScenarios,
   ...processScenarios,
+  ...configScenarios,
   ...inputScenarios,
 ];

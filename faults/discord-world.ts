@@ -4,6 +4,7 @@ import { type FaultProxy, startFaultProxy } from '../test/support/fault-proxy.ts
 import {
   baseMark,
   baseTextSince,
+  freePort,
   isRunning,
   type ObservedText,
   startWorldBase,
@@ -22,6 +23,8 @@ export interface DiscordWorld extends World {
   newChannel(): string;
   /** The conversation key parley uses for a guild channel. */
   conversationKey(channelId: string): string;
+  /** Every bot process of the world (more than one with `processCount`), the first one first. */
+  readonly bots: readonly BotProcess[];
 }
 
 interface DiscordPlatformMark {
@@ -38,10 +41,16 @@ export async function startDiscordWorld({
   settings = {},
   fakeDiscordOptions = {},
   hasRestProxy = false,
+  processCount = 1,
 }: {
   settings?: WorldSettings;
   fakeDiscordOptions?: FakeDiscordOptions;
   hasRestProxy?: boolean;
+  /**
+   * Bot processes on the one store (Redis), each connected to the same shard, so each receives every
+   * message (Discord allows several sessions on one shard, events/gateway.mdx, "Sharding").
+   */
+  processCount?: number;
 } = {}): Promise<DiscordWorld> {
   const base = await startWorldBase(settings);
   const discord = await startFakeDiscord({ textChannelCount: 1, ...fakeDiscordOptions });
@@ -63,8 +72,14 @@ export async function startDiscordWorld({
   });
   const startMark = baseMark({ base, platform: platformMark(0) });
   let bot: BotProcess;
+  const extraBots: BotProcess[] = [];
   try {
     bot = await startBot();
+    for (let index = 1; index < processCount; index += 1) {
+      const extra = base.startBot({ ...environment, HEALTH_PORT: String(await freePort()) });
+      await waitUntilRunning(extra);
+      extraBots.push(extra);
+    }
   } catch (error) {
     await base.close();
     await Promise.all([discord.close(), restProxy?.close()]);
@@ -83,6 +98,9 @@ export async function startDiscordWorld({
     restProxy,
     get bot() {
       return bot;
+    },
+    get bots() {
+      return [bot, ...extraBots];
     },
     async restart() {
       bot = await startBot();

@@ -10,6 +10,12 @@ export interface RedisLink {
   readonly url: string;
   freeze(): void;
   thaw(): void;
+  /**
+   * Freezes the whole link (as a SIGSTOP'd Redis would be) the moment a command whose text matches
+   * `pattern` goes by, that command included, and thaws it `forMs` later. Resolves when it froze
+   * (the time, in epoch milliseconds), or with undefined when no such command came within `withinMs`.
+   */
+  freezeAt(options: { pattern: RegExp; forMs: number; withinMs: number }): Promise<number | undefined>;
   takeDown(): Promise<void>;
   bringUp(): Promise<void>;
   close(): Promise<void>;
@@ -20,11 +26,19 @@ export async function startRedisLink({ redisUrl }: { redisUrl: string }): Promis
   const sockets = new Set<Socket>();
   const held: Array<() => void> = [];
   let isFrozen = false;
+  let trigger: { pattern: RegExp; fire: () => void } | undefined;
+  const thaw = () => {
+    isFrozen = false;
+    for (const release of held.splice(0)) release();
+  };
   const onClient = (client: Socket) => {
     const upstream = connect({ host: target.hostname, port: Number(target.port || 6379) });
     sockets.add(client).add(upstream);
     const forward = (from: Socket, to: Socket) =>
       from.on('data', (chunk) => {
+        if (from === client && trigger !== undefined && trigger.pattern.test(chunk.toString('latin1'))) {
+          trigger.fire();
+        }
         if (isFrozen) held.push(() => to.write(chunk));
         else to.write(chunk);
       });
@@ -60,9 +74,24 @@ export async function startRedisLink({ redisUrl }: { redisUrl: string }): Promis
     freeze() {
       isFrozen = true;
     },
-    thaw() {
-      isFrozen = false;
-      for (const release of held.splice(0)) release();
+    thaw,
+    freezeAt({ pattern, forMs, withinMs }) {
+      return new Promise((resolve) => {
+        const giveUp = setTimeout(() => {
+          trigger = undefined;
+          resolve(undefined);
+        }, withinMs);
+        trigger = {
+          pattern,
+          fire: () => {
+            trigger = undefined;
+            clearTimeout(giveUp);
+            isFrozen = true;
+            setTimeout(thaw, forMs);
+            resolve(Date.now());
+          },
+        };
+      });
     },
     takeDown: closeServer,
     async bringUp() {

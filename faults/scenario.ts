@@ -2,7 +2,7 @@ import type { InternalTarget } from '../test/net/internal-target.ts';
 import type { World } from './world.ts';
 
 /** The areas a fault belongs to; each has its own file under `faults/scenarios/`. */
-export type FaultArea = 'gateway' | 'discord' | 'slack' | 'store' | 'process' | 'inputs';
+export type FaultArea = 'gateway' | 'discord' | 'slack' | 'order' | 'store' | 'process' | 'inputs';
 
 /**
  * What surviving a fault means for this scenario: `survived` when the person gets the full answer

@@ -5,6 +5,7 @@ import { type FaultProxy, startFaultProxy } from '../test/support/fault-proxy.ts
 import {
   baseMark,
   baseTextSince,
+  freePort,
   isRunning,
   type ObservedText,
   startWorldBase,
@@ -21,8 +22,10 @@ export interface SlackWorld extends World {
   readonly apiProxy: FaultProxy | undefined;
   /** A fresh channel id, so a scenario's messages are its own. */
   newChannel(): string;
-  /** The conversation key parley uses for a thread in a channel. */
-  conversationKey(channel: string, threadTs: string): string;
+  /** The conversation key parley uses for a thread in a channel (or a DM, without a thread). */
+  conversationKey(channel: string, threadTs?: string): string;
+  /** Where each bot process listens for Slack's requests (more than one with `processCount`). */
+  readonly appUrls: readonly string[];
 }
 
 interface SlackPlatformMark {
@@ -40,10 +43,13 @@ export async function startSlackWorld({
   settings = {},
   fakeSlackOptions = {},
   hasApiProxy = false,
+  processCount = 1,
 }: {
   settings?: WorldSettings;
   fakeSlackOptions?: FakeSlackOptions;
   hasApiProxy?: boolean;
+  /** Bot processes of one app on the one store (Redis), each with its own HTTP endpoint. */
+  processCount?: number;
 } = {}): Promise<SlackWorld> {
   const base = await startWorldBase(settings);
   const slack = await startFakeSlack({
@@ -60,11 +66,17 @@ export async function startSlackWorld({
     SLACK_API_URL: apiProxy === undefined ? slack.apiUrl : `${apiProxy.origin}/api/`,
     PORT: '0',
   };
-  const startBot = async (): Promise<BotProcess> => {
-    const bot = base.startBot(environment);
+  const appUrls: string[] = [];
+  const startListening = async (extraEnvironment: Record<string, string> = {}) => {
+    const bot = base.startBot({ ...environment, ...extraEnvironment });
     await waitUntilRunning(bot);
     const listening = await bot.waitForLog((line) => line.mode === 'http' && typeof line.url === 'string');
-    slack.appUrl = String(listening.url).replace('0.0.0.0', '127.0.0.1');
+    return { bot, url: String(listening.url).replace('0.0.0.0', '127.0.0.1') };
+  };
+  const startBot = async (): Promise<BotProcess> => {
+    const { bot, url } = await startListening();
+    slack.appUrl = url;
+    appUrls[0] = url;
     return bot;
   };
   const platformMark = (atMs: number): SlackPlatformMark => ({ callCount: slack.calls.length, atMs });
@@ -72,6 +84,10 @@ export async function startSlackWorld({
   let bot: BotProcess;
   try {
     bot = await startBot();
+    for (let index = 1; index < processCount; index += 1) {
+      const extra = await startListening({ HEALTH_PORT: String(await freePort()) });
+      appUrls.push(extra.url);
+    }
   } catch (error) {
     await base.close();
     await Promise.all([slack.close(), apiProxy?.close()]);
@@ -102,7 +118,9 @@ export async function startSlackWorld({
       channels.add(channel);
       return channel;
     },
-    conversationKey: (channel, threadTs) => `slack:${slack.workspace.teamId}:${channel}:${threadTs}`,
+    conversationKey: (channel, threadTs) =>
+      `slack:${slack.workspace.teamId}:${channel}${threadTs === undefined ? '' : `:${threadTs}`}`,
+    appUrls,
     mark: () => baseMark({ base, platform: platformMark(Date.now()) }),
     textSince(mark: WorldMark): ObservedText[] {
       const since = mark.platform as SlackPlatformMark;

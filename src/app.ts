@@ -86,7 +86,6 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   const settings = createSettingsStore({ store: settingsKeyv });
   const spendBackend = openSpendBackend({
     store,
-    operationTimeoutMs: config.storeTimeoutMs,
     userRequestsPerMinute: config.spending.userRequestsPerMinute,
   });
   const usage = createUsageLedger({ store: spendBackend.store, timeZone: config.spending.timeZone, logger });
@@ -94,7 +93,6 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   const coordination = openCoordination({
     store,
     logger,
-    operationTimeoutMs: config.storeTimeoutMs,
     lockTtlMs: config.lockTtlMs,
     reorderWindowMs: config.lockOrderWindowMs,
   });

@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { EnvironmentFragment, SettingsOf } from './environment/environment-fragment.ts';
 import { type EnvironmentValues, environmentSchema } from './environment/environment-schema.ts';
+import { withoutSecrets } from './environment/quote-setting-value.ts';
 import { type ModelCatalog, modelCatalogSchema } from './gateway/model-catalog.ts';
 import { type BudgetLimits, budgetSettingNames, type RoleBudgetLimits } from './spending/budget-rules.ts';
 import { parseStoreUrl, StoreUrlError } from './state/store-url.ts';
@@ -41,11 +42,12 @@ export type LoadedConfig<Platforms extends PlatformFragments> = Config & {
 export class ConfigError extends UserFacingError {
   readonly problems: readonly string[];
   constructor(problems: readonly string[]) {
-    // Written for the operator starting parley; it names variables, never their secret values.
-    const message = `parley cannot start, the configuration has problems:\n${problems.map((problem) => `  - ${problem}`).join('\n')}\nSet these in the environment or in .env (see .env.example and docs/configuration.md).`;
+    // Written for the operator starting parley; it names variables, never their secret values. Each
+    // problem quotes values through quoteSettingValue; this catches a problem that quoted one itself.
+    const message = `parley cannot start, the configuration has problems:\n${problems.map((problem) => `  - ${withoutSecrets(problem)}`).join('\n')}\nSet these in the environment or in .env (see .env.example and docs/configuration.md).`;
     super({ message, userMessage: message });
     this.name = 'ConfigError';
-    this.problems = problems;
+    this.problems = problems.map(withoutSecrets);
   }
 }
 

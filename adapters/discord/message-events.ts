@@ -3,7 +3,7 @@ import { replyWithActions } from '../../commands/chat-reply.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { type DiscordAdapterContext, messageDedupeTtlMs } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
-import { buildTurnFromMessage, conversationKeyOfMessage } from './message-turn.ts';
+import { buildTurnFromMessage, conversationKeyOfMessage, sentAtMicrosOf } from './message-turn.ts';
 import { replyModeOf } from './reply-mode.ts';
 import { openThreadFromMessage, titleThreadAfterFirstExchange } from './thread-conversations.ts';
 
@@ -17,6 +17,31 @@ export async function handleMessage({
 }): Promise<void> {
   const botUserId = adapter.client.user?.id;
   if (!botUserId || message.author.bot || message.system || !message.channel.isSendable()) return;
+  // The message takes its place in the conversation as it arrives: what follows may take one message
+  // longer than the next, and must not change the order they are answered in.
+  const place = adapter.services.engine.reservePlace(
+    conversationKeyOfMessage(message),
+    sentAtMicrosOf(message.id),
+  );
+  try {
+    await answerInPlace({ message, adapter, botUserId, givePlaceUp: () => place.release() });
+  } finally {
+    place.release();
+  }
+}
+
+async function answerInPlace({
+  message,
+  adapter,
+  botUserId,
+  givePlaceUp,
+}: {
+  message: Message;
+  adapter: DiscordAdapterContext;
+  botUserId: string;
+  /** The turn is answered elsewhere (a thread of its own): its place in the channel frees now. */
+  givePlaceUp: () => void;
+}): Promise<void> {
   if (!(await shouldAnswer({ message, botUserId, adapter }))) return;
   if (!(await adapter.eventDeduper.isFirstSighting(`discord:message:${message.id}`, messageDedupeTtlMs))) {
     adapter.logger.debug({ messageId: message.id }, 'message already taken by this or another process');
@@ -50,6 +75,7 @@ export async function handleMessage({
         ? await openThreadFromMessage({ message, question: channelTurn.text, adapter })
         : undefined
       : undefined;
+  if (thread) givePlaceUp();
   const turn = thread
     ? {
         ...channelTurn,

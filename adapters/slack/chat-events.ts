@@ -3,13 +3,13 @@ import { replyWithActions } from '../../commands/chat-reply.ts';
 import { conversationKeyOf, placeOfConversation } from '../../src/conversation/turn.ts';
 import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
 import { withFeedbackButtons } from './feedback-surface.ts';
-import { buildTurnFromEvent, type SlackMessageEvent } from './message-turn.ts';
+import { buildTurnFromEvent, type SlackMessageEvent, sentAtMicrosOf } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
 import { slackActorOf } from './slack-actor.ts';
 import { showThinkingStatus } from './thread-status.ts';
-import { runThreadTextCommand } from './thread-text-commands.ts';
+import { runThreadTextCommand, threadTextCommandOf } from './thread-text-commands.ts';
 import { titleThreadAfterFirstExchange } from './thread-title.ts';
 
 /** Message subtypes that are something a person said; edits, deletions, joins and the like are not. */
@@ -58,6 +58,45 @@ async function handleEvent({
   context: Context;
   client: webApi.WebClient;
 }): Promise<void> {
+  // The message takes its place in its conversation as it arrives (its `ts` is Slack's order): what
+  // follows may take one message longer than the next, and must not change the order of the answers.
+  const sentAtMicros = sentAtMicrosOf(event.ts);
+  const place =
+    sentAtMicros === undefined
+      ? undefined
+      : adapter.services.engine.reservePlace(
+          conversationKeyOf({
+            platform: 'slack',
+            workspace: context.teamId ?? 'unknown-team',
+            channel: event.channel,
+            // A DM or a thread is the conversation; a top-level mention starts a thread at itself.
+            thread: event.thread_ts ?? (event.channel_type === 'im' ? undefined : event.ts),
+          }),
+          sentAtMicros,
+        );
+  try {
+    await answerEvent({ adapter, event, eventId, context, client, givePlaceUp: () => place?.release() });
+  } finally {
+    place?.release();
+  }
+}
+
+async function answerEvent({
+  adapter,
+  event,
+  eventId,
+  context,
+  client,
+  givePlaceUp,
+}: {
+  adapter: SlackAdapterContext;
+  event: SlackMessageEvent;
+  eventId: string;
+  context: Context;
+  client: webApi.WebClient;
+  /** The message is a command, which takes its turn as it runs: its place frees now. */
+  givePlaceUp: () => void;
+}): Promise<void> {
   const { deduper, logger } = adapter;
   if (!(await deduper.isFirstSighting(`event:${eventId}`, dedupeTtlMs))) {
     logger.debug({ eventId }, 'slack: ignoring a redelivered event');
@@ -88,6 +127,12 @@ async function handleEvent({
   });
   try {
     // `@parley summarize`, `@parley reset` …: the commands slash commands cannot run in a thread.
+    if (
+      trigger !== 'thread-reply' &&
+      threadTextCommandOf(event.text ?? '', context.botUserId) !== undefined
+    ) {
+      givePlaceUp();
+    }
     if (
       trigger !== 'thread-reply' &&
       (await runThreadTextCommand({ adapter, event, place, conversationKey, client, context }))

@@ -87,10 +87,15 @@ export async function buildTurnFromEvent({
 }
 
 /** A message `ts` ("1700000000.123456") is when Slack got it, to the microsecond. */
-function sentAtOf(ts: string): { sentAtMicros?: number } {
+export function sentAtMicrosOf(ts: string): number | undefined {
   const match = /^(\d+)\.(\d{1,6})$/.exec(ts);
-  if (!match) return {};
-  return { sentAtMicros: Number(match[1]) * 1_000_000 + Number((match[2] ?? '').padEnd(6, '0')) };
+  if (!match) return undefined;
+  return Number(match[1]) * 1_000_000 + Number((match[2] ?? '').padEnd(6, '0'));
+}
+
+function sentAtOf(ts: string): { sentAtMicros?: number } {
+  const sentAtMicros = sentAtMicrosOf(ts);
+  return sentAtMicros === undefined ? {} : { sentAtMicros };
 }
 
 /** A file read as a document when the engine gets to it, downloaded with the bot token. */

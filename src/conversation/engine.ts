@@ -23,7 +23,7 @@ import { measureReply } from '../operations/measure-reply.ts';
 import type { WebSearch } from '../search/web-search.ts';
 import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
 import type { SpendHold } from '../spending/spend-hold.ts';
-import type { KeyedLock } from '../state/keyed-lock.ts';
+import type { KeyedLock, TurnPlace } from '../state/keyed-lock.ts';
 import { storeUnavailableMessage } from '../state/time-bound-store.ts';
 import {
   type ContextFit,
@@ -116,6 +116,12 @@ export interface ConversationEngine {
   /** Whether a reply or command of this conversation is running or waiting. */
   isBusy(key: ConversationKey): boolean;
   /**
+   * Takes the place of a turn sent at `sentAtMicros` in its conversation the moment its event arrives,
+   * so the turns sent after it are answered after it, however long its way to `reply` takes. `reply`
+   * with that turn takes the place; a turn that will not be answered must `release` it.
+   */
+  reservePlace(key: ConversationKey, sentAtMicros: number): TurnPlace;
+  /**
    * Resolves once no reply or command of this process is running or waiting for its turn: what a
    * graceful shutdown waits for (bounded by its own deadline) before it cuts what is left.
    */
@@ -198,12 +204,22 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
   const { history, settings } = dependencies;
   const lock = createIdleTracking(dependencies.lock);
   return {
-    reply: (request) =>
-      lock.run(
-        request.turn.conversationKey,
-        () => answer(dependencies, request),
-        request.turn.sentAtMicros === undefined ? {} : { orderMicros: request.turn.sentAtMicros },
-      ),
+    reply: async (request) => {
+      let hasStarted = false;
+      try {
+        return await lock.run(
+          request.turn.conversationKey,
+          () => {
+            hasStarted = true;
+            return answer(dependencies, request);
+          },
+          request.turn.sentAtMicros === undefined ? {} : { orderMicros: request.turn.sentAtMicros },
+        );
+      } catch (error) {
+        if (hasStarted) throw error;
+        return tellLockUnavailable({ dependencies, request, error });
+      }
+    },
     reset: (key, { isKeepingSettings = false } = {}) =>
       lock.run(key, async () => {
         await history.reset(key);
@@ -211,7 +227,38 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
       }),
     runInOrder: (key, task) => lock.run(key, task),
     isBusy: (key) => lock.pendingCount(key) > 0,
+    reservePlace: (key, sentAtMicros) => lock.reserve?.(key, sentAtMicros) ?? { release: () => {} },
     whenIdle: () => lock.whenIdle(),
+  };
+}
+
+/**
+ * The conversation's lock could not be taken (a shared store down or frozen): the turn was accepted,
+ * so the person hears why rather than nothing. No buttons: their payloads live in the same store.
+ */
+async function tellLockUnavailable({
+  dependencies,
+  request,
+  error,
+}: {
+  dependencies: EngineDependencies;
+  request: ReplyRequest;
+  error: unknown;
+}): Promise<ReplyOutcome> {
+  const logger = dependencies.logger.child({ conversationKey: request.turn.conversationKey });
+  logger.error({ err: error }, 'conversation lock unavailable; the person is told');
+  const writer = createStreamingWriter({
+    surface: request.surface,
+    onError: (writeError) => logger.warn({ err: writeError }, 'could not say so either'),
+  });
+  const delivered = await writer.fail({ reason: storeUnavailableMessage });
+  return {
+    status: 'failed',
+    delivered,
+    model: dependencies.defaults.chatModel,
+    finishReason: undefined,
+    usage: undefined,
+    error: undefined,
   };
 }
 
@@ -232,6 +279,7 @@ function createIdleTracking(lock: KeyedLock): KeyedLock & { whenIdle(): Promise<
       }
     },
     pendingCount: (key) => lock.pendingCount(key),
+    ...(lock.reserve ? { reserve: lock.reserve.bind(lock) } : {}),
     whenIdle() {
       if (pendingCount === 0) return Promise.resolve();
       return new Promise<void>((resolve) => idleWaiters.push(resolve));

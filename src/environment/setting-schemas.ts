@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoteSettingValue } from './quote-setting-value.ts';
 
 /**
  * The shapes a setting's value can have, each with words for every way it can be wrong, and the
@@ -63,12 +64,12 @@ export const httpUrl = ({ example }: { example: string }) =>
       if (!URL.canParse(value)) {
         context.addIssue({
           code: 'custom',
-          message: `is not a URL: "${value}"; expected one like ${example}`,
+          message: `is not a URL: ${quoteSettingValue(value)}; expected one like ${example}`,
         });
       } else if (!/^https?:$/.test(new URL(value).protocol)) {
         context.addIssue({
           code: 'custom',
-          message: `must start with http:// or https://: "${value}"; expected one like ${example}`,
+          message: `must start with http:// or https://: ${quoteSettingValue(value)}; expected one like ${example}`,
         });
       }
     })
@@ -98,7 +99,10 @@ export const healthPort = z
     if (value.toLowerCase() === 'off') return 'off';
     const port = Number(value);
     if (Number.isInteger(port) && port >= 0 && port <= 65_535) return port;
-    context.addIssue({ code: 'custom', message: `must be a port number (0–65535) or off, got "${value}"` });
+    context.addIssue({
+      code: 'custom',
+      message: `must be a port number (0–65535) or off, got ${quoteSettingValue(value)}`,
+    });
     return z.NEVER;
   });
 

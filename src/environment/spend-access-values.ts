@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoteSettingValue } from './quote-setting-value.ts';
 
 /**
  * How budgets, access lists and the like are written: the same words in the environment (defaults)
@@ -20,7 +21,7 @@ export const costLimit = z
     if (!/^\$?\d*\.?\d+$/.test(value) || !Number.isFinite(amount) || amount > largestCost) {
       context.addIssue({
         code: 'custom',
-        message: `must be an amount in cost units, like 2.50 (0 to ${largestCost}), got "${value}"`,
+        message: `must be an amount in cost units, like 2.50 (0 to ${largestCost}), got ${quoteSettingValue(value)}`,
       });
       return z.NEVER;
     }
@@ -35,7 +36,10 @@ export const countLimit = z
   .transform((value, context): number | undefined => {
     if (value === undefined || value === '') return undefined;
     if (!/^\d+$/.test(value.replaceAll('_', '').replaceAll(',', ''))) {
-      context.addIssue({ code: 'custom', message: `must be a whole number like 20, got "${value}"` });
+      context.addIssue({
+        code: 'custom',
+        message: `must be a whole number like 20, got ${quoteSettingValue(value)}`,
+      });
       return z.NEVER;
     }
     return Number(value.replaceAll('_', '').replaceAll(',', ''));
@@ -86,7 +90,7 @@ export const roleBudgets = z
       if (!idPattern.test(bareId(id)) || !parsedAmount.success || parsedAmount.data === undefined) {
         context.addIssue({
           code: 'custom',
-          message: `must be role=amount pairs separated by commas, like 123456789012345678=5; not one: "${pair.trim()}"`,
+          message: `must be role=amount pairs separated by commas, like 123456789012345678=5; not one: ${quoteSettingValue(pair.trim())}`,
         });
         return z.NEVER;
       }
@@ -111,7 +115,7 @@ export const commandRoles = z
       if (!/^[a-z0-9_-]{1,32}$/.test(name) || ids.length === 0 || ids.some((id) => !idPattern.test(id))) {
         context.addIssue({
           code: 'custom',
-          message: `must be command=roleId|roleId pairs separated by commas, like imagine=123456789012345678; not one: "${pair.trim()}"`,
+          message: `must be command=roleId|roleId pairs separated by commas, like imagine=123456789012345678; not one: ${quoteSettingValue(pair.trim())}`,
         });
         return z.NEVER;
       }
@@ -139,7 +143,7 @@ export const timeZone = z
     } catch {
       context.addIssue({
         code: 'custom',
-        message: `is not a time zone: "${value}"; use an IANA name like UTC or Europe/Berlin`,
+        message: `is not a time zone: ${quoteSettingValue(value)}; use an IANA name like UTC or Europe/Berlin`,
       });
     }
   });

@@ -3,7 +3,6 @@ import type { Store } from '../state/create-store.ts';
 import type { Deduper } from '../state/dedupe.ts';
 import { createInProcessLock } from '../state/keyed-lock.ts';
 import { createKeyvDeduper, createRedisDeduper } from '../state/shared-deduper.ts';
-import { withTimeout } from '../state/time-bound-store.ts';
 import { createKeyvSpendStore } from './keyv-spend-store.ts';
 import { createRedisSpendStore } from './redis-spend-store.ts';
 import type { SpendStore } from './spend-store.ts';
@@ -30,13 +29,11 @@ export interface SpendBackend {
 export function openSpendBackend({
   store,
   namespace = 'spend',
-  operationTimeoutMs,
   userRequestsPerMinute,
 }: {
   store: Store;
   /** Keeps these keys apart from other users of the same store (tests use a unique one). */
   namespace?: string;
-  operationTimeoutMs: number;
   userRequestsPerMinute: number | undefined;
 }): SpendBackend {
   const keyv = store.namespace(namespace);
@@ -49,10 +46,9 @@ export function openSpendBackend({
       close: () => keyv.disconnect(),
     };
   }
-  const redis = () =>
-    withTimeout(connectedClient(store), { operation: 'connect', timeoutMs: operationTimeoutMs });
-  const bounded = <Result>(operation: string, call: () => Promise<Result>) =>
-    withTimeout(call(), { operation, timeoutMs: operationTimeoutMs });
+  // Bounded with every other call on the store's connection (STORE_TIMEOUT_MS, see StoreTimeBound).
+  const bounded = <Result>(operation: string, call: () => Promise<Result>) => store.bound(operation, call);
+  const redis = () => bounded('connect', () => connectedClient(store));
   const prefix = `parley:${namespace}`;
   return {
     store: createRedisSpendStore({

@@ -5,9 +5,9 @@ import type { Logger } from '../log.ts';
 import type { Store } from './create-store.ts';
 import { createInMemoryDeduper, type Deduper } from './dedupe.ts';
 import { createInProcessLock, type KeyedLock } from './keyed-lock.ts';
+import { createOrderedLock } from './ordered-lock.ts';
 import { createRedisKeyedLock, type RedisLockClient, type RedisSubscribe } from './redis-keyed-lock.ts';
 import { createRedisDeduper } from './shared-deduper.ts';
-import { withTimeout } from './time-bound-store.ts';
 
 /**
  * What keeps several bot processes from stepping on each other: one reply at a time per
@@ -17,7 +17,7 @@ import { withTimeout } from './time-bound-store.ts';
 export interface Coordination {
   /** True when the locks and dedupe hold across processes (the store is Redis). */
   readonly isShared: boolean;
-  /** One reply at a time per conversation, in arrival order. */
+  /** One reply at a time per conversation, in the platform's order (see createOrderedLock). */
   readonly conversationLock: KeyedLock;
   /** Read-modify-write of shared records (the /config overrides), one writer at a time. */
   readonly recordLock: KeyedLock;
@@ -42,7 +42,6 @@ export interface OpenCoordinationOptions {
   /** The bot's store, opened once; on Redis its client carries the locks and the dedupe. */
   readonly store: Store;
   readonly logger: Logger;
-  readonly operationTimeoutMs: number;
   /** How long a conversation lock outlives a process that died holding it. */
   readonly lockTtlMs: number;
   /** How long after a turn was sent it may take its conversation's lock (see the Redis lock). */
@@ -55,15 +54,20 @@ export interface OpenCoordinationOptions {
 export function openCoordination({
   store,
   logger,
-  operationTimeoutMs,
   lockTtlMs,
   reorderWindowMs,
   namespace = 'coordination',
 }: OpenCoordinationOptions): Coordination {
+  const inOrder = (lock: KeyedLock): KeyedLock =>
+    createOrderedLock({
+      lock,
+      onPlaceGivenUp: (key) =>
+        logger.warn({ key }, 'a turn held its place in its conversation too long on its way; the next go on'),
+    });
   if (store.kind !== 'redis') {
     return {
       isShared: false,
-      conversationLock: createInProcessLock(),
+      conversationLock: inOrder(createInProcessLock()),
       recordLock: createInProcessLock(),
       eventDeduper: createInMemoryDeduper(),
       createSharedWindow: undefined,
@@ -71,13 +75,10 @@ export function openCoordination({
       close: async () => {},
     };
   }
-  const bounded = <Result>(operation: string, call: () => Promise<Result>) =>
-    withTimeout(call(), { operation, timeoutMs: operationTimeoutMs });
+  // Bounded with every other call on the store's connection, so one frozen call makes the rest fail fast.
+  const bounded = <Result>(operation: string, call: () => Promise<Result>) => store.bound(operation, call);
   const connected = async () => {
-    const client = await withTimeout(store.redisClient(), {
-      operation: 'connect',
-      timeoutMs: operationTimeoutMs,
-    });
+    const client = await bounded('connect', () => store.redisClient());
     if (!client) throw new Error('the store is not a Redis store');
     return client;
   };
@@ -110,7 +111,7 @@ export function openCoordination({
   const recordLock = createRedisKeyedLock({ redis, prefix: `${prefix}:record`, lockTtlMs, logger });
   return {
     isShared: true,
-    conversationLock,
+    conversationLock: inOrder(conversationLock),
     recordLock,
     eventDeduper: answerWhenUnsure({
       deduper: createRedisDeduper({

@@ -5,7 +5,7 @@ import { timeStoreCalls } from '../operations/time-store-calls.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
-import { boundStoreTime } from './time-bound-store.ts';
+import { boundStoreTime, createStoreTimeBound, type StoreTimeBound } from './time-bound-store.ts';
 
 export { defaultStoreUrl, StoreUrlError } from './store-url.ts';
 
@@ -50,6 +50,11 @@ export interface Store {
   namespace(name: string): Keyv;
   /** The connected Redis client, for what keyv cannot say (an atomic script, `SET … NX`); undefined on other stores. */
   redisClient(): Promise<RedisClientType | undefined>;
+  /**
+   * Bounds a call to the store's server in time (STORE_TIMEOUT_MS), together with every other call
+   * on its connection (see StoreTimeBound): what the Redis scripts and `SET … NX` go through.
+   */
+  bound<Result>(operation: string, call: () => Promise<Result>): Promise<Result>;
   /** Closes every namespace opened here and the connection. */
   close(): Promise<void>;
 }
@@ -93,6 +98,7 @@ function open({
   if (redis)
     logStoreErrors({ emitter: redis.connector, logger, redactedStoreUrl, namespace: '(connection)' });
   const opened: Keyv[] = [];
+  const timeBound = createStoreTimeBound({ timeoutMs: operationTimeoutMs });
   if (isHeldOpen) redis?.take();
   let isClosed = false;
   return {
@@ -103,7 +109,7 @@ function open({
         throw new Error(`A store namespace must be non-empty and contain no ":"; got "${name}"`);
       }
       const keyv = new Keyv({
-        store: openAdapter({ location, redis, operationTimeoutMs }),
+        store: openAdapter({ location, redis, timeBound }),
         namespace: name,
         // SqliteStore and @keyv/redis prefix keys with the namespace themselves (a memory Map belongs to one
         // store alone). keyv's own prefixing would double that, and it leaves a key that already starts
@@ -116,6 +122,7 @@ function open({
       return timeStoreCalls({ keyv, backend: location.kind });
     },
     redisClient: async () => redis?.connect(),
+    bound: (operation, call) => timeBound.bound(operation, call),
     async close() {
       if (isClosed) return;
       isClosed = true;
@@ -189,11 +196,11 @@ function openRedisConnection({
 function openAdapter({
   location,
   redis,
-  operationTimeoutMs,
+  timeBound,
 }: {
   location: StoreLocation;
   redis: RedisConnection | undefined;
-  operationTimeoutMs: number;
+  timeBound: StoreTimeBound;
 }): KeyvStoreAdapter | Map<string, unknown> {
   switch (location.kind) {
     case 'memory':
@@ -202,10 +209,10 @@ function openAdapter({
       // Every SqliteStore on one file shares one connection (sqlite-database.ts).
       return new SqliteStore({ filePath: location.filePath });
     case 'postgres':
-      return boundStoreTime(new PostgresStore({ url: location.url }), operationTimeoutMs);
+      return boundStoreTime(new PostgresStore({ url: location.url }), timeBound);
     case 'redis': {
       if (!redis) throw new Error('a redis:// store without its connection');
-      return boundStoreTime(namespaceOnConnection(redis), operationTimeoutMs);
+      return boundStoreTime(namespaceOnConnection(redis), timeBound);
     }
   }
 }

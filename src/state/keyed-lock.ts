@@ -14,6 +14,19 @@ export interface KeyedLock {
    * "waiting for the previous reply").
    */
   pendingCount(key: string): number;
+  /**
+   * Takes a turn's place in its key's order the moment its event arrives, before whatever work comes
+   * before `run` (look-ups, access, dedupe): turns sent after it wait for it, however long that work
+   * takes. `run` with the same `orderMicros` takes the place; a turn that will not run releases it.
+   * Absent on a lock that serves tasks only in the order they reach it.
+   */
+  reserve?(key: string, orderMicros: number): TurnPlace;
+}
+
+/** A turn's place in its conversation's order, taken before the turn reached the lock. */
+export interface TurnPlace {
+  /** Gives the place up (the turn will not run); after `run` took it, does nothing. */
+  release(): void;
 }
 
 /** How a task takes its place in its key's queue. */
@@ -22,7 +35,8 @@ export interface RunOptions {
    * When the platform says the turn was sent, in microseconds since the epoch. A shared lock queues
    * tasks by it, so turns that reached different processes are answered in the order they were
    * written; without it a task queues in the order it reached the lock. The in-process lock serves
-   * arrival order, which is the platform's for the one connection of a single process.
+   * arrival order; `createOrderedLock` in front of either lock puts that arrival in the platform's
+   * order, and `reserve` keeps work before the lock from changing it.
    */
   readonly orderMicros?: number;
 }

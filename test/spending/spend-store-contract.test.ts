@@ -24,7 +24,6 @@ function openBackendOn({
   const backend = openSpendBackend({
     store,
     ...(namespace === undefined ? {} : { namespace }),
-    operationTimeoutMs: 2_000,
     userRequestsPerMinute,
   });
   return { ...backend, close: () => store.close() };

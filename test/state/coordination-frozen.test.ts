@@ -32,13 +32,13 @@ describe.skipIf(redisUrl === undefined)(
       const store = openStore({
         storeUrl: `redis://127.0.0.1:${proxy.port}`,
         logger: pino({ level: 'silent' }),
+        operationTimeoutMs: 500,
       });
       closers.push(() => store.close());
       const { logger, output } = createCapturedLogger([]);
       const coordination = openCoordination({
         store,
         logger,
-        operationTimeoutMs: 500,
         lockTtlMs: 5_000,
         namespace: `parley-test-frozen-${randomUUID()}`,
       });

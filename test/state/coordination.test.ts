@@ -21,7 +21,6 @@ const open = (storeUrl: string, namespace: string) => {
   const coordination = openCoordination({
     store: openTestStore(storeUrl),
     logger,
-    operationTimeoutMs: 5_000,
     lockTtlMs: 5_000,
     namespace,
   });

@@ -176,7 +176,8 @@ describe.skipIf(redisUrl === undefined)(
         proxy.freeze();
         const startedAtMs = Date.now();
         await expect(store.get('key')).rejects.toThrow(StoreTimeoutError);
-        await expect(store.set('key', 'during')).rejects.toThrow(/did not answer set within 300 ms/);
+        // Once one call went unanswered the next ones give up sooner (createStoreTimeBound).
+        await expect(store.set('key', 'during')).rejects.toThrow(/did not answer set within 75 ms/);
         expect(Date.now() - startedAtMs).toBeLessThan(2_000);
         proxy.thaw();
         await store.set('key', 'after');

@@ -5,6 +5,7 @@ import { openCoordination } from '../../src/state/coordination.ts';
 import { openStore, type Store } from '../../src/state/create-store.ts';
 import type { KeyedLock } from '../../src/state/keyed-lock.ts';
 import { createInProcessLock } from '../../src/state/keyed-lock.ts';
+import { createOrderedLock } from '../../src/state/ordered-lock.ts';
 import { describeKeyedLockContract } from './keyed-lock-contract.ts';
 
 const logger = pino({ level: 'silent' });
@@ -29,6 +30,16 @@ describeKeyedLockContract({
 });
 
 describeKeyedLockContract({
+  name: "in-process lock in the platform's order",
+  hasPlaces: true,
+  async createBacking() {
+    const lock = createOrderedLock({ lock: createInProcessLock() });
+    return { open: () => lock, uniqueKey: () => randomUUID(), async dispose() {} };
+  },
+});
+
+describeKeyedLockContract({
+  hasPlaces: true,
   name:
     redisUrl === undefined
       ? 'Redis lock (skipped: REDIS_URL is not set; run with REDIS_URL=redis://127.0.0.1:6379)'
@@ -42,7 +53,6 @@ describeKeyedLockContract({
         const coordination = openCoordination({
           store: openTestStore(redisUrl ?? ''),
           logger,
-          operationTimeoutMs: 5_000,
           lockTtlMs: 2_000,
           namespace,
         });

@@ -22,10 +22,13 @@ export interface LockBacking {
 export function describeKeyedLockContract({
   name,
   isSkipped = false,
+  hasPlaces = false,
   createBacking,
 }: {
   name: string;
   isSkipped?: boolean;
+  /** Whether the lock takes turns' places on arrival (`reserve`). */
+  hasPlaces?: boolean;
   createBacking: () => Promise<LockBacking>;
 }): void {
   describe.skipIf(isSkipped)(`KeyedLock contract: ${name}`, () => {
@@ -63,6 +66,49 @@ export function describeKeyedLockContract({
         expect(events).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2']);
         expect(lock.pendingCount(key)).toBe(0);
       }));
+
+    it.skipIf(!hasPlaces)(
+      'a turn whose place was taken on arrival runs before turns sent after it that reached the lock first',
+      () =>
+        withBacking(async (backing) => {
+          const lock = backing.open();
+          const key = backing.uniqueKey();
+          const sentAtMicros = Date.now() * 1000;
+          const events: string[] = [];
+          // The first message arrives, takes its place, then its look-ups take a while.
+          const firstPlace = lock.reserve?.(key, sentAtMicros);
+          const later = [1, 2].map((offset) =>
+            lock.run(key, async () => void events.push(`turn ${offset}`), {
+              orderMicros: sentAtMicros + offset,
+            }),
+          );
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          expect(events).toEqual([]);
+          const first = lock.run(key, async () => void events.push('turn 0'), { orderMicros: sentAtMicros });
+          await Promise.all([first, ...later]);
+          firstPlace?.release();
+          expect(events).toEqual(['turn 0', 'turn 1', 'turn 2']);
+        }),
+    );
+
+    it.skipIf(!hasPlaces)('a place given up lets the turns after it go', () =>
+      withBacking(async (backing) => {
+        const lock = backing.open();
+        const key = backing.uniqueKey();
+        const sentAtMicros = Date.now() * 1000;
+        const place = lock.reserve?.(key, sentAtMicros);
+        const events: string[] = [];
+        const later = lock.run(key, async () => void events.push('later'), { orderMicros: sentAtMicros + 1 });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(events).toEqual([]);
+        // A reservation is not a reply in progress: a thread's "is the bot busy here" must not see it.
+        expect(lock.pendingCount(key)).toBe(1);
+        place?.release();
+        await later;
+        expect(events).toEqual(['later']);
+        expect(lock.pendingCount(key)).toBe(0);
+      }),
+    );
 
     it('runs tasks of different keys at the same time', () =>
       withBacking(async (backing) => {

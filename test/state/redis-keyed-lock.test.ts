@@ -34,7 +34,6 @@ describe.skipIf(redisUrl === undefined)(
       const coordination = openCoordination({
         store: openTestStore(redisUrl ?? ''),
         logger,
-        operationTimeoutMs: 5_000,
         lockTtlMs,
         namespace,
       });

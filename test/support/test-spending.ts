@@ -39,7 +39,6 @@ export function createTestSpending({
   const store = openStore({ storeUrl, logger, operationTimeoutMs: 5_000 });
   const backend = openSpendBackend({
     store,
-    operationTimeoutMs: 5_000,
     userRequestsPerMinute: undefined,
     ...(namespace === undefined ? {} : { namespace }),
   });
