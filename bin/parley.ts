@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { createCommandServices } from '../commands/command-services.ts';
 import type { PlatformAdapter, RunningPlatform } from '../commands/platform-adapter.ts';
 import { createApp } from '../src/app.ts';
@@ -38,6 +39,14 @@ async function main(): Promise<number> {
   for (const warning of config.warnings) process.stderr.write(`parley: warning: ${warning}\n`);
   const platforms = configuredPlatforms(config);
   const isConsole = platforms.length === 0;
+  if (isConsole && !hasInputToChat()) {
+    // Under a supervisor (compose, systemd) the terminal chat would read an empty input and end at
+    // once: a silent restart loop. Piped input (a file, a pipe) is still a chat, one line a message.
+    process.stderr.write(
+      'parley cannot start: no platform is configured and standard input is not a terminal. Set DISCORD_TOKEN or the SLACK_ variables (docs/discord.md, docs/slack.md), or run it in a terminal for the terminal chat.\n',
+    );
+    return 1;
+  }
   // In the terminal the chat owns the screen, so logs go to a file unless LOG_FILE says otherwise.
   const logFile = config.log.file ?? (isConsole ? resolveFromProjectRoot('data/parley.log') : undefined);
   const unwritable = unwritableFileProblems(filesToWrite({ config, logFile }));
@@ -86,6 +95,18 @@ async function main(): Promise<number> {
     closeAll,
     coordination: app.coordination,
   });
+}
+
+/** Standard input is a terminal, a pipe, a file or a socket: something the terminal chat can read. */
+function hasInputToChat(): boolean {
+  if (process.stdin.isTTY === true) return true;
+  try {
+    const input = fstatSync(0);
+    return input.isFIFO() || input.isFile() || input.isSocket();
+  } catch {
+    // No standard input at all (closed).
+    return false;
+  }
 }
 
 /** A platform whose variables are set, with what they said. */

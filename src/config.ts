@@ -5,6 +5,7 @@ import type { EnvironmentFragment, SettingsOf } from './environment/environment-
 import { type EnvironmentValues, environmentSchema } from './environment/environment-schema.ts';
 import { type ModelCatalog, modelCatalogSchema } from './gateway/model-catalog.ts';
 import { type BudgetLimits, budgetSettingNames, type RoleBudgetLimits } from './spending/budget-rules.ts';
+import { unknownVariableWarnings } from './environment/unknown-variables.ts';
 import { parseStoreUrl, StoreUrlError } from './state/store-url.ts';
 import { UserFacingError } from './user-facing-error.ts';
 
@@ -107,8 +108,13 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
     storeUrl: storeResult.value,
     isOnPlatform,
   });
+  const knownNames = new Set([
+    ...Object.keys(environmentSchema.shape),
+    ...Object.values(platforms).flatMap((fragment) => Object.keys(fragment.schema.shape)),
+  ]);
   return {
     ...config,
+    warnings: [...config.warnings, ...unknownVariableWarnings({ names: Object.keys(merged), knownNames })],
     secrets: [...config.secrets, ...platformSecrets],
     platforms: platformSettings as LoadedConfig<Platforms>['platforms'],
   };

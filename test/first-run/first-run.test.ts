@@ -92,6 +92,48 @@ describe('first run', () => {
   });
 });
 
+/** parley as a supervisor runs it: no terminal, standard input /dev/null (`stdio: 'ignore'`). */
+function runWithoutInput(environment: Record<string, string>) {
+  return spawnSync(process.execPath, [join(project, 'bin/parley.ts')], {
+    cwd: project,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+}
+
+describe('started with nothing to talk to (issue 23)', () => {
+  it('no platform and no terminal is one line and exit code 1, not a silent exit 0', () => {
+    const run = runWithoutInput({
+      GATEWAY_BASE_URL: fake.baseUrl,
+      GATEWAY_API_KEY: apiKey,
+      STORE_URL: 'memory://',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      'parley cannot start: no platform is configured and standard input is not a terminal.',
+    );
+  });
+
+  it('names a misspelled variable once, with the one it probably meant', () => {
+    const run = runWithoutInput({
+      GATEWAY_BASE_URL: fake.baseUrl,
+      GATEWAY_API_KEY: apiKey,
+      STORE_URL: 'memory://',
+      DISCORD_TOKN: 'a-token',
+      SLACK_SOMETHING: 'x',
+    });
+    expect(run.status).toBe(1);
+    const warnings = run.stderr.split('\n').filter((line) => line.startsWith('parley: warning:'));
+    expect(warnings).toEqual([
+      'parley: warning: DISCORD_TOKN is set but parley has no such variable, so it is ignored (did you mean DISCORD_TOKEN?); docs/configuration.md lists every variable.',
+      'parley: warning: SLACK_SOMETHING is set but parley has no such variable, so it is ignored; docs/configuration.md lists every variable.',
+    ]);
+  });
+});
+
 // A read-only folder as a container's read-only volume makes it: a bind mount remounted read-only
 // in a private mount namespace (unshare), so even root gets EROFS.
 const canMountReadOnly = spawnSync('unshare', ['-rm', 'true']).status === 0;
