@@ -4,6 +4,7 @@ import type { PlatformAdapter, RunningPlatform } from '../commands/platform-adap
 import { createApp } from '../src/app.ts';
 import { ConfigError, resolveFromProjectRoot } from '../src/config.ts';
 import { finishOrCutReplies } from '../src/conversation/finish-or-cut-replies.ts';
+import { checkGateway } from '../src/gateway/gateway-check.ts';
 import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
 import { checkReadiness } from '../src/operations/health.ts';
 import { startHealthServer } from '../src/operations/health-server.ts';
@@ -17,6 +18,9 @@ import {
   platformAdapters,
   terminalAdapter,
 } from './platform-adapters.ts';
+
+/** How long the start-up check of the gateway may take before start-up goes on with a warning. */
+const gatewayCheckTimeoutMs = 3_000;
 
 /** How long a clean end may take to let go of its last handles before the process exits anyway. */
 const lingerAfterEndMs = 200;
@@ -53,6 +57,21 @@ async function main(): Promise<number> {
   if (unwritable.length > 0) {
     process.stderr.write(unwritable.map((problem) => `parley cannot start: ${problem}\n`).join(''));
     return 1;
+  }
+  // After the local checks, which need no network: what is wrong here is said first.
+  const gatewayCheck = await checkGateway({
+    baseUrl: config.gateway.baseUrl,
+    apiKey: config.gateway.apiKey,
+    model: config.models.chat,
+    timeoutMs: gatewayCheckTimeoutMs,
+  });
+  if (gatewayCheck.kind !== 'ok') {
+    const line = scrubSecrets(gatewayCheck.message, config.secrets);
+    if (gatewayCheck.kind === 'fatal') {
+      process.stderr.write(`parley cannot start: ${line}\n`);
+      return 1;
+    }
+    process.stderr.write(`parley: warning: ${line}\n`);
   }
   const logger = createLogger({ log: { ...config.log, file: logFile }, secrets: config.secrets });
   for (const warning of config.warnings) logger.warn(warning);

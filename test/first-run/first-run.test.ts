@@ -76,19 +76,34 @@ describe('first run', () => {
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
-  it('names a base URL without the API version at start-up, and the URL tried on the 404', async () => {
+  it('names a base URL without the API version at start-up, and stops on the 404 it gets there', async () => {
     const origin = fake.baseUrl.replace(/\/api\/v1$/, '');
     writeEnvFromExample({ baseUrl: origin });
     const run = await chatOnce('hello', { cwd: project });
-    expect(run.exitCode).toBe(0);
+    expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain(
       `parley: warning: GATEWAY_BASE_URL ${origin} does not end in an API version such as /api/v1`,
     );
-    expect(run.stdout).toContain(
-      `The model service address is wrong: POST ${origin}/chat/completions answered 404.`,
+    expect(run.stderr).toContain(
+      `parley cannot start: GATEWAY_BASE_URL ${origin}: POST ${origin}/chat/completions answered 404.`,
     );
-    expect(run.stdout).toContain('GATEWAY_BASE_URL to the base URL ending in the API version');
-    expect(run.stdout).not.toContain('That model is not available');
+    expect(run.stdout).toBe('');
+  });
+
+  it(".env.example's placeholder gateway is refused at start, naming it (issue 23)", async () => {
+    writeFileSync(
+      join(project, '.env'),
+      readFileSync(join(project, '.env.example'), 'utf8').replace(
+        /^GATEWAY_API_KEY=.*$/m,
+        `GATEWAY_API_KEY=${apiKey}`,
+      ),
+    );
+    const run = await chatOnce('hello', { cwd: project });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toBe(
+      "parley cannot start: GATEWAY_BASE_URL https://gateway.example/api/v1: gateway.example is a reserved example name, not a gateway. Set GATEWAY_BASE_URL to your gateway's base URL (or run npm run fake-gateway to try parley without one).\n",
+    );
+    expect(fake.requests).toEqual([]);
   });
 });
 

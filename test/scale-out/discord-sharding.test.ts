@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
-import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
+import { type FakeGateway, modelChatRequests, startFakeGateway } from '../fakes/gateway/index.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 
 /**
@@ -116,9 +116,7 @@ describe('Discord sharding', () => {
         .filter((message) => message.author.id === fakeDiscord.bot.id);
       expect(answers).toHaveLength(1);
     }
-    expect(gateway.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(
-      guilds.length,
-    );
+    expect(modelChatRequests(gateway.requests)).toHaveLength(guilds.length);
   }, 60_000);
 
   it('auto runs every shard /gateway/bot recommends in one process', async () => {
