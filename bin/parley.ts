@@ -76,6 +76,13 @@ async function main(): Promise<number> {
   const logger = createLogger({ log: { ...config.log, file: logFile }, secrets: config.secrets });
   for (const warning of config.warnings) logger.warn(warning);
   const app = createApp({ config, logger });
+  const storeProblem = await unreachableStoreProblem({ config, probeStore: app.probeStore });
+  if (storeProblem !== undefined) {
+    process.stderr.write(`parley cannot start: ${storeProblem}\n`);
+    logger.error({ problem: storeProblem }, 'the store cannot be reached at start');
+    await app.close().catch(() => {});
+    return 1;
+  }
   const services = createCommandServices({ app });
   const closeAll = async () => {
     await finishOrCutReplies({ ...services, ...shutdownShares(config.shutdownGraceMs) });
@@ -208,6 +215,43 @@ function filesToWrite({
     });
   }
   return files;
+}
+
+// A store that does not answer at start is a wrong STORE_URL or a server not running: one line now,
+// rather than every message waiting for it and then saying it cannot reach its memory.
+async function unreachableStoreProblem({
+  config,
+  probeStore,
+}: {
+  config: ParleyConfig;
+  probeStore: () => Promise<unknown>;
+}): Promise<string | undefined> {
+  try {
+    await probeStore();
+    return undefined;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    const code = (error as NodeJS.ErrnoException).code ?? cause?.code;
+    const reason =
+      code === 'ECONNREFUSED'
+        ? 'the connection was refused (nothing listens there)'
+        : code === 'ENOTFOUND'
+          ? 'its host name was not found (DNS)'
+          : /failed to connect|ECONNREFUSED|connect/i.test((error as Error).message)
+            ? 'the connection failed (nothing answers there)'
+            : scrubSecrets((error as Error).message.replace(/\.+$/, ''), config.secrets);
+    return `STORE_URL ${withoutCredentials(config.storeUrl)} cannot be reached: ${reason}. Start the store, or set STORE_URL to one that runs.`;
+  }
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
 }
 
 // Off unless HEALTH_PORT or a platform run turns it on. It never keeps the process alive by itself.

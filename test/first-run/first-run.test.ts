@@ -9,6 +9,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -147,6 +148,27 @@ describe('started with nothing to talk to (issue 23)', () => {
       'parley: warning: SLACK_SOMETHING is set but parley has no such variable, so it is ignored; docs/configuration.md lists every variable.',
     ]);
   });
+});
+
+describe('a store that cannot be reached at start (issue 23)', () => {
+  it('Redis on a closed port is one line naming it, exit code 1', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    writeEnvFromExample({ baseUrl: fake.baseUrl });
+    const parley = startParley({
+      cwd: project,
+      entry: join(project, 'bin/parley.ts'),
+      environment: { STORE_URL: `redis://:store-password@127.0.0.1:${port}` },
+    });
+    parley.endInput();
+    expect(await parley.exited).toBe(1);
+    expect(parley.stdout()).toBe('');
+    expect(parley.stderr()).toBe(
+      `parley cannot start: STORE_URL redis://:***@127.0.0.1:${port} cannot be reached: the connection failed (nothing answers there). Start the store, or set STORE_URL to one that runs.\n`,
+    );
+  }, 30_000);
 });
 
 // A read-only folder as a container's read-only volume makes it: a bind mount remounted read-only
