@@ -19,6 +19,15 @@ import {
   terminalAdapter,
 } from './platform-adapters.ts';
 
+const usage = `usage: npm start            (or: node bin/parley.ts, on Node.js 22.18 or newer)
+
+parley reads its settings from the environment and from .env in the project folder:
+  GATEWAY_BASE_URL, GATEWAY_API_KEY   required: the Model Gateway (try: npm run fake-gateway)
+  DISCORD_TOKEN                       runs it on Discord (docs/discord.md)
+  SLACK_BOT_TOKEN, SLACK_APP_TOKEN    runs it on Slack (docs/slack.md)
+With neither platform, it is a chat in this terminal. Every variable: docs/configuration.md.
+`;
+
 /** How long the start-up check of the gateway may take before start-up goes on with a warning. */
 const gatewayCheckTimeoutMs = 3_000;
 
@@ -30,6 +39,15 @@ const lingerAfterEndMs = 200;
  * starts every platform whose variables are set; with none, the terminal chat runs.
  */
 async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  if (args.length > 0) {
+    process.stderr.write(`parley takes no arguments (got ${args.join(' ')}); it reads its settings from the environment and .env.\n${usage}`);
+    return 2;
+  }
   let config: ParleyConfig;
   try {
     config = loadParleyConfig();
