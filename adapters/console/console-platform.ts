@@ -20,6 +20,9 @@ export const consolePlatform: PlatformAdapter<ConsoleSettings> = {
       userName: userInfo().username,
       outputDirectory: settings.outputDirectory,
       isInteractive,
+      // npm runs `npm start` in the project folder and says in INIT_CWD where the person was; that is
+      // where a path they type starts. Like stdin and the user name, it is this process's own fact.
+      workingDirectory: process.env.INIT_CWD || process.cwd(),
     });
     return {
       ended,

@@ -119,6 +119,27 @@ function runWithoutInput(environment: Record<string, string>) {
   });
 }
 
+describe('paths typed in the terminal (issue 23)', () => {
+  it('start in the folder npm start was run from (INIT_CWD), not the project folder npm moves to', async () => {
+    writeEnvFromExample({ baseUrl: fake.baseUrl });
+    fake.enqueue({ text: 'It is a short note.' });
+    const subfolder = join(project, 'notes');
+    mkdirSync(subfolder);
+    writeFileSync(join(subfolder, 'todo.txt'), 'buy milk\n');
+    // What `npm start` in notes/ does: the script runs in the project, INIT_CWD says where the person was.
+    const parley = startParley({
+      cwd: project,
+      entry: join(project, 'bin/parley.ts'),
+      environment: { INIT_CWD: subfolder },
+    });
+    parley.write('/file todo.txt what is this?\n');
+    parley.endInput();
+    expect(await parley.exited).toBe(0);
+    expect(parley.stdout()).toContain('It is a short note.');
+    expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain('buy milk');
+  });
+});
+
 describe('started with nothing to talk to (issue 23)', () => {
   it('no platform and no terminal is one line and exit code 1, not a silent exit 0', () => {
     const run = runWithoutInput({

@@ -40,7 +40,8 @@ const fake = await startFakeGateway({
   defaultBehaviour: { delayBetweenChunksMs: 30 },
   onRequest: logRequest,
 }).catch((error: NodeJS.ErrnoException) => {
-  const reason = error.code === 'EADDRINUSE' ? 'the port is in use (is a fake gateway running already?)' : error.message;
+  const reason =
+    error.code === 'EADDRINUSE' ? 'the port is in use (is a fake gateway running already?)' : error.message;
   process.stderr.write(`fake gateway cannot start on port ${port}: ${reason}. Choose another with --port.\n`);
   process.exit(1);
 });
