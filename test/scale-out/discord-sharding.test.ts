@@ -126,6 +126,11 @@ describe('Discord sharding', () => {
     const connected = await bot.waitForLog((line) => line.msg === 'connected to discord', 30_000);
     expect(connected.shardIds).toEqual([0, 1]);
     expect(connected.shardCount).toBe(2);
+    // A new owner's first need, logged at start with the application id (issue 23).
+    const invite = await bot.waitForLog((line) => line.msg === 'invite parley to a server', 10_000);
+    expect(invite.inviteLink).toBe(
+      `https://discord.com/oauth2/authorize?client_id=${discord.applicationId}&integration_type=0&scope=bot%20applications.commands&permissions=309237763072`,
+    );
     expect(discord.identifiedShards.toSorted()).toEqual([
       [0, 2],
       [1, 2],
