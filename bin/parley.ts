@@ -1,8 +1,10 @@
+import { fstatSync } from 'node:fs';
 import { createCommandServices } from '../commands/command-services.ts';
 import type { PlatformAdapter, RunningPlatform } from '../commands/platform-adapter.ts';
 import { createApp } from '../src/app.ts';
 import { ConfigError, resolveFromProjectRoot } from '../src/config.ts';
 import { finishOrCutReplies } from '../src/conversation/finish-or-cut-replies.ts';
+import { checkGateway } from '../src/gateway/gateway-check.ts';
 import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
 import { checkReadiness } from '../src/operations/health.ts';
 import { startHealthServer } from '../src/operations/health-server.ts';
@@ -17,6 +19,18 @@ import {
   terminalAdapter,
 } from './platform-adapters.ts';
 
+const usage = `usage: npm start            (or: node bin/parley.ts, on Node.js 22.18 or newer)
+
+parley reads its settings from the environment and from .env in the project folder:
+  GATEWAY_BASE_URL, GATEWAY_API_KEY   required: the Model Gateway (try: npm run fake-gateway)
+  DISCORD_TOKEN                       runs it on Discord (docs/discord.md)
+  SLACK_BOT_TOKEN, SLACK_APP_TOKEN    runs it on Slack (docs/slack.md)
+With neither platform, it is a chat in this terminal. Every variable: docs/configuration.md.
+`;
+
+/** How long the start-up check of the gateway may take before start-up goes on with a warning. */
+const gatewayCheckTimeoutMs = 3_000;
+
 /** How long a clean end may take to let go of its last handles before the process exits anyway. */
 const lingerAfterEndMs = 200;
 
@@ -25,6 +39,17 @@ const lingerAfterEndMs = 200;
  * starts every platform whose variables are set; with none, the terminal chat runs.
  */
 async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  if (args.length > 0) {
+    process.stderr.write(
+      `parley takes no arguments (got ${args.join(' ')}); it reads its settings from the environment and .env.\n${usage}`,
+    );
+    return 2;
+  }
   let config: ParleyConfig;
   try {
     config = loadParleyConfig();
@@ -38,6 +63,14 @@ async function main(): Promise<number> {
   for (const warning of config.warnings) process.stderr.write(`parley: warning: ${warning}\n`);
   const platforms = configuredPlatforms(config);
   const isConsole = platforms.length === 0;
+  if (isConsole && !hasInputToChat()) {
+    // Under a supervisor (compose, systemd) the terminal chat would read an empty input and end at
+    // once: a silent restart loop. Piped input (a file, a pipe) is still a chat, one line a message.
+    process.stderr.write(
+      'parley cannot start: no platform is configured and standard input is not a terminal. Set DISCORD_TOKEN or the SLACK_ variables (docs/discord.md, docs/slack.md), or run it in a terminal for the terminal chat.\n',
+    );
+    return 1;
+  }
   // In the terminal the chat owns the screen, so logs go to a file unless LOG_FILE says otherwise.
   const logFile = config.log.file ?? (isConsole ? resolveFromProjectRoot('data/parley.log') : undefined);
   const unwritable = unwritableFileProblems(filesToWrite({ config, logFile }));
@@ -45,9 +78,31 @@ async function main(): Promise<number> {
     process.stderr.write(unwritable.map((problem) => `parley cannot start: ${problem}\n`).join(''));
     return 1;
   }
+  // After the local checks, which need no network: what is wrong here is said first.
+  const gatewayCheck = await checkGateway({
+    baseUrl: config.gateway.baseUrl,
+    apiKey: config.gateway.apiKey,
+    model: config.models.chat,
+    timeoutMs: gatewayCheckTimeoutMs,
+  });
+  if (gatewayCheck.kind !== 'ok') {
+    const line = scrubSecrets(gatewayCheck.message, config.secrets);
+    if (gatewayCheck.kind === 'fatal') {
+      process.stderr.write(`parley cannot start: ${line}\n`);
+      return 1;
+    }
+    process.stderr.write(`parley: warning: ${line}\n`);
+  }
   const logger = createLogger({ log: { ...config.log, file: logFile }, secrets: config.secrets });
   for (const warning of config.warnings) logger.warn(warning);
   const app = createApp({ config, logger });
+  const storeProblem = await unreachableStoreProblem({ config, probeStore: app.probeStore });
+  if (storeProblem !== undefined) {
+    process.stderr.write(`parley cannot start: ${storeProblem}\n`);
+    logger.error({ problem: storeProblem }, 'the store cannot be reached at start');
+    await app.close().catch(() => {});
+    return 1;
+  }
   const services = createCommandServices({ app });
   const closeAll = async () => {
     await finishOrCutReplies({ ...services, ...shutdownShares(config.shutdownGraceMs) });
@@ -86,6 +141,18 @@ async function main(): Promise<number> {
     closeAll,
     coordination: app.coordination,
   });
+}
+
+/** Standard input is a terminal, a pipe, a file or a socket: something the terminal chat can read. */
+function hasInputToChat(): boolean {
+  if (process.stdin.isTTY === true) return true;
+  try {
+    const input = fstatSync(0);
+    return input.isFIFO() || input.isFile() || input.isSocket();
+  } catch {
+    // No standard input at all (closed).
+    return false;
+  }
 }
 
 /** A platform whose variables are set, with what they said. */
@@ -168,6 +235,43 @@ function filesToWrite({
     });
   }
   return files;
+}
+
+// A store that does not answer at start is a wrong STORE_URL or a server not running: one line now,
+// rather than every message waiting for it and then saying it cannot reach its memory.
+async function unreachableStoreProblem({
+  config,
+  probeStore,
+}: {
+  config: ParleyConfig;
+  probeStore: () => Promise<unknown>;
+}): Promise<string | undefined> {
+  try {
+    await probeStore();
+    return undefined;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    const code = (error as NodeJS.ErrnoException).code ?? cause?.code;
+    const reason =
+      code === 'ECONNREFUSED'
+        ? 'the connection was refused (nothing listens there)'
+        : code === 'ENOTFOUND'
+          ? 'its host name was not found (DNS)'
+          : /failed to connect|ECONNREFUSED|connect/i.test((error as Error).message)
+            ? 'the connection failed (nothing answers there)'
+            : scrubSecrets((error as Error).message.replace(/\.+$/, ''), config.secrets);
+    return `STORE_URL ${withoutCredentials(config.storeUrl)} cannot be reached: ${reason}. Start the store, or set STORE_URL to one that runs.`;
+  }
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
 }
 
 // Off unless HEALTH_PORT or a platform run turns it on. It never keeps the process alive by itself.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DocumentAttachment, ImageAttachment } from '../src/conversation/turn.ts';
 import { bareId } from '../src/environment/spend-access-values.ts';
-import { type ParsedCommandText, strayTextKey, typedFlags } from './parse-command-text.ts';
+import { flagOf, type ParsedCommandText, strayTextKey, typedFlags } from './parse-command-text.ts';
 
 /**
  * A command option, declared once: the zod schema that validates it, and what each platform needs to
@@ -290,7 +290,8 @@ function unknownNameProblem({
   const flags = Object.entries(options)
     .filter(([, option]) => !option.isFreeText && !option.isPositional)
     .map(
-      ([optionName, option]) => `--${optionName}${option.aliases?.[0] ? ` (or --${option.aliases[0]})` : ''}`,
+      ([optionName, option]) =>
+        `${flagOf(optionName)}${option.aliases?.[0] ? ` (or --${option.aliases[0]})` : ''}`,
     );
   if (name === strayTextKey) {
     return `this command takes no text${flags.length > 0 ? ', only its flags' : ''} (you wrote "${String(value)}")`;

@@ -88,11 +88,17 @@ function removeSpans(text: string, spans: ReadonlyArray<[number, number]>): stri
   return (result + text.slice(position)).replace(/[ \t]{2,}/g, ' ');
 }
 
-/** One line that shows how to type a command, e.g. `/imagine <prompt> [--count 1–4] [--ar 1:1|16:9]`. */
+/** One line that shows how to type a command, e.g. `/imagine <prompt> [--count 1–4] [--aspect-ratio 1:1|16:9]`. */
+/** How a flag is written in help and docs: `aspect_ratio` is `--aspect-ratio`. */
+export function flagOf(optionName: string): string {
+  return `--${optionName.replaceAll('_', '-')}`;
+}
+
 export function describeUsage(name: string, options: CommandOptions): string {
   const parts = [`/${name}`];
   for (const [optionName, option] of Object.entries(options)) {
-    const flag = `--${option.aliases?.[0] ?? optionName}`;
+    // One spelling everywhere (help, hints, README): the option's own name; short aliases still work.
+    const flag = flagOf(optionName);
     const shape =
       option.kind === 'choice'
         ? (option.choices ?? []).join('|')

@@ -13,9 +13,16 @@ const usage =
   'usage: npm run slack-manifest -- [--http https://<your host>/slack/events] [--prefix parley-] [--assistant-view]';
 
 function main(): number {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(
+      `${usage}\nPrints the Slack app manifest to paste into https://api.slack.com/apps (docs/slack.md).\n`,
+    );
+    return 0;
+  }
   let parsed: ReturnType<typeof parseManifestArguments>;
   try {
-    parsed = parseManifestArguments(process.argv.slice(2));
+    parsed = parseManifestArguments(args);
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
     return 1;

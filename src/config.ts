@@ -4,6 +4,7 @@ import { parseEnv } from 'node:util';
 import type { EnvironmentFragment, SettingsOf } from './environment/environment-fragment.ts';
 import { type EnvironmentValues, environmentSchema } from './environment/environment-schema.ts';
 import { withoutSecrets } from './environment/quote-setting-value.ts';
+import { unknownVariableWarnings } from './environment/unknown-variables.ts';
 import { type ModelCatalog, modelCatalogSchema } from './gateway/model-catalog.ts';
 import { type BudgetLimits, budgetSettingNames, type RoleBudgetLimits } from './spending/budget-rules.ts';
 import { parseStoreUrl, StoreUrlError } from './state/store-url.ts';
@@ -109,8 +110,13 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
     storeUrl: storeResult.value,
     isOnPlatform,
   });
+  const knownNames = new Set([
+    ...Object.keys(environmentSchema.shape),
+    ...Object.values(platforms).flatMap((fragment) => Object.keys(fragment.schema.shape)),
+  ]);
   return {
     ...config,
+    warnings: [...config.warnings, ...unknownVariableWarnings({ names: Object.keys(merged), knownNames })],
     secrets: [...config.secrets, ...platformSecrets],
     platforms: platformSettings as LoadedConfig<Platforms>['platforms'],
   };

@@ -23,6 +23,8 @@ export interface ConsoleAdapterOptions {
   readonly userName: string;
   /** Folder generated images and attached data files are saved to. */
   readonly outputDirectory: string;
+  /** Where typed relative paths start: the folder the person started parley from. */
+  readonly workingDirectory: string;
   /** Show a prompt and handle Ctrl+C: true for a person at a terminal, false for piped input. */
   readonly isInteractive: boolean;
 }
@@ -33,7 +35,7 @@ export interface ConsoleAdapterOptions {
  * or on /exit. The person at the terminal owns the bot, so they count as an admin.
  */
 export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise<void> {
-  const { services, input, output, userName, outputDirectory, isInteractive } = options;
+  const { services, input, output, userName, outputDirectory, isInteractive, workingDirectory } = options;
   const conversationKey = conversationKeyOf({ platform: 'console', workspace: 'local', channel: userName });
   const user: Actor = { id: userName, name: userName, isAdmin: true, roleIds: [], context: 'terminal' };
   // At a terminal readline puts it in raw mode, so the typed line shows only if readline echoes it
@@ -99,11 +101,11 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
         case 'file': {
           const image =
             request.kind === 'image'
-              ? await readLocalImage({ path: request.path, homeDirectory })
+              ? await readLocalImage({ path: request.path, homeDirectory, workingDirectory })
               : undefined;
           const file =
             request.kind === 'file'
-              ? await readLocalDocument({ path: request.path, homeDirectory })
+              ? await readLocalDocument({ path: request.path, homeDirectory, workingDirectory })
               : undefined;
           const problem = (image && 'problem' in image ? image : file && 'problem' in file ? file : undefined)
             ?.problem;
@@ -145,6 +147,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
             commandOptions: command.options,
             text: request.text,
             homeDirectory,
+            workingDirectory,
           });
           if ('problem' in options) {
             write(`${options.problem}\n`);
@@ -184,10 +187,12 @@ async function toRawOptions({
   commandOptions,
   text,
   homeDirectory,
+  workingDirectory,
 }: {
   commandOptions: (typeof allCommands)[number]['options'];
   text: string;
   homeDirectory: string;
+  workingDirectory: string;
 }): Promise<{ raw: Record<string, RawOptionValue> } | { problem: string }> {
   const raw: Record<string, RawOptionValue> = parseCommandText(commandOptions, text);
   for (const [name, option] of Object.entries(commandOptions)) {
@@ -197,8 +202,8 @@ async function toRawOptions({
     }
     const read =
       option.kind === 'image'
-        ? await readLocalImage({ path: value, homeDirectory })
-        : await readLocalDocument({ path: value, homeDirectory });
+        ? await readLocalImage({ path: value, homeDirectory, workingDirectory })
+        : await readLocalDocument({ path: value, homeDirectory, workingDirectory });
     if ('problem' in read) return read;
     raw[name] = read.attachment;
   }

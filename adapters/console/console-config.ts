@@ -10,6 +10,11 @@ const consoleVariables = z.object(
         'Folder the terminal chat saves /imagine results and files to. A relative path starts at the project folder.',
       typeText: 'path',
     }),
+    INIT_CWD: document(z.string().optional(), {
+      description:
+        'Set by npm, not by you: the folder `npm start` was run from. Paths typed in the terminal chat (/image, /file) start there; without it, at the current folder.',
+      typeText: 'path',
+    }),
   }),
 );
 
@@ -17,6 +22,8 @@ const consoleVariables = z.object(
 export interface ConsoleSettings {
   /** Where drawn images and files are saved, absolute. */
   readonly outputDirectory: string;
+  /** Where typed paths start: where the person ran `npm start`. */
+  readonly workingDirectory: string;
 }
 
 /** The terminal chat's variables; it runs when no platform is configured, so it always has settings. */
@@ -25,6 +32,7 @@ export const consoleConfig = defineEnvironmentFragment({
   isService: false,
   settingsOf: (values): ConsoleSettings => ({
     outputDirectory: resolveFromProjectRoot(values.IMAGE_OUTPUT_DIR),
+    workingDirectory: values.INIT_CWD || process.cwd(),
   }),
   secretsOf: () => [],
 });

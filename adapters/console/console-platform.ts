@@ -20,6 +20,8 @@ export const consolePlatform: PlatformAdapter<ConsoleSettings> = {
       userName: userInfo().username,
       outputDirectory: settings.outputDirectory,
       isInteractive,
+      // npm runs `npm start` in the project folder and says in INIT_CWD where the person was.
+      workingDirectory: settings.workingDirectory,
     });
     return {
       ended,

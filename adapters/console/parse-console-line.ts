@@ -17,7 +17,7 @@ export const consoleHelp = [
   '  /press <number>            press a button shown under the last answer, e.g. /press 1',
   '  /exit                      leave (Ctrl+D works too; Ctrl+C stops a reply in progress)',
   'Image and file options of commands take a path, e.g. /extract --image ./receipt.png',
-  '  (/imagine --ref needs an image model that takes data: URIs: a file here has no public link)',
+  '  (/imagine --reference needs an image model that takes data: URIs: a file here has no public link)',
 ].join('\n');
 
 export function parseConsoleLine(line: string): ConsoleInput {

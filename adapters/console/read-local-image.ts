@@ -20,11 +20,14 @@ const readProblems: Readonly<Record<string, (path: string) => string>> = {
 export async function readLocalImage({
   path,
   homeDirectory,
+  workingDirectory,
 }: {
   path: string;
   homeDirectory: string;
+  /** Where relative paths start: the folder the person typed the start command in. */
+  workingDirectory: string;
 }): Promise<{ attachment: ImageAttachment } | { problem: string }> {
-  const read = await readLocalBytes({ path, homeDirectory });
+  const read = await readLocalBytes({ path, homeDirectory, workingDirectory });
   if ('problem' in read) return read;
   const { bytes, fullPath } = read;
   if (detectImageType(bytes) === undefined) {
@@ -40,11 +43,14 @@ export async function readLocalImage({
 export async function readLocalDocument({
   path,
   homeDirectory,
+  workingDirectory,
 }: {
   path: string;
   homeDirectory: string;
+  /** Where relative paths start: the folder the person typed the start command in. */
+  workingDirectory: string;
 }): Promise<{ attachment: DocumentAttachment } | { problem: string }> {
-  const read = await readLocalBytes({ path, homeDirectory });
+  const read = await readLocalBytes({ path, homeDirectory, workingDirectory });
   if ('problem' in read) return read;
   return { attachment: { name: basename(read.fullPath), load: async () => read.bytes } };
 }
@@ -53,11 +59,17 @@ export async function readLocalDocument({
 async function readLocalBytes({
   path,
   homeDirectory,
+  workingDirectory,
 }: {
   path: string;
   homeDirectory: string;
+  /** Where relative paths start: the folder the person typed the start command in. */
+  workingDirectory: string;
 }): Promise<{ bytes: Uint8Array; fullPath: string } | { problem: string }> {
-  const fullPath = resolve(path === '~' || path.startsWith('~/') ? join(homeDirectory, path.slice(1)) : path);
+  const fullPath = resolve(
+    workingDirectory,
+    path === '~' || path.startsWith('~/') ? join(homeDirectory, path.slice(1)) : path,
+  );
   try {
     return { bytes: new Uint8Array(await readFile(fullPath)), fullPath };
   } catch (error) {

@@ -22,6 +22,7 @@ import { discordLimits } from './discord-limits.ts';
 import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from './discord-outbound.ts';
 import { submitFormModal } from './form-modal.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
+import { serverInviteLink } from './installation.ts';
 import {
   createInvalidRequestGuard,
   discordInvalidRequestLimits,
@@ -133,6 +134,10 @@ export async function startDiscordAdapter({
     },
     'connected to discord',
   );
+  // The first thing a new owner needs, with the application id they would otherwise look up.
+  if (client.application) {
+    logger.info({ inviteLink: serverInviteLink(client.application.id) }, 'invite parley to a server');
+  }
   // Every process would register the same commands; the one that runs shard 0 does it for all.
   if (runsFirstShard(client)) await registerCommands({ client, discord, logger });
   const stopSweeping = finishRepliesLeftByARestart({ client, services, eventDeduper });

@@ -1,4 +1,4 @@
-import { ApplicationIntegrationType, type BaseInteraction } from 'discord.js';
+import { ApplicationIntegrationType, type BaseInteraction, PermissionFlagsBits } from 'discord.js';
 import { UserFacingError } from '../../src/user-facing-error.ts';
 
 /**
@@ -18,4 +18,31 @@ export function historyUnavailableToUserInstall(): UserFacingError {
     userMessage:
       'I cannot read the messages here: parley is installed for you, not for this place, so I only see what you hand me. Use "Ask parley about this" or "Extract data" on a message, or add parley to the server to summarize its channels.',
   });
+}
+
+/**
+ * What parley needs in a server's channels: read and answer, in threads too, open threads, quote the
+ * message it answers, show embeds and upload files. docs/discord.md lists the same.
+ */
+export const serverPermissions =
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.SendMessagesInThreads |
+  PermissionFlagsBits.CreatePublicThreads |
+  PermissionFlagsBits.ReadMessageHistory |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.AttachFiles;
+
+/**
+ * The link that adds parley to a server (a guild install, integration_type 0) with the scopes
+ * `bot applications.commands` and `serverPermissions` (oauth2.mdx, "Bot Authorization Flow").
+ */
+export function serverInviteLink(applicationId: string): string {
+  const query = new URLSearchParams({
+    client_id: applicationId,
+    integration_type: '0',
+    scope: 'bot applications.commands',
+    permissions: serverPermissions.toString(),
+  });
+  return `https://discord.com/oauth2/authorize?${query.toString().replaceAll('+', '%20')}`;
 }

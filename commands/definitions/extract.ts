@@ -36,7 +36,7 @@ export const extractCommand = defineCommand({
       maxLength: 6_000,
     }),
     image: imageOption({ description: 'A screenshot or photo (receipt, table, form…)', aliases: ['i'] }),
-    file: fileOption({ description: 'A document: PDF, Word, Excel, CSV or text', aliases: ['f'] }),
+    file: fileOption({ description: 'A document: PDF, Word, Excel, CSV or text' }),
   },
   runsInConversationOrder: true,
   async run({ input, conversationKey, user, responder, services, signal }) {

@@ -23,7 +23,6 @@ export const imagineCommand = defineCommand({
       description: 'File format',
       choices: ['png', 'jpg'],
       defaultValue: 'png',
-      aliases: ['f'],
     }),
     reference: imageOption({ description: 'An image to start from', aliases: ['ref'] }),
   },

@@ -42,7 +42,6 @@ export const summarizeCommand = defineCommand({
     focus: textOption({ description: 'What to pay attention to', isFreeText: true, maxLength: 500 }),
     file: fileOption({
       description: 'A document to summarize instead: PDF, Word, Excel, CSV or text',
-      aliases: ['f'],
     }),
   },
   isUsableAnywhere: true,

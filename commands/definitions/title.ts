@@ -10,6 +10,8 @@ export const titleCommand = defineCommand({
     title: textOption({
       description: `The new title (at most ${maxTitleCharacters} characters)`,
       maxLength: 100,
+      // `/title Release plan`, as the README and the answer below say: the words are the title.
+      isFreeText: true,
     }),
   },
   runsInConversationOrder: true,

@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** A file parley will write, and what to tell the person when it cannot. */
@@ -17,6 +17,7 @@ const causes: Readonly<Record<string, string>> = {
   ENOTDIR: 'a part of the path is a file, not a folder',
   EISDIR: 'it is a folder',
   ENOSPC: 'no space is left on the device',
+  ENOENT: 'that folder cannot hold new files',
 };
 
 /**
@@ -31,7 +32,15 @@ export function unwritableFileProblems(files: readonly WritableFile[]): string[]
       const folder = dirname(file.path);
       mkdirSync(folder, { recursive: true });
       accessSync(folder, constants.W_OK);
-      if (existsSync(file.path)) accessSync(file.path, constants.W_OK);
+      if (existsSync(file.path)) {
+        if (statSync(file.path).isDirectory())
+          throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
+        accessSync(file.path, constants.W_OK);
+      }
+      // Opening it is the only sure test: /proc and other special file systems pass the checks above
+      // for root, and refuse the file itself. Appending creates nothing but an empty file, which both
+      // the log and SQLite take as new.
+      closeSync(openSync(file.path, 'a'));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
       problems.push(

@@ -26,7 +26,7 @@ const imageBodies = () =>
 
 describe('/imagine in the terminal', () => {
   it('sends count, aspect ratio and format, shows progress, and saves every image', async () => {
-    const printed = await under.type('/imagine a red fox in snow --n 2 --ar 16:9 --f jpg');
+    const printed = await under.type('/imagine a red fox in snow --n 2 --ar 16:9 --format jpg');
     expect(imageBodies()).toEqual([
       { model: 'image-model', prompt: 'a red fox in snow', n: 2, aspect_ratio: '16:9', output_format: 'jpg' },
     ]);
@@ -93,7 +93,7 @@ describe('/imagine in the terminal', () => {
   it('rejects a bad option in one line that says what is allowed, without calling the gateway', async () => {
     const printed = await under.type('/imagine a fox --n 9 --ar 5:1');
     expect(printed).toContain('⚠ --n must be a whole number from 1 to 4; --ar must be one of 1:1, 16:9');
-    expect(printed).toContain('Usage: `/imagine <prompt> [--n 1–4]');
+    expect(printed).toContain('Usage: `/imagine <prompt> [--count 1–4] [--aspect-ratio');
     expect(imageBodies()).toEqual([]);
     expect(await under.type('/imagine')).toContain('prompt is required');
   });

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { allCommands } from '../../commands/all-commands.ts';
 import { parseCommandInput } from '../../commands/command-options.ts';
 import { imagineCommand } from '../../commands/definitions/imagine.ts';
 import { resetCommand } from '../../commands/definitions/reset.ts';
 import { systemCommand } from '../../commands/definitions/system.ts';
+import { titleCommand } from '../../commands/definitions/title.ts';
 import { describeUsage, parseCommandText } from '../../commands/parse-command-text.ts';
 
 describe('parseCommandText', () => {
@@ -44,15 +46,15 @@ describe('parseCommandText', () => {
   });
 });
 
-describe('flags a person typed wrong', () => {
-  const problemsOf = (options: Parameters<typeof parseCommandText>[0], text: string) => {
-    const parsed = parseCommandInput(options, parseCommandText(options, text));
-    return parsed.isValid ? [] : parsed.problems;
-  };
+const problemsOf = (options: Parameters<typeof parseCommandText>[0], text: string) => {
+  const parsed = parseCommandInput(options, parseCommandText(options, text));
+  return parsed.isValid ? [] : parsed.problems;
+};
 
+describe('flags a person typed wrong', () => {
   it('an unknown flag is an error naming the known ones, not part of the prompt', () => {
     expect(problemsOf(imagineCommand.options, 'a logo --no-text --count 2')).toEqual([
-      '--no-text is not a flag of this command; its flags are --count (or --n), --aspect_ratio (or --ar), --format (or --f), --reference (or --ref). To write --no-text in the text, type \\--no-text',
+      '--no-text is not a flag of this command; its flags are --count (or --n), --aspect-ratio (or --ar), --format, --reference (or --ref). To write --no-text in the text, type \\--no-text',
     ]);
   });
 
@@ -83,10 +85,31 @@ describe('flags a person typed wrong', () => {
   });
 });
 
+describe('one spelling per option (issue 23)', () => {
+  it('/title takes its words as the title, as its usage says', () => {
+    expect(problemsOf(titleCommand.options, 'Release plan')).toEqual([]);
+    expect(parseCommandText(titleCommand.options, 'Release plan')).toEqual({ title: 'Release plan' });
+    expect(describeUsage('title', titleCommand.options)).toBe('/title [title]');
+  });
+
+  it('no short flag means two things across commands', () => {
+    const optionsByFlag = new Map<string, Set<string>>();
+    for (const command of allCommands) {
+      for (const [name, option] of Object.entries(command.options)) {
+        for (const flag of [name, ...(option.aliases ?? [])]) {
+          optionsByFlag.set(flag, (optionsByFlag.get(flag) ?? new Set()).add(name));
+        }
+      }
+    }
+    const ambiguous = [...optionsByFlag].filter(([, names]) => names.size > 1).map(([flag]) => flag);
+    expect(ambiguous).toEqual([]);
+  });
+});
+
 describe('describeUsage', () => {
   it('shows how to type a command', () => {
     expect(describeUsage('imagine', imagineCommand.options)).toBe(
-      '/imagine <prompt> [--n 1–4] [--ar 1:1|16:9|9:16|4:3|3:4|3:2|2:3|21:9] [--f png|jpg] [--ref image]',
+      '/imagine <prompt> [--count 1–4] [--aspect-ratio 1:1|16:9|9:16|4:3|3:4|3:2|2:3|21:9] [--format png|jpg] [--reference image]',
     );
   });
 });

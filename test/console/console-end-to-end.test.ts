@@ -3,7 +3,12 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSolidPng, type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
+import {
+  createSolidPng,
+  type FakeGateway,
+  modelChatRequests,
+  startFakeGateway,
+} from '../fakes/gateway/index.ts';
 
 /**
  * `npm start` as a person uses it: the real process (bin/parley.ts on Node's type stripping) with piped
@@ -66,7 +71,7 @@ function runParley(input: string, environment: Record<string, string> = {}): Pro
   });
 }
 
-const chatRequests = () => fake.requests.filter((request) => request.path.endsWith('/chat/completions'));
+const chatRequests = () => modelChatRequests(fake.requests);
 
 describe('the terminal chat (npm start)', () => {
   it('streams a reply, and remembers the conversation after a restart', async () => {
@@ -119,16 +124,14 @@ describe('the terminal chat (npm start)', () => {
     expect(run.stdout).toContain(`saved ${join(workDirectory, 'out', files[0] ?? '')}`);
   });
 
-  it('says what went wrong in one short line when the gateway refuses the key', async () => {
+  it('says at start, in one short line naming the host, that the gateway refuses the key', async () => {
     const run = await runParley('hello\n', { GATEWAY_API_KEY: 'wrong-key-0123456789' });
-    expect(run.exitCode).toBe(0);
-    expect(run.stdout).toContain(
-      'The model service rejected our API key. An admin needs to check GATEWAY_API_KEY.',
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      `parley cannot start: GATEWAY_BASE_URL ${fake.baseUrl}: ${new URL(fake.baseUrl).host} refused GATEWAY_API_KEY (401). Copy the key again from the gateway console.\n`,
     );
-    expect(run.stdout).not.toContain('wrong-key-0123456789');
-    const log = readFileSync(join(workDirectory, 'parley.log'), 'utf8');
-    expect(log).toContain('"kind":"authentication"');
-    expect(log).not.toContain('wrong-key-0123456789');
+    expect(modelChatRequests(fake.requests)).toEqual([]);
   });
 
   it('refuses to start with a clear list of every wrong variable, exit code 1', async () => {

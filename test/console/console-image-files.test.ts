@@ -53,11 +53,21 @@ describe('readLocalImage', () => {
     mkdirSync(join(home, 'pictures'), { recursive: true });
     const png = createSolidPng({ widthPx: 2, heightPx: 2, colour: { red: 1, green: 2, blue: 3 } });
     writeFileSync(join(home, 'pictures', 'shot.png'), png);
-    const image = await readLocalImage({ path: '~/pictures/shot.png', homeDirectory: home });
+    const image = await readLocalImage({
+      path: '~/pictures/shot.png',
+      homeDirectory: home,
+      workingDirectory: process.cwd(),
+    });
     if ('problem' in image) throw new Error(image.problem);
     expect(image.attachment.name).toBe('shot.png');
     expect(await image.attachment.load()).toEqual(new Uint8Array(png));
-    expect(await readLocalImage({ path: '~/pictures/absent.png', homeDirectory: home })).toEqual({
+    expect(
+      await readLocalImage({
+        path: '~/pictures/absent.png',
+        homeDirectory: home,
+        workingDirectory: process.cwd(),
+      }),
+    ).toEqual({
       problem: `There is no file at ${join(home, 'pictures/absent.png')}.`,
     });
   });

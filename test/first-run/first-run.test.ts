@@ -9,6 +9,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -76,20 +77,119 @@ describe('first run', () => {
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
-  it('names a base URL without the API version at start-up, and the URL tried on the 404', async () => {
+  it('names a base URL without the API version at start-up, and stops on the 404 it gets there', async () => {
     const origin = fake.baseUrl.replace(/\/api\/v1$/, '');
     writeEnvFromExample({ baseUrl: origin });
     const run = await chatOnce('hello', { cwd: project });
-    expect(run.exitCode).toBe(0);
+    expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain(
       `parley: warning: GATEWAY_BASE_URL ${origin} does not end in an API version such as /api/v1`,
     );
-    expect(run.stdout).toContain(
-      `The model service address is wrong: POST ${origin}/chat/completions answered 404.`,
+    expect(run.stderr).toContain(
+      `parley cannot start: GATEWAY_BASE_URL ${origin}: POST ${origin}/chat/completions answered 404.`,
     );
-    expect(run.stdout).toContain('GATEWAY_BASE_URL to the base URL ending in the API version');
-    expect(run.stdout).not.toContain('That model is not available');
+    expect(run.stdout).toBe('');
   });
+
+  it(".env.example's placeholder gateway is refused at start, naming it (issue 23)", async () => {
+    writeFileSync(
+      join(project, '.env'),
+      readFileSync(join(project, '.env.example'), 'utf8').replace(
+        /^GATEWAY_API_KEY=.*$/m,
+        `GATEWAY_API_KEY=${apiKey}`,
+      ),
+    );
+    const run = await chatOnce('hello', { cwd: project });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toBe(
+      "parley cannot start: GATEWAY_BASE_URL https://gateway.example/api/v1: gateway.example is a reserved example name, not a gateway. Set GATEWAY_BASE_URL to your gateway's base URL (or run npm run fake-gateway to try parley without one).\n",
+    );
+    expect(fake.requests).toEqual([]);
+  });
+});
+
+/** parley as a supervisor runs it: no terminal, standard input /dev/null (`stdio: 'ignore'`). */
+function runWithoutInput(environment: Record<string, string>) {
+  return spawnSync(process.execPath, [join(project, 'bin/parley.ts')], {
+    cwd: project,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+}
+
+describe('paths typed in the terminal (issue 23)', () => {
+  it('start in the folder npm start was run from (INIT_CWD), not the project folder npm moves to', async () => {
+    writeEnvFromExample({ baseUrl: fake.baseUrl });
+    fake.enqueue({ text: 'It is a short note.' });
+    const subfolder = join(project, 'notes');
+    mkdirSync(subfolder);
+    writeFileSync(join(subfolder, 'todo.txt'), 'buy milk\n');
+    // What `npm start` in notes/ does: the script runs in the project, INIT_CWD says where the person was.
+    const parley = startParley({
+      cwd: project,
+      entry: join(project, 'bin/parley.ts'),
+      environment: { INIT_CWD: subfolder },
+    });
+    parley.write('/file todo.txt what is this?\n');
+    parley.endInput();
+    expect(await parley.exited).toBe(0);
+    expect(parley.stdout()).toContain('It is a short note.');
+    expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain('buy milk');
+  });
+});
+
+describe('started with nothing to talk to (issue 23)', () => {
+  it('no platform and no terminal is one line and exit code 1, not a silent exit 0', () => {
+    const run = runWithoutInput({
+      GATEWAY_BASE_URL: fake.baseUrl,
+      GATEWAY_API_KEY: apiKey,
+      STORE_URL: 'memory://',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      'parley cannot start: no platform is configured and standard input is not a terminal.',
+    );
+  });
+
+  it('names a misspelled variable once, with the one it probably meant', () => {
+    const run = runWithoutInput({
+      GATEWAY_BASE_URL: fake.baseUrl,
+      GATEWAY_API_KEY: apiKey,
+      STORE_URL: 'memory://',
+      DISCORD_TOKN: 'a-token',
+      SLACK_SOMETHING: 'x',
+    });
+    expect(run.status).toBe(1);
+    const warnings = run.stderr.split('\n').filter((line) => line.startsWith('parley: warning:'));
+    expect(warnings).toEqual([
+      'parley: warning: DISCORD_TOKN is set but parley has no such variable, so it is ignored (did you mean DISCORD_TOKEN?); docs/configuration.md lists every variable.',
+      'parley: warning: SLACK_SOMETHING is set but parley has no such variable, so it is ignored; docs/configuration.md lists every variable.',
+    ]);
+  });
+});
+
+describe('a store that cannot be reached at start (issue 23)', () => {
+  it('Redis on a closed port is one line naming it, exit code 1', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    writeEnvFromExample({ baseUrl: fake.baseUrl });
+    const parley = startParley({
+      cwd: project,
+      entry: join(project, 'bin/parley.ts'),
+      environment: { STORE_URL: `redis://:store-password@127.0.0.1:${port}` },
+    });
+    parley.endInput();
+    expect(await parley.exited).toBe(1);
+    expect(parley.stdout()).toBe('');
+    expect(parley.stderr()).toBe(
+      `parley cannot start: STORE_URL redis://:***@127.0.0.1:${port} cannot be reached: the connection failed (nothing answers there). Start the store, or set STORE_URL to one that runs.\n`,
+    );
+  }, 30_000);
 });
 
 // A read-only folder as a container's read-only volume makes it: a bind mount remounted read-only

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
-import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
+import { type FakeGateway, modelChatRequests, startFakeGateway } from '../fakes/gateway/index.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 
 /**
@@ -116,9 +116,7 @@ describe('Discord sharding', () => {
         .filter((message) => message.author.id === fakeDiscord.bot.id);
       expect(answers).toHaveLength(1);
     }
-    expect(gateway.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(
-      guilds.length,
-    );
+    expect(modelChatRequests(gateway.requests)).toHaveLength(guilds.length);
   }, 60_000);
 
   it('auto runs every shard /gateway/bot recommends in one process', async () => {
@@ -128,6 +126,11 @@ describe('Discord sharding', () => {
     const connected = await bot.waitForLog((line) => line.msg === 'connected to discord', 30_000);
     expect(connected.shardIds).toEqual([0, 1]);
     expect(connected.shardCount).toBe(2);
+    // A new owner's first need, logged at start with the application id (issue 23).
+    const invite = await bot.waitForLog((line) => line.msg === 'invite parley to a server', 10_000);
+    expect(invite.inviteLink).toBe(
+      `https://discord.com/oauth2/authorize?client_id=${discord.applicationId}&integration_type=0&scope=bot%20applications.commands&permissions=309237763072`,
+    );
     expect(discord.identifiedShards.toSorted()).toEqual([
       [0, 2],
       [1, 2],

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHistoryStore } from '../../src/conversation/history-store.ts';
 import { createStore } from '../../src/state/create-store.ts';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
-import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
+import { type FakeGateway, modelChatRequests, startFakeGateway } from '../fakes/gateway/index.ts';
 import { type BotProcess, countLogLines, startBotProcess } from '../support/bot-process.ts';
 import { busiestWindowCount } from '../support/request-seconds.ts';
 
@@ -129,9 +129,7 @@ describe.skipIf(redisUrl === undefined)(
           expect(answers, `${askText(channel, index)} answered once`).toHaveLength(1);
         }
       }
-      const chatRequests = fakeGateway.requests.filter((request) =>
-        request.path.endsWith('/chat/completions'),
-      );
+      const chatRequests = modelChatRequests(fakeGateway.requests);
       expect(chatRequests).toHaveLength(channelCount * messagesPerChannel);
 
       // The token's budget: no second with more than 50 requests, and not one 429.

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHistoryStore } from '../../src/conversation/history-store.ts';
 import { createStore } from '../../src/state/create-store.ts';
-import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
+import { type FakeGateway, modelChatRequests, startFakeGateway } from '../fakes/gateway/index.ts';
 import { appMention, type FakeSlack, startFakeSlack } from '../fakes/slack/index.ts';
 import { type BotProcess, countLogLines, startBotProcess } from '../support/bot-process.ts';
 
@@ -128,9 +128,7 @@ describe.skipIf(redisUrl === undefined)(
           expect(answered(thread, index), `${askText(thread, index)} answered once`).toHaveLength(1);
         }
       }
-      const chatRequests = fakeGateway.requests.filter((request) =>
-        request.path.endsWith('/chat/completions'),
-      );
+      const chatRequests = modelChatRequests(fakeGateway.requests);
       expect(chatRequests).toHaveLength(threadCount * mentionsPerThread);
 
       const logger = pino({ level: 'silent' });

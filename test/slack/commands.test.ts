@@ -186,7 +186,7 @@ describe('slack over HTTP: slash commands (prefix "p-")', () => {
     expect(helpShown[0]?.type).toBe('markdown');
     expect(helpShown[0]?.text).toContain('Default model:');
     expect(texts[0]).toBe(
-      '⚠ --count must be a whole number from 1 to 4.\nUsage: `/imagine &lt;prompt&gt; [--n 1–4] [--ar 1:1|16:9|9:16|4:3|3:4|3:2|2:3|21:9] [--f png|jpg] [--ref image]`',
+      '⚠ --count must be a whole number from 1 to 4.\nUsage: `/imagine &lt;prompt&gt; [--count 1–4] [--aspect-ratio 1:1|16:9|9:16|4:3|3:4|3:2|2:3|21:9] [--format png|jpg] [--reference image]`',
     );
     expect(texts[1]).toBe('Only admins can change the model here.');
     expect(bot.slack.ephemeralMessages.every((message) => message.source === 'response_url')).toBe(true);

@@ -62,6 +62,7 @@ export async function startConsoleUnderTest(
         userName: 'ada',
         outputDirectory,
         isInteractive: false,
+        workingDirectory: process.cwd(),
       });
       return text;
     },

@@ -6,6 +6,6 @@ export type { OpenAiErrorBody } from './gateway-error.ts';
 export type { ImageGenerationResponse } from './image-generation.ts';
 export type { ModelCapabilities } from './model-catalog.ts';
 export { invalidJsonReply } from './reply-content.ts';
-export type { RecordedRequest } from './request-handler.ts';
+export { modelChatRequests, type RecordedRequest } from './request-handler.ts';
 export { createSolidPng, tinyJpeg } from './sample-images.ts';
 export type { StreamTimings } from './stream-timings.ts';

@@ -3,12 +3,29 @@ import { parseArgs } from 'node:util';
 import { startFakeGateway } from './fake-gateway.ts';
 import type { RecordedRequest } from './request-handler.ts';
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', default: '8787' },
-    'api-key': { type: 'string', default: 'test-key' },
-  },
-});
+const usage = [
+  'usage: npm run fake-gateway -- [--port 8787] [--api-key test-key]',
+  'Runs a fake Model Gateway that streams made-up answers, for trying parley without an account.',
+  '',
+].join('\n');
+
+let values: { port: string; 'api-key': string; help?: boolean };
+try {
+  values = parseArgs({
+    options: {
+      port: { type: 'string', default: '8787' },
+      'api-key': { type: 'string', default: 'test-key' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values;
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n${usage}`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.stderr.write(`--port must be a port number, got ${values.port}\n`);
@@ -22,6 +39,11 @@ const fake = await startFakeGateway({
   // Slow enough that a person sees the reply stream in.
   defaultBehaviour: { delayBetweenChunksMs: 30 },
   onRequest: logRequest,
+}).catch((error: NodeJS.ErrnoException) => {
+  const reason =
+    error.code === 'EADDRINUSE' ? 'the port is in use (is a fake gateway running already?)' : error.message;
+  process.stderr.write(`fake gateway cannot start on port ${port}: ${reason}. Choose another with --port.\n`);
+  process.exit(1);
 });
 
 process.stdout.write(

@@ -112,6 +112,12 @@ async function handle(
     });
   }
 
+  // model-gateway-api.md, Chat completion: "`model` and `messages` are required". A chat with no
+  // messages is refused before any scripted behaviour is taken, as a gateway refuses it before any
+  // model runs (parley's start-up check sends one).
+  if (endpoint === 'chat' && isChatWithoutMessages(body)) {
+    throw invalidRequest('messages must contain at least one message.', { param: 'messages' });
+  }
   const takenBehaviour = context.behaviours.take(endpoint);
   const computedText =
     endpoint === 'chat' && takenBehaviour.text === undefined ? context.replyTextFor?.(recorded) : undefined;
@@ -221,4 +227,23 @@ function serveImageFile(context: RequestHandlerContext, fileName: string, respon
   }
   response.writeHead(200, { 'content-type': image.contentType, 'content-length': image.bytes.length });
   response.end(image.bytes);
+}
+
+/**
+ * The chat requests that reached a model: all but the ones refused for having no messages, which is
+ * what parley's start-up check of the gateway sends. Tests that count answers count these.
+ */
+export function modelChatRequests(requests: readonly RecordedRequest[]): RecordedRequest[] {
+  return requests.filter(
+    (request) => request.path.endsWith('/chat/completions') && !isChatWithoutMessages(request.body),
+  );
+}
+
+function isChatWithoutMessages(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    Array.isArray((body as { messages?: unknown }).messages) &&
+    (body as { messages: unknown[] }).messages.length === 0
+  );
 }
