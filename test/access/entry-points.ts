@@ -26,6 +26,7 @@ export const slackEntryPoints = [
   'slash-command:summarize',
   'slash-command:usage-of-another',
   'message-shortcut:ask',
+  'button:regenerate',
 ] as const;
 export type SlackEntryPoint = (typeof slackEntryPoints)[number];
 

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appMention,
+  buttonClick,
   directMessage,
   messageShortcut,
   slashCommand,
   viewSubmission,
 } from '../fakes/slack/index.ts';
+import { buttonsOf, finishedReplies } from '../slack/reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from '../slack/slack-under-test.ts';
 import { type SlackEntryPoint, slackEntryPoints } from './entry-points.ts';
 
@@ -35,6 +37,7 @@ const spending = (expected: RegExp): Partial<Record<SlackEntryPoint, RegExp>> =>
   'slash-command:imagine': expected,
   'slash-command:summarize': expected,
   'message-shortcut:ask': expected,
+  'button:regenerate': expected,
 });
 
 const scenarios: Scenario[] = [
@@ -109,9 +112,11 @@ describe.each(scenarios)('Slack: $name', (scenario) => {
   it.each(applicable)('%s is refused with its reason and makes no gateway request', async (entryPoint) => {
     const expected = scenario.cells[entryPoint];
     if (expected === undefined) throw new Error(`no cell for ${entryPoint}`);
+    // A button sits under a reply the admin asked for: its requests are not mallory's.
+    const button = entryPoint === 'button:regenerate' ? await adminReplyButton(bot) : undefined;
     const requestsBefore = bot.gateway.requests.length;
     const seen = everythingSaid(bot).length;
-    await trigger(bot, entryPoint);
+    await trigger(bot, entryPoint, button);
     await bot.slack.waitFor(
       () =>
         everythingSaid(bot)
@@ -132,8 +137,34 @@ function everythingSaid(bot: SlackUnderTest): string[] {
   ];
 }
 
-async function trigger(bot: SlackUnderTest, entryPoint: SlackEntryPoint): Promise<void> {
+interface PressableButton {
+  readonly actionId: string;
+  readonly messageTs: string;
+  readonly threadTs: string;
+}
+
+/** The admin asks; their finished reply's Regenerate button is what mallory will press. */
+async function adminReplyButton(bot: SlackUnderTest): Promise<PressableButton> {
+  bot.gateway.enqueue({ text: 'An answer for the admin.' });
+  const mention = appMention({ channel, text: 'count', user: admin });
+  await bot.deliverEvent(mention);
+  const threadTs = String(mention.ts);
+  const [reply] = await finishedReplies(bot, channel, threadTs);
+  const regenerate = buttonsOf(reply).find((button) => button.text.text === 'Regenerate');
+  if (reply === undefined || regenerate === undefined) throw new Error('the admin got no Regenerate button');
+  return { actionId: regenerate.action_id, messageTs: reply.ts, threadTs };
+}
+
+async function trigger(
+  bot: SlackUnderTest,
+  entryPoint: SlackEntryPoint,
+  button: PressableButton | undefined,
+): Promise<void> {
   switch (entryPoint) {
+    case 'button:regenerate':
+      if (button === undefined) throw new Error('no button to press');
+      await bot.deliverInteraction(buttonClick({ ...button, channel, user: mallory }));
+      return;
     case 'mention':
       await bot.deliverEvent(appMention({ channel, text: 'hello?', user: mallory }));
       return;
