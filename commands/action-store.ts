@@ -98,7 +98,9 @@ export type ActionVerb =
   | 'chat.continue'
   | 'imagine.regenerate'
   | 'imagine.vary'
-  | 'chat.feedback';
+  | 'chat.feedback'
+  | 'tool.approve'
+  | 'tool.deny';
 
 export const actionVerbs: readonly ActionVerb[] = [
   'chat.stop',
@@ -108,6 +110,8 @@ export const actionVerbs: readonly ActionVerb[] = [
   'imagine.vary',
   // index 1: 👍, index 0: 👎.
   'chat.feedback',
+  'tool.approve',
+  'tool.deny',
 ];
 
 /** Matches every id `encodeActionId` makes, and no other: for a platform that routes presses by id. */

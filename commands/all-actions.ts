@@ -3,6 +3,7 @@ import { continueChatAction, regenerateChatAction } from './actions/chat-actions
 import { regenerateImagesAction, varyImageAction } from './actions/imagine-actions.ts';
 import { rateReplyAction } from './actions/rate-reply-action.ts';
 import { stopReplyAction } from './actions/stop-reply.ts';
+import { approveToolAction, denyToolAction } from './actions/tool-approval.ts';
 import type { ActionDefinition } from './define-action.ts';
 
 /** Every button parley draws, declared once; each platform runs presses through this list. */
@@ -13,6 +14,8 @@ export const allActions: readonly ActionDefinition[] = [
   regenerateImagesAction,
   varyImageAction,
   rateReplyAction,
+  approveToolAction,
+  denyToolAction,
 ];
 
 export function findAction(verb: ActionVerb): ActionDefinition | undefined {

@@ -7,6 +7,7 @@ import { createStreamingWriter } from '../src/delivery/streaming-writer.ts';
 import type { Surface } from '../src/delivery/surface.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
 import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
+import type { AskApproval } from '../src/tools/tool-loop.ts';
 import { type ChatActionPayload, encodeActionId } from './action-store.ts';
 import type { CommandServices } from './define-command.ts';
 
@@ -81,6 +82,7 @@ export async function replyWithActions({
       turn,
       surface,
       signal,
+      ...(surface.setActions ? { askApproval: approvalAskerFor({ services, turn, surface }) } : {}),
       ...(replacesReplyCreatedAt ? { replacesReplyCreatedAt } : {}),
       // Stop gives way to Regenerate (and Continue) in the reply's last write.
       ...(surface.setActions
@@ -102,6 +104,44 @@ export async function replyWithActions({
     services.activeReplies.finish(replyId);
   }
   return outcome;
+}
+
+/**
+ * Asks the person who asked for the reply, with Approve and Deny under a message of its own, before
+ * a tool that acts on the world runs; the message then says how it was answered.
+ */
+function approvalAskerFor({
+  services,
+  turn,
+  surface,
+}: {
+  services: CommandServices;
+  turn: IncomingTurn;
+  surface: Surface;
+}): AskApproval {
+  return ({ tool, toolArguments, signal }) =>
+    services.toolApprovals.ask({
+      askerId: turn.actor.id,
+      timeoutMs: services.toolApprovalTimeoutMs,
+      signal,
+      async show(token) {
+        const what = `🔧 **${tool.title}** (${tool.source}) wants to ${tool.annotations.isDestructive ? 'change or delete something' : 'act'}: \`${tool.name} ${JSON.stringify(toolArguments).slice(0, 300)}\``;
+        const message = await surface.post(`${what}\n${turn.actor.name}, allow it?`, {
+          actions: [
+            { id: encodeActionId({ verb: 'tool.approve', token }), label: 'Approve', style: 'primary' },
+            { id: encodeActionId({ verb: 'tool.deny', token }), label: 'Deny', style: 'danger' },
+          ],
+        });
+        return {
+          ended: (answer) =>
+            surface.edit(
+              message,
+              `${what}\n${answer.decision === 'approved' ? `✅ approved by ${turn.actor.name}` : `🚫 not run: ${answer.detail}`}`,
+              { actions: [] },
+            ),
+        };
+      },
+    });
 }
 
 /**

@@ -24,6 +24,8 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     places: app.places,
     actionStore: createActionStore({ store: actionKeyv, maxImageBytes: config.images.storeMaxBytes }),
     activeReplies: createActiveReplies(),
+    toolApprovals: app.toolApprovals,
+    toolApprovalTimeoutMs: config.tools.approvalTimeoutMs,
     journal: app.journal,
     models: {
       chat: config.models.chat,

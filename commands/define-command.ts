@@ -17,6 +17,7 @@ import type { DocumentReader } from '../src/documents/document-reader.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
+import type { ToolApprovals } from '../src/tools/tool-approvals.ts';
 import type { ActionStore } from './action-store.ts';
 import type { CommandInput, CommandOptions } from './command-options.ts';
 
@@ -103,6 +104,10 @@ export interface CommandServices {
   readonly places: PlaceSettingsReader;
   readonly actionStore: ActionStore;
   readonly activeReplies: ActiveReplies;
+  /** Acting tool calls waiting for their asker's Approve or Deny. */
+  readonly toolApprovals: ToolApprovals;
+  /** How long such a call waits (TOOL_APPROVAL_TIMEOUT_S). */
+  readonly toolApprovalTimeoutMs: number;
   /** Replies in flight, so the ones a dead process left can be finished on the next start. */
   readonly journal: ReplyJournal;
   readonly models: {

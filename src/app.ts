@@ -17,12 +17,18 @@ import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import { createLinkReader, type LinkReader } from './links/link-reader.ts';
 import type { Logger } from './log.ts';
 import { createReadPage } from './search/read-page.ts';
+import { createSearchTools } from './search/search-tools.ts';
 import { createSearxngProvider } from './search/searxng-provider.ts';
-import { createWebSearch } from './search/web-search.ts';
 import { openSpendBackend } from './spending/spend-backend.ts';
 import { createSpendGuard, type SpendGuard } from './spending/spend-guard.ts';
 import { type Coordination, openCoordination } from './state/coordination.ts';
 import { openStore, type Store } from './state/create-store.ts';
+import { createToolApprovals, type ToolApprovals } from './tools/tool-approvals.ts';
+import { createToolReplies } from './tools/tool-replies.ts';
+import { createToolbox, type Toolbox } from './tools/toolbox.ts';
+
+/** The longest one web_search or read_url call may take (a page read follows up to 5 redirects). */
+const searchToolDeadlineMs = 30_000;
 
 /** The platform-neutral core every adapter is given. */
 export interface App {
@@ -51,6 +57,10 @@ export interface App {
    * process's own on any other.
    */
   readonly coordination: Coordination;
+  /** Every tool the model may be offered (built-in and MCP servers'), before each place's rules. */
+  readonly toolbox: Toolbox;
+  /** Acting tool calls waiting for their asker's Approve or Deny. */
+  readonly toolApprovals: ToolApprovals;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -103,6 +113,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       limits: config.spending.limits,
       roleLimits: config.spending.roleLimits,
       access: config.access,
+      tools: config.tools,
     }),
   });
   const spending = createSpendGuard({
@@ -145,20 +156,31 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
   });
   const links = createLinkReader({ ...config.links, maxLinks: maxLinksPerMessage, logger });
-  const search = config.search
-    ? createWebSearch({
-        gateway,
-        provider: createSearxngProvider({
-          baseUrl: config.search.url,
-          maxResults: config.search.maxResults,
-          timeoutMs: config.search.timeoutMs,
-          userAgent: config.links.userAgent,
-        }),
-        readPage: createReadPage({ links, documents }),
-        toolCallLimits: config.search.toolCallLimits,
-        logger,
+  const searchProvider = config.search
+    ? createSearxngProvider({
+        baseUrl: config.search.url,
+        maxResults: config.search.maxResults,
+        timeoutMs: config.search.timeoutMs,
+        userAgent: config.links.userAgent,
       })
     : undefined;
+  const toolbox = createToolbox(
+    searchProvider
+      ? createSearchTools({
+          provider: searchProvider,
+          readPage: createReadPage({ links, documents }),
+          deadlineMs: searchToolDeadlineMs,
+        })
+      : [],
+  );
+  const toolReplies = createToolReplies({
+    gateway,
+    toolbox,
+    places,
+    searchProvider,
+    limits: config.tools.callLimits,
+    logger,
+  });
   const engine = createConversationEngine({
     gateway,
     history,
@@ -180,7 +202,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       maxContextCharacters: config.documents.maxContextCharacters,
       ...(config.links.mode === 'off' ? {} : { readLinks: links.readLinks }),
     },
-    ...(search ? { search } : {}),
+    tools: toolReplies,
   });
   return {
     config,
@@ -198,6 +220,8 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     documents,
     links,
     coordination,
+    toolbox,
+    toolApprovals: createToolApprovals(),
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {

@@ -187,6 +187,13 @@ function toConfig({
     },
     spending: spendingConfigOf(values),
     access: accessConfigOf(values),
+    /** Which tools the model may call, and which only some roles may have it call (TOOLS, TOOL_ROLE_IDS). */
+    tools: {
+      patterns: values.TOOLS as readonly string[],
+      roleIds: values.TOOL_ROLE_IDS as Readonly<Record<string, readonly string[]>>,
+      callLimits: { perRound: values.TOOL_CALLS_PER_ROUND, perReply: values.TOOL_CALLS_PER_REPLY },
+      approvalTimeoutMs: values.TOOL_APPROVAL_TIMEOUT_S * 1_000,
+    },
     health: {
       /** Where /healthz, /readyz and /metrics are served; undefined when off. */
       port: healthPortOf(values.HEALTH_PORT, isOnPlatform),
@@ -221,7 +228,6 @@ function toConfig({
           url: values.SEARCH_URL,
           maxResults: values.SEARCH_MAX_RESULTS,
           timeoutMs: values.SEARCH_TIMEOUT_MS,
-          toolCallLimits: { perRound: values.TOOL_CALLS_PER_ROUND, perReply: values.TOOL_CALLS_PER_REPLY },
         }
       : undefined,
     /** Things that are probably wrong but may be meant, for start-up to print. */

@@ -6,6 +6,7 @@ import {
   directMessageModes,
   idList,
   roleBudgets,
+  toolPatterns,
 } from '../environment/spend-access-values.ts';
 import { type BudgetSettingName, budgetRules, describeBudget } from '../spending/budget-rules.ts';
 
@@ -141,6 +142,25 @@ function choiceSetting(
 }
 
 // thread | inline | all; `mentions`, its older name for inline, is still understood.
+/** TOOLS: which tools the model may call, per server or channel. */
+function toolListSetting(): AdminSetting {
+  return {
+    name: 'TOOLS',
+    label: 'Tools the model may call',
+    hint: 'all, none, or tool names separated by commas (server_* for all of one server)',
+    scopes: bothScopes,
+    parse: (text) => fromSchema(toolPatterns, text),
+    format: (value) =>
+      Array.isArray(value)
+        ? value.length === 0
+          ? 'none'
+          : value.includes('*')
+            ? 'all'
+            : value.join(', ')
+        : 'all',
+  };
+}
+
 function replyModeSetting(): AdminSetting {
   const setting = choiceSetting(
     'REPLY_MODE',
@@ -192,6 +212,13 @@ export const adminSettings: readonly AdminSetting[] = [
   idListSetting('ACCESS_ALLOW_CHANNEL_IDS', 'Only in these channels', 'channel'),
   idListSetting('ACCESS_BLOCK_CHANNEL_IDS', 'Not in these channels', 'channel'),
   choiceSetting('ACCESS_DMS', 'Direct messages', directMessageModes, ['server']),
+  toolListSetting(),
+  mapSetting(
+    'TOOL_ROLE_IDS',
+    'Tools only for some roles',
+    'tool=role|role pairs separated by commas, like files_write_file=123456789012345678, or none',
+    commandRoles as z.ZodType<Record<string, unknown>>,
+  ),
   mapSetting(
     'ACCESS_COMMAND_ROLE_IDS',
     'Commands only for some roles',

@@ -26,6 +26,14 @@ export interface PlaceSettings {
   /** Undefined: the process default. A conversation's own /model and /system still win. */
   readonly chatModel: string | undefined;
   readonly systemPrompt: string | undefined;
+  readonly tools: ToolRules;
+}
+
+/** Which tools the model may call here (TOOLS) and which only some roles may have it call (TOOL_ROLE_IDS). */
+export interface ToolRules {
+  /** Tool names, `server_*` for a server's tools, `*` for all; empty: none. */
+  readonly patterns: readonly string[];
+  readonly roleIds: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Where a setting's value at a place comes from. */
@@ -126,6 +134,10 @@ function toPlaceSettings(settingValue: (name: string) => OverrideValue | undefin
     replyMode: toReplyMode(replyMode),
     chatModel: text('CHAT_MODEL'),
     systemPrompt: text('SYSTEM_PROMPT'),
+    tools: {
+      patterns: settingValue('TOOLS') === undefined ? ['*'] : list('TOOLS'),
+      roleIds: map<readonly string[]>('TOOL_ROLE_IDS'),
+    },
   };
 }
 
@@ -140,12 +152,16 @@ export function environmentDefaults({
   limits,
   roleLimits,
   access,
+  tools,
 }: {
   limits: BudgetLimits;
   roleLimits: RoleBudgetLimits;
   access: AccessRules;
+  tools: ToolRules;
 }): Record<string, OverrideValue | undefined> {
   return {
+    TOOLS: tools.patterns,
+    TOOL_ROLE_IDS: tools.roleIds,
     ...limits,
     ...roleLimits,
     ACCESS_ALLOW_USER_IDS: access.allowUserIds,

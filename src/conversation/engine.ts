@@ -20,11 +20,12 @@ import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import { renderNotice } from '../notices/render-notice.ts';
 import { measureReply } from '../operations/measure-reply.ts';
-import type { WebSearch } from '../search/web-search.ts';
 import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
 import type { SpendHold } from '../spending/spend-hold.ts';
 import type { KeyedLock, TurnPlace } from '../state/keyed-lock.ts';
 import { storeUnavailableMessage } from '../state/time-bound-store.ts';
+import type { AskApproval } from '../tools/tool-loop.ts';
+import type { ToolReplies } from '../tools/tool-replies.ts';
 import {
   type ContextFit,
   estimateTokens,
@@ -71,6 +72,8 @@ export interface ReplyRequest {
   readonly replacesReplyCreatedAt?: string;
   /** The reply's buttons, where the place shows buttons; none otherwise. */
   readonly actions?: ReplyActions;
+  /** Asks the asker before a tool that acts on the world runs; absent: such tools are not run. */
+  readonly askApproval?: AskApproval;
 }
 
 /**
@@ -168,8 +171,11 @@ export interface EngineDependencies {
   readonly finalWriteRetryWindowMs?: number;
   /** Documents and links: read when given, otherwise only text and images are. */
   readonly reading?: TurnReading;
-  /** Web search (`SEARCH_URL`): replies may search before answering, with sources. */
-  readonly search?: WebSearch;
+  /**
+   * Tools (web search when `SEARCH_URL` is set, MCP servers from `TOOLS_FILE`): replies may call
+   * them before answering, with sources.
+   */
+  readonly tools?: ToolReplies;
 }
 
 /** Shown while the model has not started answering after a few seconds. */
@@ -374,6 +380,7 @@ async function answerJournaled(
     signal,
     logger,
     hold: admission.hold,
+    askApproval: request.askApproval,
   });
   const failureReason = streamed.failure
     ? await dependencies.spending.describeFailure({
@@ -626,6 +633,7 @@ async function streamReply({
   signal,
   logger,
   hold,
+  askApproval,
 }: {
   dependencies: EngineDependencies;
   prepared: PreparedTurn;
@@ -633,6 +641,7 @@ async function streamReply({
   writer: StreamingWriter;
   signal: AbortSignal | undefined;
   hold: SpendHold;
+  askApproval: AskApproval | undefined;
   logger: Logger;
 }): Promise<StreamedReply> {
   let finishReason: FinishReason | undefined;
@@ -654,8 +663,14 @@ async function streamReply({
     };
     // With search, the reply's further calls (tool rounds, the search decision) go out on the same
     // hold: each is covered as it is sent, with the tool results that grew its prompt.
-    const events = dependencies.search
-      ? dependencies.search.stream({ chat, isSearchForced: turn.isSearchForced === true })
+    const events = dependencies.tools
+      ? dependencies.tools.stream({
+          chat,
+          actor: turn.actor,
+          conversationKey: turn.conversationKey,
+          isSearchForced: turn.isSearchForced === true,
+          askApproval,
+        })
       : dependencies.gateway.chatStream(chat);
     for await (const event of events) {
       if (event.type === 'text-delta') {
@@ -663,6 +678,7 @@ async function streamReply({
         text += event.text;
         writer.append(event.text);
       } else if (event.type === 'notice') prepared.notices.push(event.message);
+      else if (event.type === 'tool-step') prepared.surface.showToolStep?.(event.step).catch(() => undefined);
       else if (event.type === 'status') {
         if (text === '') writer.showWaiting(`_${event.text}_`);
         prepared.surface.showStatus?.(event.text).catch(() => undefined);

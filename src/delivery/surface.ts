@@ -1,3 +1,4 @@
+import type { ToolStep } from '../gateway/chat-types.ts';
 import type { Action } from './card.ts';
 
 /**
@@ -47,6 +48,11 @@ export interface Surface {
    * Shows what the bot is doing before the reply's text ("🔎 searching: …") where the platform has a
    * status of its own (Slack's thread status); the reply's first message shows it everywhere.
    */
+  /**
+   * Shows a tool call of the reply natively (Slack: a task card in the native stream), as it starts
+   * and ends. Absent: the reply's status line says what runs, and its notes how many tools it used.
+   */
+  showToolStep?(step: ToolStep): Promise<void>;
   showStatus?(text: string): Promise<void>;
   /**
    * Replaces the buttons under a message this surface posted; an empty list removes them. Its

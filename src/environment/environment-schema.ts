@@ -20,6 +20,7 @@ import {
   optionalPositiveCount,
   roleBudgets,
   timeZone,
+  toolPatterns,
 } from './spend-access-values.ts';
 
 const gatewaySettings = section('Model Gateway', {
@@ -274,6 +275,16 @@ const spendAndAccessSettings = section('Spend and access', {
   ACCESS_USER_INSTALLS: document(directMessageMode.default('off'), {
     description:
       "Discord user installs: a person who adds parley to their own account can use its commands in DMs with friends and in servers without parley, on your balance. Off by default; on, or allowlisted. Discord's Public Bot switch decides who may add parley at all.",
+  }),
+  TOOLS: document(toolPatterns, {
+    description:
+      'Which tools the model may call: all (web_search and read_url when SEARCH_URL is set, and every tool of the servers in TOOLS_FILE), none, or names separated by commas, where files_* is every tool of the server files. /config narrows it per server or channel.',
+    typeText: 'all | none | name, server_*, …',
+  }),
+  TOOL_ROLE_IDS: document(commandRoles, {
+    description:
+      'Tools only some roles may have the model call, as tool=roleId|roleId pairs, e.g. files_write_file=123456789012345678. Admins may always.',
+    typeText: 'tool=role|role, …',
   }),
   ACCESS_COMMAND_ROLE_IDS: document(commandRoles, {
     description:

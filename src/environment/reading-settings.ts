@@ -93,6 +93,10 @@ const searchSettings = section('Web search', {
     description:
       'Tool calls (web_search, read_url) run for one model round; further calls of the round are answered "not run". Each page read grows the next round\'s prompt, which the budget hold covers before it is sent.',
   }),
+  TOOL_APPROVAL_TIMEOUT_S: document(wholeNumber({ min: 5, max: 3_600, fallback: 120 }), {
+    description:
+      'How long a tool that acts on the world (not read-only) waits for its asker to press Approve; unanswered, it is not run and the model is told.',
+  }),
   TOOL_CALLS_PER_REPLY: document(wholeNumber({ min: 1, max: 50, fallback: 6 }), {
     description:
       'Tool calls run for one reply in all; after that the model is asked to answer with what it has.',

@@ -124,6 +124,29 @@ export const commandRoles = z
     return rules;
   });
 
+/**
+ * Which tools are on: `all`, `none`, or tool names separated by commas, where `server_*` names every
+ * tool of one MCP server.
+ */
+export const toolPatterns = z
+  .string()
+  .optional()
+  .transform((value, context): string[] => {
+    const text = (value ?? 'all').trim().toLowerCase();
+    if (text === '' || text === 'all') return ['*'];
+    if (text === 'none') return [];
+    const patterns = text.split(/[,\s]+/).filter((item) => item !== '');
+    const wrong = patterns.filter((pattern) => !/^[a-z0-9_-]{1,64}\*?$/.test(pattern));
+    if (wrong.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be all, none, or tool names like web_search,files_* separated by commas; not: ${wrong.map(quoteSettingValue).join(', ')}`,
+      });
+      return z.NEVER;
+    }
+    return patterns;
+  });
+
 export const directMessageModes = ['on', 'off', 'allowlisted'] as const;
 /** Who may talk to parley in direct messages. */
 export type DirectMessageMode = (typeof directMessageModes)[number];

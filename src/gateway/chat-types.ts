@@ -76,4 +76,19 @@ export type ChatStreamEvent =
   | { readonly type: 'tool-calls'; readonly calls: readonly ToolCall[] }
   /** What parley is doing meanwhile ("🔎 searching: …"), for the reply to show until text arrives. */
   | { readonly type: 'status'; readonly text: string }
+  /** A tool call of the reply started or ended: platforms show it natively (Slack task cards). */
+  | { readonly type: 'tool-step'; readonly step: ToolStep }
   | { readonly type: 'finish'; readonly finishReason: FinishReason; readonly usage: TokenUsage | undefined };
+
+/** One tool call of a reply as people see it: a line, or a task card on Slack. */
+export interface ToolStep {
+  /** The call's id, the same for its start and its end. */
+  readonly id: string;
+  /** "🔎 searching: tides Brest". */
+  readonly title: string;
+  readonly status: 'running' | 'complete' | 'error' | 'not-run';
+  /** Why it ended as it did, when that is worth saying ("denied by Ada", "timed out after 30 s"). */
+  readonly detail?: string;
+  /** Links it found, for Slack's task card `sources`. */
+  readonly sources?: readonly { readonly title: string; readonly url: string }[];
+}

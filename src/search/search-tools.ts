@@ -1,7 +1,6 @@
-import { z } from 'zod';
-import type { ToolCall, ToolDefinition } from '../gateway/chat-types.ts';
 import type { Logger } from '../log.ts';
 import { renderNotice } from '../notices/render-notice.ts';
+import type { Tool } from '../tools/tool.ts';
 import { type SearchProvider, SearchUnavailableError } from './search-provider.ts';
 import type { Sources } from './sources.ts';
 
@@ -11,75 +10,81 @@ export type ReadPage = (request: {
   signal?: AbortSignal;
 }) => Promise<{ title: string; text: string } | { problem: string }>;
 
-export const webSearchTool: ToolDefinition = {
-  name: 'web_search',
-  description:
-    'Search the web. Use it for current events, facts you are unsure of, prices, schedules, and anything after your training. Returns numbered results with links.',
-  parameters: {
-    type: 'object',
-    properties: {
-      query: { type: 'string', description: 'What to search for, as you would type it into a search engine' },
-    },
-    required: ['query'],
-    additionalProperties: false,
-  },
-};
-
-export const readUrlTool: ToolDefinition = {
-  name: 'read_url',
-  description:
-    'Read a web page (one of the search results, or a link from the conversation) to answer from its text.',
-  parameters: {
-    type: 'object',
-    properties: { url: { type: 'string', description: 'The http(s) link to read' } },
-    required: ['url'],
-    additionalProperties: false,
-  },
-};
-
 /** Said in the system prompt whenever search is possible, so answers cite the numbered results. */
 export const searchInstructions =
   'Web search results are numbered [1], [2], …; when you use one, cite it by its number in square brackets right after the claim, e.g. "High tide is at 14:05 [2]." Cite only numbers you were given.';
 
-/** What a tool call does meanwhile, for the status line. */
-export function statusOf(call: ToolCall): string {
-  const args = argumentsOf(call);
-  if (call.name === 'web_search') return `🔎 searching: ${String(args.query ?? '').slice(0, 80)}`;
-  if (call.name === 'read_url') return `📖 reading: ${hostOf(String(args.url ?? ''))}`;
-  return `⚙ ${call.name}`;
-}
+/** How much of a page or a result list the model gets from one call. */
+const maxResultCharacters = 40_000;
 
-/** Runs one tool call; the result is the text of the `tool` message that answers it. */
-export async function runToolCall({
-  call,
+/**
+ * `web_search` and `read_url` as built-in tools: read-only, open-world, free beyond the tokens
+ * their results add to the next round (which the reply's hold covers when that round is sent).
+ */
+export function createSearchTools({
   provider,
   readPage,
-  sources,
-  notices,
-  signal,
-  logger,
+  deadlineMs,
 }: {
-  call: ToolCall;
   provider: SearchProvider;
   readPage: ReadPage;
-  sources: Sources;
-  /** What the person should be told (search down, say), collected for the reply's notes. */
-  notices: string[];
-  signal?: AbortSignal | undefined;
-  logger: Logger;
-}): Promise<string> {
-  const args = argumentsOf(call);
-  if (call.name === 'web_search' && typeof args.query === 'string' && args.query.trim() !== '') {
-    return searchAndNumber({ query: args.query, provider, sources, notices, signal, logger });
-  }
-  if (call.name === 'read_url' && typeof args.url === 'string') {
-    const page = await readPage({ url: args.url, ...(signal ? { signal } : {}) });
-    if ('problem' in page) return `Could not read the page: ${page.problem}`;
-    const source = sources.add({ title: page.title, url: args.url });
-    return `[${source.number}] ${page.title}\n${args.url}\n\n${page.text}`;
-  }
-  logger.warn({ tool: call.name }, 'model called an unknown tool or gave bad arguments');
-  return `Unknown tool or invalid arguments: ${call.name} takes ${call.name === 'read_url' ? '{"url": "…"}' : '{"query": "…"}'}.`;
+  /** The longest one call may take: the search's own timeout, or a page read's. */
+  deadlineMs: number;
+}): Tool[] {
+  const common = {
+    annotations: { isReadOnly: true, isDestructive: false, isOpenWorld: true },
+    source: 'built-in',
+    priceNanos: 0,
+    deadlineMs,
+    maxResultCharacters,
+  };
+  const webSearch: Tool = {
+    ...common,
+    name: 'web_search',
+    title: 'Web search',
+    description:
+      'Search the web. Use it for current events, facts you are unsure of, prices, schedules, and anything after your training. Returns numbered results with links.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: {
+          type: 'string',
+          description: 'What to search for, as you would type it into a search engine',
+        },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    describeCall: (toolArguments) => `🔎 searching: ${String(toolArguments.query ?? '').slice(0, 80)}`,
+    async run({ arguments: toolArguments, context }) {
+      const query = typeof toolArguments.query === 'string' ? toolArguments.query.trim() : '';
+      if (query === '') return { text: 'web_search takes {"query": "…"}.', isError: true };
+      return { text: await searchAndNumber({ query, provider, ...context }) };
+    },
+  };
+  const readUrl: Tool = {
+    ...common,
+    name: 'read_url',
+    title: 'Read a page',
+    description:
+      'Read a web page (one of the search results, or a link from the conversation) to answer from its text.',
+    inputSchema: {
+      type: 'object',
+      properties: { url: { type: 'string', description: 'The http(s) link to read' } },
+      required: ['url'],
+      additionalProperties: false,
+    },
+    describeCall: (toolArguments) => `📖 reading: ${hostOf(String(toolArguments.url ?? ''))}`,
+    async run({ arguments: toolArguments, context }) {
+      if (typeof toolArguments.url !== 'string')
+        return { text: 'read_url takes {"url": "…"}.', isError: true };
+      const page = await readPage({ url: toolArguments.url, signal: context.signal });
+      if ('problem' in page) return { text: `Could not read the page: ${page.problem}`, isError: true };
+      const source = context.sources.add({ title: page.title, url: toolArguments.url });
+      return { text: `[${source.number}] ${page.title}\n${toolArguments.url}\n\n${page.text}` };
+    },
+  };
+  return [webSearch, readUrl];
 }
 
 /** Searches and numbers the results into the turn's sources; the text lists them for the model. */
@@ -117,18 +122,6 @@ export async function searchAndNumber({
 }
 
 const unavailableNotice = renderNotice({ type: 'search-unavailable' });
-
-const argumentsSchema = z.record(z.string(), z.unknown());
-
-// The model's arguments are its own JSON text: never trusted to parse, nor to have the right fields.
-function argumentsOf(call: ToolCall): Record<string, unknown> {
-  try {
-    const parsed = argumentsSchema.safeParse(JSON.parse(call.arguments || '{}'));
-    return parsed.success ? parsed.data : {};
-  } catch {
-    return {};
-  }
-}
 
 function hostOf(url: string): string {
   try {

@@ -21,7 +21,9 @@ export type SpendWork =
       readonly count: number;
       readonly aspectRatio?: string | undefined;
       readonly outputFormat?: string | undefined;
-    };
+    }
+  /** One call of a tool with a price of its own (the owner's tools file), counted like tokens. */
+  | { readonly kind: 'tool-call'; readonly priceNanos: number };
 
 export /** Every budget in force at the place for this person, in measure units (cost in nanos). */
 function budgetsFor({
@@ -59,6 +61,7 @@ export function amountFor({
   model: string;
   work: SpendWork;
 }): SpendAmount {
+  if (work.kind === 'tool-call') return { costNanos: work.priceNanos, tokens: 0, images: 0 };
   const price = priceOf(catalog, model);
   if (work.kind === 'images') {
     return {

@@ -18,6 +18,8 @@ export interface GatewayCallOutcome {
   /** Tokens as the gateway reported them, or as estimated when it did not (a stream cut short). */
   readonly usage?: TokenUsage | undefined;
   readonly images?: number;
+  /** A priced tool call that ran (not a gateway request: it adds cost, not requests). */
+  readonly toolCalls?: number;
 }
 
 /** A call the hold covers: say what it used when it is over, exactly once. */
@@ -83,6 +85,7 @@ export class SpendHold {
   #committed: SpendAmount = zeroAmount;
   #spent = { promptTokens: 0, completionTokens: 0, images: 0, costNanos: 0, requests: 0 };
   #isClosed = false;
+  #hasPricedToolCalls = false;
 
   private constructor({
     model,
@@ -157,6 +160,13 @@ export class SpendHold {
   }
 
   #count({ model, work, outcome }: { model: string; work: SpendWork; outcome: GatewayCallOutcome }) {
+    if (work.kind === 'tool-call') {
+      const costNanos = work.priceNanos * (outcome.toolCalls ?? 0);
+      this.#committed = add(this.#committed, { costNanos, tokens: 0, images: 0 });
+      this.#spent = { ...this.#spent, costNanos: this.#spent.costNanos + costNanos };
+      this.#hasPricedToolCalls ||= costNanos > 0;
+      return;
+    }
     const images = outcome.images ?? 0;
     if (outcome.usage === undefined && images === 0) return;
     const price = priceOf(this.#account.catalog, model);
@@ -197,7 +207,7 @@ export class SpendHold {
     const { ledger } = this.#account;
     const [first, ...rest] = this.#reservations;
     if (first === undefined) return;
-    if (this.#spent.requests === 0) {
+    if (this.#spent.requests === 0 && !this.#hasPricedToolCalls) {
       await ledger.release(first);
     } else {
       await ledger.settle({

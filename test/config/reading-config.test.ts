@@ -36,7 +36,6 @@ describe('the settings of documents, links and web search', () => {
       url: 'https://parley:hunter22@search.example',
       maxResults: 5,
       timeoutMs: 10_000,
-      toolCallLimits: { perRound: 3, perReply: 6 },
     });
     expect(config.secrets).toContain('hunter22');
   });

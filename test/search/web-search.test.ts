@@ -97,9 +97,10 @@ describe('web search with sources', () => {
     const toolMessages = ((bot.fake.requests[1]?.body as ChatBody | undefined)?.messages ?? []).filter(
       (message) => message.role === 'tool',
     );
+    // Each result reaches the model wrapped as data from outside, marked as an error.
     expect(toolMessages.map((message) => message.content)).toEqual([
-      `Could not read the page: I did not read ${new URL(web.origin).host}/menu: its link points to a private network address.`,
-      `Could not read the page: I did not read localhost:${port}/menu: its link points to a private network address.`,
+      `<tool_result tool="read_url" source="built-in" status="error">\nCould not read the page: I did not read ${new URL(web.origin).host}/menu: its link points to a private network address.\n</tool_result>`,
+      `<tool_result tool="read_url" source="built-in" status="error">\nCould not read the page: I did not read localhost:${port}/menu: its link points to a private network address.\n</tool_result>`,
     ]);
     // Not even its robots.txt was asked for.
     expect(web.requests).toEqual([]);
@@ -197,7 +198,7 @@ describe('web search with sources', () => {
       'Web search is unavailable right now (the search service did not answer), so I answered without it.',
     );
     expect(String((bot.fake.requests[1]?.body as ChatBody | undefined)?.messages.at(-1)?.content)).toMatch(
-      /^Web search is unavailable/,
+      /^<tool_result tool="web_search" source="built-in">\nWeb search is unavailable/,
     );
     expect(bot.logOutput()).toContain('searxng answered 502');
   });
@@ -224,7 +225,7 @@ describe('web search with sources', () => {
     expect(statuses).toContain('🔎 searching: ferry timetable');
     // The notification text is mrkdwn, converted from the Markdown the blocks carry.
     expect(reply.text).toBe(
-      'The ferry leaves at 9 [1].\n\n*Sources*\n1. <https://example.org/ferry-timetable|About ferry timetable>',
+      'The ferry leaves at 9 [1].\n\n*Sources*\n1. <https://example.org/ferry-timetable|About ferry timetable>\n\n_🔧 used 1 tool_',
     );
   });
 

@@ -1,0 +1,29 @@
+import type { Actor } from '../access/actor.ts';
+import type { ToolRules } from '../administration/place-settings.ts';
+import type { Tool } from './tool.ts';
+
+/**
+ * The tools this person may have the model call here: those TOOLS turns on at the place (a name,
+ * `server_*`, or `*`), less those TOOL_ROLE_IDS keeps to roles the person lacks. Admins pass the
+ * role rules, as they pass commands' roles; the place's list holds for them too.
+ */
+export function governTools({
+  tools,
+  rules,
+  actor,
+}: {
+  tools: readonly Tool[];
+  rules: ToolRules;
+  actor: Actor;
+}): Tool[] {
+  return tools.filter((tool) => {
+    const name = tool.name.toLowerCase();
+    const isOn = rules.patterns.some((pattern) =>
+      pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern,
+    );
+    if (!isOn) return false;
+    const roles = rules.roleIds[name];
+    if (roles === undefined || roles.length === 0 || actor.isAdmin) return true;
+    return actor.roleIds.some((roleId) => roles.includes(roleId));
+  });
+}

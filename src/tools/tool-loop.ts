@@ -1,0 +1,238 @@
+import type { ChatMessage, ChatRequest, ChatStreamEvent, ToolCall, ToolStep } from '../gateway/chat-types.ts';
+import type { Gateway } from '../gateway/gateway-client.ts';
+import { GatewayError } from '../gateway/gateway-error.ts';
+import { coverRequest } from '../gateway/spend-cover.ts';
+import type { Logger } from '../log.ts';
+import { isActingTool, type Tool, type ToolOutput, type ToolRunContext } from './tool.ts';
+import { wrapToolOutput } from './tool-output.ts';
+
+/**
+ * How many tool calls the model may have run for one reply (`TOOL_CALLS_PER_ROUND`,
+ * `TOOL_CALLS_PER_REPLY`): each result grows the next round's prompt, so these bound what a reply
+ * can read, and the spend hold covers each round as it is actually sent.
+ */
+export interface ToolCallLimits {
+  readonly perRound: number;
+  readonly perReply: number;
+}
+
+/** Rounds of tool calls before the model must answer with what it has. */
+export const maxToolRounds = 3;
+
+/** The asker's answer to an acting tool's call. */
+export type ApprovalAnswer =
+  | { readonly decision: 'approved' }
+  | { readonly decision: 'denied' | 'unanswered'; readonly detail: string };
+
+/** Asks the person who asked for the reply whether an acting tool may run with these arguments. */
+export type AskApproval = (request: {
+  tool: Tool;
+  toolArguments: Record<string, unknown>;
+  signal: AbortSignal;
+}) => Promise<ApprovalAnswer>;
+
+export interface ToolLoopRequest {
+  readonly gateway: Gateway;
+  /** The reply's request; its hold covers every round and every priced call. */
+  readonly chat: ChatRequest;
+  /** The tools this person may use here, already governed. */
+  readonly tools: readonly Tool[];
+  readonly limits: ToolCallLimits;
+  readonly context: ToolRunContext;
+  /** Absent where nobody can be asked (an acting tool is then not run). */
+  readonly askApproval: AskApproval | undefined;
+  readonly logger: Logger;
+}
+
+/**
+ * The tool loop: stream a round with the tools offered; when the model calls tools, run them (within
+ * the caps, with the asker's yes for acting tools, each within its deadline and size cap) and
+ * stream the next round with their results, until the model answers or the rounds run out. Yields
+ * the gateway's events (all but the last `finish`) plus a `tool-step` at the start and end of every
+ * call.
+ */
+export async function* streamWithTools(
+  request: ToolLoopRequest,
+): AsyncGenerator<ChatStreamEvent, ToolLoopEnd> {
+  let messages = [...request.chat.messages];
+  const state = { callsRun: 0 };
+  for (let round = 0; round < maxToolRounds; round += 1) {
+    const isLastRound = round === maxToolRounds - 1 || state.callsRun >= request.limits.perReply;
+    const chat: ChatRequest = {
+      ...request.chat,
+      messages,
+      ...(isLastRound || request.tools.length === 0 ? {} : { tools: request.tools.map(toDefinition) }),
+    };
+    let calls: readonly ToolCall[] = [];
+    let text = '';
+    let finish: Extract<ChatStreamEvent, { type: 'finish' }> | undefined;
+    try {
+      for await (const event of request.gateway.chatStream(chat)) {
+        if (event.type === 'tool-calls') calls = event.calls;
+        else if (event.type === 'finish') finish = event;
+        else {
+          if (event.type === 'text-delta') text += event.text;
+          yield event;
+        }
+      }
+    } catch (error) {
+      if (round === 0 && text === '' && isToolRefusal(error)) return { kind: 'tools-refused' };
+      throw error;
+    }
+    if (calls.length === 0 || !finish) return { kind: 'answered', text, finish };
+    messages = [...messages, { role: 'assistant', content: text, toolCalls: calls }];
+    for (const [index, call] of calls.entries()) {
+      const answer = yield* runOneCall({ request, call, indexInRound: index, state });
+      messages = [...messages, { role: 'tool', toolCallId: call.id, content: answer } satisfies ChatMessage];
+    }
+  }
+  return { kind: 'answered', text: '', finish: undefined };
+}
+
+/**
+ * How the loop ended: the model answered (its last round's text and finish, which the caller yields
+ * after anything it adds, such as sources), or the gateway refused `tools` before anything showed.
+ */
+export type ToolLoopEnd =
+  | {
+      readonly kind: 'answered';
+      readonly text: string;
+      readonly finish: Extract<ChatStreamEvent, { type: 'finish' }> | undefined;
+    }
+  | { readonly kind: 'tools-refused' };
+
+/** Runs one call (or says why not) and returns the text of the `tool` message that answers it. */
+async function* runOneCall({
+  request,
+  call,
+  indexInRound,
+  state,
+}: {
+  request: ToolLoopRequest;
+  call: ToolCall;
+  indexInRound: number;
+  state: { callsRun: number };
+}): AsyncGenerator<ChatStreamEvent, string> {
+  const tool = request.tools.find((candidate) => candidate.name === call.name);
+  const parsed = argumentsOf(call);
+  if (!tool || parsed === undefined) {
+    request.logger.warn({ tool: call.name }, 'model called an unknown tool or gave bad arguments');
+    return tool
+      ? `Invalid arguments for ${call.name}: give a JSON object matching its schema.`
+      : `Unknown tool ${call.name}. The tools you may call are: ${request.tools.map((known) => known.name).join(', ') || 'none'}.`;
+  }
+  const { limits } = request;
+  // Every call gets an answer (the model expects one per call), but past a limit it is not run.
+  const refusal =
+    indexInRound >= limits.perRound
+      ? `Not run: at most ${limits.perRound} tool calls are run per round. Use the results you have, or call fewer tools at once.`
+      : state.callsRun >= limits.perReply
+        ? `Not run: this reply has used all ${limits.perReply} of its tool calls. Answer with what you have.`
+        : undefined;
+  const title = tool.describeCall(parsed);
+  if (refusal !== undefined) {
+    request.logger.info({ tool: tool.name, limits }, 'a tool call past the limits was not run');
+    return refusal;
+  }
+  const step = (status: ToolStep['status'], detail?: string): ChatStreamEvent => ({
+    type: 'tool-step',
+    step: { id: call.id, title, status, ...(detail === undefined ? {} : { detail }) },
+  });
+  yield { type: 'status', text: title };
+  if (isActingTool(tool)) {
+    const answer = request.askApproval
+      ? await request.askApproval({ tool, toolArguments: parsed, signal: request.context.signal })
+      : { decision: 'unanswered' as const, detail: 'nobody can be asked to approve it here' };
+    if (answer.decision !== 'approved') {
+      yield step('not-run', answer.detail);
+      return `Not run: ${answer.detail}. Do not try this call again in this reply; tell the person what you would have done.`;
+    }
+  }
+  state.callsRun += 1;
+  yield step('running');
+  // A tool with a price is paid for before it runs, on the reply's hold (refused: the reply stops).
+  const covered =
+    tool.priceNanos > 0
+      ? await coverRequest(request.chat.hold, {
+          model: request.chat.model,
+          work: { kind: 'tool-call', priceNanos: tool.priceNanos },
+        })
+      : undefined;
+  const startedAt = Date.now();
+  const output = await runWithDeadline({ tool, toolArguments: parsed, context: request.context });
+  covered?.record({ toolCalls: 1 });
+  request.logger.info(
+    {
+      tool: tool.name,
+      source: tool.source,
+      isError: output.isError === true,
+      durationMs: Date.now() - startedAt,
+    },
+    'tool call',
+  );
+  yield step(output.isError ? 'error' : 'complete', output.isError ? firstLine(output.text) : undefined);
+  return wrapToolOutput({ tool, output });
+}
+
+async function runWithDeadline({
+  tool,
+  toolArguments,
+  context,
+}: {
+  tool: Tool;
+  toolArguments: Record<string, unknown>;
+  context: ToolRunContext;
+}): Promise<ToolOutput> {
+  const deadline = AbortSignal.timeout(tool.deadlineMs);
+  const signal = AbortSignal.any([context.signal, deadline]);
+  try {
+    return await Promise.race([
+      tool.run({ arguments: toolArguments, context: { ...context, signal } }),
+      new Promise<never>((_, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      }),
+    ]);
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    if (deadline.aborted) {
+      return {
+        text: `The tool did not answer within ${Math.round(tool.deadlineMs / 1000)} s.`,
+        isError: true,
+      };
+    }
+    context.logger.warn({ err: error, tool: tool.name }, 'a tool call failed');
+    return {
+      text: `The tool failed: ${error instanceof Error ? error.message : String(error)}`,
+      isError: true,
+    };
+  }
+}
+
+function toDefinition(tool: Tool) {
+  return { name: tool.name, description: tool.description, parameters: tool.inputSchema };
+}
+
+// The model's arguments are its own JSON text: never trusted to parse, nor to have the right fields.
+function argumentsOf(call: ToolCall): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(call.arguments || '{}');
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? '').slice(0, 200);
+}
+
+// The gateway (or the model behind it) does not take `tools` although the catalog says it does.
+function isToolRefusal(error: unknown): boolean {
+  return (
+    error instanceof GatewayError &&
+    error.kind === 'invalid-request' &&
+    /tool|function/i.test(`${error.detail ?? ''} ${error.message}`)
+  );
+}

@@ -1,0 +1,163 @@
+import type { Actor } from '../access/actor.ts';
+import type { PlaceSettingsReader } from '../administration/place-settings.ts';
+import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
+import type { ChatMessage, ChatRequest, ChatStreamEvent } from '../gateway/chat-types.ts';
+import type { Gateway } from '../gateway/gateway-client.ts';
+import type { Logger } from '../log.ts';
+import { lastUserText, searchFirst } from '../search/search-first.ts';
+import type { SearchProvider } from '../search/search-provider.ts';
+import { searchInstructions } from '../search/search-tools.ts';
+import { createSources, renderSources } from '../search/sources.ts';
+import type { Tool, ToolRunContext } from './tool.ts';
+import { governTools } from './tool-governance.ts';
+import { type AskApproval, streamWithTools, type ToolCallLimits } from './tool-loop.ts';
+import { toolResultInstructions } from './tool-output.ts';
+import type { Toolbox } from './toolbox.ts';
+
+/** A streamed reply that may call tools first; the events are the gateway's, plus tool steps. */
+export interface ToolReplies {
+  stream(request: {
+    /** Its hold covers every round, every priced tool call, the search decision. */
+    chat: ChatRequest;
+    /** Who asked: the tools they may use here are governed by the place's rules. */
+    actor: Actor;
+    conversationKey: ConversationKey;
+    /** `/search`: search with the message as the query, whatever the model would decide. */
+    isSearchForced: boolean;
+    /** Asks the asker before an acting tool runs; absent where nobody can be asked. */
+    askApproval: AskApproval | undefined;
+  }): AsyncIterable<ChatStreamEvent>;
+}
+
+export interface ToolRepliesOptions {
+  readonly gateway: Gateway;
+  readonly toolbox: Toolbox;
+  readonly places: PlaceSettingsReader;
+  /** SearXNG, when SEARCH_URL is set: for search-first and `/search`. */
+  readonly searchProvider: SearchProvider | undefined;
+  readonly limits: ToolCallLimits;
+  readonly logger: Logger;
+}
+
+/**
+ * Replies with tools. A model whose capabilities say `tools` is offered the tools the person may use
+ * here and decides itself (OpenAI-shaped function calling, streamed, in the tool loop); a model
+ * without them, or one whose gateway refuses them, gets search-first when web search is on; `/search`
+ * always searches. The reply ends with its numbered sources, its notes, and how many tools it used.
+ */
+export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
+  const modelsRefusingTools = new Set<string>();
+  return {
+    async *stream({ chat, actor, conversationKey, isSearchForced, askApproval }) {
+      // Without any tool (no SEARCH_URL, no MCP server up) a reply is a plain stream.
+      if (options.toolbox.all().length === 0 && !isSearchForced) {
+        yield* options.gateway.chatStream(chat);
+        return;
+      }
+      const { tools: rules } = await options.places.settingsAt(placeOfConversation(conversationKey));
+      const tools = governTools({ tools: options.toolbox.all(), rules, actor });
+      const provider = options.searchProvider;
+      const canSearch = provider !== undefined && tools.some((tool) => tool.name === 'web_search');
+      const context: ToolRunContext = {
+        signal: chat.signal ?? new AbortController().signal,
+        sources: createSources(),
+        notices: [],
+        logger: options.logger,
+      };
+      const instructed: ChatRequest = {
+        ...chat,
+        messages: withInstructions(chat.messages, { tools, canSearch: canSearch || isSearchForced }),
+      };
+      const searchFirstWith = (query: string | undefined) =>
+        provider
+          ? searchFirst({
+              gateway: options.gateway,
+              provider,
+              chat: instructed,
+              query,
+              context,
+              logger: options.logger,
+            })
+          : undefined;
+      let ending:
+        | { text: string; finish: Extract<ChatStreamEvent, { type: 'finish' }> | undefined }
+        | undefined;
+      let stepsRun = 0;
+      const canUseTools =
+        tools.length > 0 &&
+        options.gateway.capabilitiesOf(chat.model).tools &&
+        !modelsRefusingTools.has(chat.model);
+      const forced = isSearchForced ? searchFirstWith(lastUserText(chat.messages)) : undefined;
+      if (forced) ending = yield* forced;
+      else if (canUseTools) {
+        const loop = streamWithTools({
+          gateway: options.gateway,
+          chat: instructed,
+          tools,
+          limits: options.limits,
+          context,
+          askApproval,
+          logger: options.logger,
+        });
+        for (let next = await loop.next(); ; next = await loop.next()) {
+          if (next.done) {
+            if (next.value.kind === 'answered') ending = next.value;
+            else {
+              options.logger.warn(
+                { model: chat.model },
+                'the gateway refused tools for this model; answering without them',
+              );
+              modelsRefusingTools.add(chat.model);
+            }
+            break;
+          }
+          if (next.value.type === 'tool-step' && next.value.step.status === 'running') stepsRun += 1;
+          yield next.value;
+        }
+      }
+      if (ending === undefined) {
+        const fallback = canSearch ? searchFirstWith(undefined) : undefined;
+        ending = fallback ? yield* fallback : yield* plainStream(options.gateway, instructed);
+      }
+      const sourceList = renderSources(context.sources.all, ending.text);
+      if (sourceList !== '' && /\S/.test(ending.text)) yield { type: 'text-delta', text: sourceList };
+      for (const notice of context.notices) yield { type: 'notice', message: notice };
+      if (stepsRun > 0)
+        yield { type: 'notice', message: `🔧 used ${stepsRun === 1 ? '1 tool' : `${stepsRun} tools`}` };
+      if (ending.finish) yield ending.finish;
+    },
+  };
+}
+
+async function* plainStream(
+  gateway: Gateway,
+  chat: ChatRequest,
+): AsyncGenerator<
+  ChatStreamEvent,
+  { text: string; finish: Extract<ChatStreamEvent, { type: 'finish' }> | undefined }
+> {
+  let text = '';
+  let finish: Extract<ChatStreamEvent, { type: 'finish' }> | undefined;
+  for await (const event of gateway.chatStream(chat)) {
+    if (event.type === 'finish') finish = event;
+    else {
+      if (event.type === 'text-delta') text += event.text;
+      yield event;
+    }
+  }
+  return { text, finish };
+}
+
+function withInstructions(
+  messages: readonly ChatMessage[],
+  { tools, canSearch }: { tools: readonly Tool[]; canSearch: boolean },
+): ChatMessage[] {
+  const additions = [
+    ...(canSearch ? [searchInstructions] : []),
+    ...(tools.length > 0 ? [toolResultInstructions] : []),
+  ];
+  const [first, ...rest] = messages;
+  if (additions.length === 0 || first?.role !== 'system' || typeof first.content !== 'string')
+    return [...messages];
+  return [{ ...first, content: `${first.content}\n\n${additions.join('\n\n')}` }, ...rest];
+}
