@@ -6,6 +6,7 @@ import {
   type PlaceSettingsReader,
 } from './administration/place-settings.ts';
 import type { Config } from './config.ts';
+import { createConversationSummaries } from './conversation/conversation-summaries.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
 import { createReplyJournal, type ReplyJournal } from './conversation/reply-journal.ts';
@@ -203,6 +204,13 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       ...(config.links.mode === 'off' ? {} : { readLinks: links.readLinks }),
     },
     tools: toolReplies,
+    folding: {
+      summaries: createConversationSummaries({ store: store.namespace('summaries') }),
+      model: config.models.summary,
+      maxCharacters: config.history.summaryMaxCharacters,
+      // Before history's own cap deletes a turn the summary does not hold yet.
+      foldAfterTurns: Math.max(4, config.history.maxTurns - 10),
+    },
   });
   return {
     config,

@@ -151,6 +151,7 @@ function toConfig({
       structured: values.STRUCTURED_MODEL,
       /** Writes conversation titles; `TITLE_MODEL`, else the chat model. */
       title: values.TITLE_MODEL ?? values.CHAT_MODEL,
+      summary: values.SUMMARY_MODEL ?? values.TITLE_MODEL ?? values.CHAT_MODEL,
       catalog,
       selectable: selectableModels({ values, catalog }) as readonly string[],
     },
@@ -177,7 +178,11 @@ function toConfig({
       format: values.LOG_FORMAT,
       file: values.LOG_FILE === undefined ? undefined : resolveFromProjectRoot(values.LOG_FILE),
     },
-    history: { maxTurns: values.HISTORY_MAX_TURNS, replyMaxTokens: values.REPLY_MAX_TOKENS },
+    history: {
+      maxTurns: values.HISTORY_MAX_TURNS,
+      replyMaxTokens: values.REPLY_MAX_TOKENS,
+      summaryMaxCharacters: values.SUMMARY_MAX_CHARACTERS,
+    },
     images: {
       maxInputBytes: values.IMAGE_MAX_BYTES,
       /** Hosts the gateway's image links may name; empty: any host with a public address. */

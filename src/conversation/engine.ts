@@ -33,10 +33,17 @@ import {
   promptBudgetTokens,
   tokensPerImage,
 } from './context-budget.ts';
+import type { ConversationSummary } from './conversation-summaries.ts';
 import type { HistoryStore } from './history-store.ts';
 import { type LoadedImages, loadImages } from './image-intake.ts';
 import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
 import type { SettingsStore } from './settings-store.ts';
+import {
+  foldOlderTurns,
+  type SummaryFolding,
+  unsummarisedTurns,
+  withSummaryNote,
+} from './summary-folding.ts';
 import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
 import { placeOfConversation } from './turn.ts';
 
@@ -176,6 +183,8 @@ export interface EngineDependencies {
    * them before answering, with sources.
    */
   readonly tools?: ToolReplies;
+  /** Rolling summaries: older turns are folded into one instead of falling out of the context. */
+  readonly folding?: SummaryFolding;
 }
 
 /** Shown while the model has not started answering after a few seconds. */
@@ -204,6 +213,8 @@ interface PreparedTurn {
   /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
   readonly replacedTurnCount: number;
   readonly surface: Surface;
+  /** The conversation's rolling summary, as it was when the turn was prepared. */
+  readonly summary: ConversationSummary | undefined;
 }
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
@@ -229,6 +240,7 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
     reset: (key, { isKeepingSettings = false } = {}) =>
       lock.run(key, async () => {
         await history.reset(key);
+        await dependencies.folding?.summaries.reset(key);
         if (!isKeepingSettings) await settings.reset(key);
       }),
     runInOrder: (key, task) => lock.run(key, task),
@@ -415,6 +427,8 @@ async function answerJournaled(
   const status: ReplyStatus = failure ? (hasText ? 'cut' : 'failed') : 'complete';
   // Every gateway call of the reply recorded what it used on the hold: one settlement counts them all.
   await admission.hold.settle();
+  // After the last write, so the person never waits for it: the next turn of this conversation does.
+  if (recording?.isSaved) await foldAfterReply({ dependencies, turn, prepared, logger });
   logger.info(
     {
       status,
@@ -435,6 +449,38 @@ async function answerJournaled(
     error: failure,
     ...endingOf({ prepared, status, finishReason: streamed.finishReason, recording }),
   };
+}
+
+/** Folds older turns into the summary when they fill the context; never fails the reply. */
+async function foldAfterReply({
+  dependencies,
+  turn,
+  prepared,
+  logger,
+}: {
+  dependencies: EngineDependencies;
+  turn: IncomingTurn;
+  prepared: PreparedTurn;
+  logger: Logger;
+}): Promise<void> {
+  const { folding } = dependencies;
+  if (!folding) return;
+  try {
+    await foldOlderTurns({
+      folding,
+      gateway: dependencies.gateway,
+      spending: dependencies.spending,
+      conversationKey: turn.conversationKey,
+      actor: turn.actor,
+      turns: await dependencies.history.load(turn.conversationKey),
+      summary: prepared.summary,
+      contextTokens: dependencies.gateway.capabilitiesOf(prepared.model).contextTokens,
+      replyMaxTokens: dependencies.defaults.replyMaxTokens,
+      logger,
+    });
+  } catch (error) {
+    logger.warn({ err: error }, 'could not fold older turns into the summary');
+  }
 }
 
 const emptyEnding: ReplyEnding = {
@@ -510,13 +556,15 @@ async function prepareTurn(
 ): Promise<PreparedTurn> {
   const { turn } = request;
   const { gateway, defaults } = dependencies;
-  const [conversationSettings, placeSettings, allStoredTurns, attachedImages, read] = await Promise.all([
-    dependencies.settings.get(turn.conversationKey),
-    dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
-    dependencies.history.load(turn.conversationKey),
-    loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
-    readTurnDocuments({ reading: dependencies.reading, turn, signal: request.signal }),
-  ]);
+  const [conversationSettings, placeSettings, allStoredTurns, attachedImages, read, summary] =
+    await Promise.all([
+      dependencies.settings.get(turn.conversationKey),
+      dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
+      dependencies.history.load(turn.conversationKey),
+      loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
+      readTurnDocuments({ reading: dependencies.reading, turn, signal: request.signal }),
+      dependencies.folding?.summaries.get(turn.conversationKey),
+    ]);
   const images = await withLinkImages({ images: attachedImages, read, dependencies, logger });
   const lastTurn = allStoredTurns.at(-1);
   const replacedTurnCount =
@@ -526,14 +574,20 @@ async function prepareTurn(
     allStoredTurns.at(-2)?.role === 'user'
       ? 2
       : 0;
-  const storedTurns = allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount);
+  // Turns the summary holds reach the model through it, not again one by one.
+  const storedTurns = unsummarisedTurns(
+    allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount),
+    summary,
+  );
   let model = conversationSettings.model ?? placeSettings?.chatModel ?? defaults.chatModel;
   const hasPictures = images.parts.length > 0 || pageImageTokens(read.documents) > 0;
   if (hasPictures && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
 
   const text = `${turn.author.name}: ${turn.text}`;
-  const baseSystemPrompt =
-    conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt;
+  const baseSystemPrompt = withSummaryNote(
+    conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt,
+    summary,
+  );
   const contextTokens = gateway.capabilitiesOf(model).contextTokens;
   const documentContext = await buildDocumentContext({
     documents: read.documents,
@@ -580,6 +634,7 @@ async function prepareTurn(
     notices,
     replacedTurnCount,
     surface: request.surface,
+    summary,
   };
 }
 

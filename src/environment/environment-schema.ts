@@ -69,6 +69,12 @@ const modelSettings = section('Models', {
     typeText: 'model name',
     defaultText: 'the chat model',
   }),
+  SUMMARY_MODEL: document(optionalText, {
+    description:
+      "Folds a conversation's older turns into its rolling summary once they fill half the model's context, so they are summarised rather than dropped. A small, fast model is enough.",
+    typeText: 'model name',
+    defaultText: 'the title model',
+  }),
   MODEL_CAPABILITIES_FILE: document(text('config/models.json'), {
     description:
       'JSON file with what each model supports (vision, jsonSchema, imageUrlOutput, imageInput, aspectRatio, contextTokens) and what it costs (price); unlisted models get its "defaults". A relative path starts at the project folder.',
@@ -105,7 +111,12 @@ const conversationSettings = section('Conversations', {
       "With a shared store (redis://, postgres://): how long a reply's heartbeat may be silent, in milliseconds, before another live process finishes it for the process that died (its text, a note, Regenerate). Processes renew their heartbeats every quarter of this and look for orphans every half.",
   }),
   HISTORY_MAX_TURNS: document(wholeNumber({ min: 1, fallback: 200 }), {
-    description: 'Turns kept per conversation; older ones are deleted from the store.',
+    description:
+      'Turns kept per conversation; older ones are deleted from the store, after being folded into its summary.',
+  }),
+  SUMMARY_MAX_CHARACTERS: document(wholeNumber({ min: 200, max: 20_000, fallback: 2_000 }), {
+    description:
+      "The longest a conversation's rolling summary may be, in characters. A summary is written only when turns would otherwise fall out of the context.",
   }),
   REPLY_MAX_TOKENS: document(wholeNumber({ min: 1, fallback: 1_024 }), {
     description:

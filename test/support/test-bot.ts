@@ -17,6 +17,13 @@ export const testCatalog = {
       jsonSchema: true,
       price: { inputPerMillionTokens: 1, outputPerMillionTokens: 2 },
     },
+    // A small window, so a long conversation outgrows it within a test.
+    'small-context-model': {
+      vision: false,
+      jsonSchema: true,
+      contextTokens: 2_000,
+      price: { inputPerMillionTokens: 1, outputPerMillionTokens: 2 },
+    },
     'cheap-model': {
       vision: false,
       jsonSchema: true,

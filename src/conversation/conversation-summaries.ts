@@ -1,0 +1,40 @@
+import type Keyv from 'keyv';
+import { z } from 'zod';
+import type { ConversationKey } from './turn.ts';
+
+const summarySchema = z.object({
+  /** The running summary, in the conversation's language. */
+  text: z.string(),
+  /** `createdAt` of the newest turn folded in: that turn and every older one are in the summary. */
+  coversThrough: z.iso.datetime(),
+  /** How many turns it holds, for the log and /usage-like reports. */
+  foldedTurnCount: z.number().int().min(0),
+});
+
+/** What a conversation's older turns came to, once they no longer fit the context. */
+export type ConversationSummary = z.infer<typeof summarySchema>;
+
+/**
+ * The rolling summary of each conversation: one record per conversation, replaced whenever more
+ * turns are folded into it, gone with /reset.
+ */
+export interface ConversationSummaries {
+  get(key: ConversationKey): Promise<ConversationSummary | undefined>;
+  set(key: ConversationKey, summary: ConversationSummary): Promise<void>;
+  reset(key: ConversationKey): Promise<void>;
+}
+
+export function createConversationSummaries({ store }: { store: Keyv }): ConversationSummaries {
+  return {
+    async get(key) {
+      const parsed = summarySchema.safeParse(await store.get(key));
+      return parsed.success ? parsed.data : undefined;
+    },
+    async set(key, summary) {
+      await store.set(key, summary);
+    },
+    async reset(key) {
+      await store.delete(key);
+    },
+  };
+}
