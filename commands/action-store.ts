@@ -48,11 +48,26 @@ const imaginePayloadSchema = z.object({
   generatedImages: z.array(z.string()).optional(),
 });
 
-const actionPayloadSchema = z.discriminatedUnion('kind', [chatPayloadSchema, imaginePayloadSchema]);
+/** A Forget button of /memory: one note, or (without `noteId`) every note of the scope. */
+const memoryPayloadSchema = z.object({
+  kind: z.literal('memory'),
+  conversationKey: z.string(),
+  scope: z.enum(['person', 'place']),
+  /** Whose notes: the person who ran /memory (only they may press it), or the place's. */
+  ownerId: z.string(),
+  noteId: z.string().optional(),
+});
+
+const actionPayloadSchema = z.discriminatedUnion('kind', [
+  chatPayloadSchema,
+  imaginePayloadSchema,
+  memoryPayloadSchema,
+]);
 
 export type ActionPayload = z.infer<typeof actionPayloadSchema>;
 export type ChatActionPayload = z.infer<typeof chatPayloadSchema>;
 export type ImagineActionPayload = z.infer<typeof imaginePayloadSchema>;
+export type MemoryActionPayload = z.infer<typeof memoryPayloadSchema>;
 export type ReferenceImage = z.infer<typeof referenceImageSchema>;
 export type DrawnImage = z.infer<typeof drawnImageSchema>;
 
@@ -100,7 +115,8 @@ export type ActionVerb =
   | 'imagine.vary'
   | 'chat.feedback'
   | 'tool.approve'
-  | 'tool.deny';
+  | 'tool.deny'
+  | 'memory.forget';
 
 export const actionVerbs: readonly ActionVerb[] = [
   'chat.stop',
@@ -112,6 +128,7 @@ export const actionVerbs: readonly ActionVerb[] = [
   'chat.feedback',
   'tool.approve',
   'tool.deny',
+  'memory.forget',
 ];
 
 /** Matches every id `encodeActionId` makes, and no other: for a platform that routes presses by id. */

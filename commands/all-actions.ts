@@ -1,5 +1,6 @@
 import { type ActionVerb, decodeActionId } from './action-store.ts';
 import { continueChatAction, regenerateChatAction } from './actions/chat-actions.ts';
+import { forgetMemoryAction } from './actions/forget-memory.ts';
 import { regenerateImagesAction, varyImageAction } from './actions/imagine-actions.ts';
 import { rateReplyAction } from './actions/rate-reply-action.ts';
 import { stopReplyAction } from './actions/stop-reply.ts';
@@ -16,6 +17,7 @@ export const allActions: readonly ActionDefinition[] = [
   rateReplyAction,
   approveToolAction,
   denyToolAction,
+  forgetMemoryAction,
 ];
 
 export function findAction(verb: ActionVerb): ActionDefinition | undefined {

@@ -4,6 +4,7 @@ import { chatCommand } from './definitions/chat.ts';
 import { configCommand } from './definitions/config.ts';
 import { extractCommand } from './definitions/extract.ts';
 import { imagineCommand } from './definitions/imagine.ts';
+import { memoryCommand } from './definitions/memory.ts';
 import { modelCommand } from './definitions/model.ts';
 import { resetCommand } from './definitions/reset.ts';
 import { searchCommand } from './definitions/search.ts';
@@ -49,6 +50,7 @@ export const allCommands: readonly Command[] = [
   resetCommand,
   titleCommand,
   usageCommand,
+  memoryCommand,
   configCommand,
   helpCommand,
 ] as readonly Command[];

@@ -16,6 +16,7 @@ import type { OutgoingFile, PostedMessage, Surface } from '../src/delivery/surfa
 import type { DocumentReader } from '../src/documents/document-reader.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
+import type { MemoryBook } from '../src/memory/memory-book.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
 import type { ToolApprovals } from '../src/tools/tool-approvals.ts';
 import type { ActionStore } from './action-store.ts';
@@ -104,6 +105,8 @@ export interface CommandServices {
   readonly places: PlaceSettingsReader;
   readonly actionStore: ActionStore;
   readonly activeReplies: ActiveReplies;
+  /** What parley remembers across conversations (MEMORY), for /memory. */
+  readonly memory: MemoryBook;
   /** Acting tool calls waiting for their asker's Approve or Deny. */
   readonly toolApprovals: ToolApprovals;
   /** How long such a call waits (TOOL_APPROVAL_TIMEOUT_S). */

@@ -17,6 +17,8 @@ import { createDocumentStore } from './documents/document-store.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import { createLinkReader, type LinkReader } from './links/link-reader.ts';
 import type { Logger } from './log.ts';
+import { createMemoryBook, type MemoryBook } from './memory/memory-book.ts';
+import { createMemoryTools } from './memory/memory-tools.ts';
 import { createReadPage } from './search/read-page.ts';
 import { createSearchTools } from './search/search-tools.ts';
 import { createSearxngProvider } from './search/searxng-provider.ts';
@@ -62,6 +64,8 @@ export interface App {
   readonly toolbox: Toolbox;
   /** Acting tool calls waiting for their asker's Approve or Deny. */
   readonly toolApprovals: ToolApprovals;
+  /** What parley remembers across conversations, per person and place (MEMORY). */
+  readonly memory: MemoryBook;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -115,6 +119,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       roleLimits: config.spending.roleLimits,
       access: config.access,
       tools: config.tools,
+      memory: config.memory,
     }),
   });
   const spending = createSpendGuard({
@@ -165,15 +170,18 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         userAgent: config.links.userAgent,
       })
     : undefined;
-  const toolbox = createToolbox(
-    searchProvider
+  const memory = createMemoryBook({ store: store.namespace('memory') });
+  const toolbox = createToolbox([
+    ...(searchProvider
       ? createSearchTools({
           provider: searchProvider,
           readPage: createReadPage({ links, documents }),
           deadlineMs: searchToolDeadlineMs,
         })
-      : [],
-  );
+      : []),
+    // Offered only where MEMORY is on (tool-replies.ts decides per place).
+    ...createMemoryTools({ book: memory, now: () => new Date() }),
+  ]);
   const toolReplies = createToolReplies({
     gateway,
     toolbox,
@@ -204,6 +212,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       ...(config.links.mode === 'off' ? {} : { readLinks: links.readLinks }),
     },
     tools: toolReplies,
+    memory,
     folding: {
       summaries: createConversationSummaries({ store: store.namespace('summaries') }),
       model: config.models.summary,
@@ -230,6 +239,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     coordination,
     toolbox,
     toolApprovals: createToolApprovals(),
+    memory,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {

@@ -192,6 +192,8 @@ function toConfig({
     },
     spending: spendingConfigOf(values),
     access: accessConfigOf(values),
+    /** MEMORY: what parley remembers across conversations (per server with /config). */
+    memory: values.MEMORY,
     /** Which tools the model may call, and which only some roles may have it call (TOOLS, TOOL_ROLE_IDS). */
     tools: {
       patterns: values.TOOLS as readonly string[],

@@ -5,6 +5,7 @@ import {
   countLimit,
   directMessageModes,
   idList,
+  memoryModes,
   roleBudgets,
   toolPatterns,
 } from '../environment/spend-access-values.ts';
@@ -212,6 +213,7 @@ export const adminSettings: readonly AdminSetting[] = [
   idListSetting('ACCESS_ALLOW_CHANNEL_IDS', 'Only in these channels', 'channel'),
   idListSetting('ACCESS_BLOCK_CHANNEL_IDS', 'Not in these channels', 'channel'),
   choiceSetting('ACCESS_DMS', 'Direct messages', directMessageModes, ['server']),
+  choiceSetting('MEMORY', 'What parley remembers across conversations', memoryModes, ['server']),
   toolListSetting(),
   mapSetting(
     'TOOL_ROLE_IDS',

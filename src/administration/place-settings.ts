@@ -1,6 +1,6 @@
 import type { AccessRules } from '../access/access-policy.ts';
 import type { ConversationPlace } from '../conversation/turn.ts';
-import type { DirectMessageMode } from '../environment/spend-access-values.ts';
+import type { DirectMessageMode, MemoryMode } from '../environment/spend-access-values.ts';
 import {
   type BudgetLimits,
   budgetSettingNames,
@@ -27,6 +27,8 @@ export interface PlaceSettings {
   readonly chatModel: string | undefined;
   readonly systemPrompt: string | undefined;
   readonly tools: ToolRules;
+  /** MEMORY: what parley remembers across conversations here. */
+  readonly memory: MemoryMode;
 }
 
 /** Which tools the model may call here (TOOLS) and which only some roles may have it call (TOOL_ROLE_IDS). */
@@ -134,6 +136,7 @@ function toPlaceSettings(settingValue: (name: string) => OverrideValue | undefin
     replyMode: toReplyMode(replyMode),
     chatModel: text('CHAT_MODEL'),
     systemPrompt: text('SYSTEM_PROMPT'),
+    memory: (text('MEMORY') ?? 'off') as MemoryMode,
     tools: {
       patterns: settingValue('TOOLS') === undefined ? ['*'] : list('TOOLS'),
       roleIds: map<readonly string[]>('TOOL_ROLE_IDS'),
@@ -153,13 +156,16 @@ export function environmentDefaults({
   roleLimits,
   access,
   tools,
+  memory,
 }: {
   limits: BudgetLimits;
   roleLimits: RoleBudgetLimits;
   access: AccessRules;
   tools: ToolRules;
+  memory: MemoryMode;
 }): Record<string, OverrideValue | undefined> {
   return {
+    MEMORY: memory,
     TOOLS: tools.patterns,
     TOOL_ROLE_IDS: tools.roleIds,
     ...limits,

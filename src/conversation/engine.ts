@@ -18,6 +18,8 @@ import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from '../gate
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
+import type { MemoryBook } from '../memory/memory-book.ts';
+import { memoryBlockFor } from '../memory/memory-prompt.ts';
 import { renderNotice } from '../notices/render-notice.ts';
 import { measureReply } from '../operations/measure-reply.ts';
 import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
@@ -185,6 +187,8 @@ export interface EngineDependencies {
   readonly tools?: ToolReplies;
   /** Rolling summaries: older turns are folded into one instead of falling out of the context. */
   readonly folding?: SummaryFolding;
+  /** What parley remembers across conversations (MEMORY): a block of the system prompt. */
+  readonly memory?: MemoryBook;
 }
 
 /** Shown while the model has not started answering after a few seconds. */
@@ -584,8 +588,19 @@ async function prepareTurn(
   if (hasPictures && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
 
   const text = `${turn.author.name}: ${turn.text}`;
+  const memoryBlock =
+    dependencies.memory && placeSettings
+      ? await memoryBlockFor({
+          book: dependencies.memory,
+          mode: placeSettings.memory,
+          actor: turn.actor,
+          conversationKey: turn.conversationKey,
+        })
+      : '';
+  const configuredPrompt =
+    conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt;
   const baseSystemPrompt = withSummaryNote(
-    conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt,
+    memoryBlock === '' ? configuredPrompt : `${configuredPrompt}\n\n${memoryBlock}`,
     summary,
   );
   const contextTokens = gateway.capabilitiesOf(model).contextTokens;

@@ -17,6 +17,7 @@ import {
   countLimit,
   directMessageMode,
   idList,
+  memoryModes,
   optionalPositiveCount,
   roleBudgets,
   timeZone,
@@ -286,6 +287,10 @@ const spendAndAccessSettings = section('Spend and access', {
   ACCESS_USER_INSTALLS: document(directMessageMode.default('off'), {
     description:
       "Discord user installs: a person who adds parley to their own account can use its commands in DMs with friends and in servers without parley, on your balance. Off by default; on, or allowlisted. Discord's Public Bot switch decides who may add parley at all.",
+  }),
+  MEMORY: document(z.enum(memoryModes, { error: 'must be off, user or place' }).default('off'), {
+    description:
+      "What parley remembers across conversations of a server or workspace: off, user (short notes about each person, which follow them across the server's channels, never to another server or into DMs) or place (also notes about the server everyone shares). People see and remove theirs with /memory. /config sets it per server.",
   }),
   TOOLS: document(toolPatterns, {
     description:

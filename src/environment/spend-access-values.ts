@@ -147,6 +147,10 @@ export const toolPatterns = z
     return patterns;
   });
 
+export const memoryModes = ['off', 'user', 'place'] as const;
+/** What parley remembers across conversations in a server: nothing, each person's notes, or also the place's. */
+export type MemoryMode = (typeof memoryModes)[number];
+
 export const directMessageModes = ['on', 'off', 'allowlisted'] as const;
 /** Who may talk to parley in direct messages. */
 export type DirectMessageMode = (typeof directMessageModes)[number];

@@ -1,3 +1,5 @@
+import type { Actor } from '../access/actor.ts';
+import type { ConversationKey } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
 import type { Sources } from '../search/sources.ts';
 
@@ -14,9 +16,12 @@ export interface ToolAnnotations {
   readonly isOpenWorld: boolean;
 }
 
-/** What one reply's tool calls share: the sources they found, the notes for the person. */
+/** What one reply's tool calls share: who asked and where, the sources found, notes for the person. */
 export interface ToolRunContext {
   readonly signal: AbortSignal;
+  /** Who asked for the reply. */
+  readonly actor: Actor;
+  readonly conversationKey: ConversationKey;
   readonly sources: Sources;
   /** What the person should be told (a service down, say), collected for the reply's notes. */
   readonly notices: string[];
@@ -52,6 +57,12 @@ export interface Tool {
   readonly deadlineMs: number;
   /** The most characters of its answer the model gets; the rest is cut with a note. */
   readonly maxResultCharacters: number;
+  /**
+   * Whether each call waits for the asker's yes; default: when the tool is not read-only. A tool
+   * that changes only what parley keeps about the asker (memory, which they see and control with
+   * /memory) need not ask.
+   */
+  readonly asksApproval?: boolean;
   /** The progress line while it runs ("🔎 searching: tides Brest"). */
   describeCall(toolArguments: Record<string, unknown>): string;
   run(request: { arguments: Record<string, unknown>; context: ToolRunContext }): Promise<ToolOutput>;
@@ -59,5 +70,5 @@ export interface Tool {
 
 /** Whether a tool call needs the asker's yes first. */
 export function isActingTool(tool: Tool): boolean {
-  return !tool.annotations.isReadOnly;
+  return tool.asksApproval ?? !tool.annotations.isReadOnly;
 }

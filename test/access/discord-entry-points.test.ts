@@ -132,6 +132,7 @@ const scenarios: Scenario[] = [
         place: 'server',
         expected: /Only the person who asked \(or a server admin\) can stop this reply/,
       },
+      'slash-command:memory-of-the-place': { place: 'server', expected: /Only a server admin can do that/ },
     },
   },
 ];
@@ -211,6 +212,9 @@ async function triggerAndWait({
       break;
     case 'slash-command:imagine':
       under.discord.sendSlashCommand({ name: 'imagine', channelId, user, options: { prompt: 'a fox' } });
+      break;
+    case 'slash-command:memory-of-the-place':
+      under.discord.sendSlashCommand({ name: 'memory', channelId, user, options: { place: true } });
       break;
     case 'slash-command:summarize':
       under.discord.sendSlashCommand({ name: 'summarize', channelId, user });

@@ -15,6 +15,7 @@ export const discordEntryPoints = [
   'message-command:ask',
   'button:regenerate',
   'button:stop-another',
+  'slash-command:memory-of-the-place',
 ] as const;
 export type DiscordEntryPoint = (typeof discordEntryPoints)[number];
 
