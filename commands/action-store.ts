@@ -98,7 +98,10 @@ export type ActionVerb =
   | 'chat.continue'
   | 'imagine.regenerate'
   | 'imagine.vary'
-  | 'chat.feedback';
+  | 'chat.feedback'
+  | 'schedule.pause'
+  | 'schedule.resume'
+  | 'schedule.delete';
 
 export const actionVerbs: readonly ActionVerb[] = [
   'chat.stop',
@@ -108,6 +111,10 @@ export const actionVerbs: readonly ActionVerb[] = [
   'imagine.vary',
   // index 1: 👍, index 0: 👎.
   'chat.feedback',
+  // The token is the schedule's id.
+  'schedule.pause',
+  'schedule.resume',
+  'schedule.delete',
 ];
 
 /** Matches every id `encodeActionId` makes, and no other: for a platform that routes presses by id. */

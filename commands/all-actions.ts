@@ -2,6 +2,11 @@ import { type ActionVerb, decodeActionId } from './action-store.ts';
 import { continueChatAction, regenerateChatAction } from './actions/chat-actions.ts';
 import { regenerateImagesAction, varyImageAction } from './actions/imagine-actions.ts';
 import { rateReplyAction } from './actions/rate-reply-action.ts';
+import {
+  deleteScheduleAction,
+  pauseScheduleAction,
+  resumeScheduleAction,
+} from './actions/schedule-actions.ts';
 import { stopReplyAction } from './actions/stop-reply.ts';
 import type { ActionDefinition } from './define-action.ts';
 
@@ -13,6 +18,9 @@ export const allActions: readonly ActionDefinition[] = [
   regenerateImagesAction,
   varyImageAction,
   rateReplyAction,
+  pauseScheduleAction,
+  resumeScheduleAction,
+  deleteScheduleAction,
 ];
 
 export function findAction(verb: ActionVerb): ActionDefinition | undefined {

@@ -16,6 +16,8 @@ import { createDocumentStore } from './documents/document-store.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import { createLinkReader, type LinkReader } from './links/link-reader.ts';
 import type { Logger } from './log.ts';
+import { openScheduler } from './scheduling/open-scheduler.ts';
+import type { Scheduler } from './scheduling/scheduler.ts';
 import { createReadPage } from './search/read-page.ts';
 import { createSearxngProvider } from './search/searxng-provider.ts';
 import { createWebSearch } from './search/web-search.ts';
@@ -51,6 +53,8 @@ export interface App {
    * process's own on any other.
    */
   readonly coordination: Coordination;
+  /** Reminders and schedules; undefined on a store they cannot run on (postgres://). Started by bin/. */
+  readonly scheduler: Scheduler | undefined;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -144,6 +148,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     },
     logger,
   });
+  const scheduler = openScheduler({ config, store, lock: coordination.recordLock, logger });
   const links = createLinkReader({ ...config.links, maxLinks: maxLinksPerMessage, logger });
   const search = config.search
     ? createWebSearch({
@@ -198,10 +203,12 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     documents,
     links,
     coordination,
+    scheduler,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
+      await scheduler?.stop();
       await coordination.close();
       await store.close();
     },

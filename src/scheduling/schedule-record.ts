@@ -39,7 +39,7 @@ export const scheduleRecordSchema = z.object({
   lastRun: z
     .object({
       atMs: z.number(),
-      status: z.enum(['ran', 'failed', 'skipped', 'unpaid']),
+      status: z.enum(['ran', 'failed', 'skipped', 'unpaid', 'refused']),
       note: z.string().optional(),
     })
     .optional(),

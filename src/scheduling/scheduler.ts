@@ -12,7 +12,9 @@ export type RunOutcome =
   /** It could not be done this time (the model failed, the place could not be reached): tried again. */
   | { readonly status: 'failed'; readonly reason: string }
   /** The owner's budget cannot pay for it: the schedule is paused, and the place was told why. */
-  | { readonly status: 'unpaid'; readonly reason: string };
+  | { readonly status: 'unpaid'; readonly reason: string }
+  /** Access now refuses the owner here: the schedule is paused, and the place was told why. */
+  | { readonly status: 'refused'; readonly reason: string };
 
 /** Does a schedule's run: posts the reminder, or answers the prompt or command in the place. */
 export interface ScheduleRunner {
@@ -164,7 +166,7 @@ export function createScheduler({
         status: outcome.status,
         ...(outcome.status === 'ran' ? {} : { note: outcome.reason }),
       },
-      ...(outcome.status === 'unpaid' ? { pause: outcome.reason } : {}),
+      ...(outcome.status === 'unpaid' || outcome.status === 'refused' ? { pause: outcome.reason } : {}),
     });
     return 'done';
   };
