@@ -148,7 +148,11 @@ export function createScheduledRunner({
     async tellSkipped({ record, dueAtMs, reason }) {
       const target = await reach(record);
       if ('problem' in target) return;
-      const next = nextRunAfter({ timing: record.timing, timeZone: record.timeZone, afterMs: Date.now() });
+      const next = nextRunAfter({
+        timing: record.timing,
+        timeZone: record.timeZone,
+        afterMs: services.now().getTime(),
+      });
       const what =
         record.kind === 'reminder' ? `the reminder “${record.what}”` : `the scheduled “${record.what}”`;
       await say(
