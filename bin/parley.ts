@@ -1,6 +1,7 @@
 import { fstatSync } from 'node:fs';
 import { createCommandServices } from '../commands/command-services.ts';
 import type { PlatformAdapter, RunningPlatform } from '../commands/platform-adapter.ts';
+import { startScheduledRuns } from '../commands/scheduled-run.ts';
 import { createApp } from '../src/app.ts';
 import { ConfigError, resolveFromProjectRoot } from '../src/config.ts';
 import { finishOrCutReplies } from '../src/conversation/finish-or-cut-replies.ts';
@@ -129,6 +130,7 @@ async function main(): Promise<number> {
       logger,
       coordination: app.coordination,
     });
+    await startScheduledRuns({ services, replyMaxTokens: config.history.replyMaxTokens });
     await terminal.ended;
     await closeAll();
     return 0;
@@ -188,6 +190,7 @@ async function runPlatforms({
   for (const { adapter, settings } of platforms) {
     running.push(await adapter.start({ services, settings, config, logger, coordination }));
   }
+  await startScheduledRuns({ services, replyMaxTokens: config.history.replyMaxTokens });
   // Listening before saying so: whoever reads "parley running" and signals at once (a supervisor, a
   // test) must never meet Node's default, which ends the process without a shutdown.
   const signalled = new Promise<string>((resolve) => {

@@ -116,7 +116,10 @@ export type ActionVerb =
   | 'chat.feedback'
   | 'tool.approve'
   | 'tool.deny'
-  | 'memory.forget';
+  | 'memory.forget'
+  | 'schedule.pause'
+  | 'schedule.resume'
+  | 'schedule.delete';
 
 export const actionVerbs: readonly ActionVerb[] = [
   'chat.stop',
@@ -129,6 +132,10 @@ export const actionVerbs: readonly ActionVerb[] = [
   'tool.approve',
   'tool.deny',
   'memory.forget',
+  // The token is the schedule's id.
+  'schedule.pause',
+  'schedule.resume',
+  'schedule.delete',
 ];
 
 /** Matches every id `encodeActionId` makes, and no other: for a platform that routes presses by id. */

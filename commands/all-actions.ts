@@ -3,6 +3,11 @@ import { continueChatAction, regenerateChatAction } from './actions/chat-actions
 import { forgetMemoryAction } from './actions/forget-memory.ts';
 import { regenerateImagesAction, varyImageAction } from './actions/imagine-actions.ts';
 import { rateReplyAction } from './actions/rate-reply-action.ts';
+import {
+  deleteScheduleAction,
+  pauseScheduleAction,
+  resumeScheduleAction,
+} from './actions/schedule-actions.ts';
 import { stopReplyAction } from './actions/stop-reply.ts';
 import { approveToolAction, denyToolAction } from './actions/tool-approval.ts';
 import type { ActionDefinition } from './define-action.ts';
@@ -18,6 +23,9 @@ export const allActions: readonly ActionDefinition[] = [
   approveToolAction,
   denyToolAction,
   forgetMemoryAction,
+  pauseScheduleAction,
+  resumeScheduleAction,
+  deleteScheduleAction,
 ];
 
 export function findAction(verb: ActionVerb): ActionDefinition | undefined {

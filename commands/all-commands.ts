@@ -6,7 +6,10 @@ import { extractCommand } from './definitions/extract.ts';
 import { imagineCommand } from './definitions/imagine.ts';
 import { memoryCommand } from './definitions/memory.ts';
 import { modelCommand } from './definitions/model.ts';
+import { remindCommand } from './definitions/remind.ts';
 import { resetCommand } from './definitions/reset.ts';
+import { scheduleCommand } from './definitions/schedule.ts';
+import { schedulesCommand } from './definitions/schedules.ts';
 import { searchCommand } from './definitions/search.ts';
 import { summarizeCommand } from './definitions/summarize.ts';
 import { systemCommand } from './definitions/system.ts';
@@ -52,6 +55,9 @@ export const allCommands: readonly Command[] = [
   usageCommand,
   memoryCommand,
   configCommand,
+  remindCommand,
+  scheduleCommand,
+  schedulesCommand,
   helpCommand,
 ] as readonly Command[];
 

@@ -4,6 +4,7 @@ import { createActiveReplies } from '../src/conversation/active-replies.ts';
 import { createReplyFeedbackStore } from '../src/conversation/reply-feedback.ts';
 import { createActionStore } from './action-store.ts';
 import type { CommandServices } from './define-command.ts';
+import { createScheduledPlacesRegistry } from './scheduled-places.ts';
 
 /** Builds what commands need from the core app; called once by the process entry (and tests). */
 export function createCommandServices({ app }: { app: App }): CommandServices & { close(): Promise<void> } {
@@ -28,6 +29,15 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     memory: app.memory,
     toolApprovalTimeoutMs: config.tools.approvalTimeoutMs,
     journal: app.journal,
+    ...(app.scheduler === undefined
+      ? {}
+      : {
+          scheduling: {
+            scheduler: app.scheduler,
+            places: createScheduledPlacesRegistry(),
+            timeZone: config.scheduling.timeZone,
+          },
+        }),
     models: {
       chat: config.models.chat,
       vision: config.models.vision,

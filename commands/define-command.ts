@@ -17,10 +17,12 @@ import type { DocumentReader } from '../src/documents/document-reader.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { MemoryBook } from '../src/memory/memory-book.ts';
+import type { Scheduler } from '../src/scheduling/scheduler.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
 import type { ToolApprovals } from '../src/tools/tool-approvals.ts';
 import type { ActionStore } from './action-store.ts';
 import type { CommandInput, CommandOptions } from './command-options.ts';
+import type { ScheduledPlacesRegistry } from './scheduled-places.ts';
 
 /** One message of the channel or thread, as `/summarize` reads it from the platform. */
 export interface ChannelMessage {
@@ -136,6 +138,17 @@ export interface CommandServices {
   readonly isSearchConfigured: boolean;
   /** Reads documents for `--file` options, once each (kept by hash). */
   readonly documents: DocumentReader;
+  /**
+   * Reminders and schedules (/remind, /schedule, /schedules); absent where the process runs none
+   * (a test's services).
+   */
+  readonly scheduling?: {
+    readonly scheduler: Scheduler;
+    /** Where runs answer: each platform registers its places as it connects. */
+    readonly places: ScheduledPlacesRegistry;
+    /** The time zone "9:00" is read in unless a command says another (SCHEDULE_TIMEZONE). */
+    readonly timeZone: string;
+  };
   /** Whether this person may change /model and /system. */
   mayChangeSettings(user: Actor): boolean;
   readonly logger: Logger;

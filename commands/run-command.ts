@@ -22,6 +22,12 @@ export function isAnswerPrivate({
 }
 
 /**
+ * How a command run ended: run, refused by its options or by access, or failed (the person was told
+ * each time). A scheduled run reads it to know whether to try again; platforms need not.
+ */
+export type CommandRunStatus = 'done' | 'invalid' | 'refused' | 'failed';
+
+/**
  * Runs a command the same way on every platform: options validated by its schema (a bad option is
  * one line that says what is allowed), the conversation's order kept, and every failure turned into
  * a short message for the person with the details in the log.
@@ -49,7 +55,7 @@ export async function runCommand({
   platformNotices?: readonly string[];
   /** Shown first by /help: see the command context. */
   platformHelp?: string;
-}): Promise<void> {
+}): Promise<CommandRunStatus> {
   const logger = services.logger.child({ command: command.name, conversationKey, userId: user.id });
   const parsed = parseCommandInput(command.options, rawOptions);
   if (!parsed.isValid) {
@@ -58,7 +64,7 @@ export async function runCommand({
       text: `⚠ ${parsed.problems.join('; ')}.\nUsage: \`${describeUsage(command.name, command.options)}\``,
       isPrivate: true,
     });
-    return;
+    return 'invalid';
   }
   let verdict: Awaited<ReturnType<CommandServices['access']['authorize']>>;
   try {
@@ -71,12 +77,12 @@ export async function runCommand({
     // Who may run it is kept in the store: one that does not answer still gets the person an answer.
     logger.error({ err: error }, 'conversation store unavailable');
     await responder.send({ text: `⚠ ${storeUnavailableMessage}`, isPrivate: true });
-    return;
+    return 'failed';
   }
   if (!verdict.isAllowed) {
     // A command waits for an answer on every platform, so it gets one, privately, every time.
     await responder.send({ text: verdict.text, isPrivate: true });
-    return;
+    return 'refused';
   }
   const execute = () =>
     command.run({
@@ -94,6 +100,7 @@ export async function runCommand({
     await (command.runsInConversationOrder
       ? services.engine.runInOrder(conversationKey, execute)
       : execute());
+    return 'done';
   } catch (error) {
     logger.error({ err: error }, 'command failed');
     await responder
@@ -101,6 +108,7 @@ export async function runCommand({
       .catch((sendError: unknown) => {
         logger.error({ err: sendError }, 'could not tell the person the command failed');
       });
+    return 'failed';
   }
 }
 

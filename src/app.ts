@@ -19,6 +19,8 @@ import { createLinkReader, type LinkReader } from './links/link-reader.ts';
 import type { Logger } from './log.ts';
 import { createMemoryBook, type MemoryBook } from './memory/memory-book.ts';
 import { createMemoryTools } from './memory/memory-tools.ts';
+import { openScheduler } from './scheduling/open-scheduler.ts';
+import type { Scheduler } from './scheduling/scheduler.ts';
 import { createReadPage } from './search/read-page.ts';
 import { createSearchTools } from './search/search-tools.ts';
 import { createSearxngProvider } from './search/searxng-provider.ts';
@@ -66,6 +68,8 @@ export interface App {
   readonly toolApprovals: ToolApprovals;
   /** What parley remembers across conversations, per person and place (MEMORY). */
   readonly memory: MemoryBook;
+  /** Reminders and schedules; undefined on a store they cannot run on (postgres://). Started by bin/. */
+  readonly scheduler: Scheduler | undefined;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -161,6 +165,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     },
     logger,
   });
+  const scheduler = openScheduler({ config, store, lock: coordination.recordLock, logger });
   const links = createLinkReader({ ...config.links, maxLinks: maxLinksPerMessage, logger });
   const searchProvider = config.search
     ? createSearxngProvider({
@@ -240,10 +245,12 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     toolbox,
     toolApprovals: createToolApprovals(),
     memory,
+    scheduler,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
+      await scheduler?.stop();
       await coordination.close();
       await store.close();
     },

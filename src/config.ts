@@ -191,6 +191,19 @@ function toConfig({
       storeMaxBytes: values.IMAGE_STORE_MAX_BYTES,
     },
     spending: spendingConfigOf(values),
+    /** Reminders and schedules (issue 28). */
+    scheduling: {
+      timeZone: values.SCHEDULE_TIMEZONE ?? values.BUDGET_TIMEZONE,
+      schedulers: {
+        policy: values.SCHEDULERS,
+        roleIds: values.SCHEDULER_ROLE_IDS as readonly string[],
+      },
+      perPlace: values.SCHEDULES_PER_CHANNEL,
+      perPerson: values.SCHEDULES_PER_PERSON,
+      minIntervalMs: values.SCHEDULE_MIN_INTERVAL_MINUTES * 60_000,
+      graceMs: values.SCHEDULE_GRACE_MINUTES * 60_000,
+      concurrency: values.SCHEDULE_CONCURRENCY,
+    },
     access: accessConfigOf(values),
     /** MEMORY: what parley remembers across conversations (per server with /config). */
     memory: values.MEMORY,

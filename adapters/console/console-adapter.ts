@@ -12,6 +12,7 @@ import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { Action } from '../../src/delivery/card.ts';
 import { genericUserMessage } from '../../src/user-facing-error.ts';
 import { createConsoleResponder } from './console-responder.ts';
+import { createConsoleScheduledPlaces, registerConsolePlaces } from './console-scheduled-places.ts';
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
 import { readLocalDocument, readLocalImage } from './read-local-image.ts';
 
@@ -75,6 +76,21 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
       isBot: turn.role === 'assistant',
     }));
 
+  // Reminders and scheduled runs print in the chat, each starting on a line of its own.
+  const unregisterPlaces = registerConsolePlaces(
+    services,
+    createConsoleScheduledPlaces({
+      conversationKey,
+      newResponder: () =>
+        createConsoleResponder({
+          write: (text) => write(text),
+          outputDirectory,
+          isInteractive,
+          onActions: showActions,
+        }),
+      readRecentMessages,
+    }),
+  );
   if (isInteractive) {
     write('parley — chat, or type /help for commands\n');
     lines.prompt();
@@ -179,6 +195,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
       lines.prompt();
     }
   }
+  unregisterPlaces();
   lines.close();
 }
 

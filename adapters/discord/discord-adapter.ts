@@ -20,6 +20,7 @@ import { registerCommands } from './command-registration.ts';
 import type { DiscordSettings, DiscordSharding } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
 import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from './discord-outbound.ts';
+import { registerDiscordPlaces } from './discord-scheduled-places.ts';
 import { submitFormModal } from './form-modal.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
 import { serverInviteLink } from './installation.ts';
@@ -169,7 +170,9 @@ function finishRepliesLeftByARestart({
   services: CommandServices;
   eventDeduper: Deduper;
 }): () => void {
-  return keepFinishingOrphanedReplies({
+  // Scheduled runs reach channels and DMs the same way, from the same moment on.
+  const unregisterPlaces = registerDiscordPlaces({ client, services });
+  const stopSweeping = keepFinishingOrphanedReplies({
     services,
     platform: 'discord',
     claim: (journalKey) => eventDeduper.isFirstSighting(`orphan:${journalKey}`, orphanClaimTtlMs),
@@ -180,6 +183,10 @@ function finishRepliesLeftByARestart({
         : undefined;
     },
   });
+  return () => {
+    stopSweeping();
+    unregisterPlaces();
+  };
 }
 
 /**

@@ -23,6 +23,7 @@ import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
 import type { SlackSettings } from './slack-config.ts';
 import { createSlackOutbound, type SlackOutbound } from './slack-outbound.ts';
+import { registerSlackPlaces } from './slack-scheduled-places.ts';
 import { identifyBot, startupErrorOf } from './slack-startup.ts';
 import { createUserDirectory } from './user-directory.ts';
 import { createUserGroupDirectory } from './user-groups.ts';
@@ -206,7 +207,9 @@ function finishRepliesLeftByARestart({
   deduper: Deduper;
   outbound: SlackOutbound;
 }): () => void {
-  return keepFinishingOrphanedReplies({
+  // Scheduled runs reach channels and DMs the same way, from the same moment on.
+  const unregisterPlaces = registerSlackPlaces({ app, outbound, services });
+  const stopSweeping = keepFinishingOrphanedReplies({
     services,
     platform: 'slack',
     claim: (journalKey) => deduper.isFirstSighting(`orphan:${journalKey}`, orphanClaimTtlMs),
@@ -217,6 +220,10 @@ function finishRepliesLeftByARestart({
         : undefined;
     },
   });
+  return () => {
+    stopSweeping();
+    unregisterPlaces();
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { readingSettings } from './reading-settings.ts';
+import { schedulingSettings } from './scheduling-settings.ts';
 import {
   commaList,
   document,
@@ -323,6 +324,7 @@ export const environmentSchema = z.object({
   ...readingSettings,
   ...operationsSettings,
   ...spendAndAccessSettings,
+  ...schedulingSettings,
 });
 
 /** The environment as parsed: defaults filled in, lists split, URLs checked. */

@@ -44,7 +44,15 @@ export type Admission =
        */
       readonly hold: SpendHold;
     }
-  | { readonly isAdmitted: false; readonly message: string };
+  | {
+      readonly isAdmitted: false;
+      readonly message: string;
+      /**
+       * `budget`: a budget cannot pay (a scheduled run pauses); `rate`: too many requests just now;
+       * `unavailable`: the budgets could not be read (both pass, so a scheduled run tries again).
+       */
+      readonly reason?: 'budget' | 'rate' | 'unavailable';
+    };
 
 /**
  * Budgets and the request rate, enforced before a request reaches the gateway: the request's worst
@@ -145,6 +153,7 @@ async function admit(
   if (rate && !rate.isAllowed) {
     return {
       isAdmitted: false,
+      reason: 'rate',
       message: `Slow down a little, please: you are sending requests faster than this server allows. Try again in ${describeDuration(rate.retryAfterMs)}.`,
     };
   }
@@ -153,7 +162,7 @@ async function admit(
     settings = await dependencies.places.settingsAt(placeOfConversation(request.conversationKey));
   } catch (error) {
     logger.error({ err: error }, 'budgets could not be read');
-    return { isAdmitted: false, message: budgetsUnreadableMessage };
+    return { isAdmitted: false, reason: 'unavailable', message: budgetsUnreadableMessage };
   }
   const budgets = budgetsFor({ settings, roleIds: request.roleIds });
   const subject: SpendSubject = {
@@ -167,7 +176,8 @@ async function admit(
       return undefined;
     });
   const first = await attempt(request.model);
-  if (first === undefined) return { isAdmitted: false, message: budgetsUnreadableMessage };
+  if (first === undefined)
+    return { isAdmitted: false, reason: 'unavailable', message: budgetsUnreadableMessage };
   if (first.isHeld)
     return admitted({
       dependencies,
@@ -215,6 +225,7 @@ async function admit(
   );
   return {
     isAdmitted: false,
+    reason: 'budget',
     message: refusalMessage({ refused: first, work: request.work, timeZone: dependencies.timeZone, at }),
   };
 }

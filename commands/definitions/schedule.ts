@@ -1,0 +1,99 @@
+import { describeInstant } from '../../src/scheduling/schedule-timing.ts';
+import { parseWhen, whenExamples } from '../../src/scheduling/when-phrase.ts';
+import { findCommand } from '../all-commands.ts';
+import { textOption } from '../command-options.ts';
+import { defineCommand } from '../define-command.ts';
+import { commandOfText } from '../scheduled-run.ts';
+import { scheduleActions } from '../scheduling/schedule-text.ts';
+import { timeZoneOption, timeZoneProblem } from '../scheduling/time-zone-option.ts';
+
+/** Commands a schedule may not run: those that make or change schedules, or only answer privately. */
+const unschedulable = new Set([
+  'schedule',
+  'schedules',
+  'remind',
+  'help',
+  'config',
+  'usage',
+  'reset',
+  'model',
+  'system',
+]);
+
+/** A prompt or command run in this channel at set times, answered here like any message. */
+export const scheduleCommand = defineCommand({
+  name: 'schedule',
+  description:
+    'Run a prompt or command here at set times: "every weekday 09:00 /summarize", "every Friday 17:00 …"',
+  options: {
+    text: textOption({
+      description: `When, then the prompt or /command: ${whenExamples}`,
+      isRequired: true,
+      isFreeText: true,
+    }),
+    tz: timeZoneOption,
+  },
+  runsInConversationOrder: false,
+  async run({ input, conversationKey, user, responder, services }) {
+    const scheduling = services.scheduling;
+    if (scheduling === undefined) {
+      await responder.send({ text: 'Schedules are not available here.', isPrivate: true });
+      return;
+    }
+    if (user.context !== 'server' && user.context !== 'terminal') {
+      await responder.send({
+        text: 'Schedules run in a server channel; for yourself, use /remind.',
+        isPrivate: true,
+      });
+      return;
+    }
+    if (!scheduling.scheduler.mayScheduleInPlace(user)) {
+      await responder.send({
+        text: 'Only server admins (and the roles the owner allows) can schedule prompts in a channel. /remind works for everyone.',
+        isPrivate: true,
+      });
+      return;
+    }
+    const timeZone = input.tz ?? scheduling.timeZone;
+    const zoneProblem = timeZoneProblem(timeZone);
+    if (zoneProblem !== undefined) {
+      await responder.send({ text: `⚠ ${zoneProblem}`, isPrivate: true });
+      return;
+    }
+    const when = parseWhen({ text: input.text, timeZone, nowMs: services.now().getTime() });
+    if (!when.isValid) {
+      await responder.send({ text: `⚠ ${when.problem}.`, isPrivate: true });
+      return;
+    }
+    if (when.rest === '') {
+      await responder.send({ text: `⚠ Say what to run after the time (${when.whenText}).`, isPrivate: true });
+      return;
+    }
+    const command = commandOfText(when.rest);
+    if (
+      command !== undefined &&
+      (findCommand(command.name) === undefined || unschedulable.has(command.name))
+    ) {
+      await responder.send({ text: `⚠ /${command.name} cannot be scheduled.`, isPrivate: true });
+      return;
+    }
+    const created = await scheduling.scheduler.create({
+      kind: 'place',
+      conversationKey,
+      owner: user,
+      what: when.rest,
+      whenText: when.whenText,
+      timing: when.timing,
+      timeZone,
+    });
+    if ('problem' in created) {
+      await responder.send({ text: `⚠ Not scheduled: ${created.problem}.`, isPrivate: true });
+      return;
+    }
+    const { record } = created;
+    await responder.send({
+      text: `🕘 Scheduled “${record.what}” here, ${record.whenText}${record.nextRunAtMs === undefined ? '' : `; first run ${describeInstant(record.nextRunAtMs, timeZone)}`}. Each run is paid from ${user.name}’s budget.`,
+      actions: scheduleActions(record),
+    });
+  },
+});

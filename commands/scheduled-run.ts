@@ -1,0 +1,215 @@
+import type { Actor } from '../src/access/actor.ts';
+import { placeOfConversation } from '../src/conversation/turn.ts';
+import { estimatePromptTokens } from '../src/gateway/token-estimate.ts';
+import type { ScheduleRecord } from '../src/scheduling/schedule-record.ts';
+import { describeInstant, nextRunAfter } from '../src/scheduling/schedule-timing.ts';
+import type { RunOutcome, ScheduleRunner } from '../src/scheduling/scheduler.ts';
+import { findCommand } from './all-commands.ts';
+import { replyWithActions } from './chat-reply.ts';
+import type { CommandResponder, CommandServices } from './define-command.ts';
+import { parseCommandText } from './parse-command-text.ts';
+import { runCommand } from './run-command.ts';
+import type { ScheduledPlacesRegistry } from './scheduled-places.ts';
+
+/** The longest a run's budget check holds its estimate: it is released before the run's own hold. */
+const checkHoldMs = 60_000;
+
+/** The Actor of a schedule's owner, from what was kept when they made it. */
+export function actorOfSchedule(record: ScheduleRecord): Actor {
+  return { ...record.owner, roleIds: [...record.owner.roleIds] };
+}
+
+/** A command to run (`/summarize --messages 200`), or undefined for a prompt. */
+export function commandOfText(text: string): { name: string; rest: string } | undefined {
+  const match = /^\/([a-z][\w-]*)\s*([\s\S]*)$/i.exec(text.trim());
+  return match?.[1] === undefined ? undefined : { name: match[1].toLowerCase(), rest: match[2] ?? '' };
+}
+
+/**
+ * Does each run of a schedule as an entry point of its own: the owner's Actor is built from the
+ * record, `authorize` decides as for a message, and `spending.admit` holds the run's worst case on
+ * the owner's budgets before anything is sent (then gives the hold up to the run's own, which the
+ * engine or command takes the same way). A budget that cannot pay is said in the place and pauses
+ * the schedule; access refused pauses it too; a failed run says so and is tried again.
+ */
+export function createScheduledRunner({
+  services,
+  places,
+  replyMaxTokens,
+}: {
+  services: CommandServices;
+  places: ScheduledPlacesRegistry;
+  replyMaxTokens: number;
+}): ScheduleRunner {
+  const logger = services.logger.child({ component: 'scheduled-runs' });
+
+  const reach = async (
+    record: ScheduleRecord,
+  ): Promise<{ conversationKey: string; responder: CommandResponder } | { problem: string }> => {
+    const platform = placeOfConversation(record.conversationKey).platform;
+    const found = places.of(platform);
+    if (found === undefined) return { problem: `${platform} is not running in this process` };
+    const target =
+      record.kind === 'reminder'
+        ? await found.directMessageWith(record.owner.id, record.conversationKey)
+        : await found
+            .responderIn(record.conversationKey)
+            .then((responder) =>
+              responder === undefined ? undefined : { conversationKey: record.conversationKey, responder },
+            );
+    return target ?? { problem: 'the place could not be reached' };
+  };
+
+  const say = (responder: CommandResponder, text: string) =>
+    responder.surface.post(text).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not post a scheduling note');
+    });
+
+  return {
+    async run({ record, dueAtMs, attempt, isLastAttempt }): Promise<RunOutcome> {
+      const target = await reach(record);
+      if ('problem' in target) {
+        logger.warn(
+          { scheduleId: record.id, problem: target.problem },
+          'a scheduled run could not reach its place',
+        );
+        return { status: 'failed', reason: target.problem };
+      }
+      const { conversationKey, responder } = target;
+      const actor = actorOfSchedule(record);
+      const command = record.kind === 'place' ? commandOfText(record.what) : undefined;
+      const verdict = await services.access.authorize({
+        actor,
+        conversationKey,
+        capability: {
+          kind: 'command',
+          name: record.kind === 'reminder' ? 'remind' : (command?.name ?? 'chat'),
+        },
+      });
+      if (!verdict.isAllowed) {
+        await say(responder, `⏸ Paused the schedule “${record.what}”: ${verdict.text}`);
+        return { status: 'refused', reason: verdict.text };
+      }
+      if (record.kind === 'reminder') {
+        await responder.surface.post(`⏰ Reminder: ${record.what}`);
+        return { status: 'ran' };
+      }
+      const admission = await services.spending.admit({
+        userId: actor.id,
+        roleIds: actor.roleIds,
+        conversationKey,
+        model: services.models.chat,
+        work: {
+          kind: 'tokens',
+          promptTokens: estimatePromptTokens({ messages: [{ role: 'user', content: record.what }] }),
+          maxCompletionTokens: replyMaxTokens,
+        },
+        mayFallBack: true,
+        maxDurationMs: checkHoldMs,
+      });
+      if (!admission.isAdmitted) {
+        if (admission.reason === 'budget') {
+          await say(
+            responder,
+            `⏸ Paused the schedule “${record.what}” of ${record.owner.name}: ${admission.message} Resume it with /schedules.`,
+          );
+          return { status: 'unpaid', reason: admission.message };
+        }
+        await say(responder, `⚠ The scheduled “${record.what}” could not run now: ${admission.message}`);
+        return { status: 'failed', reason: admission.message };
+      }
+      // The run takes its own hold as it sends (engine, command): this one only proved it can be paid.
+      await admission.hold.settle();
+      await say(responder, `🕘 ${record.what} — scheduled by ${record.owner.name} (${record.whenText})`);
+      const failed = command
+        ? await runScheduledCommand({ services, record, command, conversationKey, actor, responder, places })
+        : await replyWithActions({
+            services,
+            surface: responder.surface,
+            isAnswerOwed: true,
+            turn: {
+              conversationKey,
+              author: { id: actor.id, name: actor.name },
+              actor,
+              text: record.what,
+              images: [],
+            },
+          }).then((outcome) => (outcome.status === 'failed' ? 'the model did not answer' : undefined));
+      if (failed === undefined) return { status: 'ran' };
+      if (!isLastAttempt)
+        await say(responder, `↻ I will try “${record.what}” again shortly (try ${attempt + 1}).`);
+      else
+        await say(
+          responder,
+          `⚠ “${record.what}” failed ${attempt} times; I gave up on the run due ${describeInstant(dueAtMs, record.timeZone)}.`,
+        );
+      return { status: 'failed', reason: failed };
+    },
+    async tellSkipped({ record, dueAtMs, reason }) {
+      const target = await reach(record);
+      if ('problem' in target) return;
+      const next = nextRunAfter({
+        timing: record.timing,
+        timeZone: record.timeZone,
+        afterMs: services.now().getTime(),
+      });
+      const what =
+        record.kind === 'reminder' ? `the reminder “${record.what}”` : `the scheduled “${record.what}”`;
+      await say(
+        target.responder,
+        `⏭ Skipped ${what} due ${describeInstant(dueAtMs, record.timeZone)}: ${reason}.${next === undefined ? '' : ` Next: ${describeInstant(next, record.timeZone)}.`}`,
+      );
+    },
+  };
+}
+
+async function runScheduledCommand({
+  services,
+  record,
+  command: { name, rest },
+  conversationKey,
+  actor,
+  responder,
+  places,
+}: {
+  services: CommandServices;
+  record: ScheduleRecord;
+  command: { name: string; rest: string };
+  conversationKey: string;
+  actor: Actor;
+  responder: CommandResponder;
+  places: ScheduledPlacesRegistry;
+}): Promise<string | undefined> {
+  const command = findCommand(name);
+  if (command === undefined) return `there is no command /${name}`;
+  const platform = places.of(placeOfConversation(record.conversationKey).platform);
+  const status = await runCommand({
+    command,
+    rawOptions: parseCommandText(command.options, rest),
+    conversationKey,
+    user: actor,
+    responder,
+    services,
+    readRecentMessages: (limit) =>
+      platform?.readRecentMessages(conversationKey, limit) ?? Promise.resolve([]),
+  });
+  return status === 'failed' ? `/${name} failed` : undefined;
+}
+
+/**
+ * Starts running schedules once the platforms are connected (their places registered); missed runs
+ * come due at once. Does nothing where the process runs no scheduler.
+ */
+export async function startScheduledRuns({
+  services,
+  replyMaxTokens,
+}: {
+  services: CommandServices;
+  replyMaxTokens: number;
+}): Promise<void> {
+  const scheduling = services.scheduling;
+  if (scheduling === undefined) return;
+  await scheduling.scheduler.start(
+    createScheduledRunner({ services, places: scheduling.places, replyMaxTokens }),
+  );
+}
