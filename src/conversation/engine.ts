@@ -274,14 +274,7 @@ async function tellLockUnavailable({
     onError: (writeError) => logger.warn({ err: writeError }, 'could not say so either'),
   });
   const delivered = await writer.fail({ reason: storeUnavailableMessage });
-  return {
-    status: 'failed',
-    delivered,
-    model: dependencies.defaults.chatModel,
-    finishReason: undefined,
-    usage: undefined,
-    error: undefined,
-  };
+  return failedOutcome({ delivered, model: dependencies.defaults.chatModel });
 }
 
 /** The lock, counting this process's tasks so that shutdown can wait for the last one. */
@@ -359,14 +352,7 @@ async function answerJournaled(
       reason: storeUnavailableMessage,
       actions: await endingActions({ request, logger, ending: emptyEnding }),
     });
-    return {
-      status: 'failed',
-      delivered,
-      model: dependencies.defaults.chatModel,
-      finishReason: undefined,
-      usage: undefined,
-      error: undefined,
-    };
+    return failedOutcome({ delivered, model: dependencies.defaults.chatModel });
   }
   const { model, fit, notices } = prepared;
   const refusalActions = () =>
@@ -537,6 +523,11 @@ async function endingActions({
   }
 }
 
+/** A reply that never reached the model: nothing was streamed, used or recorded. */
+function failedOutcome({ delivered, model }: { delivered: DeliveredReply; model: string }): ReplyOutcome {
+  return { status: 'failed', delivered, model, finishReason: undefined, usage: undefined, error: undefined };
+}
+
 /** A turn answered with a reason instead of a reply, before anything reached the gateway. */
 async function refuseTurn({
   writer,
@@ -550,7 +541,7 @@ async function refuseTurn({
   actions: readonly Action[];
 }): Promise<ReplyOutcome> {
   const delivered = await writer.fail({ reason, actions });
-  return { status: 'failed', delivered, model, finishReason: undefined, usage: undefined, error: undefined };
+  return failedOutcome({ delivered, model });
 }
 
 async function prepareTurn(
