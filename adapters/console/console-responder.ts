@@ -19,7 +19,7 @@ export function createConsoleResponder({
   isInteractive: boolean;
   onActions: (actions: readonly Action[]) => void;
 }): CommandResponder & { surface: ConsoleSurface } {
-  const surface = createConsoleSurface({ write, outputDirectory, onActions });
+  const surface = createConsoleSurface({ write, outputDirectory, onActions, isInteractive });
   let isProgressShown = false;
   const endProgress = () => {
     if (isProgressShown) write(isInteractive ? '\r\x1b[K' : '');

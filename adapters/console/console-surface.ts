@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Action } from '../../src/delivery/card.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
+import type { ToolStep } from '../../src/gateway/chat-types.ts';
 
 /** The terminal as a Surface, plus `flush()` to print what was held back once the reply is over. */
 export interface ConsoleSurface extends Surface {
@@ -22,11 +23,14 @@ export function createConsoleSurface({
   write,
   outputDirectory,
   onActions,
+  isInteractive = false,
 }: {
   write: (text: string) => void;
   outputDirectory: string;
   /** Buttons a terminal cannot draw: the adapter lists them after the answer for /press. */
   onActions?: (actions: readonly Action[]) => void;
+  /** A person watches a terminal: tool steps are dimmed there, and plain when the output is piped. */
+  isInteractive?: boolean;
 }): ConsoleSurface {
   let messageCount = 0;
   let current: { id: string; printed: string; latest: string } | undefined;
@@ -73,6 +77,14 @@ export function createConsoleSurface({
       });
       return message;
     },
+    // Each step on a line of its own, dimmed, where the reply has got to.
+    async showToolStep(step) {
+      const line = stepLineOf(step);
+      const atLineStart = current === undefined || current.printed === '' || current.printed.endsWith('\n');
+      write(`${atLineStart ? '' : '\n'}${isInteractive ? `\x1b[2m${line}\x1b[22m` : line}\n`);
+      // A message printed so far simply continues below the step: what it prints next is what is new.
+      return 'shown';
+    },
     // The terminal is one person's: a private notice is simply another line.
     async postPrivately(text: string) {
       messageCount += 1;
@@ -104,5 +116,22 @@ async function writeNewFile(directory: string, file: OutgoingFile): Promise<stri
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
+  }
+}
+
+/** "· 🔎 searching: tides Brest", "✓ 🔎 searching: tides Brest", "✗ ⚙ write: denied by Ada". */
+function stepLineOf(step: ToolStep): string {
+  const detail = step.detail === undefined ? '' : `: ${step.detail}`;
+  switch (step.status) {
+    case 'waiting':
+      return `⏳ ${step.title}${detail}`;
+    case 'running':
+      return `· ${step.title}`;
+    case 'complete':
+      return `✓ ${step.title}`;
+    case 'error':
+      return `✗ ${step.title}${detail}`;
+    case 'not-run':
+      return `⊘ ${step.title}${detail}`;
   }
 }

@@ -4,6 +4,10 @@ import { neutraliseMentions, withoutUnclosedTail } from './mention-guard.ts';
 import { renderActionsBlock } from './render-blocks.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
+import type { PlanUpdateChunk, TaskUpdateChunk } from './task-cards.ts';
+
+/** What a stream carries besides its Markdown: tool steps as task cards and the plan's title. */
+export type TaskChunk = TaskUpdateChunk | PlanUpdateChunk;
 
 /** A message written with Slack's native streaming (`chat.startStream` … `chat.stopStream`). */
 export interface NativeStream {
@@ -41,13 +45,20 @@ function finalForm(text: string): string {
   return neutraliseMentions(preformatTables(text));
 }
 
-/** Starts a stream in the place's thread with the first text; its {@link streamableHead} must not be empty. */
+/**
+ * Starts a stream in the place's thread with the first text (its {@link streamableHead} must not be
+ * empty), or with no text and the first task cards, shown as `taskDisplayMode` says.
+ */
 export async function startNativeStream({
   place,
   text,
+  chunks = [],
+  taskDisplayMode,
 }: {
   place: ReplyPlace & { threadTs: string; recipientUserId: string };
   text: string;
+  chunks?: readonly TaskChunk[];
+  taskDisplayMode?: 'timeline' | 'plan';
 }): Promise<NativeStream> {
   const head = streamableHead(text);
   const response = await place.client.chat.startStream({
@@ -55,7 +66,9 @@ export async function startNativeStream({
     thread_ts: place.threadTs,
     recipient_team_id: place.teamId,
     recipient_user_id: place.recipientUserId,
-    markdown_text: head,
+    ...(head === '' && chunks.length > 0 ? {} : { markdown_text: head }),
+    ...(chunks.length > 0 ? { chunks: [...chunks] } : {}),
+    ...(taskDisplayMode === undefined ? {} : { task_display_mode: taskDisplayMode }),
   });
   if (typeof response.ts !== 'string') throw new Error('chat.startStream answered without a ts');
   return { ts: response.ts, streamedText: head, isOpen: true };
@@ -85,8 +98,27 @@ export async function appendToNativeStream({
   return 'written';
 }
 
+/** Adds task cards (tool steps) to an open stream, where its text has got to. */
+export async function appendChunksToNativeStream({
+  place,
+  stream,
+  chunks,
+}: {
+  place: ReplyPlace;
+  stream: NativeStream;
+  chunks: readonly TaskChunk[];
+}): Promise<StreamWriteResult> {
+  if (!stream.isOpen) return 'closed';
+  try {
+    await place.client.chat.appendStream({ channel: place.channel, ts: stream.ts, chunks: [...chunks] });
+  } catch (error) {
+    return endedBySlack(stream, error);
+  }
+  return 'written';
+}
+
 /**
- * Ends the stream with the rest of `text` and the buttons under it. On `diverged` or `closed` the
+ * Ends the stream with the rest of `text` (and any last task chunks) and the buttons under it. On `diverged` or `closed` the
  * stream is ended (or was) without them, and the caller rewrites the message.
  */
 export async function stopNativeStream({
@@ -94,11 +126,13 @@ export async function stopNativeStream({
   stream,
   text,
   actions,
+  chunks = [],
 }: {
   place: ReplyPlace;
   stream: NativeStream;
   text: string;
   actions: readonly Action[];
+  chunks?: readonly TaskChunk[];
 }): Promise<StreamWriteResult> {
   if (!stream.isOpen) return 'closed';
   const final = finalForm(text);
@@ -110,6 +144,7 @@ export async function stopNativeStream({
       channel: place.channel,
       ts: stream.ts,
       ...(rest === '' ? {} : { markdown_text: rest }),
+      ...(chunks.length > 0 ? { chunks: [...chunks] } : {}),
       ...(actionsBlock ? { blocks: [actionsBlock] } : {}),
     });
   } catch (error) {

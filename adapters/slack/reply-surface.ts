@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { Action } from '../../src/delivery/card.ts';
 import type { CallPriority } from '../../src/delivery/outbound-queue.ts';
 import type { OutgoingFile, PostedMessage, Surface, SurfaceCall } from '../../src/delivery/surface.ts';
+import type { ToolStep } from '../../src/gateway/chat-types.ts';
 import { classifySlackFailure } from './classify-failure.ts';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
 import {
+  appendChunksToNativeStream,
   appendToNativeStream,
   type NativeStream,
   startNativeStream,
   stopNativeStream,
   streamableHead,
+  type TaskChunk,
 } from './native-stream.ts';
 import { postPrivateActions } from './private-actions.ts';
 import { renderFallbackText, renderReplyBlocks } from './render-blocks.ts';
@@ -18,6 +21,7 @@ import { slackErrorCodeOf } from './slack-errors.ts';
 import { editIntervals, methodBudgets, slackLimits } from './slack-limits.ts';
 import { methodGroup } from './slack-outbound.ts';
 import { mayStreamNatively, rememberStreamRefusal } from './stream-refusals.ts';
+import { planUpdateOf, taskUpdateOf, toolStepDisplayMode } from './task-cards.ts';
 import { showThinkingStatus } from './thread-status.ts';
 import { uploadFiles } from './upload-files.ts';
 
@@ -143,8 +147,12 @@ export function createReplySurface({
     if (!record.stream?.isOpen) return;
     for (const timer of record.timers.splice(0)) clearTimeout(timer);
     const stream = record.stream;
+    const chunks =
+      record.ts === steps.planTs && steps.ids.size > 1
+        ? [planUpdateOf({ steps: steps.ids.size, isOver: true })]
+        : [];
     const result = await spend(record, 'chat.stopStream', 'final-write', () =>
-      stopNativeStream({ place, stream, text: record.text, actions }),
+      stopNativeStream({ place, stream, text: record.text, actions, chunks }),
     );
     if (result !== 'written') return rewrite(record, actions, 'final-write');
     record.shownActions = actions;
@@ -167,6 +175,9 @@ export function createReplySurface({
     actions: readonly Action[],
     isWhole: boolean,
   ): Promise<PostedMessage | 'not-available'> => {
+    // A stream started for the reply's tool steps (see showToolStep) is its first message.
+    await stepQueue;
+    if (stepStream !== undefined) return continueStepStream(text, actions, isWhole);
     const { threadTs, recipientUserId } = place;
     if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively())
       return 'not-available';
@@ -199,6 +210,100 @@ export function createReplySurface({
     noteWriter('chat.appendStream');
     if (actions.length > 0) offerPrivateStop(record, actions);
     return addMessage(record);
+  };
+  // Tool steps as task cards. A stream started for them before the reply has text becomes its first
+  // message once delivery posts; until then it is not in `messages`, so a message posted meanwhile
+  // (an acting tool's Approve / Deny question) neither ends it nor takes its place.
+  const steps = { ids: new Set<string>(), planTs: undefined as string | undefined };
+  let stepStream: NativeStream | undefined;
+  // Steps arrive without waiting for Slack: each is shown after the one before.
+  let stepQueue: Promise<unknown> = Promise.resolve();
+  const showStep = async (step: ToolStep): Promise<'shown' | 'not-shown'> => {
+    const isNew = !steps.ids.has(step.id);
+    steps.ids.add(step.id);
+    const last = messages.at(-1);
+    const streamTs = stepStream?.ts ?? last?.stream?.ts;
+    // Multi-step work: the plan's title says how far it has got.
+    const chunks: TaskChunk[] = [
+      ...(isNew && steps.ids.size > 1 && streamTs !== undefined && streamTs === steps.planTs
+        ? [planUpdateOf({ steps: steps.ids.size, isOver: false })]
+        : []),
+      taskUpdateOf(step),
+    ];
+    if (stepStream !== undefined) {
+      const pending = stepStream;
+      const result = await outbound.schedule({
+        priority: 'edit',
+        target: target('chat.appendStream'),
+        run: () => appendChunksToNativeStream({ place, stream: pending, chunks }),
+      });
+      return result === 'written' ? 'shown' : 'not-shown';
+    }
+    // The reply already writes: its cards go where its text has got to, if it streams natively.
+    if (last !== undefined) {
+      const open = last.stream;
+      if (!open?.isOpen) return 'not-shown';
+      let result = 'closed';
+      await inOrder(last, async () => {
+        result = await spend(last, 'chat.appendStream', 'edit', () =>
+          appendChunksToNativeStream({ place, stream: open, chunks }),
+        );
+      });
+      return result === 'written' ? 'shown' : 'not-shown';
+    }
+    return startStepStream(chunks);
+  };
+  const startStepStream = async (chunks: readonly TaskChunk[]): Promise<'shown' | 'not-shown'> => {
+    const { threadTs, recipientUserId } = place;
+    if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively()) return 'not-shown';
+    let started: { result: NativeStream } | undefined;
+    try {
+      started = await outbound.tryNow({
+        target: target('chat.startStream'),
+        run: () =>
+          startNativeStream({
+            place: { ...place, threadTs, recipientUserId },
+            text: '',
+            chunks,
+            taskDisplayMode: toolStepDisplayMode,
+          }),
+      });
+    } catch (error) {
+      noteStreamRefusal(error);
+      return 'not-shown';
+    }
+    if (started === undefined) return 'not-shown';
+    stepStream = started.result;
+    steps.planTs = started.result.ts;
+    noteWriter('chat.appendStream');
+    return 'shown';
+  };
+  // Delivery posts the reply's first text: into the stream its steps started, as any stream's text.
+  const continueStepStream = async (
+    text: string,
+    actions: readonly Action[],
+    isWhole: boolean,
+  ): Promise<PostedMessage | 'not-available'> => {
+    const started = stepStream;
+    stepStream = undefined;
+    if (started === undefined || !started.isOpen) return 'not-available';
+    const record = newRecord({
+      ts: started.ts,
+      stream: started,
+      text: '',
+      shownActions: [],
+      streamActions: actions,
+    });
+    if (!isWhole && actions.length > 0) offerPrivateStop(record, actions);
+    const posted = addMessage(record);
+    if (isWhole) await edit(record, text, true, actions);
+    else {
+      // The message exists whatever this first write does: later edits carry what it missed.
+      await edit(record, text, false, undefined).catch((error: unknown) =>
+        context.logger.warn({ err: error, ts: record.ts }, 'slack reply: the first text of a stream failed'),
+      );
+    }
+    return posted;
   };
   // Whatever the refusal, the reply goes on with chat.postMessage + chat.update; it is remembered as
   // widely as Slack's error code means, so it costs one refused call, not one a reply.
@@ -368,6 +473,16 @@ export function createReplySurface({
     // What parley is doing before it answers (web search): Slack shows it as the thread status.
     async showStatus(text) {
       await showThinkingStatus(place, context, text);
+    },
+    // Native streaming shows each tool step as a task card; without it, delivery's one status line.
+    toolStepLines: 'latest',
+    showToolStep(step) {
+      const shown = stepQueue.then(() => showStep(step));
+      stepQueue = shown.catch(() => undefined);
+      return shown.catch((error: unknown) => {
+        context.logger.info({ err: error }, 'slack: could not show a tool step as a task card');
+        return 'not-shown' as const;
+      });
     },
   };
 }

@@ -6,6 +6,7 @@ import {
   type StreamingWriter,
 } from '../delivery/streaming-writer.ts';
 import type { Surface } from '../delivery/surface.ts';
+import { createToolProgress, type ToolProgress } from '../delivery/tool-progress.ts';
 import {
   buildDocumentContext,
   citationInstructions,
@@ -14,7 +15,7 @@ import {
 } from '../documents/document-context.ts';
 import type { ReadDocument } from '../documents/document-reader.ts';
 import { readTurnDocuments, type TurnReading } from '../documents/turn-documents.ts';
-import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from '../gateway/chat-types.ts';
+import type { ChatMessage, ChatRequest, FinishReason, TokenUsage, ToolStep } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
@@ -714,6 +715,7 @@ async function streamReply({
     surface: prepared.surface,
     indicators: dependencies.waiting ?? defaultWaitingIndicators,
   });
+  const progress = createToolProgress();
   try {
     const chat: ChatRequest = {
       model: prepared.model,
@@ -739,8 +741,15 @@ async function streamReply({
         text += event.text;
         writer.append(event.text);
       } else if (event.type === 'notice') prepared.notices.push(event.message);
-      else if (event.type === 'tool-step') prepared.surface.showToolStep?.(event.step).catch(() => undefined);
-      else if (event.type === 'status') {
+      else if (event.type === 'tool-step') {
+        // The steps say what happens now: no typing renewals, no "still waiting" line over them.
+        waiting.stop();
+        progress.update(event.step);
+        if (event.step.status === 'running' || event.step.status === 'waiting') {
+          prepared.surface.showStatus?.(event.step.title).catch(() => undefined);
+        }
+        showToolStep({ surface: prepared.surface, writer, progress, step: event.step });
+      } else if (event.type === 'status') {
         if (text === '') writer.showWaiting(`_${event.text}_`);
         prepared.surface.showStatus?.(event.text).catch(() => undefined);
       } else if (event.type === 'finish') {
@@ -758,6 +767,32 @@ async function streamReply({
     waiting.stop();
   }
   return { text, finishReason, usage, failure };
+}
+
+/**
+ * A tool step the way the surface shows it (Slack's task cards, the terminal's dimmed lines), or as
+ * lines above the reply's text where it does not: every step so far, so a step the surface could not
+ * show (a native stream refused midway) still appears.
+ */
+function showToolStep({
+  surface,
+  writer,
+  progress,
+  step,
+}: {
+  surface: Surface;
+  writer: StreamingWriter;
+  progress: ToolProgress;
+  step: ToolStep;
+}): void {
+  const showLines = () => writer.showProgress(progress.render(surface.toolStepLines ?? 'each'));
+  if (surface.showToolStep === undefined) {
+    showLines();
+    return;
+  }
+  surface.showToolStep(step).then((shown) => {
+    if (shown === 'not-shown') showLines();
+  }, showLines);
 }
 
 /**

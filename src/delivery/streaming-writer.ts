@@ -95,6 +95,13 @@ export interface StreamingWriter {
    */
   showWaiting(text: string): void;
   /**
+   * Shows `lines` (the reply's tool steps) above the text of the message being written, while the
+   * reply runs: alone before any text (in place of a waiting line), then above the answer. They are
+   * never part of a final text: `finish` and `fail` leave each message its exact piece. Empty
+   * removes them. At most half a message; the oldest lines give way first.
+   */
+  showProgress(lines: string): void;
+  /**
    * Delivers the exact final text, then any notes, and resolves once the platform has all of it.
    * Rejects with the platform's error when one of these final calls fails. Calling `finish` or
    * `fail` again returns the first call's promise; text appended after either is ignored.
@@ -135,6 +142,8 @@ interface WriterState {
   readonly finalWriteRetryWindowMs: number;
   /** Shown in the first message until model text arrives; see `showWaiting`. */
   waitingText: string | null;
+  /** Shown above the text of the message being written while the reply runs; see `showProgress`. */
+  progressLines: string | null;
   /** Final calls failing in a row: when the first failed and how many have. Null after a success. */
   finalFailures: { readonly firstAtMs: number; count: number } | null;
   /** Until when the first post waits for the reply to end (see `Surface.holdFirstPost`). */
@@ -180,6 +189,7 @@ export function createStreamingWriter({
     closing: null,
     finalWriteRetryWindowMs,
     waitingText: null,
+    progressLines: null,
     finalFailures: null,
     firstPostHeldUntilMs: null,
   };
@@ -194,6 +204,13 @@ export function createStreamingWriter({
     showWaiting(text) {
       if (state.closing !== null || state.slots.length > 0 || /\S/.test(state.text)) return;
       state.waitingText = text;
+      if (!state.isCallInFlight && state.timer === null) pump(state);
+    },
+    showProgress(lines) {
+      if (state.closing !== null) return;
+      const fitted = fitProgress(lines, Math.floor(state.surface.limits.maxMessageLength / 2));
+      if (fitted === (state.progressLines ?? '')) return;
+      state.progressLines = fitted === '' ? null : fitted;
       if (!state.isCallInFlight && state.timer === null) pump(state);
     },
     finish({ finishReason, notes = [], actions = [] } = {}) {
@@ -237,31 +254,61 @@ function pump(state: WriterState): void {
 function firstPostHoldEnd(state: WriterState, call: PlannedCall): number {
   const isFirstPost = call.kind === 'post' && state.slots.every((slot) => slot.message === null);
   if (!isFirstPost || state.closing !== null || call.slot.isSettled) return Number.NEGATIVE_INFINITY;
-  if (state.waitingText !== null && call.slot.desiredText === state.waitingText)
-    return Number.NEGATIVE_INFINITY;
+  const placeholder = state.progressLines ?? state.waitingText;
+  if (placeholder !== null && call.slot.desiredText === placeholder) return Number.NEGATIVE_INFINITY;
   state.firstPostHeldUntilMs ??= state.clock.now() + (state.surface.holdFirstPost?.() ?? 0);
   return state.firstPostHeldUntilMs;
 }
 
 /** Gives full messages their final piece and the open message the text that keeps growing. */
 function settleGrowingText(state: WriterState): void {
-  const { settledPieces, growingPiece } = splitGrowingText({
-    text: state.text,
-    maxLength: state.surface.limits.maxMessageLength,
-    startIndex: state.growingStart,
-  });
+  const { settledPieces, growingPiece } = splitGrowing(state);
   for (const piece of settledPieces) {
     const slot = openSlot(state.slots);
     slot.desiredText = piece.text;
     slot.isSettled = true;
     state.growingStart = piece.sourceEnd;
   }
-  // The waiting line stays until there is visible text to put in its place.
-  if (growingPiece !== null && (state.waitingText === null || /\S/.test(growingPiece.text))) {
-    openSlot(state.slots).desiredText = growingPiece.text;
-  } else if (state.waitingText !== null && state.slots.length === 0) {
-    openSlot(state.slots).desiredText = state.waitingText;
+  // The waiting line (or the step lines) stays until there is visible text to put in its place.
+  const placeholder = state.progressLines ?? state.waitingText;
+  if (growingPiece !== null && (placeholder === null || /\S/.test(growingPiece.text))) {
+    openSlot(state.slots).desiredText = withProgress(state, growingPiece.text);
+  } else if (placeholder !== null && state.slots.at(-1)?.isSettled !== true) {
+    // Not in a message of its own after a full one: the lines wait for the text that follows.
+    openSlot(state.slots).desiredText = placeholder;
   }
+}
+
+/** The text still growing, split with room left above it for the step lines. */
+function splitGrowing(state: WriterState): ReturnType<typeof splitGrowingText> {
+  const { maxMessageLength } = state.surface.limits;
+  const room = state.progressLines === null ? 0 : state.progressLines.length + progressGap.length;
+  return splitGrowingText({
+    text: state.text,
+    maxLength: Math.max(minimumMaxLength, maxMessageLength - room),
+    startIndex: state.growingStart,
+  });
+}
+
+const progressGap = '\n\n';
+
+function withProgress(state: WriterState, text: string): string {
+  return state.progressLines === null || !/\S/.test(text)
+    ? text
+    : `${state.progressLines}${progressGap}${text}`;
+}
+
+/** The last lines of `lines` that fit in `maxLength` characters (a single line is cut). */
+function fitProgress(lines: string, maxLength: number): string {
+  if (lines.length <= maxLength) return lines;
+  const kept: string[] = [];
+  let length = 0;
+  for (const line of lines.split('\n').reverse()) {
+    if (length + line.length + 1 > maxLength) break;
+    kept.unshift(line);
+    length += line.length + 1;
+  }
+  return kept.length > 0 ? kept.join('\n') : `${lines.slice(0, maxLength - 1)}…`;
 }
 
 /** Gives every remaining message its exact final text, notes included. */
@@ -380,12 +427,14 @@ async function callSurface(
  */
 function currentTextOf(state: WriterState, slot: MessageSlot): string | undefined {
   if (slot.isSettled || state.closing !== null) return slot.desiredText;
-  const { settledPieces, growingPiece } = splitGrowingText({
-    text: state.text,
-    maxLength: state.surface.limits.maxMessageLength,
-    startIndex: state.growingStart,
-  });
-  return settledPieces[0]?.text ?? growingPiece?.text;
+  const { settledPieces, growingPiece } = splitGrowing(state);
+  if (settledPieces[0] !== undefined) return settledPieces[0].text;
+  if (growingPiece === null) return undefined;
+  const placeholder = state.progressLines ?? state.waitingText;
+  // Whitespace alone does not take the place of a waiting line.
+  return placeholder !== null && !/\S/.test(growingPiece.text)
+    ? placeholder
+    : withProgress(state, growingPiece.text);
 }
 
 /**

@@ -48,12 +48,19 @@ export interface Surface {
    * Shows what the bot is doing before the reply's text ("🔎 searching: …") where the platform has a
    * status of its own (Slack's thread status); the reply's first message shows it everywhere.
    */
-  /**
-   * Shows a tool call of the reply natively (Slack: a task card in the native stream), as it starts
-   * and ends. Absent: the reply's status line says what runs, and its notes how many tools it used.
-   */
-  showToolStep?(step: ToolStep): Promise<void>;
   showStatus?(text: string): Promise<void>;
+  /**
+   * Shows a tool call of the reply the platform's own way (Slack: a task card in the native stream;
+   * the terminal: a dimmed line), as it waits, starts and ends, and answers whether it did. Where it
+   * answers `not-shown`, or is absent, delivery shows the steps as lines above the reply's text
+   * while it runs (see `toolStepLines`); at the end the reply's notes say how many tools it used.
+   */
+  showToolStep?(step: ToolStep): Promise<'shown' | 'not-shown'>;
+  /**
+   * How delivery shows steps the surface does not show itself: a line for each (default), or only
+   * the latest, compact, where every edit is dear (Slack's chat.update).
+   */
+  readonly toolStepLines?: 'each' | 'latest';
   /**
    * Replaces the buttons under a message this surface posted; an empty list removes them. Its
    * presence says the place shows buttons at all: a reply offers Stop and Regenerate only then.

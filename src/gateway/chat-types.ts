@@ -86,9 +86,10 @@ export interface ToolStep {
   readonly id: string;
   /** "🔎 searching: tides Brest". */
   readonly title: string;
-  readonly status: 'running' | 'complete' | 'error' | 'not-run';
-  /** Why it ended as it did, when that is worth saying ("denied by Ada", "timed out after 30 s"). */
+  /** `waiting`: an acting tool's call waits for the asker's yes; `not-run`: it never ran (denied, unanswered). */
+  readonly status: 'waiting' | 'running' | 'complete' | 'error' | 'not-run';
+  /** Why it is or ended as it is, when that is worth saying ("denied by Ada", "timed out after 30 s"). */
   readonly detail?: string;
-  /** Links it found, for Slack's task card `sources`. */
+  /** Links it found (a web search's results, a page read), for Slack's task card `sources`. */
   readonly sources?: readonly { readonly title: string; readonly url: string }[];
 }

@@ -59,7 +59,20 @@ export function createSearchTools({
     async run({ arguments: toolArguments, context }) {
       const query = typeof toolArguments.query === 'string' ? toolArguments.query.trim() : '';
       if (query === '') return { text: 'web_search takes {"query": "…"}.', isError: true };
-      return { text: await searchAndNumber({ query, provider, ...context }) };
+      // The results this search found, for its step (a link found before keeps its first number).
+      const found: { title: string; url: string }[] = [];
+      const recording: Sources = {
+        add(page) {
+          const source = context.sources.add(page);
+          found.push({ title: source.title, url: source.url });
+          return source;
+        },
+        get all() {
+          return context.sources.all;
+        },
+      };
+      const text = await searchAndNumber({ query, provider, ...context, sources: recording });
+      return { text, sources: found };
     },
   };
   const readUrl: Tool = {
@@ -81,7 +94,10 @@ export function createSearchTools({
       const page = await readPage({ url: toolArguments.url, signal: context.signal });
       if ('problem' in page) return { text: `Could not read the page: ${page.problem}`, isError: true };
       const source = context.sources.add({ title: page.title, url: toolArguments.url });
-      return { text: `[${source.number}] ${page.title}\n${toolArguments.url}\n\n${page.text}` };
+      return {
+        text: `[${source.number}] ${page.title}\n${toolArguments.url}\n\n${page.text}`,
+        sources: [{ title: page.title, url: toolArguments.url }],
+      };
     },
   };
   return [webSearch, readUrl];

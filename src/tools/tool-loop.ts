@@ -49,7 +49,7 @@ export interface ToolLoopRequest {
  * the caps, with the asker's yes for acting tools, each within its deadline and size cap) and
  * stream the next round with their results, until the model answers or the rounds run out. Yields
  * the gateway's events (all but the last `finish`) plus a `tool-step` at the start and end of every
- * call.
+ * call (and, for an acting tool, while it waits for the asker's yes).
  */
 export async function* streamWithTools(
   request: ToolLoopRequest,
@@ -134,12 +134,22 @@ async function* runOneCall({
     request.logger.info({ tool: tool.name, limits }, 'a tool call past the limits was not run');
     return refusal;
   }
-  const step = (status: ToolStep['status'], detail?: string): ChatStreamEvent => ({
+  const step = (
+    status: ToolStep['status'],
+    detail?: string,
+    sources?: ToolOutput['sources'],
+  ): ChatStreamEvent => ({
     type: 'tool-step',
-    step: { id: call.id, title, status, ...(detail === undefined ? {} : { detail }) },
+    step: {
+      id: call.id,
+      title,
+      status,
+      ...(detail === undefined ? {} : { detail }),
+      ...(sources === undefined || sources.length === 0 ? {} : { sources }),
+    },
   });
-  yield { type: 'status', text: title };
   if (isActingTool(tool)) {
+    if (request.askApproval) yield step('waiting', 'waiting for approval');
     const answer = request.askApproval
       ? await request.askApproval({ tool, toolArguments: parsed, signal: request.context.signal })
       : { decision: 'unanswered' as const, detail: 'nobody can be asked to approve it here' };
@@ -170,7 +180,11 @@ async function* runOneCall({
     },
     'tool call',
   );
-  yield step(output.isError ? 'error' : 'complete', output.isError ? firstLine(output.text) : undefined);
+  yield step(
+    output.isError ? 'error' : 'complete',
+    output.isError ? firstLine(output.text) : undefined,
+    output.sources,
+  );
   return wrapToolOutput({ tool, output });
 }
 

@@ -33,6 +33,8 @@ export interface ToolOutput {
   readonly text: string;
   /** The call failed in a way the model should hear about (and the progress line show). */
   readonly isError?: boolean;
+  /** The links it found or read, for people to see on its step (Slack's task card `sources`). */
+  readonly sources?: readonly { readonly title: string; readonly url: string }[];
 }
 
 /**

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tool } from '../../src/tools/tool.ts';
 import type { FakeMessage } from '../fakes/discord/index.ts';
 import { makeDiscordAdmin, runDiscordConfig } from '../support/discord-admin.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
-import { type DiscordEntryPoint, discordEntryPoints } from './entry-points.ts';
+import { type DiscordEntryPoint, discordEntryPoints, type ToolRule, toolRules } from './entry-points.ts';
 
 /**
  * Every Discord entry point against every kind of person who must be refused (issue 21): each cell
@@ -301,3 +302,131 @@ async function replyWithButtons({
     { timeoutMs: 10_000 },
   );
 }
+
+/** A tool of the matrix's own that records each run: the proof it never ran past a rule. */
+function probeTool(runs: unknown[], overrides: Partial<Tool> = {}): Tool {
+  return {
+    name: 'test_probe',
+    title: 'Probe',
+    description: 'A probe for the access matrix.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { isReadOnly: true, isDestructive: false, isOpenWorld: false },
+    source: 'test',
+    priceNanos: 0,
+    deadlineMs: 5_000,
+    maxResultCharacters: 40_000,
+    describeCall: () => '⚙ probing',
+    async run({ arguments: toolArguments }) {
+      runs.push(toolArguments);
+      // About ten thousand tokens: the next round's prompt grows by them.
+      return { text: 'x'.repeat(40_000) };
+    },
+    ...overrides,
+  };
+}
+
+const acting = { isReadOnly: false, isDestructive: true, isOpenWorld: false };
+
+interface ToolRow {
+  readonly environment?: Record<string, string>;
+  readonly tool: (runs: unknown[]) => Tool;
+  /** /config settings the admin makes first, given the role nobody in the row has. */
+  readonly configure?: (otherRoleId: string) => Record<string, string>[];
+  /** What the gateway is scripted to answer, round by round. */
+  readonly script: readonly Parameters<DiscordUnderTest['gateway']['enqueue']>[0][];
+  /** Denies the acting tool's question when it appears. */
+  readonly denies?: boolean;
+  /** How the reply ends, and what the gateway and the tool saw by then. */
+  readonly expected: RegExp;
+  readonly requests: number;
+  readonly offersTools: readonly boolean[];
+  readonly runs: number;
+}
+
+const toolRows: Record<ToolRule, ToolRow> = {
+  'tool-off-in-channel': {
+    tool: (runs) => probeTool(runs),
+    configure: () => [{ setting: 'TOOLS', value: 'none' }],
+    script: [{ text: 'No tools here.' }],
+    expected: /^No tools here\./,
+    requests: 1,
+    offersTools: [false],
+    runs: 0,
+  },
+  'role-without-the-tool': {
+    tool: (runs) => probeTool(runs),
+    configure: (otherRoleId) => [{ setting: 'TOOL_ROLE_IDS', value: `test_probe=${otherRoleId}` }],
+    script: [{ text: 'Not for you.' }],
+    expected: /^Not for you\./,
+    requests: 1,
+    offersTools: [false],
+    runs: 0,
+  },
+  'budget-for-no-further-round': {
+    // Enough for the first round; the second, with the probe's ten thousand tokens, is not sent.
+    environment: { BUDGET_USER_DAILY: '0.005' },
+    tool: (runs) => probeTool(runs),
+    script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'Never sent.' }],
+    expected: /Not sent: your daily budget has 0\.00\d+ of 0\.005 left/,
+    requests: 1,
+    offersTools: [true],
+    runs: 1,
+  },
+  'acting-tool-denied': {
+    tool: (runs) => probeTool(runs, { annotations: acting }),
+    script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'I did not probe.' }],
+    denies: true,
+    expected: /^I did not probe\./,
+    requests: 2,
+    offersTools: [true, true],
+    runs: 0,
+  },
+  'acting-tool-unanswered': {
+    environment: { TOOL_APPROVAL_TIMEOUT_S: '5' },
+    tool: (runs) => probeTool(runs, { annotations: acting }),
+    script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'Nobody said yes.' }],
+    expected: /^Nobody said yes\./,
+    requests: 2,
+    offersTools: [true, true],
+    runs: 0,
+  },
+};
+
+describe.each(toolRules)('Discord tools: %s', (rule) => {
+  const row = toolRows[rule];
+  let under: DiscordUnderTest;
+  afterAll(() => under.close());
+
+  it('makes no gateway request beyond what the rule allows and never runs the tool past it', async () => {
+    under = await startDiscordUnderTest({ CHAT_MODEL: 'tools-model', ...row.environment });
+    const runs: unknown[] = [];
+    under.app.toolbox.replace('test', [row.tool(runs)]);
+    const admin = makeDiscordAdmin(under);
+    const mallory = under.discord.createUser({ username: 'mallory' });
+    const otherRoleId = under.discord.createRole({ name: 'probers' });
+    await pause(150);
+    for (const options of row.configure?.(otherRoleId) ?? []) {
+      const confirmation = await runDiscordConfig(under, { admin, options });
+      expect(confirmation.content).toMatch(/✅/);
+    }
+    for (const behaviour of row.script) under.gateway.enqueue(behaviour);
+    const channelId = under.generalChannelId;
+    under.discord.sendUserMessage({ channelId, author: mallory.id, content: 'probe it', mentionsBot: true });
+    if (row.denies) {
+      const question = await under.discord.waitFor(() =>
+        under.botMessages(channelId).find((message) => message.content.includes('wants to')),
+      );
+      const deny = /"custom_id":"([^"]*tool\.deny[^"]*)"/.exec(JSON.stringify(question.components))?.[1];
+      under.discord.clickButton({ messageId: question.id, customId: deny ?? '', user: mallory.id });
+    }
+    await under.discord.waitFor(
+      () => under.botMessages(channelId).find((message) => row.expected.test(message.content)),
+      { timeoutMs: 15_000 },
+    );
+    await pause(200);
+    const bodies = under.gateway.requests.map((request) => request.body as { tools?: unknown[] });
+    expect(bodies.map((body) => body.tools !== undefined)).toEqual(row.offersTools);
+    expect(bodies).toHaveLength(row.requests);
+    expect(runs).toHaveLength(row.runs);
+  }, 30_000);
+});

@@ -34,3 +34,18 @@ export type SlackEntryPoint = (typeof slackEntryPoints)[number];
 /** The terminal: its owner at the keyboard, so only budgets can refuse. */
 export const terminalEntryPoints = ['line', 'command:imagine', 'command:extract'] as const;
 export type TerminalEntryPoint = (typeof terminalEntryPoints)[number];
+
+/**
+ * The rules a tool call meets (issue 25), tried on Discord and Slack: a tool off in the channel, a
+ * role without the tool, a budget that cannot pay for another round, an acting tool denied or left
+ * unanswered. Each makes no gateway request beyond what its rule allows and never runs the tool
+ * past it.
+ */
+export const toolRules = [
+  'tool-off-in-channel',
+  'role-without-the-tool',
+  'budget-for-no-further-round',
+  'acting-tool-denied',
+  'acting-tool-unanswered',
+] as const;
+export type ToolRule = (typeof toolRules)[number];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tool } from '../../src/tools/tool.ts';
 import {
   appMention,
   buttonClick,
@@ -9,7 +10,7 @@ import {
 } from '../fakes/slack/index.ts';
 import { buttonsOf, finishedReplies } from '../slack/reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from '../slack/slack-under-test.ts';
-import { type SlackEntryPoint, slackEntryPoints } from './entry-points.ts';
+import { type SlackEntryPoint, slackEntryPoints, type ToolRule, toolRules } from './entry-points.ts';
 
 /**
  * Every Slack entry point against every kind of person who must be refused (issue 21), through the
@@ -199,3 +200,137 @@ async function trigger(
     }
   }
 }
+
+/** A tool of the matrix's own that records each run: the proof it never ran past a rule. */
+function probeTool(runs: unknown[], overrides: Partial<Tool> = {}): Tool {
+  return {
+    name: 'test_probe',
+    title: 'Probe',
+    description: 'A probe for the access matrix.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { isReadOnly: true, isDestructive: false, isOpenWorld: false },
+    source: 'test',
+    priceNanos: 0,
+    deadlineMs: 5_000,
+    maxResultCharacters: 40_000,
+    describeCall: () => '⚙ probing',
+    async run({ arguments: toolArguments }) {
+      runs.push(toolArguments);
+      // About ten thousand tokens: the next round's prompt grows by them.
+      return { text: 'x'.repeat(40_000) };
+    },
+    ...overrides,
+  };
+}
+
+const acting = { isReadOnly: false, isDestructive: true, isOpenWorld: false };
+
+interface ToolRow {
+  readonly environment: Record<string, string>;
+  readonly tool: (runs: unknown[]) => Tool;
+  /** What the gateway is scripted to answer, round by round. */
+  readonly script: readonly Parameters<SlackUnderTest['gateway']['enqueue']>[0][];
+  /** Denies the acting tool's question when it appears. */
+  readonly denies?: boolean;
+  /** How the reply ends, and what the gateway and the tool saw by then. */
+  readonly expected: RegExp;
+  readonly offersTools: readonly boolean[];
+  readonly runs: number;
+}
+
+const toolRows: Record<ToolRule, ToolRow> = {
+  'tool-off-in-channel': {
+    environment: { TOOLS: 'none' },
+    tool: (runs) => probeTool(runs),
+    script: [{ text: 'No tools here.' }],
+    expected: /No tools here\./,
+    offersTools: [false],
+    runs: 0,
+  },
+  'role-without-the-tool': {
+    environment: { TOOL_ROLE_IDS: 'test_probe=S0OTHERS01' },
+    tool: (runs) => probeTool(runs),
+    script: [{ text: 'Not for you.' }],
+    expected: /Not for you\./,
+    offersTools: [false],
+    runs: 0,
+  },
+  'budget-for-no-further-round': {
+    // Enough for the first round; the second, with the probe's ten thousand tokens, is not sent.
+    environment: { BUDGET_USER_DAILY: '0.005' },
+    tool: (runs) => probeTool(runs),
+    script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'Never sent.' }],
+    expected: /Not sent: your daily budget has 0\.00\d+ of 0\.005 left/,
+    offersTools: [true],
+    runs: 1,
+  },
+  'acting-tool-denied': {
+    environment: {},
+    tool: (runs) => probeTool(runs, { annotations: acting }),
+    script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'I did not probe.' }],
+    denies: true,
+    expected: /I did not probe\./,
+    offersTools: [true, true],
+    runs: 0,
+  },
+  'acting-tool-unanswered': {
+    environment: { TOOL_APPROVAL_TIMEOUT_S: '5' },
+    tool: (runs) => probeTool(runs, { annotations: acting }),
+    script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'Nobody said yes.' }],
+    expected: /Nobody said yes\./,
+    offersTools: [true, true],
+    runs: 0,
+  },
+};
+
+describe.each(toolRules)('Slack tools: %s', (rule) => {
+  const row = toolRows[rule];
+  let bot: SlackUnderTest;
+  afterAll(() => bot.close());
+
+  it('makes no gateway request beyond what the rule allows and never runs the tool past it', async () => {
+    bot = await startSlackUnderTest({
+      mode: 'http',
+      environment: { CHAT_MODEL: 'tools-model', ...row.environment },
+      prepare: (slack) => {
+        slack.addUser({ id: mallory, name: 'mallory' });
+        slack.addUserGroup({ id: 'S0OTHERS01', handle: 'others', userIds: [admin] });
+      },
+    });
+    await bot.slack.waitFor(() => bot.slack.calls.find((call) => call.method === 'usergroups.list'));
+    const runs: unknown[] = [];
+    bot.app.toolbox.replace('test', [row.tool(runs)]);
+    for (const behaviour of row.script) bot.gateway.enqueue(behaviour);
+    const mention = appMention({ channel, text: 'probe it', user: mallory });
+    await bot.deliverEvent(mention);
+    const threadTs = String(mention.ts);
+    if (row.denies) {
+      const question = await bot.slack.waitFor(() =>
+        bot.slack.messages(channel, threadTs).find((message) => message.text.includes('wants to')),
+      );
+      const deny = buttonsOf(question).find((button) => button.text.text === 'Deny');
+      await bot.deliverInteraction(
+        buttonClick({
+          actionId: deny?.action_id ?? '',
+          messageTs: question.ts,
+          threadTs,
+          channel,
+          user: mallory,
+        }),
+      );
+    }
+    // A streamed answer arrives in pieces: the thread's messages show it whole.
+    await bot.slack.waitFor(
+      () =>
+        [
+          ...bot.slack.messages(channel, threadTs).map((message) => message.text),
+          ...everythingSaid(bot),
+        ].find((text) => row.expected.test(text)),
+      15_000,
+    );
+    await pause(200);
+    const bodies = bot.gateway.requests.map((request) => request.body as { tools?: unknown[] });
+    expect(bodies.map((body) => body.tools !== undefined)).toEqual(row.offersTools);
+    expect(runs).toHaveLength(row.runs);
+  }, 30_000);
+});

@@ -212,7 +212,8 @@ describe('web search with sources', () => {
     bot.gateway.enqueue({ text: 'The ferry leaves at 9 [1].' });
     const mention = appMention({ channel: 'C0SEARCH01', text: 'when does the ferry leave?' });
     await bot.deliverEvent(mention);
-    // The status went into the streamed message too; the reply then rewrote it with the answer.
+    // The search is a task card of the native stream, and the answer streams below it: the message
+    // keeps the stream's Markdown, never rewritten.
     const reply = await bot.slack.waitFor(() =>
       bot.slack
         .messages('C0SEARCH01', String(mention.ts))
@@ -223,10 +224,10 @@ describe('web search with sources', () => {
       .map((call) => (call.arguments as { status: string }).status);
     await bot.close();
     expect(statuses).toContain('🔎 searching: ferry timetable');
-    // The notification text is mrkdwn, converted from the Markdown the blocks carry.
     expect(reply.text).toBe(
-      'The ferry leaves at 9 [1].\n\n*Sources*\n1. <https://example.org/ferry-timetable|About ferry timetable>\n\n_🔧 used 1 tool_',
+      'The ferry leaves at 9 [1].\n\n**Sources**\n1. [About ferry timetable](https://example.org/ferry-timetable)\n\n_🔧 used 1 tool_',
     );
+    expect(bot.slack.callsTo('chat.update')).toEqual([]);
   });
 
   it('on Discord /search searches with the question itself, without asking the model first', async () => {

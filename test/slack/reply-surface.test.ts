@@ -129,4 +129,85 @@ describe('slack reply surface', () => {
     expect(stored?.blocks?.[0]).toEqual({ type: 'markdown', text: '**Hi** & <welcome>' });
     expect(slack.callsTo('chat.startStream')).toEqual([]);
   });
+
+  it('refuses task chunks and display modes Slack does not document', async () => {
+    slack.addMessage({ channel: 'C0SURFACE7', ts: thread, user: 'U0PERSON01', text: 'question' });
+    const started = { channel: 'C0SURFACE7', thread_ts: thread, recipient_team_id: slack.workspace.teamId };
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => 'accepted',
+        (error: { data?: { error?: string } }) => error.data?.error,
+      );
+    const task = { type: 'task_update', id: 'call_1', title: 'searching' } as const;
+    expect(
+      await refusal(
+        client.chat.startStream({
+          ...started,
+          recipient_user_id: 'U0PERSON01',
+          // @ts-expect-error `running` is not one of the documented statuses.
+          chunks: [{ ...task, status: 'running' }],
+        }),
+      ),
+    ).toBe('invalid_chunks');
+    expect(
+      await refusal(
+        client.chat.startStream({
+          ...started,
+          recipient_user_id: 'U0PERSON01',
+          chunks: [{ ...task, status: 'complete', sources: [{ type: 'url', url: 'https://a.example' }] }],
+        } as never),
+      ),
+    ).toBe('invalid_chunks');
+    expect(
+      await refusal(
+        client.chat.startStream({
+          ...started,
+          recipient_user_id: 'U0PERSON01',
+          chunks: [{ ...task, status: 'in_progress' }],
+          task_display_mode: 'cards',
+        }),
+      ),
+    ).toBe('invalid_arguments');
+    expect(slack.streams).toEqual([]);
+  });
+
+  it('starts the stream with a tool step, and a reply that is whole ends it in one stop', async () => {
+    const surface = surfaceIn('C0SURFACE8');
+    const step = { id: 'call_1', title: '🔎 searching: tides' } as const;
+    expect(await surface.showToolStep?.({ ...step, status: 'running' })).toBe('shown');
+    expect(
+      await surface.showToolStep?.({
+        ...step,
+        status: 'complete',
+        sources: [{ title: 'Tide times', url: 'https://tides.example/brest' }],
+      }),
+    ).toBe('shown');
+    const message = await surface.stream?.('High tide at 14:05.', { isWhole: true, actions: [regenerate] });
+
+    const [stream] = slack.streams;
+    expect(message).toEqual({ id: stream?.ts });
+    expect(stream?.writes.map((write) => write.method)).toEqual([
+      'chat.startStream',
+      'chat.appendStream',
+      'chat.stopStream',
+    ]);
+    expect([...(stream?.tasks.values() ?? [])]).toEqual([
+      {
+        type: 'task_update',
+        id: 'call_1',
+        title: '🔎 searching: tides',
+        status: 'complete',
+        sources: [{ type: 'url', url: 'https://tides.example/brest', text: 'Tide times' }],
+      },
+    ]);
+    expect(stream).toMatchObject({ state: 'stopped', text: 'High tide at 14:05.', planTitle: undefined });
+    expect(JSON.stringify(stream?.blocks)).toContain('parley:chat.regenerate:token1');
+  });
+
+  it('says a step is not shown where it cannot stream, so delivery shows it in the text', async () => {
+    const surface = surfaceIn('D0SURFACE9', null);
+    expect(await surface.showToolStep?.({ id: 'call_1', title: 'x', status: 'running' })).toBe('not-shown');
+    expect(surface.toolStepLines).toBe('latest');
+    expect(slack.callsTo('chat.startStream')).toEqual([]);
+  });
 });

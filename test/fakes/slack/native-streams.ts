@@ -5,6 +5,7 @@ import { mentionsInText } from './mention-scanner.ts';
 import { assertValidBlocks, messageLimits } from './message-limits.ts';
 import { SlackApiError } from './slack-api-error.ts';
 import { nextMessageTs } from './slack-ids.ts';
+import { type StreamChunk, type TaskDisplayMode, taskDisplayModeOf, validChunks } from './stream-chunks.ts';
 
 /** The streaming methods, each of which can carry text. */
 export type StreamMethod = 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream';
@@ -14,8 +15,8 @@ export interface StreamWrite {
   method: StreamMethod;
   /** The markdown this call added: its `markdown_text` plus its `markdown_text` chunks. */
   markdownText: string;
-  /** The raw `chunks` argument (markdown, task and plan updates). */
-  chunks: unknown[];
+  /** The `chunks` argument (markdown, task and plan updates), each checked against the docs. */
+  chunks: StreamChunk[];
   atMs: number;
 }
 
@@ -32,6 +33,12 @@ export interface NativeStream {
   writes: StreamWrite[];
   /** All markdown so far: what a person sees. */
   text: string;
+  /** How its task updates render (chat.startStream `task_display_mode`). */
+  taskDisplayMode: TaskDisplayMode;
+  /** Each task as its latest `task_update` left it, in the order they first appeared. */
+  tasks: Map<string, Extract<StreamChunk, { type: 'task_update' }>>;
+  /** The plan's title, from the latest `plan_update`. */
+  planTitle: string | undefined;
   /** Blocks `chat.stopStream` put under the message. */
   blocks: unknown[] | undefined;
   startedAtMs: number;
@@ -50,25 +57,15 @@ function assertStreamingAvailable(state: FakeSlackState): void {
 }
 
 /** The markdown a call adds, checking Slack's 12,000-character limit on `markdown_text`. */
-function writtenMarkdown(args: ApiArguments): { markdownText: string; chunks: unknown[] } {
+function writtenMarkdown(args: ApiArguments): { markdownText: string; chunks: StreamChunk[] } {
   const markdownText = stringArgument(args, 'markdown_text') ?? '';
   if (markdownText.length > messageLimits.maxStreamMarkdownCharacters) {
     throw new SlackApiError('msg_too_long');
   }
-  const chunks = arrayArgument(args, 'chunks') ?? [];
+  const chunks = validChunks(args.chunks);
   let chunkText = '';
   for (const chunk of chunks) {
-    if (
-      typeof chunk !== 'object' ||
-      chunk === null ||
-      typeof (chunk as { type?: unknown }).type !== 'string'
-    ) {
-      throw new SlackApiError('invalid_chunks');
-    }
-    const { type, text } = chunk as { type: string; text?: unknown };
-    if (type === 'markdown_text' && typeof text === 'string') {
-      chunkText += text;
-    }
+    if (chunk.type === 'markdown_text') chunkText += chunk.text;
   }
   if (chunkText.length > messageLimits.maxStreamMarkdownCharacters) {
     throw new SlackApiError('msg_too_long');
@@ -138,6 +135,10 @@ function assertRecipientAllowed(state: FakeSlackState, channel: string, args: Ap
 function write(state: FakeSlackState, stream: NativeStream, method: StreamMethod, args: ApiArguments): void {
   const { markdownText, chunks } = writtenMarkdown(args);
   stream.writes.push({ method, markdownText, chunks, atMs: Date.now() });
+  for (const chunk of chunks) {
+    if (chunk.type === 'task_update') stream.tasks.set(chunk.id, chunk);
+    else if (chunk.type === 'plan_update') stream.planTitle = chunk.title;
+  }
   const mentionsBefore = mentionsInText(stream.text).length;
   stream.text += markdownText;
   // The message is one text however it was cut into appends, so a mention split across two of them
@@ -181,6 +182,7 @@ const startStream: ApiMethod = (state, args) => {
   assertRecipientAllowed(state, channel, args);
   // Checked before anything is stored, so a refused start leaves no half-made stream behind.
   writtenMarkdown(args);
+  const taskDisplayMode = taskDisplayModeOf(args.task_display_mode);
   const ts = nextMessageTs();
   state.messages.add({
     channel,
@@ -200,6 +202,9 @@ const startStream: ApiMethod = (state, args) => {
     state: 'streaming',
     writes: [],
     text: '',
+    taskDisplayMode,
+    tasks: new Map(),
+    planTitle: undefined,
     blocks: undefined,
     startedAtMs: Date.now(),
     stoppedAtMs: undefined,
