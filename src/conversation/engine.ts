@@ -38,6 +38,9 @@ import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
 import { placeOfConversation } from './turn.ts';
+import { defaultWaitingIndicators, showWhileWaiting, type WaitingIndicators } from './waiting-indicator.ts';
+
+export type { WaitingIndicators } from './waiting-indicator.ts';
 
 /** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
 export type ReplyStatus = 'complete' | 'cut' | 'failed';
@@ -136,16 +139,6 @@ export interface EngineDefaults {
   readonly maxImageBytes: number;
 }
 
-/** When the person is shown that parley is still working, while the model has not answered yet. */
-export interface WaitingIndicators {
-  /** After this long without text, the reply shows "still waiting for the model…". Default 5 s. */
-  readonly stillWaitingAfterMs: number;
-  /** How often the platform's typing indicator is renewed meanwhile (Discord's lasts 10 s). Default 8 s. */
-  readonly typingIntervalMs: number;
-}
-
-const defaultWaitingIndicators: WaitingIndicators = { stillWaitingAfterMs: 5_000, typingIntervalMs: 8_000 };
-
 export interface EngineDependencies {
   readonly gateway: Gateway;
   readonly history: HistoryStore;
@@ -171,9 +164,6 @@ export interface EngineDependencies {
   /** Web search (`SEARCH_URL`): replies may search before answering, with sources. */
   readonly search?: WebSearch;
 }
-
-/** Shown while the model has not started answering after a few seconds. */
-export const stillWaitingText = '_⏳ still waiting for the model…_';
 
 /** Said under a reply that reached the person but could not be written to the conversation's history. */
 export const historyNotSavedNote =
@@ -663,8 +653,9 @@ async function streamReply({
         text += event.text;
         writer.append(event.text);
       } else if (event.type === 'notice') prepared.notices.push(event.message);
+      else if (event.type === 'response-started') waiting.responseStarted();
       else if (event.type === 'status') {
-        if (text === '') writer.showWaiting(`_${event.text}_`);
+        if (text === '') waiting.showStatus(event.text);
         prepared.surface.showStatus?.(event.text).catch(() => undefined);
       } else if (event.type === 'finish') {
         finishReason = event.finishReason;
@@ -681,32 +672,6 @@ async function streamReply({
     waiting.stop();
   }
   return { text, finishReason, usage, failure };
-}
-
-/**
- * While the model has not started answering: the typing indicator, renewed before it fades, and
- * after a few seconds a line saying parley is still waiting, so silence never looks like a dead bot.
- */
-function showWhileWaiting({
-  writer,
-  surface,
-  indicators,
-}: {
-  writer: StreamingWriter;
-  surface: Surface;
-  indicators: WaitingIndicators;
-}): { stop(): void } {
-  const renewTyping = () => surface.showTyping?.().catch(() => undefined);
-  const typingTimer = setInterval(renewTyping, indicators.typingIntervalMs);
-  const waitingTimer = setTimeout(() => writer.showWaiting(stillWaitingText), indicators.stillWaitingAfterMs);
-  typingTimer.unref();
-  waitingTimer.unref();
-  return {
-    stop() {
-      clearInterval(typingTimer);
-      clearTimeout(waitingTimer);
-    },
-  };
 }
 
 /** The reply's last platform writes: the exact text and notes, or what is shown plus a cut-off note. */
