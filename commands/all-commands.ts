@@ -28,7 +28,9 @@ const helpCommand: Command = defineCommand({
     // One answer, however long: a responder splits what one message of its platform cannot hold.
     const lines = [
       ...(platformHelp === undefined ? [] : [platformHelp, '']),
-      'I am parley, an AI assistant. Mention me (or DM me) to chat; I keep the conversation of each channel and thread, read images you attach, and answer with the model the conversation is set to.',
+      // How to reach parley differs by platform (a mention, a DM, a line typed in the terminal):
+      // the platform's help says it, so this line holds only what is true everywhere.
+      'I am parley, an AI assistant. I remember each conversation, read the images and files you give me, and answer with the model the conversation is set to.',
       '',
       ...allCommands.map(
         (command) => `\`${describeUsage(command.name, command.options)}\` — ${command.description}`,

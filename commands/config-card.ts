@@ -15,7 +15,10 @@ export function configCard({
   states,
   overrides,
   timeZone,
+  platform,
 }: {
+  /** Whose words name the places values come from (Discord's server, Slack's workspace…). */
+  platform: string;
   states: readonly SettingState[];
   overrides: PlaceOverrides;
   timeZone: string;
@@ -27,7 +30,7 @@ export function configCard({
       .map((state) => {
         const setting = adminSettings.find((candidate) => candidate.name === state.name);
         const shown = truncateText(setting?.format(state.value) ?? String(state.value), 120);
-        const source = state.source === 'environment' ? '' : ` _(${describeSource(state.source)})_`;
+        const source = state.source === 'environment' ? '' : ` _(${describeSource(state.source, platform)})_`;
         return `\`${state.name}\` ${shown}${source}`;
       })
       .join('\n'),

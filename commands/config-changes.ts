@@ -8,6 +8,7 @@ import {
 import type { SettingSource } from '../src/administration/place-settings.ts';
 import { type ConversationKey, placeOfConversation } from '../src/conversation/turn.ts';
 import type { CommandServices } from './define-command.ts';
+import { placeWords } from './place-words.ts';
 
 /** One change an admin asks for: a value to set, or undefined to go back to the default. */
 export interface ConfigChange {
@@ -21,9 +22,9 @@ export type ConfigChangeResult =
   | { readonly isChanged: true; readonly description: string }
   | { readonly isChanged: false; readonly problem: string };
 
-/** Words for where a value comes from, in a sentence. */
-export function describeSource(source: SettingSource): string {
-  return source === 'environment' ? 'the default' : source === 'server' ? 'this server' : 'this channel';
+/** Words for where a value comes from, in a sentence, as people on `platform` name places. */
+export function describeSource(source: SettingSource, platform: string): string {
+  return source === 'environment' ? 'the default' : placeWords(platform)[source];
 }
 
 /** A change that passed its checks, ready to store. */
@@ -102,7 +103,7 @@ export async function storeConfigChange({
     },
     'setting changed with /config',
   );
-  const where = scope === 'server' ? 'this server' : 'this channel';
+  const where = placeWords(place.platform)[scope];
   if (value === undefined) return `${setting.name} for ${where} is back to the default.`;
   const was = previous === undefined ? '' : ` (was ${setting.format(previous)})`;
   return `${setting.name} for ${where} is now ${setting.format(value)}${was}.`;

@@ -47,7 +47,7 @@ export function configForm({
         const inherited =
           scope === 'channel' && state?.source === 'channel'
             ? 'the workspace’s value'
-            : `${setting.format(state?.source === scope ? undefined : state?.value)} (${describeSource(state?.source === scope ? 'environment' : (state?.source ?? 'environment'))})`;
+            : `${setting.format(state?.source === scope ? undefined : state?.value)} (${describeSource(state?.source === scope ? 'environment' : (state?.source ?? 'environment'), placeOfConversation(conversationKey).platform)})`;
         return {
           name: fieldName(scope, setting),
           label: setting.label,

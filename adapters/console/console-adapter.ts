@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { createInterface } from 'node:readline';
+import type { WriteStream } from 'node:tty';
 import { type allCommands, findCommand } from '../../commands/all-commands.ts';
 import { replyWithActions } from '../../commands/chat-reply.ts';
 import type { RawOptionValue } from '../../commands/command-options.ts';
@@ -15,6 +16,7 @@ import { createConsoleResponder } from './console-responder.ts';
 import { createConsoleScheduledPlaces, registerConsolePlaces } from './console-scheduled-places.ts';
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
 import { readLocalDocument, readLocalImage } from './read-local-image.ts';
+import { bracketedPasteOff, bracketedPasteOn, readMessages } from './read-messages.ts';
 
 export interface ConsoleAdapterOptions {
   readonly services: CommandServices;
@@ -41,13 +43,26 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   const user: Actor = { id: userName, name: userName, isAdmin: true, roleIds: [], context: 'terminal' };
   // At a terminal readline puts it in raw mode, so the typed line shows only if readline echoes it
   // to `output`; piped input needs no echo.
+  const prompt = '> ';
   const lines = createInterface({
     input,
-    ...(isInteractive ? { output, prompt: '> ' } : {}),
+    ...(isInteractive ? { output, prompt } : {}),
     terminal: isInteractive,
     crlfDelay: Number.POSITIVE_INFINITY,
   });
   const logger = services.logger.child({ adapter: 'console' });
+  // A person reads replies rendered; piped output keeps the Markdown as the model wrote it.
+  const terminal = output as Partial<Pick<WriteStream, 'columns' | 'rows'>>;
+  // Loaded only for a person at a terminal: the renderer and its syntax highlighter take a while.
+  const markdown = isInteractive
+    ? {
+        render: (await import('./terminal-markdown.ts')).createTerminalMarkdown({
+          width: Math.min(terminal.columns ?? 80, 100),
+        }),
+        columns: () => terminal.columns ?? 80,
+        rows: () => terminal.rows ?? 24,
+      }
+    : undefined;
   const homeDirectory = homedir();
   let inFlight: AbortController | undefined;
   let shownActions: readonly Action[] = [];
@@ -87,116 +102,128 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
           outputDirectory,
           isInteractive,
           onActions: showActions,
+          ...(markdown ? { markdown } : {}),
         }),
       readRecentMessages,
     }),
   );
   if (isInteractive) {
-    write('parley — chat, or type /help for commands\n');
+    // Bracketed paste on: a pasted block arrives marked, so it is one message, not one a line.
+    write(`parley — chat, or type /help for commands${bracketedPasteOn}\n`);
     lines.prompt();
   }
-  for await (const line of lines) {
-    const request = parseConsoleLine(line);
-    if (request.kind === 'exit') break;
-    inFlight = new AbortController();
-    const responder = createConsoleResponder({
-      write,
-      outputDirectory,
-      isInteractive,
-      onActions: showActions,
-    });
-    try {
-      switch (request.kind) {
-        case 'empty':
-          break;
-        case 'invalid':
-          write(`${request.message}\n`);
-          break;
-        case 'chat':
-        case 'image':
-        case 'file': {
-          const image =
-            request.kind === 'image'
-              ? await readLocalImage({ path: request.path, homeDirectory, workingDirectory })
-              : undefined;
-          const file =
-            request.kind === 'file'
-              ? await readLocalDocument({ path: request.path, homeDirectory, workingDirectory })
-              : undefined;
-          const problem = (image && 'problem' in image ? image : file && 'problem' in file ? file : undefined)
-            ?.problem;
-          if (problem) {
-            write(`${problem}\n`);
+  try {
+    await answerEachMessage();
+  } finally {
+    if (isInteractive) write(bracketedPasteOff);
+    unregisterPlaces();
+    lines.close();
+  }
+
+  async function answerEachMessage(): Promise<void> {
+    for await (const message of readMessages({ lines, input, isInteractive, prompt })) {
+      const request = parseConsoleLine(message);
+      if (request.kind === 'exit') break;
+      inFlight = new AbortController();
+      const responder = createConsoleResponder({
+        write,
+        outputDirectory,
+        isInteractive,
+        onActions: showActions,
+        ...(markdown ? { markdown } : {}),
+      });
+      try {
+        switch (request.kind) {
+          case 'empty':
+            break;
+          case 'invalid':
+            write(`${request.message}\n`);
+            break;
+          case 'chat':
+          case 'image':
+          case 'file': {
+            const image =
+              request.kind === 'image'
+                ? await readLocalImage({ path: request.path, homeDirectory, workingDirectory })
+                : undefined;
+            const file =
+              request.kind === 'file'
+                ? await readLocalDocument({ path: request.path, homeDirectory, workingDirectory })
+                : undefined;
+            const problem = (
+              image && 'problem' in image ? image : file && 'problem' in file ? file : undefined
+            )?.problem;
+            if (problem) {
+              write(`${problem}\n`);
+              break;
+            }
+            await replyWithActions({
+              services,
+              surface: responder.surface,
+              signal: inFlight.signal,
+              turn: {
+                conversationKey,
+                author: { id: user.id, name: user.name },
+                actor: user,
+                text: request.kind === 'chat' ? request.text : request.question,
+                images: image && 'attachment' in image ? [image.attachment] : [],
+                documents: file && 'attachment' in file ? [file.attachment] : [],
+              },
+            }).finally(() => responder.surface.flush());
+            write('\n');
             break;
           }
-          await replyWithActions({
-            services,
-            surface: responder.surface,
-            signal: inFlight.signal,
-            turn: {
+          case 'press': {
+            const action = shownActions[request.actionNumber - 1];
+            if (!action) write(`There is no button ${request.actionNumber} under the last answer.\n`);
+            else await runAction({ actionId: action.id, user, responder, services, signal: inFlight.signal });
+            responder.surface.flush();
+            write('\n');
+            break;
+          }
+          case 'command': {
+            const command = findCommand(request.name);
+            if (!command) {
+              write(`Unknown command /${request.name}. Type /help for the list.\n`);
+              break;
+            }
+            const options = await toRawOptions({
+              commandOptions: command.options,
+              text: request.text,
+              homeDirectory,
+              workingDirectory,
+            });
+            if ('problem' in options) {
+              write(`${options.problem}\n`);
+              break;
+            }
+            await runCommand({
+              command,
+              rawOptions: options.raw,
               conversationKey,
-              author: { id: user.id, name: user.name },
-              actor: user,
-              text: request.kind === 'chat' ? request.text : request.question,
-              images: image && 'attachment' in image ? [image.attachment] : [],
-              documents: file && 'attachment' in file ? [file.attachment] : [],
-            },
-          }).finally(() => responder.surface.flush());
-          write('\n');
-          break;
-        }
-        case 'press': {
-          const action = shownActions[request.actionNumber - 1];
-          if (!action) write(`There is no button ${request.actionNumber} under the last answer.\n`);
-          else await runAction({ actionId: action.id, user, responder, services, signal: inFlight.signal });
-          responder.surface.flush();
-          write('\n');
-          break;
-        }
-        case 'command': {
-          const command = findCommand(request.name);
-          if (!command) {
-            write(`Unknown command /${request.name}. Type /help for the list.\n`);
+              user,
+              responder,
+              services,
+              readRecentMessages,
+              signal: inFlight.signal,
+              platformHelp: consoleHelp,
+            });
+            responder.surface.flush();
             break;
           }
-          const options = await toRawOptions({
-            commandOptions: command.options,
-            text: request.text,
-            homeDirectory,
-            workingDirectory,
-          });
-          if ('problem' in options) {
-            write(`${options.problem}\n`);
-            break;
-          }
-          await runCommand({
-            command,
-            rawOptions: options.raw,
-            conversationKey,
-            user,
-            responder,
-            services,
-            readRecentMessages,
-            signal: inFlight.signal,
-            platformHelp: consoleHelp,
-          });
-          responder.surface.flush();
-          break;
         }
+      } catch (error) {
+        logger.error({ err: error, input: request.kind }, 'console request failed');
+        write(`\n${genericUserMessage}\n`);
+      } finally {
+        inFlight = undefined;
       }
-    } catch (error) {
-      logger.error({ err: error, input: request.kind }, 'console request failed');
-      write(`\n${genericUserMessage}\n`);
-    } finally {
-      inFlight = undefined;
-    }
-    if (isInteractive) {
-      write('\n');
-      lines.prompt();
+      if (isInteractive) {
+        write('\n');
+        lines.prompt();
+      }
     }
   }
-  unregisterPlaces();
-  lines.close();
 }
 
 // Image and file options are paths in the terminal, read (and images checked) before the command runs.

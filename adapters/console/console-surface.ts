@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Action } from '../../src/delivery/card.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../../src/delivery/surface.ts';
 import type { ToolStep } from '../../src/gateway/chat-types.ts';
+import { createMarkdownPrinter, type MarkdownPrinter, type MarkdownTerminal } from './markdown-printer.ts';
 
 /** The terminal as a Surface, plus `flush()` to print what was held back once the reply is over. */
 export interface ConsoleSurface extends Surface {
@@ -15,15 +16,30 @@ export interface ConsoleSurface extends Surface {
 // closing fence line at the very end of a text is held back until more text follows or the reply ends.
 const trailingFenceLine = /\n[ \t]*(```|~~~)[ \t]*$/;
 
+interface PrintedMessage {
+  readonly id: string;
+  /** What is on screen (or being drawn) of it: its text less a held-back closing fence. */
+  printed: string;
+  /** Its whole text as delivery last gave it. */
+  latest: string;
+  /** Draws it as rendered Markdown; without one it is printed as written. */
+  readonly printer: MarkdownPrinter | undefined;
+  /** Its last text is shown: a rendered message takes no more text in place. */
+  isEnded: boolean;
+}
+
 /**
- * A terminal cannot rewrite what it printed, but delivery only ever grows a message, so an edit
+ * A terminal cannot rewrite what scrolled by, but delivery only ever grows a message, so an edit
  * prints what is new. An edit that changes text already printed reprints the message below.
+ * With `markdown` (a person at a terminal) messages are printed rendered, see createMarkdownPrinter;
+ * without it (piped output) as the Markdown the model wrote.
  */
 export function createConsoleSurface({
   write,
   outputDirectory,
   onActions,
   isInteractive = false,
+  markdown,
 }: {
   write: (text: string) => void;
   outputDirectory: string;
@@ -31,27 +47,51 @@ export function createConsoleSurface({
   onActions?: (actions: readonly Action[]) => void;
   /** A person watches a terminal: tool steps are dimmed there, and plain when the output is piped. */
   isInteractive?: boolean;
+  markdown?: Omit<MarkdownTerminal, 'write'>;
 }): ConsoleSurface {
   let messageCount = 0;
-  let current: { id: string; printed: string; latest: string } | undefined;
+  let current: PrintedMessage | undefined;
+
+  // Shows the message's new text in place, or says it cannot (then it is printed again below).
+  const extend = (message: PrintedMessage, printable: string, isFinal: boolean): boolean => {
+    if (message.printer) {
+      if (message.isEnded) return false;
+      return isFinal ? message.printer.end(printable) : message.printer.show(printable);
+    }
+    if (!printable.startsWith(message.printed)) return false;
+    write(printable.slice(message.printed.length));
+    return true;
+  };
 
   const print = (messageId: string, text: string, { isFinal }: { isFinal: boolean }) => {
     const printable = isFinal ? text : text.replace(trailingFenceLine, '');
-    if (current?.id === messageId && printable.startsWith(current.printed)) {
-      write(printable.slice(current.printed.length));
-    } else {
-      write(`${current === undefined ? '' : '\n'}${printable}`);
+    if (current?.id === messageId && extend(current, printable, isFinal)) {
+      current.printed = printable;
+      current.latest = text;
+      current.isEnded ||= isFinal;
+      return;
     }
-    current = { id: messageId, printed: printable, latest: text };
+    // The message before is over: what it held back (a closing fence) is final now.
+    if (current?.printer && !current.isEnded) current.printer.end(current.latest);
+    if (current !== undefined) write('\n');
+    const printer = markdown ? createMarkdownPrinter({ ...markdown, write }) : undefined;
+    if (!printer) write(printable);
+    else if (isFinal) printer.end(printable);
+    else printer.show(printable);
+    current = { id: messageId, printed: printable, latest: text, printer, isEnded: isFinal };
   };
 
   const flush = () => {
-    if (current && current.latest !== current.printed) print(current.id, current.latest, { isFinal: true });
+    if (current && (current.latest !== current.printed || (current.printer && !current.isEnded))) {
+      print(current.id, current.latest, { isFinal: true });
+    }
   };
 
   return {
-    // Nothing on a terminal limits length or edits; rollover and throttling would only slow it down.
-    limits: { maxMessageLength: 1_000_000, minEditIntervalMs: 0 },
+    // Nothing on a terminal limits length or edits; rollover would only cut a reply. Printed as
+    // written, each piece of text is printed as it comes; rendered, the block being written is
+    // drawn again with each edit, and 20 a second looks as smooth at a fraction of the work.
+    limits: { maxMessageLength: 1_000_000, minEditIntervalMs: markdown ? 50 : 0 },
     async post(text) {
       messageCount += 1;
       const message: PostedMessage = { id: String(messageCount) };
@@ -72,9 +112,11 @@ export function createConsoleSurface({
       for (const file of files) paths.push(resolve(await writeNewFile(outputDirectory, file)));
       messageCount += 1;
       const message: PostedMessage = { id: String(messageCount) };
-      print(message.id, [text, ...paths.map((path) => `saved ${path}`)].filter(Boolean).join('\n'), {
-        isFinal: true,
-      });
+      // Rendered, a path is code: a name like my__file__.png must not turn bold.
+      const saved = paths.map((path) =>
+        markdown && !path.includes('`') ? `saved \`${path}\`` : `saved ${path}`,
+      );
+      print(message.id, [text, ...saved].filter(Boolean).join('\n'), { isFinal: true });
       return message;
     },
     // Each step on a line of its own, dimmed, where the reply has got to.

@@ -9,15 +9,21 @@ export type ConsoleInput =
   | { readonly kind: 'exit' }
   | { readonly kind: 'invalid'; readonly message: string };
 
-/** The terminal's own commands; /help adds the shared commands after these. */
+/**
+ * How the terminal works and its own commands; /help adds the shared commands after these. Markdown,
+ * as every answer: a person at a terminal sees it rendered.
+ */
 export const consoleHelp = [
+  '**In the terminal** type a message and press Enter to chat. For several lines, end a line with `\\` and go on in the next; a paste of several lines is one message, sent with Enter.',
+  '',
   'Terminal only:',
-  '  /image <path> <question>   ask about a local image file (quote a path with spaces)',
-  '  /file <path> <question>    ask about a local document: PDF, Word, Excel, CSV, text',
-  '  /press <number>            press a button shown under the last answer, e.g. /press 1',
-  '  /exit                      leave (Ctrl+D works too; Ctrl+C stops a reply in progress)',
-  'Image and file options of commands take a path, e.g. /extract --image ./receipt.png',
-  '  (/imagine --reference needs an image model that takes data: URIs: a file here has no public link)',
+  '```',
+  '/image <path> <question>   ask about a local image file (quote a path with spaces)',
+  '/file <path> <question>    ask about a local document: PDF, Word, Excel, CSV, text',
+  '/press <number>            press a button shown under the last answer, e.g. /press 1',
+  '/exit                      leave (Ctrl+D works too; Ctrl+C stops a reply in progress)',
+  '```',
+  'Image and file options of commands take a path, e.g. `/extract --image ./receipt.png` (`/imagine --reference` needs an image model that takes data: URIs: a file here has no public link).',
 ].join('\n');
 
 export function parseConsoleLine(line: string): ConsoleInput {

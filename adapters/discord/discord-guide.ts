@@ -12,6 +12,7 @@ const replyModeLines = {
 export function discordGuide(adapter: Pick<DiscordAdapterContext, 'discord'>): string[] {
   return [
     '**On Discord**',
+    'Mention me (or DM me) to chat; each channel, thread and DM is its own conversation.',
     `${replyModeLines[adapter.discord.replyMode]} Admins change this per channel with \`/config\` (REPLY_MODE: thread, inline or all).`,
     'A thread I open is named after its first exchange; `/title` renames it (Discord allows two renames per ten minutes).',
     `On any message, **Apps** in its menu: ${messageActions.map((action) => `**${action.name}** (${action.description.charAt(0).toLowerCase()}${action.description.slice(1)})`).join('; ')}.`,

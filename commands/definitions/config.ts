@@ -74,7 +74,7 @@ export const configCommand = defineCommand({
     if (input.action === undefined || input.action === 'show') {
       const { states, overrides } = await services.places.statesAt(place);
       await responder.send({
-        card: configCard({ states, overrides, timeZone: services.budgetTimeZone }),
+        card: configCard({ states, overrides, timeZone: services.budgetTimeZone, platform: place.platform }),
         isPrivate: true,
       });
       return;

@@ -55,7 +55,7 @@ export const systemCommand = defineCommand({
     if (!input.prompt && !input.reset) {
       const current = (await services.settings.get(conversationKey)).systemPrompt;
       await responder.send({
-        text: `${current ? 'This conversation' : 'The default'} system prompt:\n> ${truncateText(current ?? services.systemPrompt, 1_500).replaceAll('\n', '\n> ')}`,
+        text: `${current ? "This conversation's" : 'The default'} system prompt:\n> ${truncateText(current ?? services.systemPrompt, 1_500).replaceAll('\n', '\n> ')}`,
         isPrivate: true,
       });
       return;

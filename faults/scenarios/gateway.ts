@@ -91,7 +91,8 @@ export const gatewayScenarios: Scenario[] = [
     id: 'gateway-silent',
     area: 'gateway',
     fault: 'gateway accepts the request and never answers',
-    expected: '"still waiting for the model…" within seconds, then "took too long"; nothing stored',
+    expected:
+      '"still waiting: the model service has not answered yet" within seconds, then "took too long"; nothing stored',
     expectedOutcome: 'clear error',
     isInShortRun: false,
     async run(context) {
@@ -111,8 +112,8 @@ export const gatewayScenarios: Scenario[] = [
         extra: ` after ${seconds} s ("still waiting" shown after ${waitingAfter})`,
         checks: [
           {
-            name: '"still waiting" is shown meanwhile',
-            isMet: turn.shown.revisions.some((text) => text.includes('still waiting')),
+            name: '"still waiting: the model service has not answered yet" is shown meanwhile',
+            isMet: turn.shown.revisions.some((text) => text.includes('has not answered yet')),
           },
           { name: 'the person is told it took too long', isMet: /took too long/.test(turn.shown.text) },
           { name: 'it ends within 30 s', isMet: seconds <= 30 },

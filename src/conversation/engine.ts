@@ -49,6 +49,9 @@ import {
 } from './summary-folding.ts';
 import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
 import { placeOfConversation } from './turn.ts';
+import { defaultWaitingIndicators, showWhileWaiting, type WaitingIndicators } from './waiting-indicator.ts';
+
+export type { WaitingIndicators } from './waiting-indicator.ts';
 
 /** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
 export type ReplyStatus = 'complete' | 'cut' | 'failed';
@@ -149,16 +152,6 @@ export interface EngineDefaults {
   readonly maxImageBytes: number;
 }
 
-/** When the person is shown that parley is still working, while the model has not answered yet. */
-export interface WaitingIndicators {
-  /** After this long without text, the reply shows "still waiting for the model…". Default 5 s. */
-  readonly stillWaitingAfterMs: number;
-  /** How often the platform's typing indicator is renewed meanwhile (Discord's lasts 10 s). Default 8 s. */
-  readonly typingIntervalMs: number;
-}
-
-const defaultWaitingIndicators: WaitingIndicators = { stillWaitingAfterMs: 5_000, typingIntervalMs: 8_000 };
-
 export interface EngineDependencies {
   readonly gateway: Gateway;
   readonly history: HistoryStore;
@@ -191,9 +184,6 @@ export interface EngineDependencies {
   /** What parley remembers across conversations (MEMORY): a block of the system prompt. */
   readonly memory?: MemoryBook;
 }
-
-/** Shown while the model has not started answering after a few seconds. */
-export const stillWaitingText = '_⏳ still waiting for the model…_';
 
 /** Said under a reply that reached the person but could not be written to the conversation's history. */
 export const historyNotSavedNote =
@@ -749,8 +739,9 @@ async function streamReply({
           prepared.surface.showStatus?.(event.step.title).catch(() => undefined);
         }
         showToolStep({ surface: prepared.surface, writer, progress, step: event.step });
-      } else if (event.type === 'status') {
-        if (text === '') writer.showWaiting(`_${event.text}_`);
+      } else if (event.type === 'response-started') waiting.responseStarted();
+      else if (event.type === 'status') {
+        if (text === '') waiting.showStatus(event.text);
         prepared.surface.showStatus?.(event.text).catch(() => undefined);
       } else if (event.type === 'finish') {
         finishReason = event.finishReason;
@@ -793,32 +784,6 @@ function showToolStep({
   surface.showToolStep(step).then((shown) => {
     if (shown === 'not-shown') showLines();
   }, showLines);
-}
-
-/**
- * While the model has not started answering: the typing indicator, renewed before it fades, and
- * after a few seconds a line saying parley is still waiting, so silence never looks like a dead bot.
- */
-function showWhileWaiting({
-  writer,
-  surface,
-  indicators,
-}: {
-  writer: StreamingWriter;
-  surface: Surface;
-  indicators: WaitingIndicators;
-}): { stop(): void } {
-  const renewTyping = () => surface.showTyping?.().catch(() => undefined);
-  const typingTimer = setInterval(renewTyping, indicators.typingIntervalMs);
-  const waitingTimer = setTimeout(() => writer.showWaiting(stillWaitingText), indicators.stillWaitingAfterMs);
-  typingTimer.unref();
-  waitingTimer.unref();
-  return {
-    stop() {
-      clearInterval(typingTimer);
-      clearTimeout(waitingTimer);
-    },
-  };
 }
 
 /** The reply's last platform writes: the exact text and notes, or what is shown plus a cut-off note. */

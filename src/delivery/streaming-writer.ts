@@ -90,8 +90,10 @@ export interface StreamingWriter {
   /** Adds model text. Never waits for the platform and never throws because of it. */
   append(text: string): void;
   /**
-   * Shows `text` (e.g. "still waiting for the model…") while the reply has nothing to show yet; the
-   * first model text replaces it in the same message. Does nothing once text or a message exists.
+   * Shows `text` (e.g. "still waiting for the model… 10 s") while the reply has nothing to show yet;
+   * the first model text replaces it in the same message. A later call brings the line up to date
+   * in an edit, within the surface's edit interval like any edit. Does nothing once model text or a
+   * message other than the waiting line exists.
    */
   showWaiting(text: string): void;
   /**
@@ -202,8 +204,13 @@ export function createStreamingWriter({
       if (!state.isCallInFlight && state.timer === null) pump(state);
     },
     showWaiting(text) {
-      if (state.closing !== null || state.slots.length > 0 || /\S/.test(state.text)) return;
+      if (state.closing !== null || /\S/.test(state.text)) return;
+      const [waitingSlot, ...others] = state.slots;
+      const isOnlyWaitingLine =
+        waitingSlot === undefined || (others.length === 0 && waitingSlot.desiredText === state.waitingText);
+      if (!isOnlyWaitingLine || text === state.waitingText) return;
       state.waitingText = text;
+      if (waitingSlot !== undefined) waitingSlot.desiredText = text;
       if (!state.isCallInFlight && state.timer === null) pump(state);
     },
     showProgress(lines) {
@@ -248,7 +255,7 @@ function pump(state: WriterState): void {
 /**
  * A reply's first post of model text waits, while the reply is still being written, as long as the
  * surface says (counted from when it was first ready); `close` ends the wait, so a short reply goes
- * out whole. A waiting line ("still waiting for the model…", a search status) and a message already
+ * out whole. A waiting line ("still waiting…", a search status) and a message already
  * full (its text is settled) go at once: holding them would only hide that the bot is at work.
  */
 function firstPostHoldEnd(state: WriterState, call: PlannedCall): number {

@@ -48,7 +48,7 @@ const gatewaySettings = section('Model Gateway', {
   }),
   GATEWAY_FIRST_BYTE_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 20_000 }), {
     description:
-      'Per attempt, how long a streamed reply may take to start, in milliseconds. Shorter than GATEWAY_TIMEOUT_MS, so a gateway that never answers is retried or given up on in seconds; after 5 s the person sees "still waiting for the model…".',
+      'Per attempt, how long a streamed reply may take to start, in milliseconds. Shorter than GATEWAY_TIMEOUT_MS, so a gateway that never answers is retried or given up on in seconds; after 5 s the person sees how long it has waited and whether the model service has answered at all, brought up to date every 5 s.',
   }),
   IMAGE_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 180_000 }), {
     description:

@@ -124,6 +124,7 @@ export async function* streamChat(
     idle.signal.addEventListener('abort', () => stream.controller.abort(), { once: true });
     if (idle.signal.aborted) stream.controller.abort();
     idle.startWaitingForFirstChunk();
+    yield { type: 'response-started' };
     for await (const chunk of stream) {
       idle.touch();
       const choice = chunk.choices?.[0];

@@ -68,9 +68,14 @@ export interface ChatReply {
   readonly notices: readonly string[];
 }
 
-/** What a streamed reply yields, in order: notices, text deltas, then exactly one finish. */
+/** What a streamed reply yields, in order: notices, response-started, text deltas, then exactly one finish. */
 export type ChatStreamEvent =
   | { readonly type: 'notice'; readonly message: string }
+  /**
+   * The gateway answered the request (its response headers arrived): what follows is the model's
+   * writing, which may still take a while to start. Before it, nothing has answered at all.
+   */
+  | { readonly type: 'response-started' }
   | { readonly type: 'text-delta'; readonly text: string }
   /** The model called tools (all calls of the turn, arguments complete); `finish` follows. */
   | { readonly type: 'tool-calls'; readonly calls: readonly ToolCall[] }

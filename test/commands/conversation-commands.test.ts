@@ -41,7 +41,7 @@ describe('/model and /system', () => {
       content: 'You are a pirate. Always say arr.',
     });
     expect(await under.type('/system')).toContain(
-      'This conversation system prompt:\n> You are a pirate. Always say arr.',
+      "This conversation's system prompt:\n> You are a pirate. Always say arr.",
     );
     await under.type('/system --reset', 'hi');
     expect(String(chatBodies().at(-1)?.messages[0]?.content)).toMatch(/^You are parley/);
@@ -129,6 +129,9 @@ describe('/reset, /usage, /help', () => {
       expect(printed).toContain(`\`/${name}`);
     }
     expect(printed).toContain('/press <number>');
+    // How to chat is the terminal's own: no mentions or DMs here, and how to write several lines.
+    expect(printed).not.toMatch(/mention|DM me/i);
+    expect(printed).toContain('end a line with `\\` and go on in the next');
   });
 
   it('an unknown command says so', async () => {

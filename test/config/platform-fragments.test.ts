@@ -20,4 +20,17 @@ describe('the platforms’ environment fragments', () => {
     expect(platformFragments.slack.schema.shape).toHaveProperty('SLACK_BOT_TOKEN');
     expect(allEnvironmentSchemas[0]?.shape).not.toHaveProperty('DISCORD_TOKEN');
   });
+
+  it('Slack in HTTP mode listens on 127.0.0.1 unless HOST says otherwise (issue 23)', () => {
+    const settingsWith = (environment: Record<string, string>) => {
+      const reading = platformFragments.slack.read({
+        SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
+        SLACK_SIGNING_SECRET: 'signing-secret',
+        ...environment,
+      });
+      return 'settings' in reading ? reading.settings : reading.problems;
+    };
+    expect(settingsWith({})).toMatchObject({ transport: { mode: 'http' }, host: '127.0.0.1' });
+    expect(settingsWith({ HOST: '0.0.0.0' })).toMatchObject({ host: '0.0.0.0' });
+  });
 });

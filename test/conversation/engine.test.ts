@@ -24,6 +24,7 @@ function turnOf(text: string, overrides: Partial<IncomingTurn> = {}): IncomingTu
 
 const fastSurface = (): RecordingSurface =>
   createRecordingSurface({ maxMessageLength: 2000, minEditIntervalMs: 0 });
+const secondsIn = (lines: readonly string[]) => lines.map((line) => Number(/(\d+) s_$/.exec(line)?.[1]));
 const shownText = (surface: RecordingSurface) => [...surface.messageTexts.values()].join('\n');
 type SentMessages = { messages: Array<{ role: string; content: unknown }> };
 const sentMessages = (index: number) =>
@@ -284,8 +285,58 @@ describe('conversation engine', () => {
       typingCount += 1;
     };
     await under.engine.reply({ turn: turnOf('hello'), surface });
-    expect(surface.calls[0]).toMatchObject({ kind: 'post', text: '_⏳ still waiting for the model…_' });
+    expect(surface.calls[0]).toMatchObject({
+      kind: 'post',
+      text: expect.stringMatching(/^_⏳ still waiting: the model service has not answered yet · \d+ s_$/),
+    });
     expect([...surface.messageTexts.values()]).toEqual(['Finally here.']);
     expect(typingCount).toBeGreaterThanOrEqual(3);
+  });
+
+  it('says when nothing has answered, and how long it has waited, brought up to date as time passes', async () => {
+    await under.close();
+    under = await startEngineUnderTest({
+      engineOptions: {
+        waiting: { stillWaitingAfterMs: 300, stillWaitingUpdateMs: 1_000, typingIntervalMs: 5_000 },
+      },
+    });
+    // The gateway sends no response headers for 2.5 s.
+    under.subject.fake.enqueue({ text: 'Finally here.', latencyMs: 2_500 });
+    const surface = fastSurface();
+    await under.engine.reply({ turn: turnOf('hello'), surface });
+    const waitingLines = surface.calls
+      .map((call) => call.text)
+      .filter((text) => text.includes('still waiting'));
+    // Shown after 0.3 s, then once a second until the reply came at 2.5 s (timers may run late).
+    expect(waitingLines.length).toBeGreaterThanOrEqual(2);
+    for (const line of waitingLines) {
+      expect(line).toMatch(/^_⏳ still waiting: the model service has not answered yet · \d+ s_$/);
+    }
+    expect(secondsIn(waitingLines)).toEqual([...new Set(secondsIn(waitingLines))].sort((a, b) => a - b));
+    expect(secondsIn(waitingLines).at(-1)).toBeGreaterThanOrEqual(1);
+    expect([...surface.messageTexts.values()]).toEqual(['Finally here.']);
+  });
+
+  it('says when the model service took the request and the model is slow to start writing', async () => {
+    await under.close();
+    under = await startEngineUnderTest({
+      engineOptions: {
+        waiting: { stillWaitingAfterMs: 600, stillWaitingUpdateMs: 1_000, typingIntervalMs: 5_000 },
+      },
+    });
+    // Headers at once, then 2 s before the first token.
+    under.subject.fake.enqueue({ text: 'Finally here.', firstContentDelayMs: 2_000 });
+    const surface = fastSurface();
+    await under.engine.reply({ turn: turnOf('hello'), surface });
+    const waitingLines = surface.calls
+      .map((call) => call.text)
+      .filter((text) => text.includes('still waiting'));
+    expect(waitingLines.length).toBeGreaterThanOrEqual(1);
+    for (const line of waitingLines) {
+      expect(line).toMatch(
+        /^_⏳ still waiting for the model to start writing \(the model service took the request\) · \d+ s_$/,
+      );
+    }
+    expect([...surface.messageTexts.values()]).toEqual(['Finally here.']);
   });
 });

@@ -63,6 +63,30 @@ describe('createStreamingWriter', () => {
     expect(reply).toMatchObject({ text: '  Here it is.', messages: [{ id: 'message-1' }] });
   });
 
+  it('brings the waiting line up to date in edits within the edit interval, until text comes', async () => {
+    const surface = createRecordingSurface({ minEditIntervalMs: 1000 });
+    const writer = createStreamingWriter({ surface });
+    writer.showWaiting('_still waiting… 5 s_');
+    writer.showWaiting('_still waiting… 6 s_');
+    // The edit waits for the message's edit interval.
+    expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([['post', '_still waiting… 5 s_']]);
+    await vi.advanceTimersByTimeAsync(1000);
+    writer.append('  ');
+    writer.showWaiting('_still waiting… 10 s_');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([
+      ['post', '_still waiting… 5 s_'],
+      ['edit', '_still waiting… 6 s_'],
+      ['edit', '_still waiting… 10 s_'],
+    ]);
+    writer.append('Here.');
+    writer.showWaiting('_still waiting… 15 s_');
+    const reply = await settle(writer.finish());
+    expect([...surface.messageTexts.values()]).toEqual(['  Here.']);
+    expect(surface.calls.map((call) => call.text)).not.toContain('_still waiting… 15 s_');
+    expect(reply.messages).toHaveLength(1);
+  });
+
   it('replaces the waiting line with the failure when no text ever came', async () => {
     const surface = createRecordingSurface();
     const writer = createStreamingWriter({ surface });

@@ -184,7 +184,7 @@ describe('slash commands on Discord', () => {
     // The guide and the command list together pass Discord's 2,000 characters: the responder splits.
     expect(text.length).toBeGreaterThan(2_000);
     expect(pieces.length).toBeGreaterThan(1);
-    expect(pieces[0]?.content.startsWith('**On Discord**')).toBe(true);
+    expect(pieces[0]?.content.startsWith('**On Discord**\nMention me (or DM me) to chat')).toBe(true);
     expect(text.indexOf('`/imagine')).toBeGreaterThan(text.indexOf('**On Discord**'));
     for (const piece of pieces) {
       expect(piece.flags & 64).toBe(64);

@@ -24,7 +24,7 @@ describe('spend and access across a restart', () => {
     first.fake.enqueue({ text: 'Noted.', usage: { prompt_tokens: 40_000, completion_tokens: 10_000 } });
     const before = await first.type('remember this', '/config set BUDGET_USER_DAILY 0.05');
     expect(before).toContain('Noted.');
-    expect(before).toContain('✅ BUDGET_USER_DAILY for this server is now 0.05.');
+    expect(before).toContain('✅ BUDGET_USER_DAILY for this terminal is now 0.05.');
     await first.close();
     running.splice(0);
 
@@ -36,7 +36,7 @@ describe('spend and access across a restart', () => {
     expect(second.fake.requests).toEqual([]);
     expect(after).toContain('**You, today**\n0.06 spent, 50,000 tokens (40,000 in, 10,000 out), 1 requests');
     expect(after).toContain('your daily budget: 0 of 0.05 left; resets at midnight UTC');
-    expect(after).toMatch(/`BUDGET_USER_DAILY` 0\.05 _\(this server\)_/);
+    expect(after).toMatch(/`BUDGET_USER_DAILY` 0\.05 _\(this terminal\)_/);
     expect(after).toMatch(/BUDGET_USER_DAILY \(server\) by ada, \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
   });
 });

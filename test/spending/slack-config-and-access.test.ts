@@ -47,7 +47,7 @@ describe('/config on Slack', () => {
       bot.slack.ephemeralMessages.find((message) => message.text.includes('BUDGET_USER_DAILY')),
     );
     expect(confirmation).toMatchObject({ user: admin, channel: 'C0CONFIG01' });
-    expect(confirmation.text).toBe('BUDGET_USER_DAILY for this server is now 0.00001.');
+    expect(confirmation.text).toBe('BUDGET_USER_DAILY for this workspace is now 0.00001.');
 
     await bot.deliverEvent(appMention({ channel: 'C0CONFIG01', text: 'hello', user: 'U0ADA00001' }));
     const refusal = await bot.slack.waitFor(() =>

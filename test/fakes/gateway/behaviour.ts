@@ -41,8 +41,13 @@ export interface FakeBehaviour {
    * would add every timer's lateness to the stream's length.
    */
   isRateSteady?: boolean;
-  /** Pause before the response headers are sent. */
+  /** Pause before the response headers are sent: a gateway that has not answered at all. */
   latencyMs?: number;
+  /**
+   * On a stream, pause after the headers and the opening role chunk, before the first content: the
+   * gateway took the request and the model is slow to start writing (its time to first token).
+   */
+  firstContentDelayMs?: number;
   /** Write each SSE event in three pieces with pauses between, so a client must buffer partial lines. */
   splitLinesAcrossWrites?: boolean;
   /**

@@ -105,6 +105,7 @@ export async function streamChatCompletion(options: {
     return;
   }
   await send(JSON.stringify(chunk({ role: 'assistant', content: '' }, null)));
+  if (behaviour.firstContentDelayMs !== undefined) await sleep(behaviour.firstContentDelayMs, signal);
 
   const cutAfterChunks = behaviour.cutAfterChunks;
   const sentPieces = cutAfterChunks === undefined ? pieces : pieces.slice(0, cutAfterChunks);
