@@ -1,5 +1,6 @@
 import { type ActionVerb, decodeActionId } from './action-store.ts';
 import { continueChatAction, regenerateChatAction } from './actions/chat-actions.ts';
+import { confirmForgetAction } from './actions/forget-data.ts';
 import { regenerateImagesAction, varyImageAction } from './actions/imagine-actions.ts';
 import { rateReplyAction } from './actions/rate-reply-action.ts';
 import { stopReplyAction } from './actions/stop-reply.ts';
@@ -16,6 +17,7 @@ export const allActions: readonly ActionDefinition[] = [
   rateReplyAction,
   approveToolAction,
   denyToolAction,
+  confirmForgetAction,
 ];
 
 export function findAction(verb: ActionVerb): ActionDefinition | undefined {

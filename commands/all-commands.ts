@@ -2,7 +2,9 @@ import type { Command } from './define-command.ts';
 import { defineCommand } from './define-command.ts';
 import { chatCommand } from './definitions/chat.ts';
 import { configCommand } from './definitions/config.ts';
+import { exportCommand } from './definitions/export.ts';
 import { extractCommand } from './definitions/extract.ts';
+import { forgetCommand } from './definitions/forget.ts';
 import { imagineCommand } from './definitions/imagine.ts';
 import { modelCommand } from './definitions/model.ts';
 import { resetCommand } from './definitions/reset.ts';
@@ -49,6 +51,8 @@ export const allCommands: readonly Command[] = [
   resetCommand,
   titleCommand,
   usageCommand,
+  forgetCommand,
+  exportCommand,
   configCommand,
   helpCommand,
 ] as readonly Command[];

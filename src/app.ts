@@ -11,11 +11,19 @@ import { createHistoryStore, type HistoryStore } from './conversation/history-st
 import { createReplyJournal, type ReplyJournal } from './conversation/reply-journal.ts';
 import { createSettingsStore, type SettingsStore } from './conversation/settings-store.ts';
 import { createUsageLedger, type UsageLedger } from './conversation/usage-ledger.ts';
+import { systemClock } from './delivery/clock.ts';
 import { createDocumentReader, type DocumentReader } from './documents/document-reader.ts';
 import { createDocumentStore } from './documents/document-store.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
 import { createLinkReader, type LinkReader } from './links/link-reader.ts';
 import type { Logger } from './log.ts';
+import { documentKeptData } from './retention/document-retention.ts';
+import { historyKeptData, type RunInConversation } from './retention/history-retention.ts';
+import { journalKeptData } from './retention/journal-retention.ts';
+import { createKeptDataRegistry, type KeptDataRegistry } from './retention/kept-data.ts';
+import { createPeopleIndex, indexedHistory } from './retention/people-index.ts';
+import { createPersonData, type PersonData } from './retention/person-data.ts';
+import { createRetentionSweep, type RetentionSweep } from './retention/retention-sweep.ts';
 import { createReadPage } from './search/read-page.ts';
 import { createSearchTools } from './search/search-tools.ts';
 import { createSearxngProvider } from './search/searxng-provider.ts';
@@ -61,6 +69,15 @@ export interface App {
   readonly toolbox: Toolbox;
   /** Acting tool calls waiting for their asker's Approve or Deny. */
   readonly toolApprovals: ToolApprovals;
+  /**
+   * Every kind of data parley keeps, for the retention sweep, /forget and /export; what is built
+   * outside the core (button payloads, ratings) and the memory register here too.
+   */
+  readonly keptData: KeptDataRegistry;
+  /** Removes what is older than HISTORY_RETENTION_DAYS, hourly (`start` in the process entry). */
+  readonly retention: RetentionSweep;
+  /** Everything parley holds about one person: /forget, /export. */
+  readonly personData: PersonData;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -71,6 +88,9 @@ export interface App {
 
 /** How long extracted text is kept after its last use: as long as the buttons that may need it. */
 const documentLifetimeMs = 7 * 24 * 60 * 60 * 1000;
+
+/** How often the retention sweep runs (one process of several on Redis). */
+const retentionSweepIntervalMs = 60 * 60_000;
 
 /** Links read from one message at most. */
 const maxLinksPerMessage = 3;
@@ -92,7 +112,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   const store = openStore({ storeUrl: config.storeUrl, logger, operationTimeoutMs: config.storeTimeoutMs });
   const historyKeyv = store.namespace('history');
   const settingsKeyv = store.namespace('settings');
-  const history = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
+  const storedHistory = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
   const settings = createSettingsStore({ store: settingsKeyv });
   const spendBackend = openSpendBackend({
     store,
@@ -107,6 +127,9 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     reorderWindowMs: config.lockOrderWindowMs,
   });
   const overrides = createOverrideStore({ store: overridesKeyv, lock: coordination.recordLock });
+  const people = createPeopleIndex({ store: store.namespace('people'), lock: coordination.recordLock });
+  const history = indexedHistory({ history: storedHistory, index: people, logger });
+  const runInConversation: RunInConversation = (key, task) => coordination.conversationLock.run(key, task);
   const places = createPlaceSettingsReader({
     overrides,
     defaults: environmentDefaults({
@@ -114,6 +137,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       roleLimits: config.spending.roleLimits,
       access: config.access,
       tools: config.tools,
+      retentionDays: config.history.retentionDays,
     }),
   });
   const spending = createSpendGuard({
@@ -136,12 +160,13 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
   });
   const documentKeyv = store.namespace('documents');
+  const documentStore = createDocumentStore({
+    store: documentKeyv,
+    maxTotalBytes: config.documents.storeMaxBytes,
+    lifetimeMs: documentLifetimeMs,
+  });
   const documents = createDocumentReader({
-    store: createDocumentStore({
-      store: documentKeyv,
-      maxTotalBytes: config.documents.storeMaxBytes,
-      lifetimeMs: documentLifetimeMs,
-    }),
+    store: documentStore,
     maxBytes: config.documents.maxBytes,
     readLimits: {
       maxUnits: config.documents.maxPages,
@@ -153,6 +178,30 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       timeoutMs: config.documents.parseTimeoutMs,
       maxHeapMb: config.documents.parseMaxMemoryMb,
     },
+    logger,
+  });
+  const keptData = createKeptDataRegistry();
+  keptData.register(historyKeptData({ historyKeyv, history, index: people, runInConversation }));
+  keptData.register(people.keptData);
+  keptData.register(documentKeptData({ documents: documentStore }));
+  keptData.register(journalKeptData({ journalKeyv }));
+  const retention = createRetentionSweep({
+    registry: keptData,
+    store,
+    places,
+    defaultRetentionDays: config.history.retentionDays,
+    overrides,
+    markerKeyv: store.namespace('retention'),
+    lock: coordination.recordLock,
+    clock: systemClock,
+    intervalMs: retentionSweepIntervalMs,
+    logger,
+  });
+  const personData = createPersonData({
+    registry: keptData,
+    index: people,
+    history,
+    runInConversation,
     logger,
   });
   const links = createLinkReader({ ...config.links, maxLinks: maxLinksPerMessage, logger });
@@ -222,9 +271,13 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     coordination,
     toolbox,
     toolApprovals: createToolApprovals(),
+    keptData,
+    retention,
+    personData,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
+      retention.stop();
       journal.close();
       await coordination.close();
       await store.close();

@@ -177,7 +177,12 @@ function toConfig({
       format: values.LOG_FORMAT,
       file: values.LOG_FILE === undefined ? undefined : resolveFromProjectRoot(values.LOG_FILE),
     },
-    history: { maxTurns: values.HISTORY_MAX_TURNS, replyMaxTokens: values.REPLY_MAX_TOKENS },
+    history: {
+      maxTurns: values.HISTORY_MAX_TURNS,
+      replyMaxTokens: values.REPLY_MAX_TOKENS,
+      /** Days data about conversations is kept (HISTORY_RETENTION_DAYS); null: no time limit. */
+      retentionDays: values.HISTORY_RETENTION_DAYS,
+    },
     images: {
       maxInputBytes: values.IMAGE_MAX_BYTES,
       /** Hosts the gateway's image links may name; empty: any host with a public address. */

@@ -1,6 +1,6 @@
 import type { AccessRules } from '../access/access-policy.ts';
 import type { ConversationPlace } from '../conversation/turn.ts';
-import type { DirectMessageMode } from '../environment/spend-access-values.ts';
+import { type DirectMessageMode, defaultRetentionDays } from '../environment/spend-access-values.ts';
 import {
   type BudgetLimits,
   budgetSettingNames,
@@ -27,6 +27,8 @@ export interface PlaceSettings {
   readonly chatModel: string | undefined;
   readonly systemPrompt: string | undefined;
   readonly tools: ToolRules;
+  /** Days what is said here is kept (HISTORY_RETENTION_DAYS); null: no time limit. */
+  readonly retentionDays: number | null;
 }
 
 /** Which tools the model may call here (TOOLS) and which only some roles may have it call (TOOL_ROLE_IDS). */
@@ -138,7 +140,14 @@ function toPlaceSettings(settingValue: (name: string) => OverrideValue | undefin
       patterns: settingValue('TOOLS') === undefined ? ['*'] : list('TOOLS'),
       roleIds: map<readonly string[]>('TOOL_ROLE_IDS'),
     },
+    retentionDays: retentionDaysOf(settingValue('HISTORY_RETENTION_DAYS')),
   };
+}
+
+// A number of days, or null for "off"; what is neither (never written by /config) keeps the default.
+function retentionDaysOf(value: OverrideValue | undefined): number | null {
+  if (value === null) return null;
+  return typeof value === 'number' && value >= 1 ? value : defaultRetentionDays;
 }
 
 // `mentions` is what /config stored before threads existed: answer when addressed, in the channel.
@@ -153,13 +162,17 @@ export function environmentDefaults({
   roleLimits,
   access,
   tools,
+  retentionDays = defaultRetentionDays,
 }: {
   limits: BudgetLimits;
   roleLimits: RoleBudgetLimits;
   access: AccessRules;
   tools: ToolRules;
+  /** HISTORY_RETENTION_DAYS; null: no time limit. */
+  retentionDays?: number | null;
 }): Record<string, OverrideValue | undefined> {
   return {
+    HISTORY_RETENTION_DAYS: retentionDays,
     TOOLS: tools.patterns,
     TOOL_ROLE_IDS: tools.roleIds,
     ...limits,

@@ -18,6 +18,7 @@ import {
   directMessageMode,
   idList,
   optionalPositiveCount,
+  retentionDays,
   roleBudgets,
   timeZone,
   toolPatterns,
@@ -106,6 +107,12 @@ const conversationSettings = section('Conversations', {
   }),
   HISTORY_MAX_TURNS: document(wholeNumber({ min: 1, fallback: 200 }), {
     description: 'Turns kept per conversation; older ones are deleted from the store.',
+  }),
+  HISTORY_RETENTION_DAYS: document(retentionDays, {
+    description:
+      'How long parley keeps what it holds about conversations, in days: turns, the text of documents, images kept for buttons, button payloads, ratings, replies in flight and the index of who wrote where. Older ones are removed by a sweep every hour (SQLite then gives the space back). off keeps them with no time limit (HISTORY_MAX_TURNS still applies). /config changes it per server or channel. See docs/data.md.',
+    typeText: 'days | off',
+    defaultText: '90',
   }),
   REPLY_MAX_TOKENS: document(wholeNumber({ min: 1, fallback: 1_024 }), {
     description:
