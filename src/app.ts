@@ -24,6 +24,7 @@ import { createKeptDataRegistry, type KeptDataRegistry } from './retention/kept-
 import { createPeopleIndex, indexedHistory } from './retention/people-index.ts';
 import { createPersonData, type PersonData } from './retention/person-data.ts';
 import { createRetentionSweep, type RetentionSweep } from './retention/retention-sweep.ts';
+import { usageKeptData } from './retention/usage-retention.ts';
 import { createReadPage } from './search/read-page.ts';
 import { createSearchTools } from './search/search-tools.ts';
 import { createSearxngProvider } from './search/searxng-provider.ts';
@@ -185,6 +186,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   keptData.register(people.keptData);
   keptData.register(documentKeptData({ documents: documentStore }));
   keptData.register(journalKeptData({ journalKeyv }));
+  keptData.register(usageKeptData({ usage }));
   const retention = createRetentionSweep({
     registry: keptData,
     store,

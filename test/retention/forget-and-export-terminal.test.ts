@@ -47,6 +47,18 @@ describe('the terminal: /export and /forget me', () => {
     under.fake.enqueue({ text: 'Noted.' });
     await under.type('my cat is called Miso');
     const requestsBefore = under.fake.requests.length;
+    const topToday = async () =>
+      (
+        await under.services.usage.top({
+          platform: 'console',
+          workspace: 'local',
+          kind: 'users',
+          period: 'day',
+          at: new Date(),
+          count: 5,
+        })
+      ).map((entry) => entry.id);
+    expect(await topToday()).toEqual(['ada']);
     const asked = await under.type('/forget me');
     expect(asked).toMatch(/cannot be undone/);
     expect(await under.services.history.load(conversationKey)).toHaveLength(2);
@@ -62,5 +74,7 @@ describe('the terminal: /export and /forget me', () => {
       data: { history: [], 'people-index': [], feedback: [] },
     });
     expect(under.fake.requests.length).toBe(requestsBefore);
+    // Spending stays counted, without the name.
+    expect(await topToday()).toEqual(['forgotten']);
   });
 });
