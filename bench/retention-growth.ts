@@ -136,12 +136,13 @@ async function simulate({ isRetentionOn }: { isRetentionOn: boolean }) {
 
 const off = await simulate({ isRetentionOn: false });
 const on = await simulate({ isRetentionOn: true });
-console.log(
+const lines = [
   `${days} simulated days, ${conversationsPerDay} new threads a day, ${exchangesPerConversation} exchanges each (SQLite)`,
-);
-console.log('| day | retention off (KiB) | HISTORY_RETENTION_DAYS=14 (KiB) |');
-console.log('|---:|---:|---:|');
-for (const [index, point] of off.weekly.entries()) {
-  console.log(`| ${point.day} | ${point.kibibytes} | ${on.weekly[index]?.kibibytes ?? ''} |`);
-}
-console.log(JSON.stringify({ off, on }, null, 2));
+  '| day | retention off (KiB) | HISTORY_RETENTION_DAYS=14 (KiB) |',
+  '|---:|---:|---:|',
+  ...off.weekly.map(
+    (point, index) => `| ${point.day} | ${point.kibibytes} | ${on.weekly[index]?.kibibytes ?? ''} |`,
+  ),
+  JSON.stringify({ off, on }, null, 2),
+];
+process.stdout.write(`${lines.join('\n')}\n`);
