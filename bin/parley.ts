@@ -105,6 +105,8 @@ async function main(): Promise<number> {
     return 1;
   }
   const services = createCommandServices({ app });
+  // Hourly; with several processes on one Redis, one of them sweeps each hour.
+  app.retention.start();
   const closeAll = async () => {
     await finishOrCutReplies({ ...services, ...shutdownShares(config.shutdownGraceMs) });
     await services.close();

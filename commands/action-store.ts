@@ -19,6 +19,8 @@ const chatPayloadSchema = z.object({
   /** Payloads saved before the image store held the images themselves; read for their 7 days. */
   imageDataUris: z.array(z.string()).optional(),
   replyCreatedAt: z.string().optional(),
+  /** When it was saved (ISO): the retention sweep removes it past its place's cutoff. */
+  savedAt: z.iso.datetime().optional(),
 });
 
 /** A reference image for `image_input`: a link, or an image kept in the store (sent as `data:`). */
@@ -46,6 +48,9 @@ const imaginePayloadSchema = z.object({
   /** The older shape (links or data: URIs inline); read for the 7 days its buttons live. */
   referenceImages: z.array(z.string()).optional(),
   generatedImages: z.array(z.string()).optional(),
+  /** Who asked for the drawing: /forget removes the payload and its kept images with their data. */
+  askerId: z.string().optional(),
+  savedAt: z.iso.datetime().optional(),
 });
 
 /** A Forget button of /memory: one note, or (without `noteId`) every note of the scope. */
@@ -56,18 +61,36 @@ const memoryPayloadSchema = z.object({
   /** Whose notes: the person who ran /memory (only they may press it), or the place's. */
   ownerId: z.string(),
   noteId: z.string().optional(),
+  savedAt: z.iso.datetime().optional(),
+});
+
+/**
+ * A /forget waiting for its Confirm: whose data (`subjectId`), asked by whom (only they may
+ * confirm), and where (an admin's request covers their own server or workspace only).
+ */
+const forgetPayloadSchema = z.object({
+  kind: z.literal('forget'),
+  conversationKey: z.string(),
+  askerId: z.string(),
+  subjectId: z.string(),
+  platform: z.string(),
+  /** Undefined: everywhere on the platform (a person forgetting themselves). */
+  workspace: z.string().optional(),
+  savedAt: z.iso.datetime().optional(),
 });
 
 const actionPayloadSchema = z.discriminatedUnion('kind', [
   chatPayloadSchema,
   imaginePayloadSchema,
   memoryPayloadSchema,
+  forgetPayloadSchema,
 ]);
 
 export type ActionPayload = z.infer<typeof actionPayloadSchema>;
 export type ChatActionPayload = z.infer<typeof chatPayloadSchema>;
 export type ImagineActionPayload = z.infer<typeof imaginePayloadSchema>;
 export type MemoryActionPayload = z.infer<typeof memoryPayloadSchema>;
+export type ForgetActionPayload = z.infer<typeof forgetPayloadSchema>;
 export type ReferenceImage = z.infer<typeof referenceImageSchema>;
 export type DrawnImage = z.infer<typeof drawnImageSchema>;
 
@@ -75,6 +98,8 @@ export interface ActionStore {
   /** Saves a payload and returns the token that names it in button ids; a given token is overwritten. */
   save(payload: z.input<typeof actionPayloadSchema>, options?: { token?: string }): Promise<string>;
   load(token: string): Promise<ActionPayload | undefined>;
+  /** Deletes a payload: its buttons then answer that they expired (a /forget confirmed once). */
+  remove(token: string): Promise<void>;
   /** The images payloads refer to, one copy each, living as long as the buttons. */
   readonly images: ImageStore;
 }
@@ -88,20 +113,25 @@ const defaultMaxImageBytes = 256 * 1024 * 1024;
 export function createActionStore({
   store,
   maxImageBytes = defaultMaxImageBytes,
+  now = () => new Date(),
 }: {
   store: Keyv;
   /** Most bytes of kept images; the oldest are evicted first. */
   maxImageBytes?: number;
+  now?: () => Date;
 }): ActionStore {
   return {
     images: createImageStore({ store, maxTotalBytes: maxImageBytes, lifetimeMs: actionLifetimeMs }),
     async save(payload, { token = randomBytes(9).toString('base64url') } = {}) {
-      await store.set(token, payload, actionLifetimeMs);
+      await store.set(token, { savedAt: now().toISOString(), ...payload }, actionLifetimeMs);
       return token;
     },
     async load(token) {
       const parsed = actionPayloadSchema.safeParse(await store.get(token));
       return parsed.success ? parsed.data : undefined;
+    },
+    async remove(token) {
+      await store.delete(token);
     },
   };
 }
@@ -119,7 +149,8 @@ export type ActionVerb =
   | 'memory.forget'
   | 'schedule.pause'
   | 'schedule.resume'
-  | 'schedule.delete';
+  | 'schedule.delete'
+  | 'data.forget';
 
 export const actionVerbs: readonly ActionVerb[] = [
   'chat.stop',
@@ -136,6 +167,7 @@ export const actionVerbs: readonly ActionVerb[] = [
   'schedule.pause',
   'schedule.resume',
   'schedule.delete',
+  'data.forget',
 ];
 
 /** Matches every id `encodeActionId` makes, and no other: for a platform that routes presses by id. */

@@ -1,5 +1,6 @@
 import { type ActionVerb, decodeActionId } from './action-store.ts';
 import { continueChatAction, regenerateChatAction } from './actions/chat-actions.ts';
+import { confirmForgetAction } from './actions/forget-data.ts';
 import { forgetMemoryAction } from './actions/forget-memory.ts';
 import { regenerateImagesAction, varyImageAction } from './actions/imagine-actions.ts';
 import { rateReplyAction } from './actions/rate-reply-action.ts';
@@ -26,6 +27,7 @@ export const allActions: readonly ActionDefinition[] = [
   pauseScheduleAction,
   resumeScheduleAction,
   deleteScheduleAction,
+  confirmForgetAction,
 ];
 
 export function findAction(verb: ActionVerb): ActionDefinition | undefined {

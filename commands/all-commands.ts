@@ -2,7 +2,9 @@ import type { Command } from './define-command.ts';
 import { defineCommand } from './define-command.ts';
 import { chatCommand } from './definitions/chat.ts';
 import { configCommand } from './definitions/config.ts';
+import { exportCommand } from './definitions/export.ts';
 import { extractCommand } from './definitions/extract.ts';
+import { forgetCommand } from './definitions/forget.ts';
 import { imagineCommand } from './definitions/imagine.ts';
 import { memoryCommand } from './definitions/memory.ts';
 import { modelCommand } from './definitions/model.ts';
@@ -56,6 +58,8 @@ export const allCommands: readonly Command[] = [
   titleCommand,
   usageCommand,
   memoryCommand,
+  forgetCommand,
+  exportCommand,
   configCommand,
   remindCommand,
   scheduleCommand,

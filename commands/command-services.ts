@@ -2,6 +2,8 @@ import type { Actor } from '../src/access/actor.ts';
 import type { App } from '../src/app.ts';
 import { createActiveReplies } from '../src/conversation/active-replies.ts';
 import { createReplyFeedbackStore } from '../src/conversation/reply-feedback.ts';
+import { feedbackKeptData } from '../src/retention/feedback-retention.ts';
+import { actionKeptData } from './action-retention.ts';
 import { createActionStore } from './action-store.ts';
 import type { CommandServices } from './define-command.ts';
 import { createScheduledPlacesRegistry } from './scheduled-places.ts';
@@ -12,6 +14,12 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
   const actionKeyv = app.store.namespace('actions');
   const feedbackKeyv = app.store.namespace('feedback');
   const editors = config.settingsEditors;
+  const actionStore = createActionStore({ store: actionKeyv, maxImageBytes: config.images.storeMaxBytes });
+  // Built here, outside the core, so registered here: the sweep, /forget and /export reach them.
+  const unregister = [
+    app.keptData.register(actionKeptData({ actionKeyv, actionStore })),
+    app.keptData.register(feedbackKeptData({ feedbackKeyv })),
+  ];
   return {
     engine: app.engine,
     gateway: app.gateway,
@@ -23,7 +31,8 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     access: app.access,
     overrides: app.overrides,
     places: app.places,
-    actionStore: createActionStore({ store: actionKeyv, maxImageBytes: config.images.storeMaxBytes }),
+    actionStore,
+    personData: app.personData,
     activeReplies: createActiveReplies(),
     toolApprovals: app.toolApprovals,
     memory: app.memory,
@@ -61,6 +70,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     logger: app.logger,
     now: () => new Date(),
     close: async () => {
+      for (const undo of unregister) undo();
       await Promise.all([actionKeyv.disconnect(), feedbackKeyv.disconnect()]);
     },
   };

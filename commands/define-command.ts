@@ -17,6 +17,7 @@ import type { DocumentReader } from '../src/documents/document-reader.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { MemoryBook } from '../src/memory/memory-book.ts';
+import type { PersonData } from '../src/retention/person-data.ts';
 import type { Scheduler } from '../src/scheduling/scheduler.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
 import type { ToolApprovals } from '../src/tools/tool-approvals.ts';
@@ -74,6 +75,12 @@ export interface CommandResponder {
    * where the platform has no name to change there; /title then says so.
    */
   renameConversation?(title: string): Promise<ConversationRenameOutcome>;
+  /**
+   * Sends to the person alone, where only they read it: Discord a DM, Slack the app's DM with them,
+   * the terminal its own output (files saved in the output folder). Rejects when the platform
+   * refuses (DMs closed). Absent where there is no such place.
+   */
+  sendDirect?(result: CommandResult): Promise<void>;
   /** Files it posts get links anyone can fetch (Discord's CDN): the image model can take them. */
   readonly hasPublicFileLinks?: boolean;
   /**
@@ -106,6 +113,8 @@ export interface CommandServices {
   readonly overrides: OverrideStore;
   readonly places: PlaceSettingsReader;
   readonly actionStore: ActionStore;
+  /** Everything parley holds about one person: /forget, /export. */
+  readonly personData: PersonData;
   readonly activeReplies: ActiveReplies;
   /** What parley remembers across conversations (MEMORY), for /memory. */
   readonly memory: MemoryBook;

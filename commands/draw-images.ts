@@ -178,6 +178,7 @@ async function drawAndSend(
       (reference) => !('link' in reference && reference.link.startsWith('data:')),
     ),
     drawnImages,
+    askerId: user.id,
   };
   const token = await services.actionStore.save(payload);
   const { actions, notice } = imageActions({ services, responder, token, drawnImages });

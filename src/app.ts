@@ -12,6 +12,7 @@ import { createHistoryStore, type HistoryStore } from './conversation/history-st
 import { createReplyJournal, type ReplyJournal } from './conversation/reply-journal.ts';
 import { createSettingsStore, type SettingsStore } from './conversation/settings-store.ts';
 import { createUsageLedger, type UsageLedger } from './conversation/usage-ledger.ts';
+import { systemClock } from './delivery/clock.ts';
 import { createDocumentReader, type DocumentReader } from './documents/document-reader.ts';
 import { createDocumentStore } from './documents/document-store.ts';
 import { createGateway, type Gateway } from './gateway/gateway-client.ts';
@@ -19,6 +20,14 @@ import { createLinkReader, type LinkReader } from './links/link-reader.ts';
 import type { Logger } from './log.ts';
 import { createMemoryBook, type MemoryBook } from './memory/memory-book.ts';
 import { createMemoryTools } from './memory/memory-tools.ts';
+import { documentKeptData } from './retention/document-retention.ts';
+import { historyKeptData, type RunInConversation } from './retention/history-retention.ts';
+import { journalKeptData } from './retention/journal-retention.ts';
+import { createKeptDataRegistry, type KeptDataRegistry } from './retention/kept-data.ts';
+import { createPeopleIndex, indexedHistory } from './retention/people-index.ts';
+import { createPersonData, type PersonData } from './retention/person-data.ts';
+import { createRetentionSweep, type RetentionSweep } from './retention/retention-sweep.ts';
+import { usageKeptData } from './retention/usage-retention.ts';
 import { openScheduler } from './scheduling/open-scheduler.ts';
 import type { Scheduler } from './scheduling/scheduler.ts';
 import { createReadPage } from './search/read-page.ts';
@@ -70,6 +79,15 @@ export interface App {
   readonly memory: MemoryBook;
   /** Reminders and schedules; undefined on a store they cannot run on (postgres://). Started by bin/. */
   readonly scheduler: Scheduler | undefined;
+  /**
+   * Every kind of data parley keeps, for the retention sweep, /forget and /export; what is built
+   * outside the core (button payloads, ratings) and the memory register here too.
+   */
+  readonly keptData: KeptDataRegistry;
+  /** Removes what is older than HISTORY_RETENTION_DAYS, hourly (`start` in the process entry). */
+  readonly retention: RetentionSweep;
+  /** Everything parley holds about one person: /forget, /export. */
+  readonly personData: PersonData;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -80,6 +98,9 @@ export interface App {
 
 /** How long extracted text is kept after its last use: as long as the buttons that may need it. */
 const documentLifetimeMs = 7 * 24 * 60 * 60 * 1000;
+
+/** How often the retention sweep runs (one process of several on Redis). */
+const retentionSweepIntervalMs = 60 * 60_000;
 
 /** Links read from one message at most. */
 const maxLinksPerMessage = 3;
@@ -101,7 +122,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   const store = openStore({ storeUrl: config.storeUrl, logger, operationTimeoutMs: config.storeTimeoutMs });
   const historyKeyv = store.namespace('history');
   const settingsKeyv = store.namespace('settings');
-  const history = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
+  const storedHistory = createHistoryStore({ store: historyKeyv, maxTurns: config.history.maxTurns, logger });
   const settings = createSettingsStore({ store: settingsKeyv });
   const spendBackend = openSpendBackend({
     store,
@@ -116,6 +137,9 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     reorderWindowMs: config.lockOrderWindowMs,
   });
   const overrides = createOverrideStore({ store: overridesKeyv, lock: coordination.recordLock });
+  const people = createPeopleIndex({ store: store.namespace('people'), lock: coordination.recordLock });
+  const history = indexedHistory({ history: storedHistory, index: people, logger });
+  const runInConversation: RunInConversation = (key, task) => coordination.conversationLock.run(key, task);
   const places = createPlaceSettingsReader({
     overrides,
     defaults: environmentDefaults({
@@ -124,6 +148,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       access: config.access,
       tools: config.tools,
       memory: config.memory,
+      retentionDays: config.history.retentionDays,
     }),
   });
   const spending = createSpendGuard({
@@ -146,12 +171,13 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
   });
   const documentKeyv = store.namespace('documents');
+  const documentStore = createDocumentStore({
+    store: documentKeyv,
+    maxTotalBytes: config.documents.storeMaxBytes,
+    lifetimeMs: documentLifetimeMs,
+  });
   const documents = createDocumentReader({
-    store: createDocumentStore({
-      store: documentKeyv,
-      maxTotalBytes: config.documents.storeMaxBytes,
-      lifetimeMs: documentLifetimeMs,
-    }),
+    store: documentStore,
     maxBytes: config.documents.maxBytes,
     readLimits: {
       maxUnits: config.documents.maxPages,
@@ -166,6 +192,31 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
   });
   const scheduler = openScheduler({ config, store, lock: coordination.recordLock, logger });
+  const keptData = createKeptDataRegistry();
+  keptData.register(historyKeptData({ historyKeyv, history, index: people, runInConversation }));
+  keptData.register(people.keptData);
+  keptData.register(documentKeptData({ documents: documentStore }));
+  keptData.register(journalKeptData({ journalKeyv }));
+  keptData.register(usageKeptData({ usage }));
+  const retention = createRetentionSweep({
+    registry: keptData,
+    store,
+    places,
+    defaultRetentionDays: config.history.retentionDays,
+    overrides,
+    markerKeyv: store.namespace('retention'),
+    lock: coordination.recordLock,
+    clock: systemClock,
+    intervalMs: retentionSweepIntervalMs,
+    logger,
+  });
+  const personData = createPersonData({
+    registry: keptData,
+    index: people,
+    history,
+    runInConversation,
+    logger,
+  });
   const links = createLinkReader({ ...config.links, maxLinks: maxLinksPerMessage, logger });
   const searchProvider = config.search
     ? createSearxngProvider({
@@ -246,9 +297,13 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     toolApprovals: createToolApprovals(),
     memory,
     scheduler,
+    keptData,
+    retention,
+    personData,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
+      retention.stop();
       journal.close();
       await scheduler?.stop();
       await coordination.close();

@@ -182,6 +182,8 @@ function toConfig({
       maxTurns: values.HISTORY_MAX_TURNS,
       replyMaxTokens: values.REPLY_MAX_TOKENS,
       summaryMaxCharacters: values.SUMMARY_MAX_CHARACTERS,
+      /** Days data about conversations is kept (HISTORY_RETENTION_DAYS); null: no time limit. */
+      retentionDays: values.HISTORY_RETENTION_DAYS,
     },
     images: {
       maxInputBytes: values.IMAGE_MAX_BYTES,

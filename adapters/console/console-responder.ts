@@ -35,6 +35,18 @@ export function createConsoleResponder({
     if (isProgressShown) write(isInteractive ? '\r\x1b[K' : '');
     isProgressShown = false;
   };
+  const send = async (result: CommandResult) => {
+    endProgress();
+    const text = [result.text, result.card ? renderCardAsText(result.card) : undefined]
+      .filter(Boolean)
+      .join('\n\n');
+    if (result.files && result.files.length > 0) await surface.upload(result.files, text);
+    else if (text !== '') write(rendered(text));
+    write('\n');
+    // A private answer (an error, a refused button press) is an aside: the buttons of the last
+    // answer stay pressable, as they stay on Discord and Slack under an ephemeral reply.
+    if (!result.isPrivate || result.actions !== undefined) onActions(result.actions ?? []);
+  };
   return {
     surface,
     async progress(text) {
@@ -44,17 +56,8 @@ export function createConsoleResponder({
       // The terminal's line is gone with the process: nothing to journal.
       return undefined;
     },
-    async send(result: CommandResult) {
-      endProgress();
-      const text = [result.text, result.card ? renderCardAsText(result.card) : undefined]
-        .filter(Boolean)
-        .join('\n\n');
-      if (result.files && result.files.length > 0) await surface.upload(result.files, text);
-      else if (text !== '') write(rendered(text));
-      write('\n');
-      // A private answer (an error, a refused button press) is an aside: the buttons of the last
-      // answer stay pressable, as they stay on Discord and Slack under an ephemeral reply.
-      if (!result.isPrivate || result.actions !== undefined) onActions(result.actions ?? []);
-    },
+    send,
+    // The terminal is its owner's alone: a private file is saved in the output folder like any other.
+    sendDirect: (result) => send({ ...result, isPrivate: true }),
   };
 }

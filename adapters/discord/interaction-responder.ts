@@ -140,6 +140,18 @@ export function createInteractionResponder({
       // Discord's links to the files are public: a later Vary can hand them to the image model.
       return { fileUrls: message?.attachments.map((attachment) => attachment.url) ?? [] };
     },
+    async sendDirect(result: CommandResult) {
+      // A DM channel with the person (POST /users/@me/channels, then a message there); Discord
+      // refuses it with 50007 when they do not take DMs from the server's members.
+      for (const piece of splitCommandResult({ result, maxLength: discordLimits.messageLength })) {
+        const payload = await withFiles(state, piece.files, piece.text ?? '', {
+          allowedMentions: noPings,
+          embeds: piece.card ? [renderEmbed(piece.card)] : [],
+          components: [],
+        });
+        await interaction.user.send(payload as MessageCreateOptions);
+      }
+    },
     ...(deferral === 'update' && interaction.isButton()
       ? { removePressedAction: () => removePressedButton(interaction) }
       : {}),

@@ -18,6 +18,7 @@ export const botScopes: Readonly<Record<string, string>> = {
   'files:write': 'upload generated images and extracted data',
   'groups:history': 'the same in private channels it is invited to',
   'im:history': 'read DMs sent to it',
+  'im:write': 'open its DM with a person to send them their data as a file (/export)',
   'mpim:history': 'follow threads it answers in group DMs',
   'users:read': 'show people by name to the model; admins may change /model and /system',
   'usergroups:read': 'user groups as roles in access rules and role budgets (/config)',

@@ -201,6 +201,29 @@ export function createChannelResponder({
       });
       return ts === undefined ? undefined : { id: ts };
     },
+    sendDirect: (result) =>
+      inOrder(async () => {
+        try {
+          // The app's DM with the person (conversations.open with `users`, which needs im:write):
+          // a file needs a channel id, where a message alone could name the user.
+          const opened = await place.client.conversations.open({ users: place.recipientUserId });
+          const channel = opened.channel?.id;
+          if (channel === undefined) throw new Error('slack: conversations.open named no channel');
+          const text = notificationText(result);
+          if ((result.files ?? []).length > 0) {
+            await uploadFiles({
+              place: { client: place.client, channel, threadTs: undefined },
+              files: result.files ?? [],
+              comment: markdownToMrkdwn(result.text ?? ''),
+              logger: context.logger,
+            });
+          } else {
+            await inTurn('chat.postMessage', channel, () => place.client.chat.postMessage({ channel, text }));
+          }
+        } catch (error) {
+          throw explainSlackError(error);
+        }
+      }),
     send: (result) =>
       inOrder(async () => {
         isAnswered = true;

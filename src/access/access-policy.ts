@@ -82,6 +82,9 @@ export function decideAccess({
   const commandName = capability.kind === 'command' ? capability.name : undefined;
   // Whoever runs the server can always reach /config, from anywhere, to undo a rule.
   if ((commandName === 'config' || capability.kind === 'administer') && actor.isAdmin) return allowed;
+  // A person's data is theirs to see and delete wherever they reach parley, blocked or not; another
+  // person's needs `administer`, which the commands ask for separately.
+  if (commandName === 'forget' || commandName === 'export') return allowed;
   const hasRole = (roleIds: readonly string[]) => actor.roleIds.some((roleId) => roleIds.includes(roleId));
   if (rules.blockUserIds.includes(actor.id) || hasRole(rules.blockRoleIds)) {
     return { isAllowed: false, refusal: 'blocked-user' };

@@ -6,6 +6,7 @@ import {
   directMessageModes,
   idList,
   memoryModes,
+  retentionDays,
   roleBudgets,
   toolPatterns,
 } from '../environment/spend-access-values.ts';
@@ -178,6 +179,23 @@ function replyModeSetting(): AdminSetting {
   };
 }
 
+/** HISTORY_RETENTION_DAYS: days, or off; a channel may keep less or more than its server. */
+function retentionSetting(): AdminSetting {
+  return {
+    name: 'HISTORY_RETENTION_DAYS',
+    label: 'Days conversations are kept',
+    hint: 'a number of days from 1 to 3650, or off for no time limit',
+    scopes: bothScopes,
+    parse(text) {
+      // Empty means "the default" to the environment; typed into /config it means nothing.
+      if (text.trim() === '') return { problem: 'needs a number of days, or off' };
+      return fromSchema(retentionDays, text);
+    },
+    format: (value) => (typeof value === 'number' ? `${value} days` : value === null ? 'off' : 'not set'),
+    suggestions: () => ['30', '90', '365', 'off'],
+  };
+}
+
 /** Every setting /config can change, in the order it shows them. */
 export const adminSettings: readonly AdminSetting[] = [
   ...(
@@ -228,6 +246,7 @@ export const adminSettings: readonly AdminSetting[] = [
     commandRoles as z.ZodType<Record<string, unknown>>,
   ),
   replyModeSetting(),
+  retentionSetting(),
   {
     name: 'CHAT_MODEL',
     label: 'Default model',

@@ -43,6 +43,8 @@ export interface OverrideStore {
     changedBy: { readonly id: string; readonly name: string };
     at: Date;
   }): Promise<OverrideValue | undefined>;
+  /** Every value one setting is overridden with, at any server or channel (a walk of every record). */
+  valuesEverywhere(name: string): Promise<OverrideValue[]>;
 }
 
 const keptChanges = 20;
@@ -72,6 +74,15 @@ export function createOverrideStore({ store, lock }: { store: Keyv; lock: KeyedL
         channel: channel.values as Record<string, OverrideValue>,
         changes,
       };
+    },
+    async valuesEverywhere(name) {
+      const values: OverrideValue[] = [];
+      for await (const [, value] of store.iterator?.(undefined) ?? []) {
+        const parsed = recordSchema.safeParse(value);
+        if (parsed.success && name in parsed.data.values)
+          values.push(parsed.data.values[name] as OverrideValue);
+      }
+      return values;
     },
     change: ({ place, scope, name, value, changedBy, at }) => {
       const key = keyOf(place, scope);

@@ -1,6 +1,10 @@
 import type { AccessRules } from '../access/access-policy.ts';
 import type { ConversationPlace } from '../conversation/turn.ts';
-import type { DirectMessageMode, MemoryMode } from '../environment/spend-access-values.ts';
+import {
+  type DirectMessageMode,
+  defaultRetentionDays,
+  type MemoryMode,
+} from '../environment/spend-access-values.ts';
 import {
   type BudgetLimits,
   budgetSettingNames,
@@ -29,6 +33,8 @@ export interface PlaceSettings {
   readonly tools: ToolRules;
   /** MEMORY: what parley remembers across conversations here. */
   readonly memory: MemoryMode;
+  /** Days what is said here is kept (HISTORY_RETENTION_DAYS); null: no time limit. */
+  readonly retentionDays: number | null;
 }
 
 /** Which tools the model may call here (TOOLS) and which only some roles may have it call (TOOL_ROLE_IDS). */
@@ -141,7 +147,14 @@ function toPlaceSettings(settingValue: (name: string) => OverrideValue | undefin
       patterns: settingValue('TOOLS') === undefined ? ['*'] : list('TOOLS'),
       roleIds: map<readonly string[]>('TOOL_ROLE_IDS'),
     },
+    retentionDays: retentionDaysOf(settingValue('HISTORY_RETENTION_DAYS')),
   };
+}
+
+// A number of days, or null for "off"; what is neither (never written by /config) keeps the default.
+function retentionDaysOf(value: OverrideValue | undefined): number | null {
+  if (value === null) return null;
+  return typeof value === 'number' && value >= 1 ? value : defaultRetentionDays;
 }
 
 // `mentions` is what /config stored before threads existed: answer when addressed, in the channel.
@@ -156,16 +169,20 @@ export function environmentDefaults({
   roleLimits,
   access,
   tools,
-  memory,
+  memory = 'off',
+  retentionDays = defaultRetentionDays,
 }: {
   limits: BudgetLimits;
   roleLimits: RoleBudgetLimits;
   access: AccessRules;
   tools: ToolRules;
-  memory: MemoryMode;
+  memory?: MemoryMode;
+  /** HISTORY_RETENTION_DAYS; null: no time limit. */
+  retentionDays?: number | null;
 }): Record<string, OverrideValue | undefined> {
   return {
     MEMORY: memory,
+    HISTORY_RETENTION_DAYS: retentionDays,
     TOOLS: tools.patterns,
     TOOL_ROLE_IDS: tools.roleIds,
     ...limits,

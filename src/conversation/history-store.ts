@@ -17,6 +17,14 @@ export interface HistoryStore {
     options?: { replacingLast?: number },
   ): Promise<void>;
   reset(key: ConversationKey): Promise<void>;
+  /**
+   * Removes the turns `isRemoved` picks (retention, /forget) and resolves with them; the rest keep
+   * their order. The caller holds the conversation's lock. A conversation left empty is removed.
+   */
+  removeTurns(
+    key: ConversationKey,
+    isRemoved: (turn: StoredTurn, index: number, turns: readonly StoredTurn[]) => boolean,
+  ): Promise<StoredTurn[]>;
 }
 
 /**
@@ -141,6 +149,39 @@ export function createHistoryStore({
       await store.set(key, head);
       if (removedKeys.length > 0) await store.deleteMany(removedKeys);
       remember(key, head, allTurns.slice(-(nextSequence - firstSequence)));
+    },
+    async removeTurns(key, isRemoved) {
+      const head = await readHead(key);
+      if (!head) return [];
+      const turns = await readTurns(key, head);
+      const removed = turns.filter((turn, index) => isRemoved(turn, index, turns));
+      if (removed.length === 0) return [];
+      const kept = turns.filter((turn, index) => !isRemoved(turn, index, turns));
+      const oldKeys = range(head.firstSequence, head.nextSequence).map((sequence) => turnKey(key, sequence));
+      if (kept.length === 0) {
+        cache.delete(key);
+        await store.delete(key);
+        await store.deleteMany(oldKeys);
+        return removed;
+      }
+      // (With a turn skipped as unreadable, positions and sequences differ: write anew then too.)
+      const isOldestOnly =
+        turns.length === head.nextSequence - head.firstSequence &&
+        turns.slice(0, removed.length).every((turn, index) => isRemoved(turn, index, turns));
+      // Dropping the oldest (retention) moves the start; anything else writes the kept turns anew
+      // after the old ones, so a reader sees either the old conversation or the whole new one.
+      const firstSequence = isOldestOnly ? head.firstSequence + removed.length : head.nextSequence;
+      const nextSequence = isOldestOnly ? head.nextSequence : head.nextSequence + kept.length;
+      if (!isOldestOnly) {
+        await store.setMany(
+          kept.map((turn, index) => ({ key: turnKey(key, firstSequence + index), value: turn })),
+        );
+      }
+      const next: Head = { ...head, revision: head.revision + 1, firstSequence, nextSequence };
+      await store.set(key, next);
+      await store.deleteMany(isOldestOnly ? oldKeys.slice(0, removed.length) : oldKeys);
+      remember(key, next, kept);
+      return removed;
     },
     async reset(key) {
       const head = await readHead(key);

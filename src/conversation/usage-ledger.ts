@@ -107,6 +107,17 @@ export interface UsageLedger {
     budgets: readonly BudgetCheck[];
     at: Date;
   }): Promise<BudgetUse[]>;
+  /**
+   * Takes a person's name off the top-spender lists of these servers, for every day and month still
+   * kept: their spending stays in the lists as `forgotten` (/forget). Their own counters stay until
+   * their periods end: they hold only sums, and the person's budgets are counted on them.
+   */
+  forgetPerson(request: {
+    userId: string;
+    platform: string;
+    workspaces: readonly string[];
+    at: Date;
+  }): Promise<void>;
   /** The people or channels of a server that spent the most in the period. */
   top(query: {
     platform: string;
@@ -287,6 +298,22 @@ export function createUsageLedger({
       const byKey = new Map(counters.map((counter, index) => [counter.key, states[index]]));
       return usesOf(subject, budgets, at, (key) => byKey.get(key));
     },
+    async forgetPerson({ userId, platform, workspaces, at }) {
+      const keys = new Set<string>();
+      const dayMs = 24 * 60 * 60_000;
+      for (const workspace of workspaces) {
+        // Every daily list still kept (40 days) and every monthly one (400 days).
+        for (let daysBack = 0; daysBack <= 400; daysBack += 1) {
+          const windows = periodsAt({ at: new Date(at.getTime() - daysBack * dayMs), timeZone });
+          const periods: BudgetPeriod[] = daysBack <= 40 ? ['day', 'month'] : ['month'];
+          for (const period of periods) {
+            const place = { platform, workspace };
+            keys.add(rankingOf({ place, kind: 'users', period, window: windows[period] }).key);
+          }
+        }
+      }
+      await store.renameRankingMember({ keys: [...keys], member: userId, to: forgottenMember });
+    },
     async top({ platform, workspace, kind, period, at, count }) {
       const window = periodsAt({ at, timeZone })[period];
       const ranked = await store.readRanking({
@@ -297,6 +324,9 @@ export function createUsageLedger({
     },
   };
 }
+
+/** Who a forgotten person's spending is listed as in the top lists. */
+export const forgottenMember = 'forgotten';
 
 function rankingOf({
   place,

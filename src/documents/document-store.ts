@@ -1,5 +1,5 @@
 import type { Keyv } from 'keyv';
-import { createContentAddressedStore } from '../state/content-addressed-store.ts';
+import { type ContentRemoval, createContentAddressedStore } from '../state/content-addressed-store.ts';
 import { type ExtractedDocument, extractedDocumentSchema } from './extracted-document.ts';
 
 /**
@@ -11,6 +11,8 @@ export interface DocumentStore {
   keep(documentHash: string, document: ExtractedDocument): Promise<void>;
   /** The document, or undefined when it expired or was evicted. */
   load(documentHash: string): Promise<ExtractedDocument | undefined>;
+  /** Removes the named documents and those unused since a time (retention, /forget); resolves with how many. */
+  remove(request: ContentRemoval): Promise<number>;
 }
 
 export function createDocumentStore({
@@ -41,5 +43,6 @@ export function createDocumentStore({
       const parsed = extractedDocumentSchema.safeParse(await kept.load(documentHash));
       return parsed.success ? parsed.data : undefined;
     },
+    remove: (request) => kept.remove(request),
   };
 }

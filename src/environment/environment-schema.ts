@@ -20,6 +20,7 @@ import {
   idList,
   memoryModes,
   optionalPositiveCount,
+  retentionDays,
   roleBudgets,
   timeZone,
   toolPatterns,
@@ -119,6 +120,12 @@ const conversationSettings = section('Conversations', {
   SUMMARY_MAX_CHARACTERS: document(wholeNumber({ min: 200, max: 20_000, fallback: 2_000 }), {
     description:
       "The longest a conversation's rolling summary may be, in characters. A summary is written only when turns would otherwise fall out of the context.",
+  }),
+  HISTORY_RETENTION_DAYS: document(retentionDays, {
+    description:
+      'How long parley keeps what it holds about conversations, in days: turns, the text of documents, images kept for buttons, button payloads, ratings, replies in flight and the index of who wrote where. Older ones are removed by a sweep every hour (SQLite then gives the space back). off keeps them with no time limit (HISTORY_MAX_TURNS still applies). /config changes it per server or channel. See docs/data.md.',
+    typeText: 'days | off',
+    defaultText: '90',
   }),
   REPLY_MAX_TOKENS: document(wholeNumber({ min: 1, fallback: 1_024 }), {
     description:

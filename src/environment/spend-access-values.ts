@@ -179,3 +179,31 @@ export const timeZone = z
 export const optionalPositiveCount = countLimit.refine((value) => value === undefined || value > 0, {
   message: 'must be at least 1 (leave it empty for no limit)',
 });
+
+/** How long conversations, documents and the rest are kept when HISTORY_RETENTION_DAYS is unset. */
+export const defaultRetentionDays = 90;
+
+/** The words that turn a retention period off: data is then kept as long as HISTORY_MAX_TURNS allows. */
+const keepForeverWords = new Set(['off', 'none', 'forever', 'never']);
+
+/**
+ * HISTORY_RETENTION_DAYS: whole days (1 to 3650), or `off` (null: kept with no time limit). The
+ * default is 90 days, applied where the variable is unset.
+ */
+export const retentionDays = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, context): number | null => {
+    if (value === undefined || value === '') return defaultRetentionDays;
+    if (keepForeverWords.has(value.toLowerCase())) return null;
+    const days = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isInteger(days) || days < 1 || days > 3_650) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be a number of days from 1 to 3650, or off, got ${quoteSettingValue(value)}`,
+      });
+      return z.NEVER;
+    }
+    return days;
+  });

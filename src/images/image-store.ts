@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { z } from 'zod';
-import { createContentAddressedStore } from '../state/content-addressed-store.ts';
+import { type ContentRemoval, createContentAddressedStore } from '../state/content-addressed-store.ts';
 import { detectImageType, type ImageMimeType } from './image-type.ts';
 
 /** How a payload names a kept image: by the SHA-256 of its bytes. */
@@ -27,6 +27,8 @@ export interface ImageStore {
   load(ref: StoredImageRef): Promise<KeptImage | undefined>;
   /** Bytes the kept images take in the store (base64, as stored). */
   totalStoredBytes(): Promise<number>;
+  /** Removes the named images and those unused since a time (retention, /forget); resolves with how many. */
+  remove(request: ContentRemoval): Promise<number>;
 }
 
 /**
@@ -65,5 +67,6 @@ export function createImageStore({
       return mimeType ? { bytes, mimeType } : undefined;
     },
     totalStoredBytes: () => kept.totalStoredBytes(),
+    remove: (request) => kept.remove(request),
   };
 }

@@ -102,6 +102,20 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
     async read({ keys, nowMs }) {
       return (await readRecords(keys)).map((record) => stateOf(record, nowMs));
     },
+    renameRankingMember: ({ keys, member, to }) =>
+      lock.run(lockKey, async () => {
+        for (const key of keys) {
+          const raw = await store.getRaw(`ranking:${key}`);
+          const parsed = rankingSchema.safeParse(raw?.value);
+          const score = parsed.success ? parsed.data[member] : undefined;
+          if (!parsed.success || score === undefined) continue;
+          const scores = { ...parsed.data, [to]: (parsed.data[to] ?? 0) + score };
+          delete scores[member];
+          // Kept until the ranking's own end, as its settle set it.
+          const ttlMs = typeof raw?.expires === 'number' ? Math.max(1, raw.expires - Date.now()) : undefined;
+          await store.set(`ranking:${key}`, scores, ttlMs);
+        }
+      }),
     async readRanking({ key, count }) {
       const parsed = rankingSchema.safeParse(await store.get(`ranking:${key}`));
       return Object.entries(parsed.success ? parsed.data : {})

@@ -109,6 +109,17 @@ return 1
 
 const rankingScript = `return redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')`;
 
+/** Moves ARGV[1]'s score to ARGV[2] in every ranking of KEYS; the key keeps its time to live. */
+const renameMemberScript = `
+for i = 1, #KEYS do
+  local score = redis.call('ZSCORE', KEYS[i], ARGV[1])
+  if score then
+    redis.call('ZREM', KEYS[i], ARGV[1])
+    redis.call('ZINCRBY', KEYS[i], score, ARGV[2])
+  end
+end
+return 1`;
+
 /**
  * A SpendStore on Redis, for several bot processes sharing one server: each counter is a hash of
  * what was spent plus a hash of holds by reservation id, and every hold, settle and release is one
@@ -198,6 +209,14 @@ export function createRedisSpendStore({
       if (keys.length === 0) return [];
       const reply = numbersOf(await run(readScript, keys.flatMap(counterKeys), [nowMs]));
       return keys.map((_, index) => stateFrom(reply.slice(index * 8, index * 8 + 8)));
+    },
+    async renameRankingMember({ keys, member, to }) {
+      if (keys.length === 0) return;
+      await run(
+        renameMemberScript,
+        keys.map((key) => `${prefix}:ranking:${key}`),
+        [member, to],
+      );
     },
     async readRanking({ key, count }) {
       const reply = (await run(rankingScript, [`${prefix}:ranking:${key}`], [count])) as unknown[];

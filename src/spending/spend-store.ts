@@ -22,6 +22,11 @@ export interface SpendStore {
   read(request: { keys: readonly string[]; nowMs: number }): Promise<CounterState[]>;
   /** The members of a ranking with the highest cost first, at most `count`. */
   readRanking(request: { key: string; count: number }): Promise<RankedMember[]>;
+  /**
+   * Moves a member's score to another member in each ranking (/forget: a person's spending stays in
+   * the top list under `forgotten`); rankings without the member are left alone.
+   */
+  renameRankingMember(request: { keys: readonly string[]; member: string; to: string }): Promise<void>;
 }
 
 /** An amount of the three measures budgets are counted in; cost in billionths of a unit. */

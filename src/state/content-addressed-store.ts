@@ -17,6 +17,18 @@ export interface ContentAddressedStore {
   load(hash: string): Promise<unknown>;
   /** Bytes the kept values take, as their `encode` counted them. */
   totalStoredBytes(): Promise<number>;
+  /**
+   * Removes the named values (/forget) and those no use kept since `usedBeforeMs` (the retention
+   * sweep); resolves with how many went.
+   */
+  remove(request: ContentRemoval): Promise<number>;
+}
+
+/** Which kept values to remove: by name, by age, or both. */
+export interface ContentRemoval {
+  readonly hashes?: readonly string[];
+  /** Values whose newest use is older than this (ms since the epoch) go. */
+  readonly usedBeforeMs?: number;
 }
 
 const indexSchema = z.object({
@@ -90,6 +102,31 @@ export function createContentAddressedStore({
         await store.set(indexKey, { entries }, lifetimeMs + rewriteAfterMs);
       }),
     load: (hash) => store.get(valueKeyOf(hash)),
+    remove: ({ hashes = [], usedBeforeMs }) =>
+      lock.run(indexKey, async () => {
+        const named = new Set(hashes);
+        const index = await readIndex();
+        const isRemoved = (entry: IndexEntry) =>
+          named.has(entry.imageHash) || (usedBeforeMs !== undefined && entry.usedAtMs < usedBeforeMs);
+        const removed = index.entries.filter(isRemoved);
+        // A named value the index no longer lists may still be on disk until its time to live ends.
+        const unlisted = [...named].filter(
+          (hash) => !index.entries.some((entry) => entry.imageHash === hash),
+        );
+        await Promise.all(
+          [...removed.map((entry) => entry.imageHash), ...unlisted].map((hash) =>
+            store.delete(valueKeyOf(hash)),
+          ),
+        );
+        if (removed.length > 0) {
+          await store.set(
+            indexKey,
+            { entries: index.entries.filter((entry) => !isRemoved(entry)) },
+            lifetimeMs + rewriteAfterMs,
+          );
+        }
+        return removed.length;
+      }),
     async totalStoredBytes() {
       return (await readIndex()).entries.reduce((total, entry) => total + entry.storedBytes, 0);
     },

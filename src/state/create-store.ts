@@ -3,10 +3,11 @@ import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { Logger } from 'pino';
 import { timeStoreCalls } from '../operations/time-store-calls.ts';
 import { PostgresStore } from './postgres-store.ts';
-import { SqliteStore } from './sqlite-store.ts';
+import { type SpaceReclaimed, SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
 import { boundStoreTime, createStoreTimeBound, type StoreTimeBound } from './time-bound-store.ts';
 
+export type { SpaceReclaimed } from './sqlite-store.ts';
 export { defaultStoreUrl, StoreUrlError } from './store-url.ts';
 
 /** A down Redis repeats the same error on every reconnect attempt; one line a minute is enough. */
@@ -55,6 +56,16 @@ export interface Store {
    * on its connection (see StoreTimeBound): what the Redis scripts and `SET … NX` go through.
    */
   bound<Result>(operation: string, call: () => Promise<Result>): Promise<Result>;
+  /**
+   * Deletes entries whose time to live has passed, of every namespace: a file or table store keeps
+   * them until they are read again (Redis drops them itself). Resolves with how many went.
+   */
+  dropExpired(): Promise<number>;
+  /**
+   * Gives the space of deleted entries back (SQLite: incremental vacuum); undefined where the
+   * server manages its own space (Redis, Postgres's autovacuum) or there is no file (memory).
+   */
+  reclaimSpace(): Promise<SpaceReclaimed | undefined>;
   /** Closes every namespace opened here and the connection. */
   close(): Promise<void>;
 }
@@ -123,6 +134,17 @@ function open({
     },
     redisClient: async () => redis?.connect(),
     bound: (operation, call) => timeBound.bound(operation, call),
+    dropExpired: () => dropExpired({ location, opened, timeBound }),
+    async reclaimSpace() {
+      if (location.kind !== 'sqlite') return undefined;
+      // One more user of the file's shared connection, for this call only.
+      const maintenance = new SqliteStore({ filePath: location.filePath });
+      try {
+        return maintenance.reclaimSpace();
+      } finally {
+        await maintenance.disconnect();
+      }
+    },
     async close() {
       if (isClosed) return;
       isClosed = true;
@@ -130,6 +152,49 @@ function open({
       await redis?.release();
     },
   };
+}
+
+async function dropExpired({
+  location,
+  opened,
+  timeBound,
+}: {
+  location: StoreLocation;
+  opened: readonly Keyv[];
+  timeBound: StoreTimeBound;
+}): Promise<number> {
+  switch (location.kind) {
+    case 'redis':
+      return 0;
+    case 'sqlite': {
+      const maintenance = new SqliteStore({ filePath: location.filePath, isDroppingExpiredOnOpen: false });
+      try {
+        return maintenance.deleteExpired();
+      } finally {
+        await maintenance.disconnect();
+      }
+    }
+    case 'postgres': {
+      const maintenance = new PostgresStore({ url: location.url });
+      try {
+        return await timeBound.bound('deleteExpired', () => maintenance.deleteExpired(Date.now()));
+      } finally {
+        await maintenance.disconnect();
+      }
+    }
+    case 'memory': {
+      // Each namespace is a Map of its own; keyv's walk deletes the expired entries it meets.
+      let count = 0;
+      for (const keyv of opened) {
+        const before = (keyv.store as Map<string, unknown>).size;
+        for await (const _ of keyv.iterator?.(undefined) ?? []) {
+          // Walking is the point: keyv deletes each expired entry as it passes it.
+        }
+        count += before - (keyv.store as Map<string, unknown>).size;
+      }
+      return count;
+    }
+  }
 }
 
 /** The Redis client under a store opened on a `redis://` URL, connected (undefined for other stores). */

@@ -18,7 +18,9 @@ export class PostgresStore extends KeyvPostgres {
   constructor({ url }: { url: string }) {
     // A few connections are enough for a bot (every call is one short statement) and leave room for
     // several processes on one server.
-    super({ uri: url, table: postgresTableName, max: 5 });
+    // iterationLimit: rows per page of a namespace walk (the retention sweep); the library's 10 would
+    // make a walk of a large history one round trip per ten turns.
+    super({ uri: url, table: postgresTableName, max: 5, iterationLimit: 500 });
     PostgresStore.openCount += 1;
   }
 
@@ -60,5 +62,32 @@ export class PostgresStore extends KeyvPostgres {
 
   override has(key: string) {
     return super.has(this.keyOf(key));
+  }
+
+  /**
+   * The library yields keys with their `namespace:` prefix, which keyv (its own prefixing off) would
+   * hand on as they are; a caller that deletes what it walked would then miss the row.
+   */
+  override async *iterator(namespace?: string): AsyncGenerator<string[], void, unknown> {
+    const prefix = namespace ? `${namespace}:` : '';
+    for await (const [key = '', value = ''] of super.iterator(namespace)) {
+      yield [key.startsWith(prefix) ? key.slice(prefix.length) : key, value];
+    }
+  }
+
+  /**
+   * Deletes every row of every namespace whose time to live has passed, in one statement. The table
+   * has no expiry column: keyv writes `{"value":…,"expires":<ms>}`, with `expires` last, so the
+   * expiry is the number at the very end of the text (a nested "expires" is never at the end).
+   */
+  async deleteExpired(nowMs: number): Promise<number> {
+    const rows = (await this.query(
+      `DELETE FROM ${postgresTableName}
+        WHERE value ~ '"expires":[0-9]+}$'
+          AND substring(value from '"expires":([0-9]+)}$')::bigint < $1
+        RETURNING key`,
+      [nowMs],
+    )) as unknown[];
+    return rows.length;
   }
 }

@@ -27,8 +27,22 @@ export interface SqliteDatabase {
   ensureFile(): string | undefined;
   /** Called with a description each time the file had to be restored or reopened. */
   onFileTrouble(listener: (description: string) => void): () => void;
+  /**
+   * Gives the pages of deleted rows back to the file system (incremental vacuum) and empties the
+   * write-ahead log. A file made before auto_vacuum was on is rebuilt once (a full VACUUM) to turn
+   * it on. Says how big the file was and is.
+   */
+  reclaimSpace(): SpaceReclaimed;
   /** Gives up this user's share; the connection closes with the last one. */
   release(): void;
+}
+
+/** What reclaiming space did to the database file, in bytes (the file and its write-ahead log). */
+export interface SpaceReclaimed {
+  readonly bytesBefore: number;
+  readonly bytesAfter: number;
+  /** True when the file had to be rebuilt once to turn incremental vacuum on. */
+  readonly wasRebuilt: boolean;
 }
 
 interface SharedConnection {
@@ -93,6 +107,9 @@ export function openSqliteDatabase({
       const description = ensureFileInPlace(filePath, busyTimeoutMs);
       if (description !== undefined) for (const listener of connection.listeners) listener(description);
       return description;
+    },
+    reclaimSpace() {
+      return reclaimSpace(connection.database, isInMemory ? undefined : filePath);
     },
     onFileTrouble(listener) {
       connection.listeners.add(listener);
@@ -179,7 +196,10 @@ function prepareFile(database: DatabaseSync, busyTimeoutMs: number): void {
   // WAL lets readers and the writer proceed together and survives a crash mid-write; with WAL,
   // synchronous=NORMAL loses at most the last commits on power loss, never on a process crash,
   // which is the right trade for chat history written on every turn.
+  // Incremental vacuum lets the retention sweep give freed pages back without rebuilding the file;
+  // it can only be chosen before the first table exists (older files are converted once, below).
   database.exec(`
+    PRAGMA auto_vacuum = INCREMENTAL;
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
     PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))};
@@ -190,6 +210,37 @@ function prepareFile(database: DatabaseSync, busyTimeoutMs: number): void {
     );
     CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires) WHERE expires IS NOT NULL;
   `);
+}
+
+/** SQLite's auto_vacuum values: 0 none, 1 full, 2 incremental. */
+const incrementalAutoVacuum = 2;
+
+function reclaimSpace(database: DatabaseSync, filePath: string | undefined): SpaceReclaimed {
+  const bytesBefore = fileBytes(filePath);
+  const mode = Number(database.prepare('PRAGMA auto_vacuum').get()?.auto_vacuum ?? 0);
+  const wasRebuilt = mode !== incrementalAutoVacuum;
+  if (wasRebuilt) {
+    // The mode of an existing file changes only with a full rebuild; it happens once per file.
+    database.exec(`PRAGMA auto_vacuum = INCREMENTAL; VACUUM;`);
+  } else {
+    database.exec('PRAGMA incremental_vacuum');
+  }
+  // Freed pages leave the main file at the next checkpoint; TRUNCATE also empties the log itself.
+  database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  return { bytesBefore, bytesAfter: fileBytes(filePath), wasRebuilt };
+}
+
+function fileBytes(filePath: string | undefined): number {
+  if (filePath === undefined) return 0;
+  let total = 0;
+  for (const path of [filePath, `${filePath}-wal`]) {
+    try {
+      total += statSync(path).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  return total;
 }
 
 function identityOf(filePath: string): FileIdentity | undefined {

@@ -1,9 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type { SQLOutputValue } from 'node:sqlite';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
-import { inMemorySqliteFilePath, openSqliteDatabase, type SqliteDatabase } from './sqlite-database.ts';
+import {
+  inMemorySqliteFilePath,
+  openSqliteDatabase,
+  type SpaceReclaimed,
+  type SqliteDatabase,
+} from './sqlite-database.ts';
 
-export { inMemorySqliteFilePath };
+export { inMemorySqliteFilePath, type SpaceReclaimed };
 
 const namespaceSeparator = ':';
 
@@ -12,6 +17,8 @@ export interface SqliteStoreOptions {
   readonly filePath: string;
   /** How long a write waits for another connection (another bot process) to release the file. */
   readonly busyTimeoutMs?: number;
+  /** Drop expired rows on opening (default); the retention sweep opens one to count them itself. */
+  readonly isDroppingExpiredOnOpen?: boolean;
 }
 
 interface StoredRow {
@@ -37,7 +44,7 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
   #namespace: string | undefined;
   #isOpen = true;
 
-  constructor({ filePath, busyTimeoutMs = 5_000 }: SqliteStoreOptions) {
+  constructor({ filePath, busyTimeoutMs = 5_000, isDroppingExpiredOnOpen = true }: SqliteStoreOptions) {
     super();
     this.opts = { dialect: 'sqlite', url: `sqlite://${filePath}`, filePath };
     this.#database = openSqliteDatabase({ filePath, busyTimeoutMs });
@@ -46,7 +53,7 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
       if (this.listenerCount('error') > 0) this.emit('error', new Error(description));
     });
     // Expired rows nobody reads again would otherwise stay forever; a restart is a cheap moment to drop them.
-    this.deleteExpired();
+    if (isDroppingExpiredOnOpen) this.deleteExpired();
   }
 
   /** Set by keyv from its own `namespace` option. */
@@ -127,6 +134,12 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
   deleteExpired(): number {
     this.#assertOpen();
     return Number(this.#statements().deleteAllExpired.run(Date.now()).changes);
+  }
+
+  /** Gives freed pages back to the file system (see SqliteDatabase.reclaimSpace). */
+  reclaimSpace(): SpaceReclaimed {
+    this.#assertWritable();
+    return this.#database.reclaimSpace();
   }
 
   /** Closes the database; later calls fail. Closing twice is harmless. */

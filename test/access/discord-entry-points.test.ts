@@ -129,6 +129,8 @@ const scenarios: Scenario[] = [
         place: 'dm',
         expected: /Only server admins can see what others spent/,
       },
+      'slash-command:forget-another': { place: 'server', expected: /Only a server admin can do that/ },
+      'slash-command:export-another': { place: 'server', expected: /Only a server admin can do that/ },
       'button:stop-another': {
         place: 'server',
         expected: /Only the person who asked \(or a server admin\) can stop this reply/,
@@ -223,6 +225,18 @@ async function triggerAndWait({
     case 'slash-command:usage-of-another':
     case 'slash-command:usage-of-another-in-dm':
       under.discord.sendSlashCommand({ name: 'usage', channelId, user, options: { user: people.adminId } });
+      break;
+    case 'slash-command:forget-another':
+      under.discord.sendSlashCommand({
+        name: 'forget',
+        subcommand: 'member',
+        channelId,
+        user,
+        options: { user: people.adminId },
+      });
+      break;
+    case 'slash-command:export-another':
+      under.discord.sendSlashCommand({ name: 'export', channelId, user, options: { user: people.adminId } });
       break;
     case 'button:regenerate':
     case 'button:stop-another':

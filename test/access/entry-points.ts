@@ -12,6 +12,8 @@ export const discordEntryPoints = [
   'slash-command:summarize',
   'slash-command:usage-of-another',
   'slash-command:usage-of-another-in-dm',
+  'slash-command:forget-another',
+  'slash-command:export-another',
   'message-command:ask',
   'button:regenerate',
   'button:stop-another',
@@ -26,6 +28,8 @@ export const slackEntryPoints = [
   'slash-command:imagine',
   'slash-command:summarize',
   'slash-command:usage-of-another',
+  'slash-command:forget-another',
+  'slash-command:export-another',
   'message-shortcut:ask',
   'button:regenerate',
 ] as const;

@@ -82,7 +82,11 @@ const scenarios: Scenario[] = [
   {
     name: 'a person who is no admin, asking for admin things',
     environment: {},
-    cells: { 'slash-command:usage-of-another': /Only server admins can see what others spent/ },
+    cells: {
+      'slash-command:usage-of-another': /Only server admins can see what others spent/,
+      'slash-command:forget-another': /Only a server admin can do that/,
+      'slash-command:export-another': /Only a server admin can do that/,
+    },
   },
 ];
 
@@ -184,6 +188,16 @@ async function trigger(
     case 'slash-command:usage-of-another':
       await bot.deliverCommand(
         slashCommand({ command: '/usage', user: mallory, channel, text: `--user <@${admin}>` }),
+      );
+      return;
+    case 'slash-command:forget-another':
+      await bot.deliverCommand(
+        slashCommand({ command: '/forget', user: mallory, channel, text: `--user <@${admin}>` }),
+      );
+      return;
+    case 'slash-command:export-another':
+      await bot.deliverCommand(
+        slashCommand({ command: '/export', user: mallory, channel, text: `--user <@${admin}>` }),
       );
       return;
     case 'message-shortcut:ask': {

@@ -154,6 +154,30 @@ export function describeSpendStoreContract(options: SpendStoreContractOptions): 
       ]);
     });
 
+    it('moves a forgotten member to `forgotten`, keeping the score, and leaves other rankings alone', async () => {
+      const { store } = open();
+      const settle = (member: string, costNanos: number, key = 'top:month') =>
+        store.settle({
+          reservationId: `settle-${member}-${key}`,
+          heldCounters: [],
+          counters: [counter(`user:${member}`)],
+          spent: { requests: 1, promptTokens: 0, completionTokens: 0, images: 0, costNanos },
+          rankings: [{ key, ttlMs: dayMs, member }],
+        });
+      await settle('g', cents(5));
+      await settle('h', cents(7));
+      await settle('h', cents(1), 'top:other');
+      await store.renameRankingMember({ keys: ['top:month', 'top:none'], member: 'g', to: 'forgotten' });
+      expect(await store.readRanking({ key: 'top:month', count: 5 })).toEqual([
+        { member: 'h', costNanos: cents(7) },
+        { member: 'forgotten', costNanos: cents(5) },
+      ]);
+      expect(await store.readRanking({ key: 'top:other', count: 5 })).toEqual([
+        { member: 'h', costNanos: cents(1) },
+      ]);
+      expect(await store.readRanking({ key: 'top:none', count: 5 })).toEqual([]);
+    });
+
     it('releases a hold, and forgets one that lapsed', async () => {
       const { store } = open();
       const limits = { cost: cents(100) };

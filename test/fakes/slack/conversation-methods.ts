@@ -118,8 +118,28 @@ const info: ApiMethod = (state, args) => {
   };
 };
 
-/** `conversations.history`, `conversations.replies`, `conversations.info`. */
+/**
+ * conversations.open: "Opens or resumes a direct message or multi-person direct message"; `users`
+ * is a comma-separated list, one user opening the 1:1 DM with the app, and an unknown user answers
+ * `user_not_found`; without `users` or `channel`, `users_list_not_supplied`
+ * (docs.slack.dev/reference/methods/conversations.open). The channel object carries its `id`.
+ */
+const open: ApiMethod = (state, args) => {
+  const users =
+    stringArgument(args, 'users')
+      ?.split(',')
+      .filter((user) => user !== '') ?? [];
+  if (users.length === 0) throw new SlackApiError('users_list_not_supplied');
+  if (users.length > 1) throw new SlackApiError('method_not_supported_for_channel_type');
+  const [userId = ''] = users;
+  if (!/^[UW][A-Z0-9]+$/.test(userId)) throw new SlackApiError('user_not_found');
+  const channel = state.directory.directMessageWith(userId);
+  return { channel: { id: channel.id }, already_open: true, no_op: true };
+};
+
+/** `conversations.history`, `conversations.replies`, `conversations.info`, `conversations.open`. */
 export const conversationMethods: Record<string, ApiMethod> = {
+  'conversations.open': open,
   'conversations.history': history,
   'conversations.replies': replies,
   'conversations.info': info,
