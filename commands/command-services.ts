@@ -25,6 +25,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     actionStore: createActionStore({ store: actionKeyv, maxImageBytes: config.images.storeMaxBytes }),
     activeReplies: createActiveReplies(),
     toolApprovals: app.toolApprovals,
+    toolbox: app.toolbox,
     toolApprovalTimeoutMs: config.tools.approvalTimeoutMs,
     journal: app.journal,
     models: {

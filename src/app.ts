@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type AccessGate, createAccessGate } from './access/access-gate.ts';
 import { createOverrideStore, type OverrideStore } from './administration/override-store.ts';
 import {
@@ -5,7 +7,7 @@ import {
   environmentDefaults,
   type PlaceSettingsReader,
 } from './administration/place-settings.ts';
-import type { Config } from './config.ts';
+import { type Config, projectRoot } from './config.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
 import { createReplyJournal, type ReplyJournal } from './conversation/reply-journal.ts';
@@ -23,6 +25,7 @@ import { openSpendBackend } from './spending/spend-backend.ts';
 import { createSpendGuard, type SpendGuard } from './spending/spend-guard.ts';
 import { type Coordination, openCoordination } from './state/coordination.ts';
 import { openStore, type Store } from './state/create-store.ts';
+import { type McpServers, startMcpServers } from './tools/mcp-servers.ts';
 import { createToolApprovals, type ToolApprovals } from './tools/tool-approvals.ts';
 import { createToolReplies } from './tools/tool-replies.ts';
 import { createToolbox, type Toolbox } from './tools/toolbox.ts';
@@ -61,6 +64,8 @@ export interface App {
   readonly toolbox: Toolbox;
   /** Acting tool calls waiting for their asker's Approve or Deny. */
   readonly toolApprovals: ToolApprovals;
+  /** The MCP servers of TOOLS_FILE, connecting in the background; their tools go in the toolbox. */
+  readonly mcpServers: McpServers;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -173,6 +178,12 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         })
       : [],
   );
+  const mcpServers = startMcpServers({
+    servers: config.tools.servers,
+    toolbox,
+    logger,
+    clientVersion: parleyVersion(),
+  });
   const toolReplies = createToolReplies({
     gateway,
     toolbox,
@@ -222,12 +233,22 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     coordination,
     toolbox,
     toolApprovals: createToolApprovals(),
+    mcpServers,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       journal.close();
+      await mcpServers.close();
       await coordination.close();
       await store.close();
     },
   };
+}
+
+/** parley's version, as MCP servers are told it in the handshake. */
+function parleyVersion(): string {
+  const packageJson = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+    version?: unknown;
+  };
+  return typeof packageJson.version === 'string' ? packageJson.version : '0.0.0';
 }
