@@ -162,7 +162,11 @@ export function connectMcpServer({
       if (mine === attempt && status === 'up') fail(new Error('the connection closed'));
     };
     nextClient.onerror = (error) => {
-      if (mine === attempt) log.debug({ err: error }, 'MCP transport error');
+      if (mine !== attempt) return;
+      log.debug({ err: error }, 'MCP transport error');
+      // An HTTP server's stream of its own messages (list_changed) broke and could not be opened
+      // again: the server is gone, though no call has found out yet.
+      if (status === 'up' && isConnectionLost(error)) fail(error);
     };
     client = nextClient;
     transport = createTransport();
@@ -285,6 +289,20 @@ export function connectMcpServer({
       await old?.close().catch(() => {});
     },
   };
+}
+
+/** Errors of a connection that is gone, not of one request. */
+const lostConnectionCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+
+function isConnectionLost(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  const causeCode = (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  return (
+    (code !== undefined && lostConnectionCodes.has(code)) ||
+    (causeCode !== undefined && lostConnectionCodes.has(causeCode)) ||
+    // The SDK's words when it gave up on reopening an HTTP server's event stream.
+    /Maximum reconnection attempts/.test(error.message)
+  );
 }
 
 function pidOf(transport: Transport): number | undefined {

@@ -34,8 +34,9 @@ export interface HttpEverything {
   close(): Promise<void>;
 }
 
-export async function startHttpEverything(): Promise<HttpEverything> {
-  const port = await freePort();
+/** On `port` when given (to start it again where parley knows it), else on a free one. */
+export async function startHttpEverything({ port: wanted }: { port?: number } = {}): Promise<HttpEverything> {
+  const port = wanted ?? (await freePort());
   const child: ChildProcess = spawn(process.execPath, [everythingServer, 'streamableHttp'], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -262,6 +262,20 @@ describe('a Streamable HTTP server', () => {
     expect(subject.logOutput()).not.toContain(secret);
   });
 
+  it('is marked down when it goes away, and reached again when it is back', async () => {
+    everything = await startHttpEverything();
+    const bot = botBuiltWith({ remote: { url: everything.url } });
+    await waitUntil(() => toolNames(bot.app).includes('remote_echo'));
+    await everything.close();
+    await waitUntil(() => bot.app.mcpServers.states()[0]?.status === 'down');
+    expect(toolNames(bot.app)).toEqual([]);
+    expect(bot.logOutput()).toMatch(/MCP server remote is down \(the connection failed \(ECONNREFUSED\)\)/);
+
+    everything = await startHttpEverything({ port: Number(new URL(everything.url).port) });
+    await waitUntil(() => toolNames(bot.app).includes('remote_echo'), 15_000);
+    expect(bot.app.mcpServers.states()[0]?.status).toBe('up');
+  }, 30_000);
+
   it('is refused when it sends parley to an origin the file does not declare, before a byte goes there', async () => {
     let requestsElsewhere = 0;
     const elsewhere = http.createServer((_request, response) => {
