@@ -1,7 +1,7 @@
 import type { Logger } from '../log.ts';
 import type { GuardedAgents } from '../net/guarded-agents.ts';
 import { registerWarning } from '../operations/health.ts';
-import { connectMcpServer, type McpServerState, type RetryTiming } from './mcp-server-connection.ts';
+import type { McpServerConnection, McpServerState, RetryTiming } from './mcp-server-connection.ts';
 import type { Toolbox } from './toolbox.ts';
 import type { McpServerSettings } from './tools-file.ts';
 
@@ -14,7 +14,9 @@ export interface McpServers {
 /**
  * Starts a connection to each server; none is waited for, so a slow or broken server holds up
  * nothing (its tools join the toolbox when it answers). A server that is down shows on /readyz as
- * a warning: parley still answers without its tools.
+ * a warning: parley still answers without its tools. The MCP client is loaded only when the tools
+ * file lists a server: loading it takes over a second on a busy machine, which a parley without
+ * servers should not spend at start.
  */
 export function startMcpServers({
   servers,
@@ -31,24 +33,45 @@ export function startMcpServers({
   retry?: RetryTiming;
   agents?: GuardedAgents;
 }): McpServers {
-  const connections = servers.map((settings) =>
-    connectMcpServer({
-      settings,
-      toolbox,
-      logger,
-      clientVersion,
-      ...(retry ? { retry } : {}),
-      ...(agents ? { agents } : {}),
-    }),
+  if (servers.length === 0) return { states: () => [], close: async () => {} };
+  let connections: McpServerConnection[] | undefined;
+  let isClosed = false;
+  const loading = import('./mcp-server-connection.ts').then(
+    ({ connectMcpServer }) => {
+      if (isClosed) return;
+      connections = servers.map((settings) =>
+        connectMcpServer({
+          settings,
+          toolbox,
+          logger,
+          clientVersion,
+          ...(retry ? { retry } : {}),
+          ...(agents ? { agents } : {}),
+        }),
+      );
+    },
+    (error: unknown) => {
+      logger.error({ err: error }, 'the MCP client could not be loaded; no MCP server is connected');
+    },
   );
-  const states = () => connections.map((connection) => connection.state());
-  if (connections.length > 0) {
-    registerWarning({ topic: 'mcp-servers', warning: () => downWarning(states()) });
-  }
+  const states = (): McpServerState[] =>
+    connections?.map((connection) => connection.state()) ??
+    servers.map((settings) => ({
+      name: settings.name,
+      transport: settings.transport.kind,
+      status: 'connecting',
+      toolCount: 0,
+      problem: undefined,
+      retryAt: undefined,
+      pid: undefined,
+    }));
+  registerWarning({ topic: 'mcp-servers', warning: () => downWarning(states()) });
   return {
     states,
     async close() {
-      await Promise.all(connections.map((connection) => connection.close()));
+      isClosed = true;
+      await loading;
+      await Promise.all((connections ?? []).map((connection) => connection.close()));
     },
   };
 }
