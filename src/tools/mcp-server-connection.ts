@@ -1,6 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
@@ -325,6 +328,11 @@ function describeProblem(error: unknown, kind: 'stdio' | 'http'): string {
     if (error.code === ErrorCode.ConnectionClosed)
       return kind === 'stdio' ? 'its process exited' : 'the connection closed';
     return `it answered with error ${error.code}`;
+  }
+  if (error instanceof StreamableHTTPError && error.code !== undefined) {
+    return error.code === 401 || error.code === 403
+      ? `it refused the credentials in headers (HTTP ${error.code})`
+      : `it answered HTTP ${error.code}`;
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT') return 'its command was not found';

@@ -276,6 +276,33 @@ describe('a Streamable HTTP server', () => {
     expect(bot.app.mcpServers.states()[0]?.status).toBe('up');
   }, 30_000);
 
+  it('that refuses its credentials is down with that reason, and the token is in no log line', async () => {
+    let authorization: string | undefined;
+    const locked = http.createServer((request, response) => {
+      authorization = request.headers.authorization;
+      response.writeHead(401, { 'www-authenticate': 'Bearer' }).end('unknown token');
+    });
+    await new Promise<void>((resolve) => locked.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => locked.close(resolve)));
+    const token = 'wrong-token-5e6f7a8b9c';
+    const bot = botBuiltWith(
+      {
+        locked: {
+          url: `http://127.0.0.1:${(locked.address() as AddressInfo).port}/mcp`,
+          headers: { Authorization: `Bearer ${placeholder('LOCKED_TOKEN')}` },
+        },
+      },
+      { LOCKED_TOKEN: token },
+    );
+    await waitUntil(() => bot.app.mcpServers.states()[0]?.status === 'down');
+    expect(authorization).toBe(`Bearer ${token}`);
+    expect(bot.app.mcpServers.states()[0]?.problem).toBe('it refused the credentials in headers (HTTP 401)');
+    expect(bot.logOutput()).toContain(
+      'MCP server locked is down (it refused the credentials in headers (HTTP 401))',
+    );
+    expect(bot.logOutput()).not.toContain(token);
+  });
+
   it('is refused when it sends parley to an origin the file does not declare, before a byte goes there', async () => {
     let requestsElsewhere = 0;
     const elsewhere = http.createServer((_request, response) => {
