@@ -84,6 +84,7 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
     path: resolveFromProjectRoot(toolsFileSetting || 'config/tools.json'),
     isDefaultPath: !toolsFileSetting,
     environment: merged,
+    resolvePath: resolveFromProjectRoot,
   });
   const storeResult = collectProblems(() =>
     absoluteStoreUrl(merged.STORE_URL?.trim() || 'sqlite://./data/parley.sqlite'),

@@ -16,6 +16,7 @@ export type McpTransportSettings =
       readonly args: readonly string[];
       /** Added to the few variables a child inherits (PATH, HOME…): parley's own secrets stay here. */
       readonly env: Readonly<Record<string, string>>;
+      /** Where it runs; a relative path in the file starts at the project folder. */
       readonly cwd: string | undefined;
     }
   | {
@@ -107,10 +108,13 @@ export function readToolsFile({
   path,
   isDefaultPath,
   environment,
+  resolvePath,
 }: {
   path: string;
   isDefaultPath: boolean;
   environment: Readonly<Record<string, string | undefined>>;
+  /** Makes a relative `cwd` absolute, as every path of the configuration is. */
+  resolvePath: (path: string) => string;
 }): ToolsFileReading | { readonly problems: readonly string[] } {
   let content: string;
   try {
@@ -152,7 +156,7 @@ export function readToolsFile({
       );
     }
     if (filled.missing.length > 0) continue;
-    const server = serverOf({ name, value: filled.value, path });
+    const server = serverOf({ name, value: filled.value, path, resolvePath });
     if ('problems' in server) problems.push(...server.problems);
     else {
       servers.push(server.settings);
@@ -169,10 +173,12 @@ function serverOf({
   name,
   value,
   path,
+  resolvePath,
 }: {
   name: string;
   value: unknown;
   path: string;
+  resolvePath: (path: string) => string;
 }): { settings: McpServerSettings } | { problems: string[] } {
   const fields = typeof value === 'object' && value !== null ? value : {};
   const isHttp = 'url' in fields;
@@ -211,7 +217,7 @@ function serverOf({
         command: parsed.data.command,
         args: parsed.data.args,
         env: parsed.data.env,
-        cwd: parsed.data.cwd,
+        cwd: parsed.data.cwd === undefined ? undefined : resolvePath(parsed.data.cwd),
       },
     },
   };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadParleyConfig } from '../../bin/platform-adapters.ts';
-import { ConfigError } from '../../src/config.ts';
+import { ConfigError, projectRoot } from '../../src/config.ts';
 import { toolName } from '../../src/tools/mcp-tool.ts';
 
 /** The tools file as start-up reads it: through loadConfig, like every other setting. */
@@ -41,6 +41,7 @@ describe('TOOLS_FILE', () => {
           files: {
             command: 'npx',
             args: ['-y', '@modelcontextprotocol/server-filesystem', placeholder('FILES_ROOT')],
+            cwd: 'data/files',
             tools: ['read_*', 'list_directory'],
             annotations: { '*': { openWorldHint: false }, move_file: { destructiveHint: true } },
             pricePerCall: 0.002,
@@ -62,7 +63,7 @@ describe('TOOLS_FILE', () => {
           command: 'npx',
           args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/shared'],
           env: {},
-          cwd: undefined,
+          cwd: join(projectRoot, 'data/files'),
         },
         enabledTools: ['read_*', 'list_directory'],
         annotationOverrides: { '*': { openWorldHint: false }, move_file: { destructiveHint: true } },
