@@ -33,6 +33,7 @@ const usage = [
   '  --profile               run every child with --cpu-prof, into bench/profiles/',
   "  --keep-logs             keep each run's temporary directory (bot log, SQLite file)",
   '  --render                only re-render docs/benchmarks.md from bench/results.json',
+  '  --tools [--calls 2000] [--replies 1000]   MCP stdio calls, the tool loop per round, memory with five servers',
   '  --no-write              do not write bench/results.json and the doc',
 ].join('\n');
 

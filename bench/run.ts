@@ -42,6 +42,11 @@ if (process.argv.some((argument) => argument === '--processes' || argument.start
   await import('./multi-process.ts');
   process.exit(0);
 }
+// `--tools`: MCP calls and the tool loop (bench/tool-bench.ts), its own figures.
+if (process.argv.some((argument) => argument === '--tools')) {
+  await import('./tool-bench.ts');
+  process.exit(0);
+}
 const options = parseBenchOptions(process.argv.slice(2));
 if (options.isRenderOnly) {
   const results = JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults;

@@ -18,6 +18,7 @@ import { systemCommand } from './definitions/system.ts';
 import { titleCommand } from './definitions/title.ts';
 import { usageCommand } from './definitions/usage.ts';
 import { describeUsage } from './parse-command-text.ts';
+import { toolsHelpLines } from './tools-help.ts';
 
 // /help lists the others, so it lives beside the list it reads.
 const helpCommand: Command = defineCommand({
@@ -26,7 +27,7 @@ const helpCommand: Command = defineCommand({
   options: {},
   runsInConversationOrder: false,
   isAnswerPrivate: () => true,
-  async run({ responder, services, platformNotices = [], platformHelp }) {
+  async run({ responder, services, user, conversationKey, platformNotices = [], platformHelp }) {
     // One answer, however long: a responder splits what one message of its platform cannot hold.
     const lines = [
       ...(platformHelp === undefined ? [] : [platformHelp, '']),
@@ -39,6 +40,7 @@ const helpCommand: Command = defineCommand({
       ),
       '',
       `Default model: ${services.models.chat}; images: ${services.models.image}.`,
+      ...(await toolsHelpLines({ services, user, conversationKey })),
       ...platformNotices.map((notice) => `\n⚠ ${notice}`),
     ];
     await responder.send({ text: lines.join('\n'), isPrivate: true });

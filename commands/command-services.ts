@@ -36,6 +36,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     activeReplies: createActiveReplies(),
     toolApprovals: app.toolApprovals,
     memory: app.memory,
+    toolbox: app.toolbox,
     toolApprovalTimeoutMs: config.tools.approvalTimeoutMs,
     journal: app.journal,
     ...(app.scheduler === undefined

@@ -21,6 +21,7 @@ import type { PersonData } from '../src/retention/person-data.ts';
 import type { Scheduler } from '../src/scheduling/scheduler.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
 import type { ToolApprovals } from '../src/tools/tool-approvals.ts';
+import type { Toolbox } from '../src/tools/toolbox.ts';
 import type { ActionStore } from './action-store.ts';
 import type { CommandInput, CommandOptions } from './command-options.ts';
 import type { ScheduledPlacesRegistry } from './scheduled-places.ts';
@@ -120,6 +121,8 @@ export interface CommandServices {
   readonly memory: MemoryBook;
   /** Acting tool calls waiting for their asker's Approve or Deny. */
   readonly toolApprovals: ToolApprovals;
+  /** Every tool there is now (built-in and MCP servers'), before a place's rules: /help lists a person's. */
+  readonly toolbox: Toolbox;
   /** How long such a call waits (TOOL_APPROVAL_TIMEOUT_S). */
   readonly toolApprovalTimeoutMs: number;
   /** Replies in flight, so the ones a dead process left can be finished on the next start. */

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type AccessGate, createAccessGate } from './access/access-gate.ts';
 import { createOverrideStore, type OverrideStore } from './administration/override-store.ts';
 import {
@@ -5,7 +7,7 @@ import {
   environmentDefaults,
   type PlaceSettingsReader,
 } from './administration/place-settings.ts';
-import type { Config } from './config.ts';
+import { type Config, projectRoot } from './config.ts';
 import { createConversationSummaries } from './conversation/conversation-summaries.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
@@ -37,6 +39,7 @@ import { openSpendBackend } from './spending/spend-backend.ts';
 import { createSpendGuard, type SpendGuard } from './spending/spend-guard.ts';
 import { type Coordination, openCoordination } from './state/coordination.ts';
 import { openStore, type Store } from './state/create-store.ts';
+import { type McpServers, startMcpServers } from './tools/mcp-servers.ts';
 import { createToolApprovals, type ToolApprovals } from './tools/tool-approvals.ts';
 import { createToolReplies } from './tools/tool-replies.ts';
 import { createToolbox, type Toolbox } from './tools/toolbox.ts';
@@ -88,6 +91,8 @@ export interface App {
   readonly retention: RetentionSweep;
   /** Everything parley holds about one person: /forget, /export. */
   readonly personData: PersonData;
+  /** The MCP servers of TOOLS_FILE, connecting in the background; their tools go in the toolbox. */
+  readonly mcpServers: McpServers;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -238,6 +243,12 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     // Offered only where MEMORY is on (tool-replies.ts decides per place).
     ...createMemoryTools({ book: memory, now: () => new Date() }),
   ]);
+  const mcpServers = startMcpServers({
+    servers: config.tools.servers,
+    toolbox,
+    logger,
+    clientVersion: parleyVersion(),
+  });
   const toolReplies = createToolReplies({
     gateway,
     toolbox,
@@ -300,14 +311,24 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     keptData,
     retention,
     personData,
+    mcpServers,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
       retention.stop();
       journal.close();
       await scheduler?.stop();
+      await mcpServers.close();
       await coordination.close();
       await store.close();
     },
   };
+}
+
+/** parley's version, as MCP servers are told it in the handshake. */
+function parleyVersion(): string {
+  const packageJson = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+    version?: unknown;
+  };
+  return typeof packageJson.version === 'string' ? packageJson.version : '0.0.0';
 }

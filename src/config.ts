@@ -8,6 +8,7 @@ import { unknownVariableWarnings } from './environment/unknown-variables.ts';
 import { type ModelCatalog, modelCatalogSchema } from './gateway/model-catalog.ts';
 import { type BudgetLimits, budgetSettingNames, type RoleBudgetLimits } from './spending/budget-rules.ts';
 import { parseStoreUrl, StoreUrlError } from './state/store-url.ts';
+import { readToolsFile, type ToolsFileReading } from './tools/tools-file.ts';
 import { UserFacingError } from './user-facing-error.ts';
 
 /**
@@ -78,6 +79,13 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
   const catalogResult = collectProblems(() =>
     readModelCatalog(resolveFromProjectRoot(merged.MODEL_CAPABILITIES_FILE?.trim() || 'config/models.json')),
   );
+  const toolsFileSetting = merged.TOOLS_FILE?.trim();
+  const toolsFile = readToolsFile({
+    path: resolveFromProjectRoot(toolsFileSetting || 'config/tools.json'),
+    isDefaultPath: !toolsFileSetting,
+    environment: merged,
+    resolvePath: resolveFromProjectRoot,
+  });
   const storeResult = collectProblems(() =>
     absoluteStoreUrl(merged.STORE_URL?.trim() || 'sqlite://./data/parley.sqlite'),
   );
@@ -88,10 +96,12 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
   }));
   for (const { reading } of readings) if ('problems' in reading) problems.push(...reading.problems);
   problems.push(...catalogResult.problems, ...storeResult.problems);
+  if ('problems' in toolsFile) problems.push(...toolsFile.problems);
   if (
     !parsed.success ||
     catalogResult.value === undefined ||
     storeResult.value === undefined ||
+    'problems' in toolsFile ||
     problems.length > 0
   )
     throw new ConfigError(problems);
@@ -108,10 +118,12 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
     values: parsed.data,
     catalog: catalogResult.value,
     storeUrl: storeResult.value,
+    toolsFile,
     isOnPlatform,
   });
   const knownNames = new Set([
     ...Object.keys(environmentSchema.shape),
+    ...toolsFile.variableNames,
     ...Object.values(platforms).flatMap((fragment) => Object.keys(fragment.schema.shape)),
   ]);
   return {
@@ -126,11 +138,13 @@ function toConfig({
   values,
   catalog,
   storeUrl,
+  toolsFile,
   isOnPlatform,
 }: {
   values: EnvironmentValues;
   catalog: ModelCatalog;
   storeUrl: string;
+  toolsFile: ToolsFileReading;
   /** A platform that makes parley a service (Discord, Slack) is configured: health checks are on by default. */
   isOnPlatform: boolean;
 }) {
@@ -215,6 +229,8 @@ function toConfig({
       roleIds: values.TOOL_ROLE_IDS as Readonly<Record<string, readonly string[]>>,
       callLimits: { perRound: values.TOOL_CALLS_PER_ROUND, perReply: values.TOOL_CALLS_PER_REPLY },
       approvalTimeoutMs: values.TOOL_APPROVAL_TIMEOUT_S * 1_000,
+      /** The MCP servers of TOOLS_FILE, their `${NAME}` placeholders filled. */
+      servers: toolsFile.servers,
     },
     health: {
       /** Where /healthz, /readyz and /metrics are served; undefined when off. */
@@ -262,6 +278,8 @@ function toConfig({
       values.GATEWAY_API_KEY,
       ...passwordOf(storeUrl),
       ...passwordOf(values.SEARCH_URL ?? ''),
+      // What the tools file's placeholders were filled with, and its servers' headers.
+      ...toolsFile.secrets,
     ] as readonly string[],
   };
 }

@@ -89,6 +89,10 @@ const searchSettings = section('Web search', {
   SEARCH_TIMEOUT_MS: document(wholeNumber({ min: 1, fallback: 10_000 }), {
     description: 'The longest one search may take, in milliseconds.',
   }),
+  TOOLS_FILE: document(text('config/tools.json'), {
+    description: `JSON file of MCP servers whose tools the model may call: programs parley starts (command, args) and Streamable HTTP servers (url, headers), each with its enabled tools, annotation overrides, price per call, deadline and result cap; \${NAME} in it is filled from the environment and never logged. Missing at the default path: no servers. A relative path starts at the project folder (docs/tools.md).`,
+    typeText: 'path',
+  }),
   TOOL_CALLS_PER_ROUND: document(wholeNumber({ min: 1, max: 20, fallback: 3 }), {
     description:
       'Tool calls (web_search, read_url) run for one model round; further calls of the round are answered "not run". Each page read grows the next round\'s prompt, which the budget hold covers before it is sent.',

@@ -30,7 +30,11 @@ export class BlockedUrlError extends Error {
 export interface FetchedResponse {
   readonly status: number;
   readonly ok: boolean;
-  readonly headers: { get(name: string): string | null };
+  readonly headers: {
+    get(name: string): string | null;
+    /** Every header, lowercase names, for a caller that hands the response on whole (MCP's transport). */
+    entries(): Array<[string, string]>;
+  };
   /** The body's chunks; `cancel` drops the rest (and the connection). */
   readonly body: AsyncIterable<Uint8Array> & { cancel(): Promise<void> };
   text(): Promise<string>;
@@ -48,6 +52,10 @@ export interface GuardedResponse {
 export interface GuardedFetchOptions {
   readonly url: string;
   readonly policy: UrlPolicy;
+  /** GET unless said (MCP's Streamable HTTP posts its messages and deletes its session). */
+  readonly method?: string;
+  /** Sent with the first hop, and again after a 307 or 308; a 301, 302 or 303 turns a POST into a GET. */
+  readonly body?: string;
   /**
    * Headers for one hop, asked again for every redirect target: a credential goes only where its
    * owner's hosts are, never along with a redirect elsewhere.
@@ -55,8 +63,11 @@ export interface GuardedFetchOptions {
   readonly headersFor?: (url: URL) => Record<string, string>;
   /** Redirects followed before giving up. */
   readonly maxRedirects?: number;
-  /** The whole download, redirects and body included, when the caller reads the body within it. */
-  readonly timeoutMs: number;
+  /**
+   * The whole download, redirects and body included, when the caller reads the body within it.
+   * Undefined only for a stream the caller ends itself through `signal` (an MCP server's events).
+   */
+  readonly timeoutMs: number | undefined;
   readonly signal?: AbortSignal;
   /** Connection pools; the process's shared ones unless a test brings its own. */
   readonly agents?: GuardedAgents;
@@ -73,9 +84,14 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 export async function guardedFetch(options: GuardedFetchOptions): Promise<GuardedResponse> {
   const { policy, maxRedirects = 3 } = options;
   const agents = options.agents ?? sharedGuardedAgents();
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const signals = [
+    ...(options.signal ? [options.signal] : []),
+    ...(options.timeoutMs === undefined ? [] : [AbortSignal.timeout(options.timeoutMs)]),
+  ];
+  const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
   let url = parseUrl(options.url);
+  let method = options.method ?? 'GET';
+  let body = options.body;
   for (let redirectCount = 0; ; redirectCount += 1) {
     const verdict = judgeUrl(policy, url);
     if (verdict.kind === 'refused') {
@@ -83,6 +99,8 @@ export async function guardedFetch(options: GuardedFetchOptions): Promise<Guarde
     }
     const response = await fetchOnce({
       url,
+      method,
+      body,
       headers: options.headersFor?.(url) ?? {},
       agents: verdict.kind === 'trusted' ? agents.trusted : agents.guarded,
       signal,
@@ -100,29 +118,39 @@ export async function guardedFetch(options: GuardedFetchOptions): Promise<Guarde
       });
     }
     url = parseUrl(location, url);
+    // As fetch does: 307 and 308 repeat the request; the others fetch the new place with a GET.
+    if (response.status !== 307 && response.status !== 308 && method !== 'HEAD') {
+      method = 'GET';
+      body = undefined;
+    }
   }
 }
 
 async function fetchOnce({
   url,
+  method,
+  body,
   headers,
   agents,
   signal,
 }: {
   url: URL;
+  method: string;
+  body: string | undefined;
   headers: Record<string, string>;
   agents: GuardedAgents[keyof Pick<GuardedAgents, 'guarded' | 'trusted'>];
-  signal: AbortSignal;
+  signal: AbortSignal | undefined;
 }): Promise<FetchedResponse> {
   const isHttps = url.protocol === 'https:';
   try {
     const message = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const request = (isHttps ? https : http).get(
+      const request = (isHttps ? https : http).request(
         url,
-        { headers, agent: isHttps ? agents.https : agents.http, signal },
+        { method, headers, agent: isHttps ? agents.https : agents.http, ...(signal ? { signal } : {}) },
         resolve,
       );
       request.on('error', reject);
+      request.end(body);
     });
     return toFetchedResponse(message);
   } catch (error) {
@@ -154,6 +182,11 @@ function toFetchedResponse(message: http.IncomingMessage): FetchedResponse {
         const value = message.headers[name.toLowerCase()];
         return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
       },
+      entries: () =>
+        Object.entries(message.headers).flatMap(
+          ([name, value]): Array<[string, string]> =>
+            value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]],
+        ),
     },
     body,
     async text() {

@@ -109,6 +109,32 @@ const storeLatency = new Histogram({
   registers,
 });
 
+const toolCalls = new Counter({
+  name: 'parley_tool_calls_total',
+  help: 'Tool calls the model made that ran, by tool and where it comes from (built-in, or the MCP server of the tools file).',
+  labelNames: ['tool', 'source'],
+  registers,
+});
+const toolErrors = new Counter({
+  name: 'parley_tool_errors_total',
+  help: 'Tool calls that ended in an error (the tool said so, failed, or passed its deadline), by tool and source.',
+  labelNames: ['tool', 'source'],
+  registers,
+});
+const toolSeconds = new Histogram({
+  name: 'parley_tool_call_seconds',
+  help: "How long a tool call took, from its start to its answer (after the asker's approval, for tools that act).",
+  labelNames: ['tool', 'source'],
+  buckets: latencyBucketsSeconds,
+  registers,
+});
+const mcpServerUp = new Gauge({
+  name: 'parley_mcp_server_up',
+  help: '1 while an MCP server of the tools file is connected and its tools offered, 0 while it is down or starting.',
+  labelNames: ['server'],
+  registers,
+});
+
 /** A reply started streaming; call the result with how it ended. */
 export function recordReplyStarted({ platform }: { platform: string }): void {
   activeStreams.inc({ platform });
@@ -210,4 +236,24 @@ export function recordStoreOperation({
   seconds: number;
 }): void {
   storeLatency.observe({ backend, operation, result: isOk ? 'ok' : 'error' }, seconds);
+}
+
+export function recordToolCall({
+  tool,
+  source,
+  isError,
+  seconds,
+}: {
+  tool: string;
+  source: string;
+  isError: boolean;
+  seconds: number;
+}): void {
+  toolCalls.inc({ tool, source });
+  if (isError) toolErrors.inc({ tool, source });
+  toolSeconds.observe({ tool, source }, seconds);
+}
+
+export function recordMcpServerUp({ server, isUp }: { server: string; isUp: boolean }): void {
+  mcpServerUp.set({ server }, isUp ? 1 : 0);
 }

@@ -3,6 +3,7 @@ import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError } from '../gateway/gateway-error.ts';
 import { coverRequest } from '../gateway/spend-cover.ts';
 import type { Logger } from '../log.ts';
+import { recordToolCall } from '../operations/metrics.ts';
 import { isActingTool, type Tool, type ToolOutput, type ToolRunContext } from './tool.ts';
 import { wrapToolOutput } from './tool-output.ts';
 
@@ -171,13 +172,15 @@ async function* runOneCall({
   const startedAt = Date.now();
   const output = await runWithDeadline({ tool, toolArguments: parsed, context: request.context });
   covered?.record({ toolCalls: 1 });
+  const durationMs = Date.now() - startedAt;
+  recordToolCall({
+    tool: tool.name,
+    source: tool.source,
+    isError: output.isError === true,
+    seconds: durationMs / 1000,
+  });
   request.logger.info(
-    {
-      tool: tool.name,
-      source: tool.source,
-      isError: output.isError === true,
-      durationMs: Date.now() - startedAt,
-    },
+    { tool: tool.name, source: tool.source, isError: output.isError === true, durationMs },
     'tool call',
   );
   yield step(

@@ -1,0 +1,277 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * The owner's list of MCP servers (`TOOLS_FILE`, default config/tools.json): servers parley starts
+ * (`command`, over stdio) and servers it reaches (`url`, Streamable HTTP), each with what the owner
+ * decides about its tools. Secrets stay out of the file as `${NAME}` placeholders, filled from the
+ * environment at start and handed to the logger's scrubber, so they never reach a log.
+ */
+
+/** How parley talks to one server. */
+export type McpTransportSettings =
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      /** Added to the few variables a child inherits (PATH, HOME…): parley's own secrets stay here. */
+      readonly env: Readonly<Record<string, string>>;
+      /** Where it runs; a relative path in the file starts at the project folder. */
+      readonly cwd: string | undefined;
+    }
+  | {
+      readonly kind: 'http';
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+    };
+
+/** What the owner overrides of a tool's MCP annotations; unset hints come from the server. */
+export interface AnnotationOverride {
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+export interface McpServerSettings {
+  /** The key in the file, and the prefix of its tools' names (`files` gives `files_read_file`). */
+  readonly name: string;
+  readonly transport: McpTransportSettings;
+  /** The server's tools parley offers, by their MCP names (`read_*` for a prefix); undefined: all. */
+  readonly enabledTools: readonly string[] | undefined;
+  /** By MCP tool name, or `*` for all of the server's tools (a tool's own entry wins). */
+  readonly annotationOverrides: Readonly<Record<string, AnnotationOverride>>;
+  /** What one call costs, in billionths of a cost unit. */
+  readonly priceNanos: number;
+  /** The longest one call may take. */
+  readonly deadlineMs: number;
+  /** The most characters of one answer the model gets. */
+  readonly maxResultCharacters: number;
+}
+
+/** What reading the file gives: the servers, the values to scrub, the variables it names. */
+export interface ToolsFileReading {
+  readonly servers: readonly McpServerSettings[];
+  /** Every value a placeholder filled, and every header value: credentials, for the scrubber. */
+  readonly secrets: readonly string[];
+  /** The variables its placeholders name, so start-up does not call them unknown. */
+  readonly variableNames: readonly string[];
+}
+
+const defaultDeadlineSeconds = 60;
+const defaultMaxResultCharacters = 20_000;
+
+// No `_`: a tool's name is `<server>_<tool>`, so `files_*` in TOOLS is this server's tools and no other's.
+const serverNamePattern = /^[a-z0-9][a-z0-9-]{0,23}$/;
+const placeholderPattern = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+const annotationOverrideSchema = z.strictObject({
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+
+const commonShape = {
+  tools: z
+    .array(z.string().regex(/^[^*]+\*?$|^\*$/, 'is a tool name, a prefix ending in *, or *'))
+    .optional(),
+  annotations: z.record(z.string().min(1), annotationOverrideSchema).optional(),
+  pricePerCall: z.number().min(0).max(1_000).optional(),
+  deadlineSeconds: z.number().positive().max(3_600).optional(),
+  maxResultCharacters: z.number().int().min(200).max(1_000_000).optional(),
+};
+
+const stdioServerSchema = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).default({}),
+  cwd: z.string().min(1).optional(),
+  ...commonShape,
+});
+
+const httpServerSchema = z.strictObject({
+  url: z
+    .string()
+    .refine((value) => /^https?:$/.test(safeUrl(value)?.protocol ?? ''), 'must be an http(s) URL')
+    .refine((value) => safeUrl(value)?.username === '', 'must not hold credentials: use headers'),
+  headers: z.record(z.string().min(1), z.string()).default({}),
+  ...commonShape,
+});
+
+const fileSchema = z.strictObject({ servers: z.record(z.string(), z.unknown()) });
+
+/**
+ * Reads the tools file at `path`. A missing file at the default path means no servers; one the owner
+ * named must exist. Problems name the file, the server and the field (and a missing variable by
+ * name), never a value.
+ */
+export function readToolsFile({
+  path,
+  isDefaultPath,
+  environment,
+  resolvePath,
+}: {
+  path: string;
+  isDefaultPath: boolean;
+  environment: Readonly<Record<string, string | undefined>>;
+  /** Makes a relative `cwd` absolute, as every path of the configuration is. */
+  resolvePath: (path: string) => string;
+}): ToolsFileReading | { readonly problems: readonly string[] } {
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && isDefaultPath) return { servers: [], secrets: [], variableNames: [] };
+    return {
+      problems: [
+        code === 'ENOENT'
+          ? `TOOLS_FILE ${path} does not exist: point it at a JSON file of MCP servers (docs/tools.md)`
+          : `TOOLS_FILE ${path} cannot be read: ${(error as Error).message}`,
+      ],
+    };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch (error) {
+    return { problems: [`TOOLS_FILE ${path} is not valid JSON: ${(error as Error).message}`] };
+  }
+  const file = fileSchema.safeParse(json);
+  if (!file.success) return { problems: issuesOf(path, [], file.error) };
+  const problems: string[] = [];
+  const servers: McpServerSettings[] = [];
+  const secrets = new Set<string>();
+  const variableNames = new Set<string>();
+  for (const [name, raw] of Object.entries(file.data.servers)) {
+    if (!serverNamePattern.test(name)) {
+      problems.push(
+        `TOOLS_FILE ${path}: server name ${JSON.stringify(name.slice(0, 40))} must be lowercase letters, digits and - (at most 24, no _), because it prefixes its tools' names`,
+      );
+      continue;
+    }
+    const filled = fillPlaceholders(raw, { environment, secrets, variableNames });
+    for (const missing of filled.missing) {
+      problems.push(
+        `TOOLS_FILE ${path}: servers.${name} names \${${missing}}, which is not set in the environment or .env`,
+      );
+    }
+    if (filled.missing.length > 0) continue;
+    const server = serverOf({ name, value: filled.value, path, resolvePath });
+    if ('problems' in server) problems.push(...server.problems);
+    else {
+      servers.push(server.settings);
+      if (server.settings.transport.kind === 'http') {
+        for (const value of Object.values(server.settings.transport.headers)) secrets.add(value);
+      }
+    }
+  }
+  if (problems.length > 0) return { problems };
+  return { servers, secrets: [...secrets], variableNames: [...variableNames] };
+}
+
+function serverOf({
+  name,
+  value,
+  path,
+  resolvePath,
+}: {
+  name: string;
+  value: unknown;
+  path: string;
+  resolvePath: (path: string) => string;
+}): { settings: McpServerSettings } | { problems: string[] } {
+  const fields = typeof value === 'object' && value !== null ? value : {};
+  const isHttp = 'url' in fields;
+  if (isHttp === 'command' in fields) {
+    return {
+      problems: [
+        `TOOLS_FILE ${path}: servers.${name} needs either command (a program parley starts, over stdio) or url (a Streamable HTTP server), not ${isHttp ? 'both' : 'neither'}`,
+      ],
+    };
+  }
+  const common = (parsed: z.infer<z.ZodObject<typeof commonShape>>) => ({
+    name,
+    enabledTools: parsed.tools,
+    annotationOverrides: parsed.annotations ?? {},
+    priceNanos: Math.round((parsed.pricePerCall ?? 0) * 1e9),
+    deadlineMs: Math.round((parsed.deadlineSeconds ?? defaultDeadlineSeconds) * 1_000),
+    maxResultCharacters: parsed.maxResultCharacters ?? defaultMaxResultCharacters,
+  });
+  if (isHttp) {
+    const parsed = httpServerSchema.safeParse(fields);
+    if (!parsed.success) return { problems: issuesOf(path, ['servers', name], parsed.error) };
+    return {
+      settings: {
+        ...common(parsed.data),
+        transport: { kind: 'http', url: parsed.data.url, headers: parsed.data.headers },
+      },
+    };
+  }
+  const parsed = stdioServerSchema.safeParse(fields);
+  if (!parsed.success) return { problems: issuesOf(path, ['servers', name], parsed.error) };
+  return {
+    settings: {
+      ...common(parsed.data),
+      transport: {
+        kind: 'stdio',
+        command: parsed.data.command,
+        args: parsed.data.args,
+        env: parsed.data.env,
+        cwd: parsed.data.cwd === undefined ? undefined : resolvePath(parsed.data.cwd),
+      },
+    },
+  };
+}
+
+// Every string in the server's entry may hold placeholders; each value put in is a secret.
+function fillPlaceholders(
+  value: unknown,
+  {
+    environment,
+    secrets,
+    variableNames,
+  }: {
+    environment: Readonly<Record<string, string | undefined>>;
+    secrets: Set<string>;
+    variableNames: Set<string>;
+  },
+): { value: unknown; missing: string[] } {
+  const missing: string[] = [];
+  const fill = (item: unknown): unknown => {
+    if (typeof item === 'string') {
+      return item.replace(placeholderPattern, (_, variable: string) => {
+        variableNames.add(variable);
+        const filled = environment[variable];
+        if (filled === undefined || filled === '') {
+          missing.push(variable);
+          return '';
+        }
+        secrets.add(filled);
+        return filled;
+      });
+    }
+    if (Array.isArray(item)) return item.map(fill);
+    if (typeof item === 'object' && item !== null) {
+      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, fill(inner)]));
+    }
+    return item;
+  };
+  const filled = fill(value);
+  return { value: filled, missing: [...new Set(missing)] };
+}
+
+// zod's messages name the field and what is wrong; none of them repeats the value.
+function issuesOf(path: string, prefix: readonly string[], error: z.ZodError): string[] {
+  return error.issues.map(
+    (issue) =>
+      `TOOLS_FILE ${path}: ${[...prefix, ...issue.path.map(String)].join('.') || '(top level)'} ${issue.message}`,
+  );
+}
+
+function safeUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
