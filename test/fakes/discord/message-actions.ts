@@ -4,7 +4,7 @@ import type { FakeAttachment } from './attachment-hosting.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import { messageDispatch } from './gateway-intents.ts';
 import { type AllowedMentions, defaultAllowedMentions, resolveMentions } from './mentions.ts';
-import type { FakeMessage } from './message-store.ts';
+import type { FakeForward, FakeMessage } from './message-store.ts';
 import { preciseNowMs } from './precise-time.ts';
 import type { FakeChannel, FakeUser } from './world.ts';
 
@@ -12,6 +12,8 @@ import type { FakeChannel, FakeUser } from './world.ts';
 export const messageFlags = {
   ephemeral: 1 << 6,
   loading: 1 << 7,
+  /** resources/message.mdx, "Message Flags": HAS_SNAPSHOT, "this message has a snapshot (via Message Forwarding)". */
+  hasSnapshot: 1 << 14,
 } as const;
 
 /** The parts of a message that a create or an edit can set. */
@@ -40,6 +42,8 @@ export interface NewMessage extends MessageContent {
   mentionDefaults?: 'message' | 'webhook' | 'person';
   interactionId?: string | null;
   webhookId?: string | null;
+  /** The message is a forward of another (message_reference type FORWARD). */
+  forward?: FakeForward | null;
 }
 
 /** Stores a message, dispatches MESSAGE_CREATE (ephemeral ones excepted) and tells the change feed. */
@@ -65,13 +69,14 @@ export function createMessage(context: FakeDiscordContext, draft: NewMessage): F
     embeds: draft.embeds ?? [],
     components: draft.components ?? [],
     attachments: draft.attachments ?? [],
-    flags: draft.flags ?? 0,
+    flags: (draft.flags ?? 0) | (draft.forward ? messageFlags.hasSnapshot : 0),
     type: draft.type ?? (draft.replyToMessageId ? 19 : 0),
     createdAtMs: atMs,
     editedAtMs: null,
     editCount: 0,
     revisions: [{ content, atMs }],
     replyToMessageId: draft.replyToMessageId ?? null,
+    forward: draft.forward ?? null,
     mentionIds: [...new Set([...mentions.userIds, ...(draft.extraMentionIds ?? [])])],
     mentionRoleIds: mentions.roleIds,
     mentionsEveryone: mentions.everyone,
