@@ -43,6 +43,8 @@ async function answerInPlace({
   givePlaceUp: () => void;
 }): Promise<void> {
   if (!(await shouldAnswer({ message, botUserId, adapter }))) return;
+  // parley is active here: after a fresh identify, what came after the newest message is read.
+  adapter.missedMessages.noteActive(message);
   if (!(await adapter.eventDeduper.isFirstSighting(`discord:message:${message.id}`, messageDedupeTtlMs))) {
     adapter.logger.debug({ messageId: message.id }, 'message already taken by this or another process');
     return;

@@ -15,6 +15,7 @@ export const discordEntryPoints = [
   'message-command:ask',
   'button:regenerate',
   'button:stop-another',
+  'missed-mention',
 ] as const;
 export type DiscordEntryPoint = (typeof discordEntryPoints)[number];
 
