@@ -51,6 +51,8 @@ export interface DiscordAdapterContext {
   readonly pendingQuestions: PendingQuestions;
   /** Forms opened as modals, waiting for their submission. */
   readonly pendingForms: PendingValues<PendingForm>;
+  /** A reply slower than this tells its asker it is done (NOTIFY_AFTER_S; 0: never). */
+  readonly notifyAfterMs: number;
   /** The newest message seen where parley is active, read after from a fresh identify. */
   readonly missedMessages: MissedMessages;
 }

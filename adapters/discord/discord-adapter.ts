@@ -60,6 +60,7 @@ export async function startDiscordAdapter({
   sharedBudget,
   invalidRequestLimits = discordInvalidRequestLimits,
   catchUpLimits = discordCatchUpLimits,
+  notifyAfterMs = 0,
 }: {
   services: CommandServices;
   discord: DiscordSettings;
@@ -77,6 +78,8 @@ export async function startDiscordAdapter({
   invalidRequestLimits?: InvalidRequestLimits;
   /** How far a catch-up after a fresh identify reads, unless a test lowers it. */
   catchUpLimits?: CatchUpLimits;
+  /** NOTIFY_AFTER_S in milliseconds: a slower reply tells its asker it is done; 0 never. */
+  notifyAfterMs?: number;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
   // One budget per token; the key is a digest, since a token must never be written anywhere.
@@ -103,6 +106,7 @@ export async function startDiscordAdapter({
     pendingQuestions: createPendingValues(),
     pendingForms: createPendingValues(),
     missedMessages: createMissedMessages({ outbound, logger, limits: catchUpLimits }),
+    notifyAfterMs,
     limits: {
       requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
       interactionTokenLifetimeMs:

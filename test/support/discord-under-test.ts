@@ -69,6 +69,7 @@ export async function startDiscordUnderTest(
     maxImageBytes: config.images.maxInputBytes,
     logger,
     ...(invalidRequestLimits ? { invalidRequestLimits } : {}),
+    notifyAfterMs: config.notifyAfterMs,
     ...(catchUpLimits ? { catchUpLimits: { ...discordCatchUpLimits, ...catchUpLimits } } : {}),
     // The limits the adapter cannot learn from Discord are the fake's, when a test changed them.
     platformLimits: {
