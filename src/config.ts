@@ -187,6 +187,8 @@ function toConfig({
     orphanAfterMs: values.ORPHAN_AFTER_MS,
     /** After SIGTERM/SIGINT, the process exits by this deadline, non-zero when it had to force. */
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+    /** A reply slower than this tells its asker it is done (0: never). */
+    notifyAfterMs: values.NOTIFY_AFTER_S * 1000,
     log: {
       level: values.LOG_LEVEL,
       format: values.LOG_FORMAT,

@@ -4,6 +4,7 @@ import type { Logger } from '../../src/log.ts';
 import type { Deduper } from '../../src/state/dedupe.ts';
 import type { DiscordSettings } from './discord-config.ts';
 import type { DiscordOutbound, DiscordRateLimits } from './discord-outbound.ts';
+import type { MissedMessages } from './missed-messages.ts';
 import type { PendingForm, PendingQuestions, PendingValues } from './pending-modal-values.ts';
 import type { ThreadRenames } from './thread-renames.ts';
 
@@ -50,6 +51,10 @@ export interface DiscordAdapterContext {
   readonly pendingQuestions: PendingQuestions;
   /** Forms opened as modals, waiting for their submission. */
   readonly pendingForms: PendingValues<PendingForm>;
+  /** A reply slower than this tells its asker it is done (NOTIFY_AFTER_S; 0: never). */
+  readonly notifyAfterMs: number;
+  /** The newest message seen where parley is active, read after from a fresh identify. */
+  readonly missedMessages: MissedMessages;
 }
 
 /**

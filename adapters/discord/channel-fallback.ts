@@ -1,4 +1,11 @@
-import type { Message, MessageCreateOptions, SendableChannels, User } from 'discord.js';
+import {
+  ComponentType,
+  type Message,
+  type MessageCreateOptions,
+  MessageFlags,
+  type SendableChannels,
+  type User,
+} from 'discord.js';
 import { truncateText } from '../../src/delivery/card.ts';
 import type { Surface } from '../../src/delivery/surface.ts';
 import { createChannelSurface } from './channel-surface.ts';
@@ -45,16 +52,29 @@ export function createChannelFallback({
     async send(payload, { isPrivate, isContinuation = false }): Promise<Message<boolean>> {
       if (isPrivate) return user.send(payload);
       // The person waited a long time for this: it names (and pings) them alone, once an answer.
+      const isComponents =
+        typeof payload.flags === 'number' && (payload.flags & MessageFlags.IsComponentsV2) !== 0;
       const named = isContinuation
         ? payload
-        : {
-            ...payload,
-            content: truncateText(
-              `<@${user.id}> ${payload.content ?? ''}`.trim(),
-              discordLimits.messageLength,
-            ),
-            allowedMentions: { parse: [], users: [user.id] },
-          };
+        : isComponents
+          ? // A components message takes no content: the name is a text display on top, which pings
+            // by the same allowed_mentions (components/reference.mdx, "Text Display").
+            {
+              ...payload,
+              components: [
+                { type: ComponentType.TextDisplay, content: `<@${user.id}>` },
+                ...(payload.components ?? []),
+              ],
+              allowedMentions: { parse: [], users: [user.id] },
+            }
+          : {
+              ...payload,
+              content: truncateText(
+                `<@${user.id}> ${payload.content ?? ''}`.trim(),
+                discordLimits.messageLength,
+              ),
+              allowedMentions: { parse: [], users: [user.id] },
+            };
       return outbound.schedule<Message<boolean>>({
         priority: 'first-post',
         target: { kind: 'create', channelId: channel.id },

@@ -31,6 +31,7 @@ import {
 } from './invalid-request-guard.ts';
 import { runMessageAction, submitModal } from './message-action-handlers.ts';
 import { handleMessage } from './message-events.ts';
+import { type CatchUpLimits, createMissedMessages, discordCatchUpLimits } from './missed-messages.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createPendingValues } from './pending-modal-values.ts';
 import { discordRestAgent, isRenameRateLimit } from './rest-agent.ts';
@@ -59,6 +60,8 @@ export async function startDiscordAdapter({
   shutdownGraceMs = 10_000,
   sharedBudget,
   invalidRequestLimits = discordInvalidRequestLimits,
+  catchUpLimits = discordCatchUpLimits,
+  notifyAfterMs = 0,
 }: {
   services: CommandServices;
   discord: DiscordSettings;
@@ -74,6 +77,10 @@ export async function startDiscordAdapter({
   sharedBudget?: SharedRateLimit;
   /** Discord's Invalid Request Limit, unless a test lowers it to reach it in seconds. */
   invalidRequestLimits?: InvalidRequestLimits;
+  /** How far a catch-up after a fresh identify reads, unless a test lowers it. */
+  catchUpLimits?: CatchUpLimits;
+  /** NOTIFY_AFTER_S in milliseconds: a slower reply tells its asker it is done; 0 never. */
+  notifyAfterMs?: number;
 }): Promise<DiscordAdapter> {
   const logger = parentLogger.child({ adapter: 'discord' });
   // One budget per token; the key is a digest, since a token must never be written anywhere.
@@ -99,6 +106,8 @@ export async function startDiscordAdapter({
     threadRenames: createThreadRenames(),
     pendingQuestions: createPendingValues(),
     pendingForms: createPendingValues(),
+    missedMessages: createMissedMessages({ outbound, logger, limits: catchUpLimits }),
+    notifyAfterMs,
     limits: {
       requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
       interactionTokenLifetimeMs:
@@ -248,11 +257,30 @@ function listen({
   lifecycle: { readonly isStopping: boolean };
 }): void {
   const { client, logger } = adapter;
-  client.on(Events.MessageCreate, (message: Message) => {
-    if (lifecycle.isStopping) return;
+  const answerMessage = (message: Message) =>
     handleMessage({ message, adapter }).catch((error: unknown) =>
       logger.error({ err: error, channelId: message.channelId }, 'message handling failed'),
     );
+  client.on(Events.MessageCreate, (message: Message) => {
+    adapter.missedMessages.noteSeen(message);
+    if (lifecycle.isStopping) return;
+    void answerMessage(message);
+  });
+  // A READY (not a RESUMED) is a fresh session: what was sent in the gap never arrives, so it is
+  // read and the mentions and DMs in it answered through the same path as any message.
+  client.on(Events.ShardReady, (shardId) => {
+    if (lifecycle.isStopping) return;
+    adapter.missedMessages
+      .catchUp({
+        client,
+        shardId,
+        answer: (message) => {
+          if (!lifecycle.isStopping) void answerMessage(message);
+        },
+      })
+      .catch((error: unknown) =>
+        logger.warn({ err: error, shardId }, 'catching up after a reconnect failed'),
+      );
   });
   client.on(Events.InteractionCreate, (interaction) => {
     if (lifecycle.isStopping) return;

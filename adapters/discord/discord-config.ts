@@ -64,6 +64,13 @@ const discordVariables = z
             'How long a thread parley opened stays in the channel list without activity, in minutes; Discord allows 60, 1440, 4320 or 10080.',
         },
       ),
+      DISCORD_NOTIFY_WITH: document(
+        z.enum(['mention', 'new-message'], { error: 'must be mention or new-message' }).default('mention'),
+        {
+          description:
+            'How a reply slower than NOTIFY_AFTER_S tells its asker it is done: mention posts one short line that pings the asker alone, under the answer; new-message posts an answer given in a thread again as a fresh message (which notifies the thread) and removes the edited one, and pings elsewhere.',
+        },
+      ),
       DISCORD_API_URL: document(
         httpUrl({ example: 'https://discord.com/api' }).default('https://discord.com/api'),
         {
@@ -141,6 +148,8 @@ export interface DiscordSettings {
   readonly replyMode: 'thread' | 'inline' | 'all';
   /** The auto-archive duration of threads parley opens, in minutes. */
   readonly threadArchiveMinutes: 60 | 1440 | 4320 | 10080;
+  /** How a slow reply tells its asker it is done: a ping, or in a thread the answer posted afresh. */
+  readonly notifyWith: 'mention' | 'new-message';
   readonly apiUrl: string;
   /** Undefined: one shard, no sharding. */
   readonly sharding: DiscordSharding | undefined;
@@ -158,6 +167,7 @@ export const discordConfig = defineEnvironmentFragment({
           replyAllChannelIds: values.DISCORD_REPLY_ALL_CHANNEL_IDS,
           replyMode: values.DISCORD_REPLY_MODE,
           threadArchiveMinutes: values.DISCORD_THREAD_ARCHIVE_MINUTES,
+          notifyWith: values.DISCORD_NOTIFY_WITH,
           apiUrl: values.DISCORD_API_URL,
           sharding: shardingOf(values.DISCORD_SHARD_COUNT, values.DISCORD_SHARD_IDS),
         }

@@ -13,6 +13,12 @@ export const discordLimits = {
   buttonLabel: 80,
   customId: 100,
   attachmentsPerMessage: 10,
+  /** A Components V2 message: 40 components in all, nested ones counted (components/reference.mdx). */
+  componentsPerMessage: 40,
+  /** The text of all its text displays (discord/discord-api-docs pull request #8562). */
+  componentsTextCharacters: 4_000,
+  /** Items of one media gallery (components/reference.mdx, "Media Gallery"). */
+  galleryItems: 10,
   /** A file's upload limit without boosts (reference.mdx, Uploading Files); interactions say theirs. */
   attachmentBytes: 10 * 1024 * 1024,
   /** The largest request that sends a message, files included (resources/message.mdx, Create Message). */

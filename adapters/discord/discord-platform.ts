@@ -20,5 +20,6 @@ export const discordPlatform: PlatformAdapter<DiscordSettings> = {
         windowMs: 1_000,
       }),
       shutdownGraceMs: config.shutdownGraceMs,
+      notifyAfterMs: config.notifyAfterMs,
     }),
 };

@@ -18,6 +18,7 @@ import { classifyDiscordFailure } from './classify-failure.ts';
 import { discordLimits } from './discord-limits.ts';
 import { asAttachments, fitMessageUploads } from './fit-uploads.ts';
 import { removePressedButton } from './pressed-button.ts';
+import { type ComponentsPiece, isComponentsPiece, renderComponents } from './render-components.ts';
 import { renderButtons, renderEmbed } from './render-embed.ts';
 
 type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction;
@@ -129,11 +130,14 @@ export function createInteractionResponder({
       let message: Message | undefined;
       let isInChannel = false;
       for (const piece of splitCommandResult({ result, maxLength })) {
-        const payload = await withFiles(state, piece.files, piece.text ?? '', {
-          allowedMentions: noPings,
-          embeds: piece.card ? [renderEmbed(piece.card)] : [],
-          components: renderButtons(piece.actions ?? []),
-        });
+        // Cards and drawn images are laid out with components; plain text stays plain content.
+        const payload = isComponentsPiece(piece)
+          ? await withComponents(state, piece)
+          : await withFiles(state, piece.files, piece.text ?? '', {
+              allowedMentions: noPings,
+              embeds: piece.card ? [renderEmbed(piece.card)] : [],
+              components: renderButtons(piece.actions ?? []),
+            });
         message = await deliver(state, payload, piece.isPrivate ?? false, { isContinuation: isInChannel });
         isInChannel = state.channelMessageIds.has(message.id);
       }
@@ -240,7 +244,11 @@ async function deliver(
     state.originalState = 'done';
     if (isPrivate === (state.deferral === 'private-reply')) {
       try {
-        const message = await interaction.editReply(payload);
+        // resources/message.mdx, "Edit Message": setting IS_COMPONENTS_V2 on the "thinking…" (or
+        // the progress line) needs its content reset to null and its embeds to [].
+        const message = await interaction.editReply(
+          isComponentsPayload(payload) ? { ...payload, content: null, embeds: [] } : payload,
+        );
         state.originalId = message.id;
         return message;
       } catch (error) {
@@ -254,6 +262,37 @@ async function deliver(
     await interaction.deleteReply().catch(() => undefined);
   }
   return interaction.followUp({ ...payload, ...(isPrivate ? { flags: MessageFlags.Ephemeral } : {}) });
+}
+
+/**
+ * A card or drawn images as a Components V2 message, its files fitted first (their names are what
+ * the gallery and file components point to) and any note about a file left out said in the card.
+ */
+async function withComponents(state: ResponderState, piece: ComponentsPiece): Promise<Payload> {
+  const files = piece.files ?? [];
+  const fitted =
+    files.length === 0
+      ? { files: [], text: '' }
+      : await fitMessageUploads({
+          files: files.slice(0, discordLimits.attachmentsPerMessage),
+          text: '',
+          otherPayload: renderComponents(piece),
+          maxFileBytes: state.interaction.attachmentSizeLimit || discordLimits.attachmentBytes,
+          maxRequestBytes: state.maxRequestBytes,
+          maxTextLength: discordLimits.messageLength,
+        });
+  const text = [piece.text ?? '', fitted.text].filter((part) => part !== '').join('\n\n');
+  const rendered = renderComponents({ ...piece, text, files: fitted.files });
+  return {
+    ...rendered,
+    allowedMentions: noPings,
+    ...(fitted.files.length > 0 ? { files: asAttachments(fitted.files) } : {}),
+  } as Payload;
+}
+
+/** Whether a payload is laid out with components (IS_COMPONENTS_V2), which takes no content. */
+function isComponentsPayload(payload: Payload): boolean {
+  return typeof payload.flags === 'number' && (payload.flags & MessageFlags.IsComponentsV2) !== 0;
 }
 
 /** The payload with its files, fitted before sending: Discord refuses a whole message for one file. */

@@ -23,12 +23,8 @@ import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
 import { discordActorOf } from './discord-actor.ts';
 import { discordGuide } from './discord-guide.ts';
-import {
-  discordConversationKey,
-  discordDocumentAttachment,
-  discordImageAttachment,
-  resolveMentions,
-} from './message-turn.ts';
+import { attachmentsWithForwarded, readableTextOf } from './forwarded-message.ts';
+import { discordConversationKey, discordDocumentAttachment, discordImageAttachment } from './message-turn.ts';
 import type { QuestionTarget } from './pending-modal-values.ts';
 import { responderForInteraction } from './responder-for-interaction.ts';
 import { titleThreadAfterFirstExchange } from './thread-conversations.ts';
@@ -81,7 +77,7 @@ export async function runMessageAction({
         ...common,
         command: extract,
         rawOptions: {
-          what: resolveMentions(target, botUserIdOf(adapter)) || undefined,
+          what: readableTextOf(target, botUserIdOf(adapter), { withEmbeds: true }) || undefined,
           image: images[0],
           file: documents[0],
         },
@@ -292,13 +288,13 @@ function questionTargetOf(message: Message, adapter: DiscordAdapterContext): Que
     channelId: message.channelId,
     messageId: message.id,
     authorName: message.member?.displayName ?? message.author.displayName ?? message.author.username,
-    text: resolveMentions(message, botUserIdOf(adapter)),
+    text: readableTextOf(message, botUserIdOf(adapter), { withEmbeds: true }),
     ...attachmentsOf(message, adapter),
   };
 }
 
 function attachmentsOf(message: Message, adapter: DiscordAdapterContext) {
-  const attachments = [...message.attachments.values()];
+  const attachments = attachmentsWithForwarded(message);
   const isImage = (attachment: (typeof attachments)[number]) =>
     (attachment.contentType ?? '').startsWith('image/') || imageExtensions.test(attachment.name);
   return {
@@ -364,12 +360,7 @@ async function readMessagesFrom({
   }
   return collected.slice(0, maxMessagesFromHere).map((message) => ({
     authorName: message.member?.displayName ?? message.author.displayName ?? message.author.username,
-    text: [
-      resolveMentions(message, ''),
-      ...message.embeds.map((embed) => embed.description ?? embed.title ?? ''),
-    ]
-      .filter(Boolean)
-      .join('\n'),
+    text: readableTextOf(message, '', { withEmbeds: true }),
     createdAt: message.createdAt.toISOString(),
     isBot: message.author.bot,
   }));

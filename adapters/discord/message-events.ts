@@ -5,6 +5,7 @@ import { type DiscordAdapterContext, messageDedupeTtlMs } from './adapter-contex
 import { createChannelSurface } from './channel-surface.ts';
 import { buildTurnFromMessage, conversationKeyOfMessage, sentAtMicrosOf } from './message-turn.ts';
 import { replyModeOf } from './reply-mode.ts';
+import { tellAskerTheAnswerIsDone } from './slow-answer-notice.ts';
 import { openThreadFromMessage, titleThreadAfterFirstExchange } from './thread-conversations.ts';
 
 /** Answers a message when it is meant for the bot, streaming the reply into the channel. */
@@ -43,6 +44,8 @@ async function answerInPlace({
   givePlaceUp: () => void;
 }): Promise<void> {
   if (!(await shouldAnswer({ message, botUserId, adapter }))) return;
+  // parley is active here: after a fresh identify, what came after the newest message is read.
+  adapter.missedMessages.noteActive(message);
   if (!(await adapter.eventDeduper.isFirstSighting(`discord:message:${message.id}`, messageDedupeTtlMs))) {
     adapter.logger.debug({ messageId: message.id }, 'message already taken by this or another process');
     return;
@@ -101,6 +104,14 @@ async function answerInPlace({
     turn,
     surface,
     beforeReply: async () => surface.showTyping?.(),
+  });
+  await tellAskerTheAnswerIsDone({
+    adapter,
+    channel: answerChannel,
+    outcome,
+    askerId: message.author.id,
+    askedAtMs: Math.floor(sentAtMicrosOf(message.id) / 1000),
+    isInThread: answerChannel.isThread(),
   });
   if (thread) {
     await titleThreadAfterFirstExchange({

@@ -10,6 +10,7 @@ import { downloadAttachment } from '../../src/images/download-attachment.ts';
 import { ImageLoadError } from '../../src/images/image-load-error.ts';
 import { originsOf, type UrlPolicy } from '../../src/net/url-policy.ts';
 import { discordMessageActorOf } from './discord-actor.ts';
+import { attachmentsWithForwarded, forwardedSnapshotOf, readableTextOf } from './forwarded-message.ts';
 
 const imageExtensions = /\.(png|jpe?g|gif|webp)$/i;
 
@@ -47,7 +48,7 @@ export function conversationKeyOfMessage(
 }
 
 /** Message text with `<@id>`, `<@&id>` and `<#id>` turned into names, and the bot's own mention removed. */
-export function resolveMentions(message: Message, botUserId: string): string {
+export function resolveMentions(message: Pick<Message, 'content' | 'mentions'>, botUserId: string): string {
   return message.content
     .replace(new RegExp(`<@!?${botUserId}>`, 'g'), '')
     .replace(/<@!?(\d+)>/g, (whole, id: string) => {
@@ -136,7 +137,8 @@ export function discordDocumentAttachment(
 
 /**
  * The turn for a message the bot answers: text with names, image attachments (checked later by their
- * bytes), and every other attachment as a document for the engine's reader.
+ * bytes), and every other attachment as a document for the engine's reader; a forward brings the
+ * forwarded message's text, embeds and attachments.
  */
 export async function buildTurnFromMessage({
   message,
@@ -151,7 +153,7 @@ export async function buildTurnFromMessage({
 }): Promise<IncomingTurn> {
   const images: ImageAttachment[] = [];
   const documents: DocumentAttachment[] = [];
-  for (const attachment of message.attachments.values()) {
+  for (const attachment of attachmentsWithForwarded(message)) {
     const contentType = attachment.contentType ?? '';
     if (contentType.startsWith('image/') || imageExtensions.test(attachment.name)) {
       images.push(discordImageAttachment(attachment, maxImageBytes, message.client));
@@ -159,7 +161,8 @@ export async function buildTurnFromMessage({
       documents.push(discordDocumentAttachment(attachment, maxDocumentBytes, message.client));
     }
   }
-  const text = resolveMentions(message, botUserId);
+  // A forward has no words of its own: what it says is the forwarded message's snapshot.
+  const text = readableTextOf(message, botUserId, { withEmbeds: forwardedSnapshotOf(message) !== undefined });
   const actor = discordMessageActorOf(message);
   const fallback = textOfWordlessMessage({ imageCount: images.length, documentCount: documents.length });
   return {

@@ -7,7 +7,7 @@ import {
 } from 'discord.js';
 import type { ChannelMessage } from '../../commands/define-command.ts';
 import { UserFacingError } from '../../src/user-facing-error.ts';
-import { resolveMentions } from './message-turn.ts';
+import { readableTextOf } from './forwarded-message.ts';
 
 /** Discord returns at most 100 messages a request. */
 const pageSize = 100;
@@ -51,12 +51,7 @@ export async function readChannelHistory({
     .sort((first, second) => first.createdTimestamp - second.createdTimestamp)
     .map((message) => ({
       authorName: message.member?.displayName ?? message.author.displayName ?? message.author.username,
-      text: [
-        resolveMentions(message, ''),
-        ...message.embeds.map((embed) => embed.description ?? embed.title ?? ''),
-      ]
-        .filter(Boolean)
-        .join('\n'),
+      text: readableTextOf(message, '', { withEmbeds: true }),
       createdAt: message.createdAt.toISOString(),
       isBot: message.author.bot,
     }));

@@ -9,7 +9,8 @@ import {
 import { type Action, type Card, renderTableAsText, truncateText } from '../../src/delivery/card.ts';
 import { discordLimits } from './discord-limits.ts';
 
-const toneColours: Record<NonNullable<Card['tone']>, number> = {
+/** The accent of a card's tone, on an embed or a container. */
+export const toneColours: Record<NonNullable<Card['tone']>, number> = {
   info: 0x5865f2,
   success: 0x57f287,
   warning: 0xfee75c,

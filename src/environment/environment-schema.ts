@@ -212,6 +212,10 @@ const operationsSettings = section('Operations', {
       "The interface the health and metrics server listens on. /metrics and /readyz answer without authentication, so the default is this machine alone; 0.0.0.0 (or ::) takes requests from every interface, which a container needs when its port is published or Prometheus or a Kubernetes probe reaches it over the network (compose.yaml sets it). The image's own HEALTHCHECK asks 127.0.0.1.",
     typeText: 'host name or IP address',
   }),
+  NOTIFY_AFTER_S: document(wholeNumber({ min: 0, fallback: 60 }), {
+    description:
+      'A reply that took longer than this many seconds, from the question to its last word, lets the asker know it is done, since an edit notifies nobody: on Discord a ping of the asker alone, or in a thread a fresh message (DISCORD_NOTIFY_WITH). 0 turns it off.',
+  }),
   SHUTDOWN_GRACE_MS: document(wholeNumber({ min: 1, fallback: 10_000 }), {
     description:
       'After SIGTERM or SIGINT, how long parley may take to stop its replies and close, in milliseconds; past it, the process exits anyway with code 1.',

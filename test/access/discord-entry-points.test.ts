@@ -138,6 +138,12 @@ const scenarios: Scenario[] = [
       'slash-command:memory-of-the-place': { place: 'server', expected: /Only a server admin can do that/ },
     },
   },
+  {
+    // Its own scenario: a refused mention is told once an hour, which the mention row has used.
+    name: 'a blocked person whose mention came while parley identified afresh',
+    configure: ({ malloryId }) => [{ setting: 'ACCESS_BLOCK_USER_IDS', value: `<@${malloryId}>` }],
+    cells: { 'missed-mention': { place: 'server', expected: cannotUse } },
+  },
 ];
 
 describe.each(scenarios)('Discord: $name', (scenario) => {
@@ -198,6 +204,7 @@ async function triggerAndWait({
   const user = people.malloryId;
   // Buttons sit under a reply someone allowed asked for: its requests are not mallory's.
   const button = await replyWithButtons({ under, people, entryPoint, channelId });
+  if (entryPoint === 'missed-mention') await answerTheAdmin({ under, people, channelId });
   const before = new Map(watched.map((channelId) => [channelId, under.botMessages(channelId).length]));
   const requestsBeforeActing = under.gateway.requests.length;
   switch (entryPoint) {
@@ -243,6 +250,15 @@ async function triggerAndWait({
       if (button === undefined) throw new Error('no button to press');
       under.discord.clickButton({ messageId: button.messageId, customId: button.customId, user });
       break;
+    case 'missed-mention': {
+      // The session is lost and the client identifies afresh: the mention never arrives as an
+      // event, and the catch-up after READY reads it (events/gateway.mdx, "Resuming").
+      const gap = under.discord.interruptGateway();
+      await under.discord.waitFor(() => under.discord.identifiedSessionCount === 0);
+      under.discord.sendUserMessage({ channelId, author: user, content: 'hello?', mentionsBot: true });
+      gap.end();
+      break;
+    }
     case 'message-command:ask': {
       const messageId = under.discord.sendUserMessage({ channelId, content: 'Meet at 10 by the lake.' });
       const commandId = under.discord.sendMessageCommand({ name: 'Ask parley about this', messageId, user });
@@ -266,9 +282,29 @@ async function triggerAndWait({
         cell.expected.test(message.content),
       );
     },
-    { timeoutMs: 10_000 },
+    { timeoutMs: 20_000 },
   );
   return { refusal, requestsBeforeActing };
+}
+
+/** The admin asks in the channel first, so parley is active there and catches up on it. */
+async function answerTheAdmin({
+  under,
+  people,
+  channelId,
+}: {
+  under: DiscordUnderTest;
+  people: People;
+  channelId: string;
+}): Promise<void> {
+  under.gateway.enqueue({ text: JSON.stringify({ shouldSearch: false, query: '' }) });
+  under.gateway.enqueue({ text: 'An answer for the admin before the gap.' });
+  under.discord.sendUserMessage({ channelId, author: people.adminId, content: 'hi', mentionsBot: true });
+  await under.discord.waitFor(() =>
+    under
+      .botMessages(channelId)
+      .find((message) => message.content === 'An answer for the admin before the gap.'),
+  );
 }
 
 /**

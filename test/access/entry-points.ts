@@ -18,6 +18,7 @@ export const discordEntryPoints = [
   'button:regenerate',
   'button:stop-another',
   'slash-command:memory-of-the-place',
+  'missed-mention',
 ] as const;
 export type DiscordEntryPoint = (typeof discordEntryPoints)[number];
 

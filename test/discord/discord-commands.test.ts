@@ -3,6 +3,7 @@ import { allCommands } from '../../commands/all-commands.ts';
 import { messageActions } from '../../commands/message-actions.ts';
 import { detectImageType } from '../../src/images/image-type.ts';
 import { createSolidPng } from '../fakes/gateway/index.ts';
+import { isCard, textOfMessage } from '../support/discord-slash-command.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 let under: DiscordUnderTest;
@@ -129,15 +130,21 @@ describe('slash commands on Discord', () => {
     });
     under.discord.sendSlashCommand({ name: 'summarize', channelId: general(), options: { messages: 10 } });
     const answer = await under.discord.waitFor(
-      () => botMessages(general()).find((message) => message.embeds.length > 0),
+      () => botMessages(general()).find((message) => isCard(message)),
       { timeoutMs: 10_000 },
     );
-    expect(answer.embeds[0]).toMatchObject({ title: 'Release day', description: '**TL;DR** Ship Friday.' });
-    expect(answer.embeds[0]?.fields?.map((field) => field.name)).toEqual([
-      'Key points',
-      'Decisions',
-      'Action items',
-    ]);
+    // A Components V2 card (components/reference.mdx, "Container"): no content, no embeds.
+    expect(answer.content).toBe('');
+    expect(answer.embeds).toEqual([]);
+    expect(answer.components[0]).toMatchObject({ type: 17, accent_color: 0x5865f2 });
+    const shown = textOfMessage(answer);
+    expect(shown).toContain('### Release day');
+    expect(shown).toContain('**TL;DR** Ship Friday.');
+    expect(
+      [...shown.matchAll(/\*\*(Key points|Decisions|Action items|Open questions)\*\*/g)].map(
+        (match) => match[1],
+      ),
+    ).toEqual(['Key points', 'Decisions', 'Action items']);
     const request = under.gateway.requests.find((entry) => entry.path.endsWith('/chat/completions'));
     expect(JSON.stringify(request?.body)).toContain('Shall we ship on Friday?');
     expect(JSON.stringify(request?.body)).toContain('Grace writes the notes');
@@ -160,8 +167,7 @@ describe('slash commands on Discord', () => {
       const interactionId = under.discord.sendSlashCommand({ name, channelId: general(), options });
       const answer = await under.discord.waitFor(() =>
         botMessages(general()).find(
-          (message) =>
-            (message.content.includes(shows) || message.embeds.length > 0) && (message.flags & 128) === 0,
+          (message) => (message.content.includes(shows) || isCard(message)) && (message.flags & 128) === 0,
         ),
       );
       stopWatching();

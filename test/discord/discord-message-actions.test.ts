@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSolidPng } from '../fakes/gateway/index.ts';
+import { textOfMessage } from '../support/discord-slash-command.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 let under: DiscordUnderTest | undefined;
@@ -148,7 +149,7 @@ describe('message actions on Discord', () => {
     subject.gateway.enqueue({ text: JSON.stringify(summary) });
     subject.discord.sendMessageCommand({ name: 'Summarize from here', messageId: fromId });
     const card = await subject.discord.waitFor(() =>
-      subject.botMessages(general).find((message) => message.embeds[0]?.title === 'Launch talk'),
+      subject.botMessages(general).find((message) => textOfMessage(message).includes('### Launch talk')),
     );
     expect(card).toBeDefined();
     const request = chatRequestBodies(subject)[0] ?? '';
@@ -174,7 +175,7 @@ describe('message actions on Discord', () => {
     });
     subject.discord.sendMessageCommand({ name: 'Extract data', messageId });
     const card = await subject.discord.waitFor(() =>
-      subject.botMessages(general).find((message) => message.embeds[0]?.title === 'Invoice 42'),
+      subject.botMessages(general).find((message) => textOfMessage(message).includes('### Invoice 42')),
     );
     expect(card).toBeDefined();
     expect(chatRequestBodies(subject)[0]).toContain('3 chairs at 40 EUR');

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { textOfMessage } from '../support/discord-slash-command.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 // Discord's tokens last 15 minutes; the fake's and the bot's are shortened alike to 4 s.
@@ -42,7 +43,8 @@ describe('commands queued behind a long reply on Discord', () => {
           .find((message) => message.attachments.length > 0 && message.interactionId === null),
       { timeoutMs: 15_000, description: 'the drawing posted in the channel' },
     );
-    expect(drawn.content.startsWith(`<@${under.discord.user.id}> **a patient cat**`)).toBe(true);
+    // A components message names the person in a text display on top, which pings as content would.
+    expect(textOfMessage(drawn).startsWith(`<@${under.discord.user.id}>\n**a patient cat**`)).toBe(true);
     expect(drawn.mentionIds).toEqual([under.discord.user.id]);
 
     const dm = under.discord.directMessageChannel();

@@ -4,7 +4,7 @@ import { createInteractionResponder } from '../../adapters/discord/interaction-r
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.ts';
 import { connectClient } from '../fakes-discord/discord-client.ts';
 import { createCapturedLogger } from '../support/capture-logger.ts';
-import { buttonLabelsOf, receiveSlashCommand } from '../support/discord-slash-command.ts';
+import { buttonLabelsOf, receiveSlashCommand, textOfMessage } from '../support/discord-slash-command.ts';
 import { describeResponderContract } from '../support/responder-contract.ts';
 import type { ShownMessage } from '../support/surface-contract.ts';
 
@@ -28,10 +28,7 @@ function shownOf(channelId: string, isPrivate: boolean): ShownMessage[] {
       (message) => message.author.id === fake.bot.id && ((message.flags & ephemeral) !== 0) === isPrivate,
     )
     .map((message) => ({
-      text: [
-        message.content,
-        ...message.embeds.flatMap((embed) => [embed.title ?? '', embed.description ?? '']),
-      ].join('\n'),
+      text: textOfMessage(message),
       buttons: buttonLabelsOf(message),
     }));
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { isCard, textOfMessage } from '../support/discord-slash-command.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 let under: DiscordUnderTest | undefined;
@@ -32,10 +33,7 @@ async function extract(limits: { attachmentSizeLimitBytes?: number; requestSizeL
     options: { what: 'the stock list' },
   });
   return started.discord.waitFor(
-    () =>
-      started.discord
-        .messages(general)
-        .find((message) => message.embeds.length > 0 && (message.flags & 128) === 0),
+    () => started.discord.messages(general).find((message) => isCard(message) && (message.flags & 128) === 0),
     { timeoutMs: 10_000, description: 'the extraction card' },
   );
 }
@@ -44,16 +42,18 @@ describe('uploads within Discord limits', () => {
   it('leaves out a file over the per-file limit with a note, and sends the rest', async () => {
     const answer = await extract({ attachmentSizeLimitBytes: 4_000 });
     expect(answer.attachments.map((attachment) => attachment.filename)).toEqual(['table.csv']);
-    expect(answer.content).toMatch(
+    expect(textOfMessage(answer)).toMatch(
       /I left out extraction\.json \(\d+ KB\): it is over the 4 KB Discord takes a file here\./,
     );
-    expect(answer.embeds[0]?.title).toBe('Inventory count');
+    expect(textOfMessage(answer)).toContain('### Inventory count');
+    // The file that went is shown through a file component (components/reference.mdx, "File").
+    expect(JSON.stringify(answer.components)).toContain('attachment://table.csv');
   });
 
   it('keeps the whole message within the request limit, files, card and text together', async () => {
     const answer = await extract({ requestSizeLimitBytes: 12_000 });
     expect(answer.attachments.map((attachment) => attachment.filename)).toEqual(['table.csv']);
-    expect(answer.content).toMatch(/I left out extraction\.json .* one message may carry in all\./);
+    expect(textOfMessage(answer)).toMatch(/I left out extraction\.json .* one message may carry in all\./);
     const sent = under?.discord.requests.filter((call) => call.status === 413) ?? [];
     expect(sent).toEqual([]);
   });

@@ -4,13 +4,47 @@ import type { FakeMessage } from '../fakes/discord/message-store.ts';
 
 /** The labels of the buttons under a message, in order. */
 export function buttonLabelsOf(message: FakeMessage): string[] {
-  return message.components.flatMap((row) =>
-    'components' in row
-      ? row.components.flatMap((component) =>
-          'label' in component && typeof component.label === 'string' ? [component.label] : [],
-        )
-      : [],
+  return componentsOf(message).flatMap((component) =>
+    component.type === 2 && typeof component.label === 'string' ? [component.label] : [],
   );
+}
+
+type AnyComponent = Record<string, unknown>;
+
+/** Whether a message is a card: laid out with components (IS_COMPONENTS_V2, `1 << 15`) in a container. */
+export function isCard(message: Pick<FakeMessage, 'flags' | 'components'>): boolean {
+  return (message.flags & (1 << 15)) !== 0 && message.components[0]?.type === 17;
+}
+
+/**
+ * Every component of a message, nested ones included (a Components V2 container holds sections,
+ * whose accessory is a button, and action rows), in the order a person reads them.
+ */
+export function componentsOf(message: Pick<FakeMessage, 'components'>): AnyComponent[] {
+  const walk = (component: AnyComponent): AnyComponent[] => [
+    component,
+    ...(Array.isArray(component.components) ? (component.components as AnyComponent[]).flatMap(walk) : []),
+    ...(component.accessory ? walk(component.accessory as AnyComponent) : []),
+  ];
+  return (message.components as unknown as AnyComponent[]).flatMap(walk);
+}
+
+/** What a message says: its content, its embeds' words and its text displays (IS_COMPONENTS_V2). */
+export function textOfMessage(message: Pick<FakeMessage, 'content' | 'embeds' | 'components'>): string {
+  return [
+    message.content,
+    ...message.embeds.flatMap((embed) => [
+      embed.title ?? '',
+      embed.description ?? '',
+      ...(embed.fields ?? []).map((field) => `${field.name}\n${field.value}`),
+      embed.footer?.text ?? '',
+    ]),
+    ...componentsOf(message).flatMap((component) =>
+      component.type === 10 && typeof component.content === 'string' ? [component.content] : [],
+    ),
+  ]
+    .filter((part) => part !== '')
+    .join('\n');
 }
 
 /**

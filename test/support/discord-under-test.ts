@@ -1,5 +1,6 @@
 import { type DiscordAdapter, startDiscordAdapter } from '../../adapters/discord/discord-adapter.ts';
 import type { InvalidRequestLimits } from '../../adapters/discord/invalid-request-guard.ts';
+import { type CatchUpLimits, discordCatchUpLimits } from '../../adapters/discord/missed-messages.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { App } from '../../src/app.ts';
 import {
@@ -36,10 +37,13 @@ export async function startDiscordUnderTest(
   {
     fakeDiscord = {},
     invalidRequestLimits,
+    catchUpLimits,
   }: {
     fakeDiscord?: FakeDiscordOptions;
     /** The adapter's invalid request guard, lowered to reach it in a test. */
     invalidRequestLimits?: InvalidRequestLimits;
+    /** How far the catch-up after a fresh identify reads, lowered to reach its bounds in a test. */
+    catchUpLimits?: Partial<CatchUpLimits>;
   } = {},
 ): Promise<DiscordUnderTest> {
   const gateway = await startFakeGateway({
@@ -65,6 +69,8 @@ export async function startDiscordUnderTest(
     maxImageBytes: config.images.maxInputBytes,
     logger,
     ...(invalidRequestLimits ? { invalidRequestLimits } : {}),
+    notifyAfterMs: config.notifyAfterMs,
+    ...(catchUpLimits ? { catchUpLimits: { ...discordCatchUpLimits, ...catchUpLimits } } : {}),
     // The limits the adapter cannot learn from Discord are the fake's, when a test changed them.
     platformLimits: {
       ...(fakeDiscord.requestSizeLimitBytes === undefined

@@ -11,7 +11,7 @@ import type {
   ThreadMemberFlags,
 } from 'discord.js';
 import type { FakeAttachment } from './attachment-hosting.ts';
-import type { FakeMessage } from './message-store.ts';
+import type { FakeForward, FakeMessage } from './message-store.ts';
 import { bitsOf } from './permissions.ts';
 import { discordTimestamp } from './precise-time.ts';
 import type { FakeChannel, FakeGuild, FakeRole, FakeUser, World } from './world.ts';
@@ -191,6 +191,7 @@ export function apiMessage(
     ...(message.webhookId === null
       ? {}
       : { webhook_id: message.webhookId, application_id: message.webhookId }),
+    ...(message.forward === null ? {} : forwardFields(message.forward, world)),
     ...(message.replyToMessageId === null
       ? {}
       : {
@@ -204,6 +205,46 @@ export function apiMessage(
           referenced_message:
             referenced === undefined || depth > 0 ? null : apiMessage(referenced, world, lookup, depth + 1),
         }),
+  };
+}
+
+/**
+ * A forward's `message_reference` (type 1, FORWARD, with the message, channel and guild it points
+ * to) and its one snapshot (resources/message.mdx, "Message Reference Types" and "Message Snapshot
+ * Structure": "Currently we support only 1 snapshot"; the author is left out).
+ */
+function forwardFields(
+  forward: FakeForward,
+  world: World,
+): Pick<APIMessage, 'message_reference' | 'message_snapshots'> {
+  const { snapshot } = forward;
+  return {
+    message_reference: {
+      type: 1,
+      message_id: forward.messageId,
+      channel_id: forward.channelId,
+      ...(forward.guildId === null ? {} : { guild_id: forward.guildId }),
+    },
+    message_snapshots: [
+      {
+        message: {
+          type: snapshot.type,
+          content: snapshot.content,
+          embeds: snapshot.embeds,
+          attachments: snapshot.attachments.map(apiAttachment),
+          timestamp: discordTimestamp(snapshot.createdAtMs),
+          edited_timestamp: snapshot.editedAtMs === null ? null : discordTimestamp(snapshot.editedAtMs),
+          flags: snapshot.flags,
+          mentions: snapshot.mentionIds.flatMap((id) => {
+            const user = world.users.get(id);
+            return user === undefined ? [] : [apiUser(user)];
+          }),
+          mention_roles: snapshot.mentionRoleIds,
+          components: [],
+          sticker_items: [],
+        },
+      },
+    ],
   };
 }
 

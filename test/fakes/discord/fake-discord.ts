@@ -176,6 +176,12 @@ export interface FakeDiscord extends UserActions {
   setMessageContentIntentEnabled(isEnabled: boolean): void;
   /** Closes every gateway connection with `code` (default 4000, which clients recover from). */
   disconnectGateway(code?: number): void;
+  /**
+   * Loses every gateway session, as when a client cannot resume (events/gateway.mdx, "Resuming":
+   * INVALID_SESSION with `d: false`, then a new IDENTIFY): messages sent until `end()` are stored
+   * but reach no client and are never replayed; the client's new IDENTIFY is answered at `end()`.
+   */
+  interruptGateway(): { end(): void };
   /** Forgets messages, interactions, commands, files, requests and 429 counts; keeps guilds and people. */
   reset(): void;
   /** Closes the gateway and the server and destroys every connection. */
@@ -383,6 +389,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       context.settings.isMessageContentIntentEnabled = isEnabled;
     },
     disconnectGateway: (code) => context.gateway.disconnectAll(code),
+    interruptGateway: () => context.gateway.interruptSessions(),
     reset() {
       context.messages.clear();
       context.attachments.clear();

@@ -20,7 +20,8 @@ export interface MessageAudience {
  * events/gateway.mdx, "Gateway Intents" and "Message Content Intent".
  * Builds a MESSAGE_CREATE/MESSAGE_UPDATE for a session the way Discord filters it: guild messages need
  * GUILD_MESSAGES, DMs need DIRECT_MESSAGES, and without the privileged MESSAGE_CONTENT intent the
- * content, embeds, attachments and components are empty unless the message is a DM or concerns the bot.
+ * content, embeds, attachments and components are empty unless the message is a DM or concerns the bot,
+ * and so are those of a forward's snapshot.
  */
 export function messageDispatch(
   message: Record<string, unknown> & APIMessage,
@@ -34,7 +35,21 @@ export function messageDispatch(
     if ((sessionIntents & intents.messageContent) !== 0 || audience.isDirectMessage || audience.concernsBot) {
       return message;
     }
-    return { ...message, content: '', embeds: [], attachments: [], components: [] };
+    return {
+      ...message,
+      content: '',
+      embeds: [],
+      attachments: [],
+      components: [],
+      // A forward's snapshot is the forwarded message's content: it is emptied the same way.
+      ...(message.message_snapshots === undefined
+        ? {}
+        : {
+            message_snapshots: message.message_snapshots.map((snapshot) => ({
+              message: { ...snapshot.message, content: '', embeds: [], attachments: [], components: [] },
+            })),
+          }),
+    };
   };
 }
 

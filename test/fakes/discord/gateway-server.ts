@@ -39,6 +39,14 @@ export interface GatewayServer {
   readonly identifiedShards: ReadonlyArray<ShardPair | undefined>;
   /** Closes every connection with `code`, e.g. to make clients resume. */
   disconnectAll(code?: number): void;
+  /**
+   * Ends every session, as when Discord cannot resume them: connections close, a RESUME gets
+   * INVALID_SESSION (`d: false`) and the client must identify afresh; its IDENTIFY waits until `end()`,
+   * so what happens meanwhile reaches no session and is never replayed.
+   */
+  interruptSessions(): { end(): void };
+  /** Between `interruptSessions()` and its `end()`: clients are coming back, but nothing reaches them. */
+  readonly isInterrupted: boolean;
   close(): void;
 }
 
@@ -99,6 +107,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const server = new WebSocketServer({ noServer: true });
   const connections = new Set<Connection>();
   const sessions = new Map<string, Session>();
+  // IDENTIFYs held while the sessions are interrupted, answered in order when it ends.
+  let heldIdentifies: { connection: Connection; data: Record<string, unknown> }[] | undefined;
 
   function send(connection: Connection, payload: Record<string, unknown>): void {
     sendText(connection, JSON.stringify(payload));
@@ -128,6 +138,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   }
 
   function identify(connection: Connection, data: Record<string, unknown>): void {
+    if (heldIdentifies !== undefined && connection.session === null) {
+      heldIdentifies.push({ connection, data });
+      return;
+    }
     if (connection.session !== null) {
       connection.socket.close(closeCodes.alreadyAuthenticated, 'Already authenticated.');
       return;
@@ -315,6 +329,26 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       for (const connection of connections) {
         connection.socket.close(code, 'Disconnected by the test.');
       }
+    },
+    interruptSessions() {
+      heldIdentifies = heldIdentifies ?? [];
+      sessions.clear();
+      for (const connection of connections) {
+        connection.session = null;
+        connection.socket.close(4000, 'Sessions interrupted by the test.');
+      }
+      return {
+        end() {
+          const held = heldIdentifies ?? [];
+          heldIdentifies = undefined;
+          for (const { connection, data } of held) {
+            if (connections.has(connection)) identify(connection, data);
+          }
+        },
+      };
+    },
+    get isInterrupted() {
+      return heldIdentifies !== undefined;
     },
     close() {
       for (const connection of connections) {

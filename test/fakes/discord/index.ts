@@ -20,6 +20,7 @@ export type { RestRouteName } from './rest-route.ts';
 export type {
   AutocompleteOptions,
   ComponentOptions,
+  ForwardOptions,
   SlashCommandOptions,
   UserMessageOptions,
 } from './user-actions.ts';

@@ -1,10 +1,11 @@
 import type { APIEmbed, APIMessageTopLevelComponent } from 'discord.js';
 import { apiMember, apiMessage, channelTypeNumber } from './api-objects.ts';
 import type { FakeAttachment } from './attachment-hosting.ts';
+import { componentsV2Flag } from './components-v2-rules.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import { messageDispatch } from './gateway-intents.ts';
 import { type AllowedMentions, defaultAllowedMentions, resolveMentions } from './mentions.ts';
-import type { FakeMessage } from './message-store.ts';
+import type { FakeForward, FakeMessage } from './message-store.ts';
 import { preciseNowMs } from './precise-time.ts';
 import type { FakeChannel, FakeUser } from './world.ts';
 
@@ -12,6 +13,8 @@ import type { FakeChannel, FakeUser } from './world.ts';
 export const messageFlags = {
   ephemeral: 1 << 6,
   loading: 1 << 7,
+  /** resources/message.mdx, "Message Flags": HAS_SNAPSHOT, "this message has a snapshot (via Message Forwarding)". */
+  hasSnapshot: 1 << 14,
 } as const;
 
 /** The parts of a message that a create or an edit can set. */
@@ -40,6 +43,8 @@ export interface NewMessage extends MessageContent {
   mentionDefaults?: 'message' | 'webhook' | 'person';
   interactionId?: string | null;
   webhookId?: string | null;
+  /** The message is a forward of another (message_reference type FORWARD). */
+  forward?: FakeForward | null;
 }
 
 /** Stores a message, dispatches MESSAGE_CREATE (ephemeral ones excepted) and tells the change feed. */
@@ -51,7 +56,7 @@ export function createMessage(context: FakeDiscordContext, draft: NewMessage): F
     world: context.world,
     channel: draft.channel,
     author: draft.author,
-    content,
+    content: mentionableText(content, draft),
     allowed: defaults === 'person' ? undefined : (draft.allowedMentions ?? defaultAllowedMentions(defaults)),
     // A person's reply pings (or not) through `extraMentionIds`, which the test decides.
     repliedAuthorId: defaults === 'person' ? null : repliedAuthorOf(context, draft.replyToMessageId ?? null),
@@ -65,13 +70,14 @@ export function createMessage(context: FakeDiscordContext, draft: NewMessage): F
     embeds: draft.embeds ?? [],
     components: draft.components ?? [],
     attachments: draft.attachments ?? [],
-    flags: draft.flags ?? 0,
+    flags: (draft.flags ?? 0) | (draft.forward ? messageFlags.hasSnapshot : 0),
     type: draft.type ?? (draft.replyToMessageId ? 19 : 0),
     createdAtMs: atMs,
     editedAtMs: null,
     editCount: 0,
     revisions: [{ content, atMs }],
     replyToMessageId: draft.replyToMessageId ?? null,
+    forward: draft.forward ?? null,
     mentionIds: [...new Set([...mentions.userIds, ...(draft.extraMentionIds ?? [])])],
     mentionRoleIds: mentions.roleIds,
     mentionsEveryone: mentions.everyone,
@@ -99,7 +105,7 @@ export function editMessage(
       world: context.world,
       channel: context.world.requireChannel(message.channelId),
       author: message.author,
-      content: changes.content,
+      content: mentionableText(changes.content, { ...message, ...changes }),
       allowed:
         changes.allowedMentions ?? defaultAllowedMentions(message.webhookId === null ? 'message' : 'webhook'),
       repliedAuthorId: repliedAuthorOf(context, message.replyToMessageId),
@@ -118,6 +124,25 @@ export function editMessage(
   dispatchMessage(context, 'MESSAGE_UPDATE', message);
   context.changes.emit({ type: 'message-update', message });
   return message;
+}
+
+/**
+ * The text whose mentions count: the content, and with IS_COMPONENTS_V2 the text displays, whose
+ * "pingable mentions ... will ping" by the message's allowed_mentions (components/reference.mdx,
+ * "Text Display"; resources/message.mdx, "Edit Message": with the flag, mentions are reconstructed
+ * from the `components`).
+ */
+function mentionableText(content: string, message: Pick<MessageContent, 'components' | 'flags'>): string {
+  if (((message.flags ?? 0) & componentsV2Flag) === 0) return content;
+  const texts: string[] = [];
+  const walk = (component: Record<string, unknown>) => {
+    if (component.type === 10 && typeof component.content === 'string') texts.push(component.content);
+    if (Array.isArray(component.components)) {
+      for (const child of component.components as Record<string, unknown>[]) walk(child);
+    }
+  };
+  for (const component of (message.components ?? []) as unknown as Record<string, unknown>[]) walk(component);
+  return [content, ...texts].join('\n');
 }
 
 /** Removes a message, dispatches MESSAGE_DELETE and tells the change feed. */

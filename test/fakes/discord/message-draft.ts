@@ -1,6 +1,7 @@
 import type { APIEmbed, APIMessageTopLevelComponent } from 'discord.js';
 import type { FakeAttachment } from './attachment-hosting.ts';
 import { findComponentProblems } from './component-limits.ts';
+import { componentsV2Flag, findComponentsV2Problems, isComponentsV2 } from './components-v2-rules.ts';
 import { DiscordApiError, errorCodes, invalidFormBody } from './discord-api-error.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import { parseAllowedMentions } from './mentions.ts';
@@ -29,6 +30,48 @@ export function parseMessageDraft(
 ): MessageDraft {
   const json = jsonObject(options.body);
   const problems = [...findLimitProblems(json), ...findComponentProblems(json)];
+  if (isComponentsV2(json)) {
+    problems.push(...findComponentsV2Problems(json, filenamesOf(json, options)));
+    // resources/message.mdx, "Edit Message": setting IS_COMPONENTS_V2 on a message that has content
+    // needs `content` reset to null (and `embeds` to []).
+    const existing = options.existing;
+    if (existing !== undefined && (existing.flags & componentsV2Flag) === 0) {
+      if (existing.content !== '' && json.content !== null && json.content !== '') {
+        problems.push({
+          path: ['content'],
+          error: {
+            code: 'MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2',
+            message: 'Setting IS_COMPONENTS_V2 needs content reset to null',
+          },
+        });
+      }
+      if (existing.embeds.length > 0 && !(Array.isArray(json.embeds) && json.embeds.length === 0)) {
+        problems.push({
+          path: ['embeds'],
+          error: {
+            code: 'MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2',
+            message: 'Setting IS_COMPONENTS_V2 needs embeds reset to []',
+          },
+        });
+      }
+    }
+  } else if (
+    options.existing !== undefined &&
+    (options.existing.flags & componentsV2Flag) !== 0 &&
+    typeof json.flags === 'number'
+  ) {
+    // Same page: the IS_COMPONENTS_V2 flag "can only be set", never taken off.
+    problems.push({
+      path: ['flags'],
+      error: {
+        code: 'MESSAGE_FLAGS_CANNOT_REMOVE_COMPONENTS_V2',
+        message: 'IS_COMPONENTS_V2 cannot be removed',
+      },
+    });
+  } else if (options.existing !== undefined && (options.existing.flags & componentsV2Flag) !== 0) {
+    // An edit of a V2 message without flags is still V2: it may not bring content or embeds either.
+    problems.push(...findComponentsV2Problems({ ...json, components: [] }, new Set()));
+  }
   if (options.body.files.size > messageLimits.attachmentsPerMessage) {
     problems.push({
       path: ['files'],
@@ -84,6 +127,22 @@ export function parseMessageDraft(
     draft.replyToMessageId = replyToMessageId;
   }
   return draft;
+}
+
+/** The names of the files a body uploads (`files[n]`, or their `attachments` entries) and keeps. */
+function filenamesOf(
+  json: Record<string, unknown>,
+  options: { body: RequestBody; existing?: FakeMessage },
+): Set<string> {
+  const names = new Set<string>();
+  for (const file of options.body.files.values()) names.add(file.filename);
+  if (Array.isArray(json.attachments)) {
+    for (const entry of json.attachments as Record<string, unknown>[]) {
+      if (typeof entry.filename === 'string') names.add(entry.filename);
+    }
+  }
+  for (const attachment of options.existing?.attachments ?? []) names.add(attachment.filename);
+  return names;
 }
 
 /**

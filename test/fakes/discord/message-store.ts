@@ -31,6 +31,8 @@ export interface FakeMessage {
   /** Every version of the content, the first one included. */
   revisions: MessageRevision[];
   replyToMessageId: string | null;
+  /** What a forward carries: the message it points to, as it was when forwarded. `null` otherwise. */
+  forward: FakeForward | null;
   /**
    * Users the message notifies: `<@id>` in the content (or named by the test) that its
    * `allowed_mentions` let through, and the replied-to author when it pings them.
@@ -44,6 +46,29 @@ export interface FakeMessage {
   interactionId: string | null;
   /** Set on messages sent through an interaction webhook: the application id. */
   webhookId: string | null;
+}
+
+/**
+ * A forwarded message's reference and snapshot (resources/message.mdx, "Message Reference Content
+ * Attribution", Forwards): the snapshot is taken when the forward is made and never changes, and
+ * holds only `type`, `content`, `embeds`, `attachments`, `timestamp`, `edited_timestamp`, `flags`,
+ * `mentions`, `mention_roles`, stickers and `components` ("Message Snapshot Structure"); no author.
+ */
+export interface FakeForward {
+  messageId: string;
+  channelId: string;
+  guildId: string | null;
+  snapshot: {
+    type: number;
+    content: string;
+    embeds: APIEmbed[];
+    attachments: FakeAttachment[];
+    createdAtMs: number;
+    editedAtMs: number | null;
+    flags: number;
+    mentionIds: string[];
+    mentionRoleIds: string[];
+  };
 }
 
 /** Messages by channel, in the order they were created. */

@@ -37,6 +37,16 @@ export interface UserMessageOptions {
   pingsRepliedAuthor?: boolean;
 }
 
+/** A person forwarding a message, as `forwardMessage` takes it. */
+export interface ForwardOptions {
+  /** The message forwarded. */
+  messageId: string;
+  /** Where the forward is posted (a channel, thread or DM). */
+  channelId: string;
+  /** Who forwards it. Default: the DM's other person, or the fake's default person. */
+  author?: FakeUser | string;
+}
+
 /** A slash command run, as `sendSlashCommand` takes it. */
 export interface SlashCommandOptions {
   name: string;
@@ -90,6 +100,8 @@ export interface ComponentOptions {
 /** What a person can do: write messages and use the bot's commands and components. */
 export interface UserActions {
   sendUserMessage(options: UserMessageOptions): string;
+  /** Forwards a message as Discord's app does: a message of its own with the original's snapshot. */
+  forwardMessage(options: ForwardOptions): string;
   sendSlashCommand(options: SlashCommandOptions): string;
   sendAutocomplete(options: AutocompleteOptions): string;
   clickButton(options: ComponentOptions): string;
@@ -178,7 +190,8 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
 
   function assertSomeoneListens(): void {
     // A session waiting for a RESUME still counts: it gets the event when it comes back.
-    if (context.gateway.sessionCount === 0) {
+    // So does a client identifying afresh after an interruption: what is sent meanwhile is lost to it.
+    if (context.gateway.sessionCount === 0 && !context.gateway.isInterrupted) {
       throw new Error('fake discord: no client has identified on the gateway, so nobody would receive this');
     }
   }
@@ -221,6 +234,48 @@ export function createUserActions(context: FakeDiscordContext, defaultUser: Fake
           ...mentionIds,
           ...(repliedAuthorId !== undefined && (options.pingsRepliedAuthor ?? true) ? [repliedAuthorId] : []),
         ],
+      });
+      return message.id;
+    },
+    forwardMessage(options) {
+      assertSomeoneListens();
+      const original = context.messages.get(options.messageId);
+      if (original === undefined) {
+        throw new Error(`fake discord: no message ${options.messageId} to forward`);
+      }
+      // resources/message.mdx, "Message Reference Types": "FORWARD can only be used for basic
+      // messages": types DEFAULT, REPLY, CHAT_INPUT_COMMAND and CONTEXT_MENU_COMMAND.
+      if (![0, 19, 20, 23].includes(original.type)) {
+        throw new Error(`fake discord: a message of type ${original.type} cannot be forwarded`);
+      }
+      const channel = world.requireChannel(options.channelId);
+      const author = resolveUser(options.author, channel);
+      // Same page, "Message Snapshot Object": nesting is limited to depth 1, so forwarding a forward
+      // forwards its snapshot.
+      const source = original.forward?.snapshot;
+      const message = createMessage(context, {
+        channel,
+        author,
+        content: '',
+        mentionDefaults: 'person',
+        forward: {
+          messageId: original.forward?.messageId ?? original.id,
+          channelId: original.forward?.channelId ?? original.channelId,
+          guildId: original.forward?.guildId ?? original.guildId,
+          snapshot: source
+            ? { ...source }
+            : {
+                type: original.type,
+                content: original.content,
+                embeds: original.embeds,
+                attachments: original.attachments,
+                createdAtMs: original.createdAtMs,
+                editedAtMs: original.editedAtMs,
+                flags: original.flags,
+                mentionIds: [...original.mentionIds],
+                mentionRoleIds: [...original.mentionRoleIds],
+              },
+        },
       });
       return message.id;
     },
