@@ -23,12 +23,14 @@ import type { Logger } from './log.ts';
 import { createMemoryBook, type MemoryBook } from './memory/memory-book.ts';
 import { createMemoryTools } from './memory/memory-tools.ts';
 import { documentKeptData } from './retention/document-retention.ts';
-import { historyKeptData, type RunInConversation } from './retention/history-retention.ts';
+import { historyKeptData, listConversations, type RunInConversation } from './retention/history-retention.ts';
 import { journalKeptData } from './retention/journal-retention.ts';
 import { createKeptDataRegistry, type KeptDataRegistry } from './retention/kept-data.ts';
+import { memoryKeptData } from './retention/memory-retention.ts';
 import { createPeopleIndex, indexedHistory } from './retention/people-index.ts';
 import { createPersonData, type PersonData } from './retention/person-data.ts';
 import { createRetentionSweep, type RetentionSweep } from './retention/retention-sweep.ts';
+import { summaryKeptData } from './retention/summary-retention.ts';
 import { usageKeptData } from './retention/usage-retention.ts';
 import { openScheduler } from './scheduling/open-scheduler.ts';
 import type { Scheduler } from './scheduling/scheduler.ts';
@@ -197,12 +199,16 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
   });
   const scheduler = openScheduler({ config, store, lock: coordination.recordLock, logger });
+  const memory = createMemoryBook({ store: store.namespace('memory') });
+  const summaries = createConversationSummaries({ store: store.namespace('summaries') });
   const keptData = createKeptDataRegistry();
   keptData.register(historyKeptData({ historyKeyv, history, index: people, runInConversation }));
   keptData.register(people.keptData);
   keptData.register(documentKeptData({ documents: documentStore }));
   keptData.register(journalKeptData({ journalKeyv }));
   keptData.register(usageKeptData({ usage }));
+  keptData.register(memoryKeptData({ memory }));
+  keptData.register(summaryKeptData({ summaries, conversationKeys: () => listConversations(historyKeyv) }));
   const retention = createRetentionSweep({
     registry: keptData,
     store,
@@ -231,7 +237,6 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         userAgent: config.links.userAgent,
       })
     : undefined;
-  const memory = createMemoryBook({ store: store.namespace('memory') });
   const toolbox = createToolbox([
     ...(searchProvider
       ? createSearchTools({
@@ -281,7 +286,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     tools: toolReplies,
     memory,
     folding: {
-      summaries: createConversationSummaries({ store: store.namespace('summaries') }),
+      summaries,
       model: config.models.summary,
       maxCharacters: config.history.summaryMaxCharacters,
       // Before history's own cap deletes a turn the summary does not hold yet.

@@ -77,4 +77,18 @@ describe('the terminal: /export and /forget me', () => {
     // Spending stays counted, without the name.
     expect(await topToday()).toEqual(['forgotten']);
   });
+
+  it('takes what parley remembers about the person with it: /export lists the notes, /forget removes them', async () => {
+    under = await startConsoleUnderTest({ CHAT_MODEL: 'tools-model', MEMORY: 'user' });
+    under.fake.enqueue({ toolCalls: [{ name: 'remember', arguments: { text: 'Has a cat called Miso.' } }] });
+    under.fake.enqueue({ text: 'I will remember Miso.' });
+    await under.type('remember that my cat is called Miso');
+    const actor = { id: 'ada', name: 'ada', roleIds: [], isAdmin: true, context: 'terminal' } as const;
+    const notes = () => under.services.memory.notesOf({ actor, conversationKey, scope: 'person' });
+    expect((await notes()).map((note) => note.text)).toEqual(['Has a cat called Miso.']);
+    const exported = await under.app.personData.export({ person: { platform: 'console', userId: 'ada' } });
+    expect(JSON.stringify(exported)).toContain('Has a cat called Miso.');
+    await under.type('/forget me', '/press 1');
+    expect(await notes()).toEqual([]);
+  });
 });
