@@ -5,7 +5,12 @@ import { timeStoreCalls } from '../operations/time-store-calls.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
-import { boundStoreTime, createStoreTimeBound, type StoreTimeBound } from './time-bound-store.ts';
+import {
+  type BoundCallOptions,
+  boundStoreTime,
+  createStoreTimeBound,
+  type StoreTimeBound,
+} from './time-bound-store.ts';
 
 export { defaultStoreUrl, StoreUrlError } from './store-url.ts';
 
@@ -54,7 +59,7 @@ export interface Store {
    * Bounds a call to the store's server in time (STORE_TIMEOUT_MS), together with every other call
    * on its connection (see StoreTimeBound): what the Redis scripts and `SET … NX` go through.
    */
-  bound<Result>(operation: string, call: () => Promise<Result>): Promise<Result>;
+  bound<Result>(operation: string, call: () => Promise<Result>, options?: BoundCallOptions): Promise<Result>;
   /** Closes every namespace opened here and the connection. */
   close(): Promise<void>;
 }
@@ -122,7 +127,7 @@ function open({
       return timeStoreCalls({ keyv, backend: location.kind });
     },
     redisClient: async () => redis?.connect(),
-    bound: (operation, call) => timeBound.bound(operation, call),
+    bound: (operation, call, options) => timeBound.bound(operation, call, options),
     async close() {
       if (isClosed) return;
       isClosed = true;
