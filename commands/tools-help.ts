@@ -1,5 +1,6 @@
 import type { Actor } from '../src/access/actor.ts';
 import { type ConversationKey, placeOfConversation } from '../src/conversation/turn.ts';
+import { memoryToolSource } from '../src/memory/memory-tools.ts';
 import { isActingTool } from '../src/tools/tool.ts';
 import { governTools } from '../src/tools/tool-governance.ts';
 import type { CommandServices } from './define-command.ts';
@@ -22,10 +23,11 @@ export async function toolsHelpLines({
   conversationKey: ConversationKey;
 }): Promise<string[]> {
   const all = services.toolbox.all();
-  if (all.length === 0) return [];
-  const { tools: rules } = await services.places.settingsAt(placeOfConversation(conversationKey));
-  const tools = governTools({ tools: all, rules, actor: user });
-  if (tools.length === 0) return ['', 'Tools: none is on for you here.'];
+  // The memory tools are always in the toolbox; without any other tool, /help has nothing to say.
+  const hasOtherTools = all.some((tool) => tool.source !== memoryToolSource);
+  const settings = await services.places.settingsAt(placeOfConversation(conversationKey));
+  const tools = governTools({ tools: all, settings, actor: user });
+  if (tools.length === 0) return hasOtherTools ? ['', 'Tools: none is on for you here.'] : [];
   const listed = tools
     .slice(0, maxListedTools)
     .map((tool) => `\`${tool.name}\`${isActingTool(tool) ? ' ✋' : ''} — ${tool.title}`);

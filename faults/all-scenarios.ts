@@ -3,6 +3,7 @@ import { discordScenarios } from './scenarios/discord.ts';
 import { gatewayScenarios } from './scenarios/gateway.ts';
 import { inputScenarios } from './scenarios/inputs.ts';
 import { orderScenarios } from './scenarios/order.ts';
+import { platformOutageScenarios } from './scenarios/platform-outages.ts';
 import { processScenarios } from './scenarios/process.ts';
 import { configScenarios } from './scenarios/process-config.ts';
 import { slackScenarios } from './scenarios/slack.ts';
@@ -13,6 +14,7 @@ import { frozenCallScenarios } from './scenarios/store-frozen-calls.ts';
 export const allScenarios: readonly Scenario[] = [
   ...gatewayScenarios,
   ...discordScenarios,
+  ...platformOutageScenarios,
   ...slackScenarios,
   ...orderScenarios,
   ...storeScenarios,

@@ -64,8 +64,8 @@ export function createChannelSurface({
   ): Promise<PostedMessage> => {
     // A reply (message_reference) needs Read Message History (resources/message.mdx, Create
     // Message); without it the answer is a plain message, which the person still sees under theirs.
+    // A first post tried again after a failure is still the answer to the person's message.
     const isReply = isFirstPost && replyTo !== undefined && botMay(PermissionFlagsBits.ReadMessageHistory);
-    isFirstPost = false;
     outbound.noteWriter(editGroup, writerId);
     const payload: MessageCreateOptions = {
       content: text,
@@ -84,6 +84,7 @@ export function createChannelSurface({
             return scheduledPost<{ id: string }>(() => channel.send(payload));
           })
       : await channel.send(payload);
+    isFirstPost = false;
     return { id: sent.id };
   };
   return {

@@ -34,6 +34,7 @@ import { handleMessage } from './message-events.ts';
 import { type CatchUpLimits, createMissedMessages, discordCatchUpLimits } from './missed-messages.ts';
 import { createOrphanedReplySurface, discordReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { createPendingValues } from './pending-modal-values.ts';
+import { reportCallOutcomes } from './report-call-outcomes.ts';
 import { discordRestAgent, isRenameRateLimit } from './rest-agent.ts';
 import { createSharedRestGate } from './shared-rest-budget.ts';
 import { createThreadRenames } from './thread-renames.ts';
@@ -114,13 +115,17 @@ export async function startDiscordAdapter({
         platformLimits.interactionTokenLifetimeMs ?? discordLimits.interactionTokenLifetimeMs,
     },
   };
-  // Every REST call of every client of the adapter passes the invalid request guard, outermost, so a
-  // request it withholds takes no slot of the shared budget.
-  const makeRequest = createInvalidRequestGuard({
-    logger,
-    limits: invalidRequestLimits,
-    ...(sharedBudget ? { baseRequest: createSharedRestGate({ window: sharedBudget, botKey, logger }) } : {}),
-  }).makeRequest;
+  // Every REST call of every client of the adapter passes the invalid request guard, so a request it
+  // withholds takes no slot of the shared budget; outside it, each outcome is told to /readyz.
+  const makeRequest = reportCallOutcomes(
+    createInvalidRequestGuard({
+      logger,
+      limits: invalidRequestLimits,
+      ...(sharedBudget
+        ? { baseRequest: createSharedRestGate({ window: sharedBudget, botKey, logger }) }
+        : {}),
+    }).makeRequest,
+  );
   const connect = async (canReadMessageContent: boolean) => {
     const adapter = createAdapterContext({ shared, canReadMessageContent, makeRequest });
     listen({ adapter, lifecycle });

@@ -3,8 +3,14 @@ import type { PlatformFailure } from './surface.ts';
 /** After a failed final call, the first pause before it is tried again; each later pause doubles. */
 export const minimumFinalRetryDelayMs = 1_000;
 
-/** The longest pause between two tries of a final call. */
-export const maximumFinalRetryDelayMs = 30_000;
+/**
+ * The longest pause between two tries of a final call the platform gave no time for (a 5xx, a
+ * dropped connection): a reply lands within about this long of the platform answering again, however
+ * long it was out (issue 22: a backoff grown to 16 s left replies missing long after Discord was
+ * back). Each reply tries at most once in this long, and every try still waits its turn in the
+ * outbound queue, within the token's budget. A rate limit's own `Retry-After` is waited out whole.
+ */
+export const maximumFinalRetryDelayMs = 2_000;
 
 /**
  * How long a final call that keeps failing is tried again: long enough to ride out a platform's bad

@@ -1,10 +1,6 @@
 import type { Action } from './card.ts';
 import { type Clock, systemClock } from './clock.ts';
-import {
-  defaultFinalRetryWindowMs,
-  finalRetryDelayMs,
-  minimumFinalRetryDelayMs,
-} from './final-call-retries.ts';
+import { defaultFinalRetryWindowMs, finalRetryDelayMs } from './final-call-retries.ts';
 import { findFenceAt, findFenceRegions } from './markdown-fences.ts';
 import {
   hasActionsShown,
@@ -146,14 +142,13 @@ interface WriterState {
   waitingText: string | null;
   /** Shown above the text of the message being written while the reply runs; see `showProgress`. */
   progressLines: string | null;
+  /** Calls made while the reply streams that failed in a row (0 after a success): their backoff. */
+  failuresInRow: number;
   /** Final calls failing in a row: when the first failed and how many have. Null after a success. */
   finalFailures: { readonly firstAtMs: number; count: number } | null;
   /** Until when the first post waits for the reply to end (see `Surface.holdFirstPost`). */
   firstPostHeldUntilMs: number | null;
 }
-
-/** After a failed call, wait at least this long before trying that message again, even on a terminal. */
-const minimumRetryDelayMs = minimumFinalRetryDelayMs;
 
 /**
  * Creates a writer that streams one reply into messages of a Surface. The first visible text is
@@ -192,6 +187,7 @@ export function createStreamingWriter({
     finalWriteRetryWindowMs,
     waitingText: null,
     progressLines: null,
+    failuresInRow: 0,
     finalFailures: null,
     firstPostHeldUntilMs: null,
   };
@@ -374,6 +370,7 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
         // platform path can change with the call: a refused native stream edits more slowly).
         slot.nextCallAtMs = Math.max(slot.nextCallAtMs, sentAtMs + state.surface.limits.minEditIntervalMs);
         if (isFinalCall) state.finalFailures = null;
+        state.failuresInRow = 0;
         if (kind === 'post') reportProgress(state);
       },
       (error: unknown) => {
@@ -382,7 +379,16 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
           return;
         }
         reportError(state, error);
-        const retryDelayMs = Math.max(minEditIntervalMs, minimumRetryDelayMs);
+        // Tried again like a final call (a first post above all: until it lands the person sees
+        // nothing): as soon as the platform may answer again, never sooner than it asked.
+        state.failuresInRow += 1;
+        const retryDelayMs = Math.max(
+          minEditIntervalMs,
+          finalRetryDelayMs({
+            failureCount: state.failuresInRow,
+            retryAfterMs: classifyFailure(state.surface, error).retryAfterMs,
+          }),
+        );
         slot.nextCallAtMs = Math.max(slot.nextCallAtMs, state.clock.now() + retryDelayMs);
       },
     )

@@ -126,6 +126,15 @@ export async function guardedFetch(options: GuardedFetchOptions): Promise<Guarde
   }
 }
 
+type AgentPair = GuardedAgents[keyof Pick<GuardedAgents, 'guarded' | 'trusted'>];
+
+/**
+ * One request. A kept-alive connection the server has meanwhile closed (its idle timeout, a restart)
+ * fails the next request sent on it with ECONNRESET before any byte of an answer, though nothing is
+ * wrong with the link: that request is sent once more, on a fresh connection (Node's own advice,
+ * http.ClientRequest `reusedSocket`). A GET changes nothing, so sending it twice is safe; an error
+ * on a fresh connection, or after part of an answer came, is the caller's.
+ */
 async function fetchOnce({
   url,
   method,
@@ -138,20 +147,25 @@ async function fetchOnce({
   method: string;
   body: string | undefined;
   headers: Record<string, string>;
-  agents: GuardedAgents[keyof Pick<GuardedAgents, 'guarded' | 'trusted'>];
+  agents: AgentPair;
   signal: AbortSignal | undefined;
 }): Promise<FetchedResponse> {
-  const isHttps = url.protocol === 'https:';
+  const agent = url.protocol === 'https:' ? agents.https : agents.http;
   try {
-    const message = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const request = (isHttps ? https : http).request(
-        url,
-        { method, headers, agent: isHttps ? agents.https : agents.http, ...(signal ? { signal } : {}) },
-        resolve,
-      );
-      request.on('error', reject);
-      request.end(body);
-    });
+    let message: http.IncomingMessage;
+    try {
+      message = await send({ url, method, body, headers, agent, signal });
+    } catch (error) {
+      // Only a GET is sent twice: it changes nothing (a POST might have been acted on).
+      if (!(error instanceof StaleConnectionError) || method !== 'GET' || signal?.aborted) {
+        throw error instanceof StaleConnectionError ? error.cause : error;
+      }
+      // The other idle connections to that server went stale with it: none of them is tried next.
+      dropIdleConnections(agent, url);
+      message = await send({ url, method, body, headers, agent, signal }).catch((retryError: unknown) => {
+        throw retryError instanceof StaleConnectionError ? retryError.cause : retryError;
+      });
+    }
     return toFetchedResponse(message);
   } catch (error) {
     const refusal = privateAddressIn(error);
@@ -164,6 +178,57 @@ async function fetchOnce({
       });
     }
     throw error;
+  }
+}
+
+/** A request that failed on a reused connection with ECONNRESET before any byte of an answer. */
+class StaleConnectionError extends Error {
+  override readonly name = 'StaleConnectionError';
+}
+
+function send({
+  url,
+  method,
+  body,
+  headers,
+  agent,
+  signal,
+}: {
+  url: URL;
+  method: string;
+  body: string | undefined;
+  headers: Record<string, string>;
+  agent: http.Agent;
+  signal: AbortSignal | undefined;
+}): Promise<http.IncomingMessage> {
+  return new Promise<http.IncomingMessage>((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? https : http).request(
+      url,
+      { method, headers, agent, ...(signal ? { signal } : {}) },
+      resolve,
+    );
+    request.end(body);
+    // What the connection had read before this request: an answer to it would read more.
+    let bytesReadBefore: number | undefined;
+    request.once('socket', (socket) => {
+      bytesReadBefore = socket.bytesRead;
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      const isNothingRead = bytesReadBefore !== undefined && request.socket?.bytesRead === bytesReadBefore;
+      if (request.reusedSocket && error.code === 'ECONNRESET' && isNothingRead) {
+        reject(new StaleConnectionError('a kept-alive connection was reset', { cause: error }));
+      } else reject(error);
+    });
+  });
+}
+
+/** Closes the agent's idle connections to `url`'s server. */
+function dropIdleConnections(agent: http.Agent, url: URL): void {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const prefix = `${url.hostname}:${port}:`;
+  for (const [name, sockets] of Object.entries(agent.freeSockets)) {
+    if (!name.startsWith(prefix)) continue;
+    for (const socket of sockets ?? []) socket.destroy();
   }
 }
 

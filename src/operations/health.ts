@@ -1,7 +1,8 @@
 import { recordPlatformConnection } from './metrics.ts';
 
 /**
- * Whether parley can do its work: the store answers and every platform it runs on is connected.
+ * Whether parley can do its work: the store answers and every platform it runs on is connected and
+ * answering its calls.
  * Adapters report their connection here from their start function; the health server asks.
  * One record a process, like the metrics registry.
  */
@@ -26,6 +27,79 @@ export function reportPlatformConnection({
 }): void {
   platformStates.set(platform, { isConnected, state });
   recordPlatformConnection({ platform, isConnected });
+}
+
+/**
+ * How long one kind of platform call must have kept failing for want of the platform (a 5xx, no
+ * answer) before /readyz says the platform is degraded: one failed call that the next retry gets
+ * through is not an outage.
+ */
+export const platformDegradedAfterMs = 3_000;
+
+/** A failing kind of call nobody has made for this long says nothing about the platform now. */
+const staleFailureMs = 60_000;
+
+/** One kind of call (`POST /channels/:id/messages`) failing since `firstFailedAtMs`. */
+interface FailingCall {
+  readonly firstFailedAtMs: number;
+  lastFailedAtMs: number;
+  /** The last failure in words: `502`, `no answer (ECONNRESET)`. */
+  failure: string;
+}
+
+const failingCalls = new Map<string, Map<string, FailingCall>>();
+
+/**
+ * Called by an adapter with the outcome of each call to its platform's API: `failure` when the
+ * platform failed it (a 5xx, no answer), undefined when the platform answered (a 4xx is an answer:
+ * the platform is up). `route` is the kind of call with every id generalised, so the record stays small.
+ */
+export function reportPlatformCall({
+  platform,
+  route,
+  failure,
+  nowMs = Date.now(),
+}: {
+  platform: string;
+  route: string;
+  failure?: string | undefined;
+  nowMs?: number;
+}): void {
+  let routes = failingCalls.get(platform);
+  if (failure === undefined) {
+    routes?.delete(route);
+    return;
+  }
+  if (routes === undefined) {
+    routes = new Map();
+    failingCalls.set(platform, routes);
+  }
+  const failing = routes.get(route);
+  if (failing === undefined) routes.set(route, { firstFailedAtMs: nowMs, lastFailedAtMs: nowMs, failure });
+  else {
+    failing.lastFailedAtMs = nowMs;
+    failing.failure = failure;
+  }
+}
+
+/**
+ * Why replies on `platform` are not getting through, when some kind of call has failed for
+ * `platformDegradedAfterMs` or longer and was still failing lately; undefined otherwise.
+ */
+export function platformDegradation(platform: string, nowMs = Date.now()): string | undefined {
+  const routes = failingCalls.get(platform);
+  if (routes === undefined) return undefined;
+  const degraded: string[] = [];
+  for (const [route, failing] of routes) {
+    if (nowMs - failing.lastFailedAtMs > staleFailureMs) {
+      routes.delete(route);
+      continue;
+    }
+    const failingForMs = failing.lastFailedAtMs - failing.firstFailedAtMs;
+    if (failingForMs < platformDegradedAfterMs) continue;
+    degraded.push(`${route} failing (${failing.failure}) for ${Math.round(failingForMs / 1000)} s`);
+  }
+  return degraded.length === 0 ? undefined : `platform degraded: ${degraded.join(', ')}`;
 }
 
 const warningSources = new Map<string, () => string | undefined>();
@@ -76,8 +150,11 @@ export async function checkReadiness({
   if (store !== 'ok') reasons.push(`store: ${store}`);
   for (const platform of platforms) {
     const state = platformStates.get(platform) ?? { isConnected: false, state: 'connecting' };
-    checks[platform] = state.state;
+    // Connected, yet its calls keep failing (an outage of its API): replies are not getting out.
+    const degradation = state.isConnected ? platformDegradation(platform) : undefined;
+    checks[platform] = degradation === undefined ? state.state : `${state.state}; ${degradation}`;
     if (!state.isConnected) reasons.push(`${platform}: ${state.state}`);
+    else if (degradation !== undefined) reasons.push(`${platform}: ${degradation}`);
   }
   return {
     isReady: reasons.length === 0,

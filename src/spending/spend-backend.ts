@@ -48,7 +48,8 @@ export function openSpendBackend({
   }
   // Bounded with every other call on the store's connection (STORE_TIMEOUT_MS, see StoreTimeBound).
   const bounded = <Result>(operation: string, call: () => Promise<Result>) => store.bound(operation, call);
-  const redis = () => bounded('connect', () => connectedClient(store));
+  // Handing out the connected client asks Redis nothing: it must not end the short bound.
+  const redis = () => store.bound('connect', () => connectedClient(store), { reachesServer: false });
   const prefix = `parley:${namespace}`;
   return {
     store: createRedisSpendStore({

@@ -78,7 +78,8 @@ export function openCoordination({
   // Bounded with every other call on the store's connection, so one frozen call makes the rest fail fast.
   const bounded = <Result>(operation: string, call: () => Promise<Result>) => store.bound(operation, call);
   const connected = async () => {
-    const client = await bounded('connect', () => store.redisClient());
+    // Handing out the connected client asks Redis nothing: it must not end the short bound.
+    const client = await store.bound('connect', () => store.redisClient(), { reachesServer: false });
     if (!client) throw new Error('the store is not a Redis store');
     return client;
   };

@@ -5,7 +5,12 @@ import { timeStoreCalls } from '../operations/time-store-calls.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { type SpaceReclaimed, SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
-import { boundStoreTime, createStoreTimeBound, type StoreTimeBound } from './time-bound-store.ts';
+import {
+  type BoundCallOptions,
+  boundStoreTime,
+  createStoreTimeBound,
+  type StoreTimeBound,
+} from './time-bound-store.ts';
 
 export type { SpaceReclaimed } from './sqlite-store.ts';
 export { defaultStoreUrl, StoreUrlError } from './store-url.ts';
@@ -55,7 +60,7 @@ export interface Store {
    * Bounds a call to the store's server in time (STORE_TIMEOUT_MS), together with every other call
    * on its connection (see StoreTimeBound): what the Redis scripts and `SET … NX` go through.
    */
-  bound<Result>(operation: string, call: () => Promise<Result>): Promise<Result>;
+  bound<Result>(operation: string, call: () => Promise<Result>, options?: BoundCallOptions): Promise<Result>;
   /**
    * Deletes entries whose time to live has passed, of every namespace: a file or table store keeps
    * them until they are read again (Redis drops them itself). Resolves with how many went.
@@ -133,7 +138,7 @@ function open({
       return timeStoreCalls({ keyv, backend: location.kind });
     },
     redisClient: async () => redis?.connect(),
-    bound: (operation, call) => timeBound.bound(operation, call),
+    bound: (operation, call, options) => timeBound.bound(operation, call, options),
     dropExpired: () => dropExpired({ location, opened, timeBound }),
     async reclaimSpace() {
       if (location.kind !== 'sqlite') return undefined;

@@ -43,7 +43,17 @@ const boundedOperations = new Set([
  */
 export interface StoreTimeBound {
   readonly timeoutMs: number;
-  bound<Result>(operation: string, call: () => Promise<Result>): Promise<Result>;
+  bound<Result>(operation: string, call: () => Promise<Result>, options?: BoundCallOptions): Promise<Result>;
+}
+
+export interface BoundCallOptions {
+  /**
+   * False for a call that may settle without the server saying anything (handing out the client
+   * once it is connected): its success says nothing about whether the server answers, so it must not
+   * end the short bound. A frozen Redis would otherwise give the call right after it (a Discord
+   * request's shared-window script) the whole bound again. Default true.
+   */
+  readonly reachesServer?: boolean;
 }
 
 export function createStoreTimeBound({
@@ -57,7 +67,7 @@ export function createStoreTimeBound({
   let unansweredUntilMs = 0;
   return {
     timeoutMs,
-    async bound(operation, call) {
+    async bound(operation, call, { reachesServer = true } = {}) {
       // Only a call that had the whole bound says the store stopped answering: a slow store that
       // misses the short bound must not keep itself in it.
       const isShort = nowMs() < unansweredUntilMs;
@@ -66,7 +76,7 @@ export function createStoreTimeBound({
           operation,
           timeoutMs: isShort ? shortTimeoutMs : timeoutMs,
         });
-        unansweredUntilMs = 0;
+        if (reachesServer) unansweredUntilMs = 0;
         return result;
       } catch (error) {
         if (error instanceof StoreTimeoutError && !isShort) unansweredUntilMs = nowMs() + timeoutMs;

@@ -1,22 +1,28 @@
 import type { Actor } from '../access/actor.ts';
-import type { ToolRules } from '../administration/place-settings.ts';
+import type { PlaceSettings } from '../administration/place-settings.ts';
+import { isMemoryPlace } from '../memory/memory-prompt.ts';
+import { memoryToolSource } from '../memory/memory-tools.ts';
 import type { Tool } from './tool.ts';
 
 /**
  * The tools this person may have the model call here: those TOOLS turns on at the place (a name,
- * `server_*`, or `*`), less those TOOL_ROLE_IDS keeps to roles the person lacks. Admins pass the
- * role rules, as they pass commands' roles; the place's list holds for them too.
+ * `server_*`, or `*`), less those TOOL_ROLE_IDS keeps to roles the person lacks, and the memory
+ * tools only where MEMORY is on (never in DMs). Admins pass the role rules, as they pass commands'
+ * roles; the place's list holds for them too.
  */
 export function governTools({
   tools,
-  rules,
+  settings,
   actor,
 }: {
   tools: readonly Tool[];
-  rules: ToolRules;
+  settings: Pick<PlaceSettings, 'tools' | 'memory'>;
   actor: Actor;
 }): Tool[] {
+  const rules = settings.tools;
+  const hasMemory = settings.memory !== 'off' && isMemoryPlace(actor);
   return tools.filter((tool) => {
+    if (tool.source === memoryToolSource && !hasMemory) return false;
     const name = tool.name.toLowerCase();
     const isOn = rules.patterns.some((pattern) =>
       pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern,

@@ -4,8 +4,6 @@ import { type ConversationKey, placeOfConversation } from '../conversation/turn.
 import type { ChatMessage, ChatRequest, ChatStreamEvent } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
-import { isMemoryPlace } from '../memory/memory-prompt.ts';
-import { memoryToolSource } from '../memory/memory-tools.ts';
 import { lastUserText, searchFirst } from '../search/search-first.ts';
 import type { SearchProvider } from '../search/search-provider.ts';
 import { searchInstructions } from '../search/search-tools.ts';
@@ -56,12 +54,8 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         yield* options.gateway.chatStream(chat);
         return;
       }
-      const { tools: rules, memory } = await options.places.settingsAt(placeOfConversation(conversationKey));
-      // Memory tools only where the owner turned memory on, and never in DMs (memory is per server).
-      const hasMemory = memory !== 'off' && isMemoryPlace(actor);
-      const tools = governTools({ tools: options.toolbox.all(), rules, actor }).filter(
-        (tool) => tool.source !== memoryToolSource || hasMemory,
-      );
+      const settings = await options.places.settingsAt(placeOfConversation(conversationKey));
+      const tools = governTools({ tools: options.toolbox.all(), settings, actor });
       const provider = options.searchProvider;
       const canSearch = provider !== undefined && tools.some((tool) => tool.name === 'web_search');
       const context: ToolRunContext = {

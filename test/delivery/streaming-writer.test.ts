@@ -369,6 +369,28 @@ describe('createStreamingWriter when the platform fails', () => {
     expect(reply).toMatchObject({ text: 'Hello world, the whole answer', isComplete: true });
   });
 
+  it.each([
+    { what: 'posts', outageMs: 25_000 },
+    { what: 'posts', outageMs: 120_000 },
+    { what: 'edits', outageMs: 25_000 },
+    { what: 'edits', outageMs: 120_000 },
+  ])(
+    'lands a reply within 2 s of the platform answering again after $outageMs ms of failing $what',
+    async ({ what, outageMs }) => {
+      const surface = createRecordingSurface({ callDurationMs: 50 });
+      surface.shouldReject = (call) => Date.now() < outageMs && (what === 'posts') === (call.kind === 'post');
+      const writer = createStreamingWriter({ surface });
+      await streamText(writer, words(200));
+      const reply = await settle(writer.finish({ actions: [{ id: 'regenerate', label: 'Regenerate' }] }));
+      expect([...surface.messageTexts.values()]).toEqual([words(200)]);
+      expect(reply.isComplete).toBe(true);
+      const landed = surface.calls.filter((call) => call.outcome === 'accepted').at(-1);
+      // The call that lands ends at most one pause (2 s) and its own 50 ms after the platform is back.
+      expect(landed?.endedAtMs).toBeGreaterThanOrEqual(outageMs);
+      expect(landed?.endedAtMs).toBeLessThanOrEqual(outageMs + 2_050);
+    },
+  );
+
   it('waits as long as the platform asks before retrying a final edit', async () => {
     const surface: RecordingSurface & { classifyFailure?: Surface['classifyFailure'] } =
       createRecordingSurface();

@@ -1,3 +1,4 @@
+import { DefaultRestOptions } from '@discordjs/rest';
 import type { Client, TextChannel } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelSurface } from '../../adapters/discord/channel-surface.ts';
@@ -41,5 +42,43 @@ describe('the Discord channel surface', () => {
       [403, 50013],
       [200, null],
     ]);
+  });
+
+  it('a first post tried again after a 502 is still the reply to the question', async () => {
+    const channelId = fake.createTextChannel({ name: 'bad-gateway' });
+    let badGatewaysLeft = 1;
+    // Discord's load balancer answers the first create with a 502; discord.js does not retry it here.
+    const flaky = await connectClient(fake, {
+      retries: 0,
+      makeRequest: async (url: string, init: RequestInit) => {
+        if (
+          init.method === 'POST' &&
+          url.endsWith(`/channels/${channelId}/messages`) &&
+          badGatewaysLeft > 0
+        ) {
+          badGatewaysLeft -= 1;
+          return new Response('<html>502 Bad Gateway</html>', { status: 502 });
+        }
+        return DefaultRestOptions.makeRequest(url, init as never);
+      },
+    });
+    try {
+      const channel = await fake.waitFor(
+        () => flaky.channels.cache.get(channelId) as TextChannel | undefined,
+      );
+      const questionId = fake.sendUserMessage({ channelId, content: 'a question', mentionsBot: true });
+      const question = await channel.messages.fetch(questionId);
+      const surface = createChannelSurface({
+        channel,
+        outbound: createDiscordOutbound(),
+        replyTo: question,
+        botUserId: fake.bot.id,
+      });
+      await expect(surface.post('the answer')).rejects.toMatchObject({ status: 502 });
+      const posted = await surface.post('the answer');
+      expect(fake.message(posted.id)).toMatchObject({ content: 'the answer', replyToMessageId: questionId });
+    } finally {
+      await flaky.destroy();
+    }
   });
 });

@@ -11,6 +11,75 @@ import { type InternalTarget, startInternalTarget } from './internal-target.ts';
 // No test here ever lets a request leave the machine: every address a download is allowed to reach
 // is the loopback "platform" below, trusted by its exact origin.
 
+/**
+ * A server that closes each kept-alive connection once it has answered on it, as a server whose idle
+ * timeout ran out does, except that it does so the moment the next request arrives: that request gets
+ * a reset (ECONNRESET) before any byte of an answer (issue 22, item 5: 3 of 744 image downloads).
+ */
+describe('a kept-alive connection the server has reset', () => {
+  let server: Server;
+  let origin: string;
+  let connections = 0;
+  let answered = 0;
+  const agents = createGuardedAgents();
+  const policy = (): UrlPolicy => ({
+    purpose: 'test',
+    allowedHosts: undefined,
+    trustedOrigins: [origin],
+    requiresHttps: false,
+  });
+
+  beforeAll(async () => {
+    server = createServer({ keepAliveTimeout: 60_000 }, (request, response) => {
+      const socket = request.socket as typeof request.socket & { hasAnswered?: boolean };
+      if (socket.hasAnswered === true || request.url?.includes('always-reset')) {
+        socket.resetAndDestroy();
+        return;
+      }
+      socket.hasAnswered = true;
+      answered += 1;
+      response.writeHead(200, { 'content-type': 'image/png' }).end('png bytes');
+    });
+    server.on('connection', () => {
+      connections += 1;
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    agents.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('sends a GET reset on a reused connection once more, on a fresh one, and gets the file', async () => {
+    const download = async (path: string) => {
+      const { response } = await guardedFetch({
+        url: `${origin}${path}`,
+        policy: policy(),
+        timeoutMs: 5_000,
+        agents,
+      });
+      return response.text();
+    };
+    expect(await download('/first.png')).toBe('png bytes');
+    expect(connections).toBe(1);
+    // The same connection is reused for the next download, and the server resets it.
+    expect(await download('/second.png')).toBe('png bytes');
+    expect(connections).toBe(2);
+    expect(answered).toBe(2);
+  });
+
+  it("gives up when the fresh connection is reset too: that failure is the server's, not a stale connection's", async () => {
+    const connectionsBefore = connections;
+    await expect(
+      guardedFetch({ url: `${origin}/always-reset.png`, policy: policy(), timeoutMs: 5_000, agents }),
+    ).rejects.toMatchObject({ code: 'ECONNRESET' });
+    // At most the one fresh connection of the retry, and no retry after it.
+    expect(connections - connectionsBefore).toBeLessThanOrEqual(1);
+  });
+});
+
 describe('which addresses are public', () => {
   it.each([
     ['127.0.0.1', false],

@@ -52,5 +52,36 @@ describe.skipIf(redisUrl === undefined)(
       expect(Date.now() - startedAtMs).toBeLessThan(2_000);
       expect(output()).toContain('could not check whether another process took this event; answering it');
     });
+
+    it("after a call went unanswered, a Discord request's shared-window script gives up within the short bound", async () => {
+      const target = new URL(redisUrl ?? '');
+      proxy = await startTcpProxy({ targetHost: target.hostname, targetPort: Number(target.port || 6379) });
+      const store = openStore({
+        storeUrl: `redis://127.0.0.1:${proxy.port}`,
+        logger: pino({ level: 'silent' }),
+        operationTimeoutMs: 2_000,
+      });
+      closers.push(() => store.close());
+      const namespace = `parley-test-frozen-${randomUUID()}`;
+      const history = store.namespace(namespace);
+      const coordination = openCoordination({
+        store,
+        logger: pino({ level: 'silent' }),
+        lockTtlMs: 5_000,
+        namespace,
+      });
+      closers.push(() => coordination.close());
+      const window = coordination.createSharedWindow?.({ limit: 50, windowMs: 1_000, name: 'discord-rest' });
+      expect(await history.get('conversation')).toBeUndefined();
+
+      proxy.freeze();
+      // The turn's history read waits out the whole bound, as the first unanswered call does.
+      await expect(history.get('conversation')).rejects.toMatchObject({ timeoutMs: 2_000 });
+      // Its "cannot reach my memory" post then asks the shared window: it must not wait two seconds more.
+      await expect(window?.tryAcquire('bot', Date.now())).rejects.toMatchObject({
+        name: 'StoreTimeoutError',
+        timeoutMs: 250,
+      });
+    });
   },
 );

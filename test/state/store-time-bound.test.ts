@@ -47,6 +47,20 @@ describe('createStoreTimeBound', () => {
     await expect(slow).resolves.toBe('ok');
   });
 
+  it('a call that settles without asking the server (the connected client) does not end the short bound', async () => {
+    vi.useFakeTimers();
+    const timeBound = createStoreTimeBound({ timeoutMs: 2_000 });
+    const first = expect(timeBound.bound('get', never)).rejects.toBeInstanceOf(StoreTimeoutError);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await first;
+    await expect(timeBound.bound('connect', async () => 'client', { reachesServer: false })).resolves.toBe(
+      'client',
+    );
+    const next = expect(timeBound.bound('eval', never)).rejects.toMatchObject({ timeoutMs: 250 });
+    await vi.advanceTimersByTimeAsync(250);
+    await next;
+  });
+
   it('a call that fails for another reason does not shorten the next ones', async () => {
     const timeBound = createStoreTimeBound({ timeoutMs: 2_000 });
     await expect(timeBound.bound('get', () => Promise.reject(new Error('refused')))).rejects.toThrow(

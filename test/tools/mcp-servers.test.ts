@@ -46,8 +46,12 @@ const toolMessages = (body: ChatBody | undefined) =>
     .map((message) => String(message.content));
 /** `${NAME}` as the tools file writes it. */
 const placeholder = (name: string) => `\${${name}}`;
-const toolNames = (app: { toolbox: { all(): readonly { name: string }[] } }) =>
-  app.toolbox.all().map((tool) => tool.name);
+/** The servers' tools in the toolbox (the built-in memory tools are always there). */
+const toolNames = (app: { toolbox: { all(): readonly { name: string; source: string }[] } }) =>
+  app.toolbox
+    .all()
+    .filter((tool) => tool.source !== 'memory')
+    .map((tool) => tool.name);
 
 async function startWithServers(servers: Record<string, unknown>, environment: Record<string, string> = {}) {
   const subject = await startDiscordUnderTest({
