@@ -3,6 +3,7 @@ import { requireChannel } from './chat-methods.ts';
 import type { ApiMethod, FakeSlackState } from './fake-slack-state.ts';
 import { compareTs, type StoredMessage, toSlackMessage } from './message-store.ts';
 import { SlackApiError } from './slack-api-error.ts';
+import type { WorkspaceChannel } from './workspace.ts';
 
 /**
  * The most messages one `conversations.history` or `conversations.replies` call returns to an app
@@ -118,9 +119,42 @@ const info: ApiMethod = (state, args) => {
   };
 };
 
-/** `conversations.history`, `conversations.replies`, `conversations.info`. */
+/**
+ * conversations.open (docs.slack.dev/reference/methods/conversations.open): opens or resumes a DM.
+ * `users` is a comma-separated list, one id making a 1:1 DM; calling again for the same person
+ * returns the same conversation, then with `no_op` and `already_open`; `channel` resumes an existing
+ * DM instead. Neither: `users_list_not_supplied`; a deactivated person: `user_disabled`. Only the
+ * channel's id comes back unless `return_im` asks for the whole IM object. Group DMs (several
+ * users) are not modelled here.
+ */
+const open: ApiMethod = (state, args) => {
+  const channelId = stringArgument(args, 'channel');
+  const users = (stringArgument(args, 'users') ?? '')
+    .split(',')
+    .map((user) => user.trim())
+    .filter((user) => user !== '');
+  if (channelId === undefined && users.length === 0) throw new SlackApiError('users_list_not_supplied');
+  if (users.length > 1) throw new Error('the fake Slack opens 1:1 DMs only; group DMs are not modelled');
+  let existing: WorkspaceChannel | undefined;
+  if (channelId !== undefined) {
+    existing = state.directory.channel(channelId);
+    if (!existing.isIm) throw new SlackApiError('method_not_supported_for_channel_type');
+    if (existing.user === undefined) throw new SlackApiError('channel_not_found');
+  }
+  const userId = existing?.user ?? users[0] ?? '';
+  if (state.directory.user(userId).isDeleted) throw new SlackApiError('user_disabled');
+  const wasOpen = existing !== undefined || state.directory.hasDirectMessageWith(userId);
+  const dm = existing ?? state.directory.directMessageWith(userId);
+  const channel = booleanArgument(args, 'return_im')
+    ? { id: dm.id, created: Math.floor(Date.now() / 1000), is_im: true, is_org_shared: false, user: userId }
+    : { id: dm.id };
+  return wasOpen ? { no_op: true, already_open: true, channel } : { channel };
+};
+
+/** `conversations.history`, `conversations.replies`, `conversations.info`, `conversations.open`. */
 export const conversationMethods: Record<string, ApiMethod> = {
   'conversations.history': history,
   'conversations.replies': replies,
   'conversations.info': info,
+  'conversations.open': open,
 };
