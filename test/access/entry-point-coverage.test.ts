@@ -90,6 +90,18 @@ describe('every entry point has its rows in the access matrix', () => {
   });
 
   it.each([
+    ['Discord', 'adapters/discord', discordEntryPoints],
+    ['Slack', 'adapters/slack', slackEntryPoints],
+  ] as const)(
+    '%s: a platform whose places take scheduled runs has a scheduled-run row',
+    (_, folder, rows) => {
+      // A scheduled run is an entry point with nobody at the keyboard: the adapter only lends it places.
+      expect(sourceOf(folder)).toMatch(/services\.scheduling\?\.places\.register\(/);
+      expect(rows).toContain('scheduled-run');
+    },
+  );
+
+  it.each([
     ['Discord', discordHandlers, discordRows],
     ['Slack', slackHandlers, slackRows],
   ] as const)('%s: each handler is tried by a matrix row or is exempt with a reason', (_, handlers, rows) => {

@@ -16,6 +16,9 @@ export const discordEntryPoints = [
   'button:regenerate',
   'button:stop-another',
   'slash-command:memory-of-the-place',
+  'slash-command:schedule-in-a-channel',
+  // A run of a schedule: nobody is at the keyboard; its owner's Actor is built from the record.
+  'scheduled-run',
 ] as const;
 export type DiscordEntryPoint = (typeof discordEntryPoints)[number];
 
@@ -28,6 +31,8 @@ export const slackEntryPoints = [
   'slash-command:usage-of-another',
   'message-shortcut:ask',
   'button:regenerate',
+  'slash-command:schedule-in-a-channel',
+  'scheduled-run',
 ] as const;
 export type SlackEntryPoint = (typeof slackEntryPoints)[number];
 

@@ -2,6 +2,7 @@ import type { ParleyConfig } from '../../bin/platform-adapters.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
 import { createScheduledPlacesRegistry } from '../../commands/scheduled-places.ts';
 import { createScheduledRunner } from '../../commands/scheduled-run.ts';
+import type { Actor } from '../../src/access/actor.ts';
 import type { App } from '../../src/app.ts';
 import { createScheduleStore } from '../../src/scheduling/schedule-store.ts';
 import { createScheduler, type Scheduler } from '../../src/scheduling/scheduler.ts';
@@ -15,6 +16,11 @@ export interface ManualScheduling {
   readonly scheduler: Scheduler;
   /** The bot's command services with this scheduler, and `now` read from the clock. */
   readonly services: CommandServices;
+  /**
+   * Makes a channel schedule of `owner` as if they had made it earlier (a daily prompt), then moves
+   * the clock to its first run; returns the schedule's id.
+   */
+  runScheduleOf(request: { owner: Actor; conversationKey: string; what: string }): Promise<string>;
   /** Starts running schedules (the platforms' places are looked up at each run). */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -74,6 +80,20 @@ export function createManualScheduling({
     clock,
     scheduler,
     services: withScheduling,
+    async runScheduleOf({ owner, conversationKey, what }) {
+      const created = await scheduler.create({
+        kind: 'place',
+        conversationKey,
+        owner,
+        what,
+        whenText: 'every day 09:00',
+        timing: { kind: 'cron', pattern: '0 9 * * *' },
+        timeZone: 'UTC',
+      });
+      if ('problem' in created) throw new Error(`could not make the schedule: ${created.problem}`);
+      await clock.advanceTo((created.record.nextRunAtMs ?? clock.now()) + 1_000);
+      return created.record.id;
+    },
     start: () =>
       scheduler.start(
         createScheduledRunner({
