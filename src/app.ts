@@ -124,6 +124,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       access: config.access,
       tools: config.tools,
       memory: config.memory,
+      scheduleTimeZone: config.scheduling.timeZone,
     }),
   });
   const spending = createSpendGuard({

@@ -29,6 +29,8 @@ export interface PlaceSettings {
   readonly tools: ToolRules;
   /** MEMORY: what parley remembers across conversations here. */
   readonly memory: MemoryMode;
+  /** SCHEDULE_TIMEZONE: the zone reminders and schedules made here read their times in. */
+  readonly scheduleTimeZone: string | undefined;
 }
 
 /** Which tools the model may call here (TOOLS) and which only some roles may have it call (TOOL_ROLE_IDS). */
@@ -137,6 +139,7 @@ function toPlaceSettings(settingValue: (name: string) => OverrideValue | undefin
     chatModel: text('CHAT_MODEL'),
     systemPrompt: text('SYSTEM_PROMPT'),
     memory: (text('MEMORY') ?? 'off') as MemoryMode,
+    scheduleTimeZone: text('SCHEDULE_TIMEZONE'),
     tools: {
       patterns: settingValue('TOOLS') === undefined ? ['*'] : list('TOOLS'),
       roleIds: map<readonly string[]>('TOOL_ROLE_IDS'),
@@ -157,15 +160,19 @@ export function environmentDefaults({
   access,
   tools,
   memory,
+  scheduleTimeZone,
 }: {
   limits: BudgetLimits;
   roleLimits: RoleBudgetLimits;
   access: AccessRules;
   tools: ToolRules;
   memory: MemoryMode;
+  /** SCHEDULE_TIMEZONE (or BUDGET_TIMEZONE, its default). */
+  scheduleTimeZone?: string;
 }): Record<string, OverrideValue | undefined> {
   return {
     MEMORY: memory,
+    SCHEDULE_TIMEZONE: scheduleTimeZone,
     TOOLS: tools.patterns,
     TOOL_ROLE_IDS: tools.roleIds,
     ...limits,
