@@ -15,6 +15,7 @@ import { createConsoleResponder } from './console-responder.ts';
 import { createConsoleScheduledPlaces, registerConsolePlaces } from './console-scheduled-places.ts';
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
 import { readLocalDocument, readLocalImage } from './read-local-image.ts';
+import { createTerminalTurns } from './terminal-turns.ts';
 
 export interface ConsoleAdapterOptions {
   readonly services: CommandServices;
@@ -51,6 +52,8 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   const homeDirectory = homedir();
   let inFlight: AbortController | undefined;
   let shownActions: readonly Action[] = [];
+  // A typed line's answer and a scheduled run print one after the other, never into each other.
+  const turns = createTerminalTurns();
 
   // Ctrl+C stops the reply being written (its text stays); with nothing running, it leaves.
   lines.on('SIGINT', () => {
@@ -89,6 +92,16 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
           onActions: showActions,
         }),
       readRecentMessages,
+      async takeTurn() {
+        const release = await turns.take();
+        // At the prompt, the run starts below it; after it, the prompt comes back.
+        if (isInteractive) write('\n');
+        return () => {
+          write('\n');
+          if (isInteractive) lines.prompt();
+          release();
+        };
+      },
     }),
   );
   if (isInteractive) {
@@ -98,6 +111,8 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   for await (const line of lines) {
     const request = parseConsoleLine(line);
     if (request.kind === 'exit') break;
+    // A scheduled run printing now finishes first; one coming due while this line is answered waits.
+    const releaseTurn = await turns.take();
     inFlight = new AbortController();
     const responder = createConsoleResponder({
       write,
@@ -194,6 +209,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
       write('\n');
       lines.prompt();
     }
+    releaseTurn();
   }
   unregisterPlaces();
   lines.close();
