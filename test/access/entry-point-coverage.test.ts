@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discordEntryPoints, slackEntryPoints } from './entry-points.ts';
+import { discordEntryPoints, slackEntryPoints, terminalEntryPoints } from './entry-points.ts';
 
 /**
  * The access matrices can only try the entry points they list. This test reads what each adapter

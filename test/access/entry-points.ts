@@ -37,5 +37,5 @@ export const slackEntryPoints = [
 export type SlackEntryPoint = (typeof slackEntryPoints)[number];
 
 /** The terminal: its owner at the keyboard, so only budgets can refuse. */
-export const terminalEntryPoints = ['line', 'command:imagine', 'command:extract'] as const;
+export const terminalEntryPoints = ['line', 'command:imagine', 'command:extract', 'scheduled-run'] as const;
 export type TerminalEntryPoint = (typeof terminalEntryPoints)[number];

@@ -1,64 +1,19 @@
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runConsoleAdapter } from '../../adapters/console/console-adapter.ts';
-import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
-import { createManualScheduling, type ManualScheduling } from '../support/manual-scheduling.ts';
-import { buildTestBot, type TestBot } from '../support/test-bot.ts';
+import { type ConsoleUnderTest, startConsoleUnderTest } from '../support/console-under-test.ts';
 
 /**
  * Scheduled runs on the terminal: one conversation, one screen. A run that comes due while a typed
  * line is being answered waits for that answer to end, then prints on lines of its own (issue 28).
  */
-const apiKey = 'console-scheduled-runs-key-0123456789';
-
-let fake: FakeGateway | undefined;
-let bot: TestBot | undefined;
-let scheduling: ManualScheduling | undefined;
-afterEach(async () => {
-  await scheduling?.stop();
-  await bot?.close();
-  await fake?.close();
-});
-
-/** A terminal session fed line by line, whose printed text the test reads as it grows. */
-function startSession(services: ManualScheduling['services']) {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let printed = '';
-  output.on('data', (chunk) => {
-    printed += String(chunk);
-  });
-  const running = runConsoleAdapter({
-    services,
-    input,
-    output,
-    userName: 'ada',
-    outputDirectory: '/tmp/parley-console-scheduled-runs',
-    isInteractive: false,
-    workingDirectory: process.cwd(),
-  });
-  return {
-    typeLine: (line: string) => input.write(`${line}\n`),
-    printed: () => printed,
-    async end() {
-      input.end();
-      await running;
-    },
-  };
-}
+let bot: ConsoleUnderTest | undefined;
+afterEach(() => bot?.close());
 
 describe('scheduled runs on the terminal', () => {
   it('holds a reminder that comes due while a reply streams until the reply has ended', async () => {
-    fake = await startFakeGateway({ apiKey });
-    bot = buildTestBot({ gatewayBaseUrl: fake.baseUrl, gatewayApiKey: apiKey });
-    scheduling = createManualScheduling({
-      app: bot.app,
-      config: bot.config,
-      services: bot.services,
-      startMs: Date.parse('2025-06-02T06:00:00Z'),
-    });
-    await scheduling.start();
-    const session = startSession(scheduling.services);
+    bot = await startConsoleUnderTest({}, { scheduleClockStartMs: Date.parse('2025-06-02T06:00:00Z') });
+    const { fake, scheduling } = bot;
+    if (scheduling === undefined) throw new Error('the bot runs no manual scheduling');
+    const session = bot.openSession();
 
     session.typeLine('/remind in 1m stretch your legs');
     await vi.waitFor(() => expect(session.printed()).toMatch(/I will remind you “stretch your legs”/));
