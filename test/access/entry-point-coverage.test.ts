@@ -92,6 +92,7 @@ describe('every entry point has its rows in the access matrix', () => {
   it.each([
     ['Discord', 'adapters/discord', discordEntryPoints],
     ['Slack', 'adapters/slack', slackEntryPoints],
+    ['The terminal', 'adapters/console', terminalEntryPoints],
   ] as const)(
     '%s: a platform whose places take scheduled runs has a scheduled-run row',
     (_, folder, rows) => {
