@@ -66,7 +66,7 @@ export const remindCommand = defineCommand({
       record.nextRunAtMs ??
       nextRunAfter({ timing: record.timing, timeZone, afterMs: services.now().getTime() });
     await responder.send({
-      text: `⏰ I will remind you “${record.what}” ${first === undefined ? '' : `on ${describeInstant(first, timeZone)}`}${record.timing.kind === 'cron' ? `, then ${record.whenText}` : ''}, in your DMs.`,
+      text: `⏰ I will remind you “${record.what}” ${first === undefined ? '' : `on ${describeInstant(first, timeZone)}`}${record.timing.kind === 'cron' ? `, then ${record.whenText}` : ''}, ${user.context === 'terminal' ? 'here' : 'in your DMs'}.`,
       actions: scheduleActions(record),
       isPrivate: true,
     });

@@ -16,7 +16,12 @@ describe('scheduled runs on the terminal', () => {
     const session = bot.openSession();
 
     session.typeLine('/remind in 1m stretch your legs');
-    await vi.waitFor(() => expect(session.printed()).toMatch(/I will remind you “stretch your legs”/));
+    // The terminal is the DM too: the reminder comes here.
+    await vi.waitFor(() =>
+      expect(session.printed()).toMatch(
+        /I will remind you “stretch your legs” on Mon 2 Jun, 06:01 \(UTC\), here\./,
+      ),
+    );
 
     const story =
       'Once upon a time a lighthouse keeper counted the ships that passed, one by one, until the fog lifted.';
