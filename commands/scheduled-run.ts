@@ -124,9 +124,10 @@ export function createScheduledRunner({
   }): Promise<RunOutcome> {
     const actor = actorOfSchedule(record);
     const command = record.kind === 'place' ? commandOfText(record.what) : undefined;
+    // Decided where the schedule was made: a reminder answered in a DM is still that server's to allow.
     const verdict = await services.access.authorize({
       actor,
-      conversationKey,
+      conversationKey: record.conversationKey,
       capability: {
         kind: 'command',
         name: record.kind === 'reminder' ? 'remind' : (command?.name ?? 'chat'),

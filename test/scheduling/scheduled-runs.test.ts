@@ -318,6 +318,38 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
     expect(await harness.scheduler.listOfOwner(channelKey, 'bob')).toEqual([]);
   });
 
+  it('does not send the reminder of a person the server has since blocked, and pauses it', async () => {
+    startBot();
+    const harness = await startProcess(Date.parse('2025-06-02T06:00:00Z'));
+    const carol: Actor = {
+      id: '222333444555666777',
+      name: 'Carol',
+      roleIds: [],
+      isAdmin: false,
+      context: 'server',
+    };
+    await type(harness, carol, '/remind in 1h check the oven');
+    // The server's rules govern her reminders too, though they arrive in her DM.
+    expect(
+      (await type(harness, admin, `/config set ACCESS_BLOCK_USER_IDS <@${carol.id}>`)).answers.join(''),
+    ).toMatch(/✅/);
+    await harness.clock.advanceBy(60 * 60_000 + 1_000);
+    const dm = `discord:dm:dm-${carol.id}`;
+    await vi.waitFor(() =>
+      expect(harness.recorded.shownIn(dm)).toEqual([
+        expect.stringMatching(/^⏸ Paused the schedule “check the oven”: Sorry, you cannot use parley here/),
+      ]),
+    );
+    await vi.waitFor(async () =>
+      expect(
+        (await harness.scheduler.listOfOwner(channelKey, carol.id)).map((record) => [
+          record.state,
+          record.lastRun?.status,
+        ]),
+      ).toEqual([['paused', 'refused']]),
+    );
+  });
+
   it('lets admins schedule in a channel, and holds each place and person to a cap', async () => {
     startBot();
     const harness = await startProcess(Date.parse('2025-06-02T06:00:00Z'), { perPlace: 2, perPerson: 3 });
