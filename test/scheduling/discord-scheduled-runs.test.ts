@@ -77,6 +77,12 @@ describe('scheduled runs on Discord', () => {
     expect(turns.map((turn) => turn.text)).toEqual(['what changed today?', answer]);
     expect(turns[0]?.authorName).toBe('grace');
 
+    // The run is the owner's spend, as /usage shows it (the ledger keeps the real day).
+    const spentToday = async () =>
+      (await under.services.usage.report({ userId: admin.id, conversationKey, at: new Date() })).user.today;
+    await vi.waitFor(async () => expect((await spentToday()).requests).toBe(1), { timeout: 5_000 });
+    expect((await spentToday()).completionTokens).toBeGreaterThan(0);
+
     under.gateway.enqueue({ text: 'On Friday.' });
     under.discord.sendUserMessage({ channelId, content: 'when is the release?', mentionsBot: true });
     await under.discord.waitFor(() =>
