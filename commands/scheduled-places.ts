@@ -18,6 +18,12 @@ export interface ScheduledPlaces {
   ): Promise<{ readonly conversationKey: ConversationKey; readonly responder: CommandResponder } | undefined>;
   /** The newest messages of a conversation, for commands such as /summarize. */
   readRecentMessages(conversationKey: ConversationKey, limit: number): Promise<ChannelMessage[]>;
+  /**
+   * Waits until a run may write in the conversation and keeps it until the returned function is
+   * called: the terminal has one screen, so a run waits for the answer to the line being typed.
+   * Absent: a run writes at once (a platform's messages never interleave inside one another).
+   */
+  takeTurn?(conversationKey: ConversationKey): Promise<() => void>;
 }
 
 /** The places of every platform this process runs, registered as they connect. */

@@ -43,9 +43,12 @@ export function createScheduledRunner({
 }): ScheduleRunner {
   const logger = services.logger.child({ component: 'scheduled-runs' });
 
+  /** The place's responder, once it is the run's turn there; `release` gives the turn back. */
   const reach = async (
     record: ScheduleRecord,
-  ): Promise<{ conversationKey: string; responder: CommandResponder } | { problem: string }> => {
+  ): Promise<
+    { conversationKey: string; responder: CommandResponder; release: () => void } | { problem: string }
+  > => {
     const platform = placeOfConversation(record.conversationKey).platform;
     const found = places.of(platform);
     if (found === undefined) return { problem: `${platform} is not running in this process` };
@@ -57,7 +60,9 @@ export function createScheduledRunner({
             .then((responder) =>
               responder === undefined ? undefined : { conversationKey: record.conversationKey, responder },
             );
-    return target ?? { problem: 'the place could not be reached' };
+    if (target === undefined) return { problem: 'the place could not be reached' };
+    const release = (await found.takeTurn?.(target.conversationKey)) ?? (() => {});
+    return { ...target, release };
   };
 
   const say = (responder: CommandResponder, text: string) =>
@@ -75,92 +80,118 @@ export function createScheduledRunner({
         );
         return { status: 'failed', reason: target.problem };
       }
-      const { conversationKey, responder } = target;
-      const actor = actorOfSchedule(record);
-      const command = record.kind === 'place' ? commandOfText(record.what) : undefined;
-      const verdict = await services.access.authorize({
-        actor,
-        conversationKey,
-        capability: {
-          kind: 'command',
-          name: record.kind === 'reminder' ? 'remind' : (command?.name ?? 'chat'),
-        },
-      });
-      if (!verdict.isAllowed) {
-        await say(responder, `⏸ Paused the schedule “${record.what}”: ${verdict.text}`);
-        return { status: 'refused', reason: verdict.text };
+      try {
+        return await runInPlace({ record, dueAtMs, attempt, isLastAttempt, ...target });
+      } finally {
+        target.release();
       }
-      if (record.kind === 'reminder') {
-        await responder.surface.post(`⏰ Reminder: ${record.what}`);
-        return { status: 'ran' };
-      }
-      const admission = await services.spending.admit({
-        userId: actor.id,
-        roleIds: actor.roleIds,
-        conversationKey,
-        model: services.models.chat,
-        work: {
-          kind: 'tokens',
-          promptTokens: estimatePromptTokens({ messages: [{ role: 'user', content: record.what }] }),
-          maxCompletionTokens: replyMaxTokens,
-        },
-        mayFallBack: true,
-        maxDurationMs: checkHoldMs,
-      });
-      if (!admission.isAdmitted) {
-        if (admission.reason === 'budget') {
-          await say(
-            responder,
-            `⏸ Paused the schedule “${record.what}” of ${record.owner.name}: ${admission.message} Resume it with /schedules.`,
-          );
-          return { status: 'unpaid', reason: admission.message };
-        }
-        await say(responder, `⚠ The scheduled “${record.what}” could not run now: ${admission.message}`);
-        return { status: 'failed', reason: admission.message };
-      }
-      // The run takes its own hold as it sends (engine, command): this one only proved it can be paid.
-      await admission.hold.settle();
-      await say(responder, `🕘 ${record.what} — scheduled by ${record.owner.name} (${record.whenText})`);
-      const failed = command
-        ? await runScheduledCommand({ services, record, command, conversationKey, actor, responder, places })
-        : await replyWithActions({
-            services,
-            surface: responder.surface,
-            isAnswerOwed: true,
-            turn: {
-              conversationKey,
-              author: { id: actor.id, name: actor.name },
-              actor,
-              text: record.what,
-              images: [],
-            },
-          }).then((outcome) => (outcome.status === 'failed' ? 'the model did not answer' : undefined));
-      if (failed === undefined) return { status: 'ran' };
-      if (!isLastAttempt)
-        await say(responder, `↻ I will try “${record.what}” again shortly (try ${attempt + 1}).`);
-      else
-        await say(
-          responder,
-          `⚠ “${record.what}” failed ${attempt} times; I gave up on the run due ${describeInstant(dueAtMs, record.timeZone)}.`,
-        );
-      return { status: 'failed', reason: failed };
     },
     async tellSkipped({ record, dueAtMs, reason }) {
       const target = await reach(record);
       if ('problem' in target) return;
-      const next = nextRunAfter({
-        timing: record.timing,
-        timeZone: record.timeZone,
-        afterMs: services.now().getTime(),
-      });
-      const what =
-        record.kind === 'reminder' ? `the reminder “${record.what}”` : `the scheduled “${record.what}”`;
-      await say(
-        target.responder,
-        `⏭ Skipped ${what} due ${describeInstant(dueAtMs, record.timeZone)}: ${reason}.${next === undefined ? '' : ` Next: ${describeInstant(next, record.timeZone)}.`}`,
-      );
+      try {
+        const next = nextRunAfter({
+          timing: record.timing,
+          timeZone: record.timeZone,
+          afterMs: services.now().getTime(),
+        });
+        const what =
+          record.kind === 'reminder' ? `the reminder “${record.what}”` : `the scheduled “${record.what}”`;
+        await say(
+          target.responder,
+          `⏭ Skipped ${what} due ${describeInstant(dueAtMs, record.timeZone)}: ${reason}.${next === undefined ? '' : ` Next: ${describeInstant(next, record.timeZone)}.`}`,
+        );
+      } finally {
+        target.release();
+      }
     },
   };
+
+  async function runInPlace({
+    record,
+    dueAtMs,
+    attempt,
+    isLastAttempt,
+    conversationKey,
+    responder,
+  }: {
+    record: ScheduleRecord;
+    dueAtMs: number;
+    attempt: number;
+    isLastAttempt: boolean;
+    conversationKey: string;
+    responder: CommandResponder;
+  }): Promise<RunOutcome> {
+    const actor = actorOfSchedule(record);
+    const command = record.kind === 'place' ? commandOfText(record.what) : undefined;
+    // Decided where the schedule was made: a reminder answered in a DM is still that server's to allow.
+    const verdict = await services.access.authorize({
+      actor,
+      conversationKey: record.conversationKey,
+      capability: {
+        kind: 'command',
+        name: record.kind === 'reminder' ? 'remind' : (command?.name ?? 'chat'),
+      },
+    });
+    if (!verdict.isAllowed) {
+      await say(responder, `⏸ Paused the schedule “${record.what}”: ${verdict.text}`);
+      return { status: 'refused', reason: verdict.text };
+    }
+    if (record.kind === 'reminder') {
+      await responder.surface.post(`⏰ Reminder: ${record.what}`);
+      return { status: 'ran' };
+    }
+    const admission = await services.spending.admit({
+      userId: actor.id,
+      roleIds: actor.roleIds,
+      conversationKey,
+      model: services.models.chat,
+      work: {
+        kind: 'tokens',
+        promptTokens: estimatePromptTokens({ messages: [{ role: 'user', content: record.what }] }),
+        maxCompletionTokens: replyMaxTokens,
+      },
+      mayFallBack: true,
+      maxDurationMs: checkHoldMs,
+    });
+    if (!admission.isAdmitted) {
+      if (admission.reason === 'budget') {
+        await say(
+          responder,
+          `⏸ Paused the schedule “${record.what}” of ${record.owner.name}: ${admission.message} Resume it with /schedules.`,
+        );
+        return { status: 'unpaid', reason: admission.message };
+      }
+      await say(responder, `⚠ The scheduled “${record.what}” could not run now: ${admission.message}`);
+      return { status: 'failed', reason: admission.message };
+    }
+    // The run takes its own hold as it sends (engine, command): this one only proved it can be paid.
+    await admission.hold.settle();
+    await say(responder, `🕘 ${record.what} — scheduled by ${record.owner.name} (${record.whenText})`);
+    const failed = command
+      ? await runScheduledCommand({ services, record, command, conversationKey, actor, responder, places })
+      : await replyWithActions({
+          services,
+          surface: responder.surface,
+          isAnswerOwed: true,
+          turn: {
+            conversationKey,
+            author: { id: actor.id, name: actor.name },
+            actor,
+            text: record.what,
+            images: [],
+          },
+        }).then((outcome) => (outcome.status === 'failed' ? 'the model did not answer' : undefined));
+    if (failed === undefined) return { status: 'ran' };
+    if (!isLastAttempt)
+      await say(responder, `↻ I will try “${record.what}” again shortly (try ${attempt + 1}).`);
+    else
+      await say(
+        responder,
+        `⚠ “${record.what}” failed ${attempt} times; I gave up on the run due ${describeInstant(dueAtMs, record.timeZone)}.`,
+      );
+    return { status: 'failed', reason: failed };
+  }
 }
 
 async function runScheduledCommand({

@@ -156,6 +156,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       tools: config.tools,
       memory: config.memory,
       retentionDays: config.history.retentionDays,
+      scheduleTimeZone: config.scheduling.timeZone,
     }),
   });
   const spending = createSpendGuard({

@@ -17,6 +17,7 @@ import { createConsoleScheduledPlaces, registerConsolePlaces } from './console-s
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
 import { readLocalDocument, readLocalImage } from './read-local-image.ts';
 import { bracketedPasteOff, bracketedPasteOn, readMessages } from './read-messages.ts';
+import { createTerminalTurns } from './terminal-turns.ts';
 
 export interface ConsoleAdapterOptions {
   readonly services: CommandServices;
@@ -66,6 +67,8 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   const homeDirectory = homedir();
   let inFlight: AbortController | undefined;
   let shownActions: readonly Action[] = [];
+  // A typed line's answer and a scheduled run print one after the other, never into each other.
+  const turns = createTerminalTurns();
 
   // Ctrl+C stops the reply being written (its text stays); with nothing running, it leaves.
   lines.on('SIGINT', () => {
@@ -105,6 +108,16 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
           ...(markdown ? { markdown } : {}),
         }),
       readRecentMessages,
+      async takeTurn() {
+        const release = await turns.take();
+        // At the prompt, the run starts below it; after it, the prompt comes back.
+        if (isInteractive) write('\n');
+        return () => {
+          write('\n');
+          if (isInteractive) lines.prompt();
+          release();
+        };
+      },
     }),
   );
   if (isInteractive) {
@@ -124,6 +137,8 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
     for await (const message of readMessages({ lines, input, isInteractive, prompt })) {
       const request = parseConsoleLine(message);
       if (request.kind === 'exit') break;
+      // A scheduled run printing now finishes first; one coming due while this line is answered waits.
+      const releaseTurn = await turns.take();
       inFlight = new AbortController();
       const responder = createConsoleResponder({
         write,
@@ -222,6 +237,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
         write('\n');
         lines.prompt();
       }
+      releaseTurn();
     }
   }
 }

@@ -3,20 +3,25 @@ import type { ScheduledPlaces } from '../../commands/scheduled-places.ts';
 
 /**
  * The terminal as a place for scheduled runs: its one conversation is both the "channel" and the
- * owner's DM, so reminders and schedules print in the chat, each on a line of its own.
+ * owner's DM, so reminders and schedules print in the chat, each on a line of its own, when it is
+ * their turn on the screen (after the answer to the line being typed).
  */
 export function createConsoleScheduledPlaces({
   conversationKey,
   newResponder,
   readRecentMessages,
+  takeTurn,
 }: {
   conversationKey: string;
   /** A fresh responder on the terminal, as each typed line gets. */
   newResponder: () => CommandResponder;
   readRecentMessages: (limit: number) => Promise<ChannelMessage[]>;
+  /** Waits for the screen; the returned function gives it back. */
+  takeTurn: () => Promise<() => void>;
 }): ScheduledPlaces {
   return {
     platform: 'console',
+    takeTurn: () => takeTurn(),
     async responderIn(key) {
       return key === conversationKey ? newResponder() : undefined;
     },

@@ -19,7 +19,12 @@ import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
 import type { DiscordSettings, DiscordSharding } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
-import { createDiscordOutbound, createDiscordRateLimits, learnBucketSizes } from './discord-outbound.ts';
+import {
+  createDiscordOutbound,
+  createDiscordRateLimits,
+  type DiscordOutbound,
+  learnBucketSizes,
+} from './discord-outbound.ts';
 import { registerDiscordPlaces } from './discord-scheduled-places.ts';
 import { submitFormModal } from './form-modal.ts';
 import { gatewayIntents, logIn, messageContentIntentNotice } from './gateway-login.ts';
@@ -155,7 +160,12 @@ export async function startDiscordAdapter({
   }
   // Every process would register the same commands; the one that runs shard 0 does it for all.
   if (runsFirstShard(client)) await registerCommands({ client, discord, logger });
-  const stopSweeping = finishRepliesLeftByARestart({ client, services, eventDeduper });
+  const stopSweeping = finishRepliesLeftByARestart({
+    client,
+    outbound: adapter.outbound,
+    services,
+    eventDeduper,
+  });
 
   return {
     client,
@@ -177,15 +187,17 @@ export async function startDiscordAdapter({
  */
 function finishRepliesLeftByARestart({
   client,
+  outbound,
   services,
   eventDeduper,
 }: {
   client: Client;
+  outbound: DiscordOutbound;
   services: CommandServices;
   eventDeduper: Deduper;
 }): () => void {
   // Scheduled runs reach channels and DMs the same way, from the same moment on.
-  const unregisterPlaces = registerDiscordPlaces({ client, services });
+  const unregisterPlaces = registerDiscordPlaces({ client, outbound, services });
   const stopSweeping = keepFinishingOrphanedReplies({
     services,
     platform: 'discord',

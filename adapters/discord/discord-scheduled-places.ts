@@ -3,7 +3,8 @@ import type { CommandServices } from '../../commands/define-command.ts';
 import type { ScheduledPlaces } from '../../commands/scheduled-places.ts';
 import { createSurfaceResponder } from '../../commands/surface-responder.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
-import { createOrphanedReplySurface } from './orphaned-reply-surface.ts';
+import { createChannelSurface } from './channel-surface.ts';
+import type { DiscordOutbound } from './discord-outbound.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 
 /** The channel (or thread: a channel of its own on Discord) a conversation key names. */
@@ -13,26 +14,36 @@ function channelIdOf(conversationKey: string): string | undefined {
 }
 
 /**
- * Discord places for scheduled runs: a channel or thread is reached over REST by its id (the same
- * surface that finishes a dead process's replies: post, edit, buttons), and a person's DM is opened
+ * Discord places for scheduled runs. A channel or thread is fetched by its id and answered through
+ * the same surface as a live reply (the bot's outbound queue with the channel's create and edit
+ * buckets, edits paced as for any streaming reply, buttons as components); a person's DM is opened
  * with "Create DM" (discord-api-docs resources/user, Create DM), which returns the existing one.
  */
-export function createDiscordScheduledPlaces({ client }: { client: Client }): ScheduledPlaces {
-  const responderFor = (channelId: string) =>
-    createSurfaceResponder(
-      createOrphanedReplySurface({ client, address: { platform: 'discord', channelId }, messages: [] }),
-    );
+export function createDiscordScheduledPlaces({
+  client,
+  outbound,
+}: {
+  client: Client;
+  outbound: DiscordOutbound;
+}): ScheduledPlaces {
+  const responderIn = async (channelId: string) => {
+    const channel = await client.channels.fetch(channelId).catch(() => null);
+    if (channel === null || !channel.isSendable() || client.user === null) return undefined;
+    return createSurfaceResponder(createChannelSurface({ channel, outbound, botUserId: client.user.id }));
+  };
   return {
     platform: 'discord',
     async responderIn(conversationKey) {
       const channelId = channelIdOf(conversationKey);
-      return channelId === undefined ? undefined : responderFor(channelId);
+      return channelId === undefined ? undefined : responderIn(channelId);
     },
     async directMessageWith(userId) {
       const channel = await client.users.createDM(userId);
+      const responder = await responderIn(channel.id);
+      if (responder === undefined) return undefined;
       return {
         conversationKey: conversationKeyOf({ platform: 'discord', workspace: 'dm', channel: channel.id }),
-        responder: responderFor(channel.id),
+        responder,
       };
     },
     async readRecentMessages(conversationKey, limit) {
@@ -47,10 +58,14 @@ export function createDiscordScheduledPlaces({ client }: { client: Client }): Sc
 /** Registers Discord's places with the scheduler, where the process runs one; returns the undo. */
 export function registerDiscordPlaces({
   client,
+  outbound,
   services,
 }: {
   client: Client;
+  outbound: DiscordOutbound;
   services: CommandServices;
 }): () => void {
-  return services.scheduling?.places.register(createDiscordScheduledPlaces({ client })) ?? (() => {});
+  return (
+    services.scheduling?.places.register(createDiscordScheduledPlaces({ client, outbound })) ?? (() => {})
+  );
 }

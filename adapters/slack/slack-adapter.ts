@@ -179,7 +179,14 @@ export async function startSlackAdapter({
       'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
     );
     reportPlatformConnection({ platform: 'slack', isConnected: true, state: 'connected over Socket Mode' });
-    const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper, outbound });
+    const stopSweeping = finishRepliesLeftByARestart({
+      app,
+      adapter,
+      botUserId: identity.botUserId,
+      services,
+      deduper,
+      outbound,
+    });
     return { app, port: undefined, stop: () => stopApp(app, stopSweeping) };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
@@ -188,7 +195,14 @@ export async function startSlackAdapter({
   const { port } = server.address() as AddressInfo;
   logHttpMode({ logger: adapterLogger, host, port });
   reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
-  const stopSweeping = finishRepliesLeftByARestart({ app, services, deduper, outbound });
+  const stopSweeping = finishRepliesLeftByARestart({
+    app,
+    adapter,
+    botUserId: identity.botUserId,
+    services,
+    deduper,
+    outbound,
+  });
   return { app, port, stop: () => stopApp(app, stopSweeping) };
 }
 
@@ -198,17 +212,21 @@ export async function startSlackAdapter({
  */
 function finishRepliesLeftByARestart({
   app,
+  adapter,
+  botUserId,
   services,
   deduper,
   outbound,
 }: {
   app: App;
+  adapter: SlackAdapterContext;
+  botUserId: string | undefined;
   services: CommandServices;
   deduper: Deduper;
   outbound: SlackOutbound;
 }): () => void {
   // Scheduled runs reach channels and DMs the same way, from the same moment on.
-  const unregisterPlaces = registerSlackPlaces({ app, outbound, services });
+  const unregisterPlaces = registerSlackPlaces({ app, adapter, botUserId, services });
   const stopSweeping = keepFinishingOrphanedReplies({
     services,
     platform: 'slack',

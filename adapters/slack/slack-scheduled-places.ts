@@ -3,37 +3,57 @@ import type { CommandServices } from '../../commands/define-command.ts';
 import type { ScheduledPlaces } from '../../commands/scheduled-places.ts';
 import { createSurfaceResponder } from '../../commands/surface-responder.ts';
 import { conversationKeyOf, placeOfConversation } from '../../src/conversation/turn.ts';
-import { createOrphanedReplySurface } from './orphaned-reply-surface.ts';
-import type { SlackOutbound } from './slack-outbound.ts';
+import type { SlackAdapterContext } from './adapter-context.ts';
+import { withFeedbackButtons } from './feedback-surface.ts';
+import { readChannelHistory } from './read-channel-history.ts';
+import { createReplySurface } from './reply-surface.ts';
+
+/** The team, channel and thread a Slack conversation key names. */
+function addressOf(conversationKey: string) {
+  const [, teamId, channel, threadTs] = conversationKey.split(':');
+  return teamId === undefined || channel === undefined ? undefined : { teamId, channel, threadTs };
+}
 
 /**
- * Slack places for scheduled runs: a channel (or a thread, by its `ts`) is reached with
- * chat.postMessage / chat.update through the bot's outbound queue, as the surface that finishes a
- * dead process's replies does; a person's DM with the app is opened by conversations.open, which
- * returns the existing one (docs.slack.dev reference/methods/conversations.open).
+ * Slack places for scheduled runs. A channel (or a thread, by its `ts`) is answered through the same
+ * surface as a live reply: chat.postMessage, then chat.update at the reply's pace, every call in the
+ * bot's outbound queue, buttons (and 👍/👎) on the final write. A person's DM with the app is opened
+ * by conversations.open, which returns the existing one (docs.slack.dev reference/methods/
+ * conversations.open). Commands read the channel's history as the slash command does.
  */
 export function createSlackScheduledPlaces({
   app,
-  outbound,
+  adapter,
+  botUserId,
 }: {
   app: App;
-  outbound: SlackOutbound;
+  adapter: Pick<SlackAdapterContext, 'delivery' | 'directory' | 'logger'>;
+  botUserId: string | undefined;
 }): ScheduledPlaces {
-  const responderFor = (teamId: string, channel: string, threadTs?: string) =>
-    createSurfaceResponder(
-      createOrphanedReplySurface({
-        client: app.client,
-        outbound,
-        address: { platform: 'slack', teamId, channel, ...(threadTs === undefined ? {} : { threadTs }) },
-        messages: [],
-      }),
-    );
+  const surfaceFor = ({
+    teamId,
+    channel,
+    threadTs,
+    recipientUserId,
+  }: {
+    teamId: string;
+    channel: string;
+    threadTs: string | undefined;
+    recipientUserId: string | undefined;
+  }) =>
+    createReplySurface({
+      place: { client: app.client, teamId, channel, threadTs, recipientUserId },
+      context: adapter.delivery,
+    });
   return {
     platform: 'slack',
     async responderIn(conversationKey) {
-      const [, teamId, channel, threadTs] = conversationKey.split(':');
-      if (teamId === undefined || channel === undefined) return undefined;
-      return responderFor(teamId, channel, threadTs);
+      const address = addressOf(conversationKey);
+      if (address === undefined) return undefined;
+      // Nobody asked: the reply names no recipient, so no native stream and no private notice.
+      return createSurfaceResponder(
+        withFeedbackButtons(surfaceFor({ ...address, recipientUserId: undefined })),
+      );
     },
     async directMessageWith(userId, madeIn) {
       const { workspace: teamId } = placeOfConversation(madeIn);
@@ -42,24 +62,43 @@ export function createSlackScheduledPlaces({
       if (channel === undefined) return undefined;
       return {
         conversationKey: conversationKeyOf({ platform: 'slack', workspace: teamId, channel }),
-        responder: responderFor(teamId, channel),
+        responder: createSurfaceResponder(
+          surfaceFor({ teamId, channel, threadTs: undefined, recipientUserId: userId }),
+        ),
       };
     },
-    // Scheduled commands read no Slack history yet (the user directory that names authors lives in
-    // the adapter's event context); /summarize scheduled on Slack says it found nothing to read.
-    readRecentMessages: async () => [],
+    async readRecentMessages(conversationKey, limit) {
+      const address = addressOf(conversationKey);
+      if (address === undefined) return [];
+      return readChannelHistory({
+        client: app.client,
+        channel: address.channel,
+        threadTs: address.threadTs,
+        limit,
+        botUserId,
+        directory: adapter.directory,
+        // Nobody waits for a note here; the log keeps why fewer messages were read.
+        onNote: (note) =>
+          adapter.logger.info({ conversationKey, note }, 'slack: a scheduled read was capped'),
+      });
+    },
   };
 }
 
 /** Registers Slack's places with the scheduler, where the process runs one; returns the undo. */
 export function registerSlackPlaces({
   app,
-  outbound,
+  adapter,
+  botUserId,
   services,
 }: {
   app: App;
-  outbound: SlackOutbound;
+  adapter: Pick<SlackAdapterContext, 'delivery' | 'directory' | 'logger'>;
+  botUserId: string | undefined;
   services: CommandServices;
 }): () => void {
-  return services.scheduling?.places.register(createSlackScheduledPlaces({ app, outbound })) ?? (() => {});
+  return (
+    services.scheduling?.places.register(createSlackScheduledPlaces({ app, adapter, botUserId })) ??
+    (() => {})
+  );
 }

@@ -3,7 +3,7 @@ import { parseWhen, whenExamples } from '../../src/scheduling/when-phrase.ts';
 import { textOption } from '../command-options.ts';
 import { defineCommand } from '../define-command.ts';
 import { scheduleActions } from '../scheduling/schedule-text.ts';
-import { timeZoneOption, timeZoneProblem } from '../scheduling/time-zone-option.ts';
+import { timeZoneFor, timeZoneOption, timeZoneProblem } from '../scheduling/time-zone-option.ts';
 
 /** A person's own reminder, posted in their DM with parley when it comes due. */
 export const remindCommand = defineCommand({
@@ -25,7 +25,12 @@ export const remindCommand = defineCommand({
       await responder.send({ text: 'Reminders are not available here.', isPrivate: true });
       return;
     }
-    const timeZone = input.tz ?? scheduling.timeZone;
+    const timeZone = await timeZoneFor({
+      typed: input.tz,
+      conversationKey,
+      services,
+      fallback: scheduling.timeZone,
+    });
     const zoneProblem = timeZoneProblem(timeZone);
     if (zoneProblem !== undefined) {
       await responder.send({ text: `⚠ ${zoneProblem}`, isPrivate: true });
@@ -58,9 +63,10 @@ export const remindCommand = defineCommand({
     }
     const { record } = created;
     const first =
-      record.nextRunAtMs ?? nextRunAfter({ timing: record.timing, timeZone, afterMs: Date.now() });
+      record.nextRunAtMs ??
+      nextRunAfter({ timing: record.timing, timeZone, afterMs: services.now().getTime() });
     await responder.send({
-      text: `⏰ I will remind you “${record.what}” ${first === undefined ? '' : `on ${describeInstant(first, timeZone)}`}${record.timing.kind === 'cron' ? `, then ${record.whenText}` : ''}, in your DMs.`,
+      text: `⏰ I will remind you “${record.what}” ${first === undefined ? '' : `on ${describeInstant(first, timeZone)}`}${record.timing.kind === 'cron' ? `, then ${record.whenText}` : ''}, ${user.context === 'terminal' ? 'here' : 'in your DMs'}.`,
       actions: scheduleActions(record),
       isPrivate: true,
     });

@@ -5,7 +5,7 @@ import { textOption } from '../command-options.ts';
 import { defineCommand } from '../define-command.ts';
 import { commandOfText } from '../scheduled-run.ts';
 import { scheduleActions } from '../scheduling/schedule-text.ts';
-import { timeZoneOption, timeZoneProblem } from '../scheduling/time-zone-option.ts';
+import { timeZoneFor, timeZoneOption, timeZoneProblem } from '../scheduling/time-zone-option.ts';
 
 /** Commands a schedule may not run: those that make or change schedules, or only answer privately. */
 const unschedulable = new Set([
@@ -54,7 +54,12 @@ export const scheduleCommand = defineCommand({
       });
       return;
     }
-    const timeZone = input.tz ?? scheduling.timeZone;
+    const timeZone = await timeZoneFor({
+      typed: input.tz,
+      conversationKey,
+      services,
+      fallback: scheduling.timeZone,
+    });
     const zoneProblem = timeZoneProblem(timeZone);
     if (zoneProblem !== undefined) {
       await responder.send({ text: `⚠ ${zoneProblem}`, isPrivate: true });

@@ -196,6 +196,28 @@ function retentionSetting(): AdminSetting {
   };
 }
 
+/** SCHEDULE_TIMEZONE: the zone /remind and /schedule read "9:00" in here, an IANA name Intl knows. */
+function timeZoneSetting(): AdminSetting {
+  return {
+    name: 'SCHEDULE_TIMEZONE',
+    label: 'Time zone of reminders and schedules',
+    hint: 'an IANA time zone like Europe/Berlin or America/New_York',
+    scopes: bothScopes,
+    parse(text) {
+      const name = text.trim();
+      try {
+        // Intl gives the zone's canonical spelling ("europe/berlin" becomes Europe/Berlin).
+        const canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+        return { value: canonical };
+      } catch {
+        return { problem: `"${name.slice(0, 64)}" is not a time zone; use an IANA name like Europe/Berlin` };
+      }
+    },
+    format: (value) => (typeof value === 'string' ? value : 'not set'),
+    suggestions: () => ['UTC', 'Europe/London', 'Europe/Berlin', 'America/New_York', 'America/Los_Angeles'],
+  };
+}
+
 /** Every setting /config can change, in the order it shows them. */
 export const adminSettings: readonly AdminSetting[] = [
   ...(
@@ -247,6 +269,7 @@ export const adminSettings: readonly AdminSetting[] = [
   ),
   replyModeSetting(),
   retentionSetting(),
+  timeZoneSetting(),
   {
     name: 'CHAT_MODEL',
     label: 'Default model',

@@ -35,6 +35,8 @@ export interface PlaceSettings {
   readonly memory: MemoryMode;
   /** Days what is said here is kept (HISTORY_RETENTION_DAYS); null: no time limit. */
   readonly retentionDays: number | null;
+  /** SCHEDULE_TIMEZONE: the zone reminders and schedules made here read their times in. */
+  readonly scheduleTimeZone: string | undefined;
 }
 
 /** Which tools the model may call here (TOOLS) and which only some roles may have it call (TOOL_ROLE_IDS). */
@@ -143,6 +145,7 @@ function toPlaceSettings(settingValue: (name: string) => OverrideValue | undefin
     chatModel: text('CHAT_MODEL'),
     systemPrompt: text('SYSTEM_PROMPT'),
     memory: (text('MEMORY') ?? 'off') as MemoryMode,
+    scheduleTimeZone: text('SCHEDULE_TIMEZONE'),
     tools: {
       patterns: settingValue('TOOLS') === undefined ? ['*'] : list('TOOLS'),
       roleIds: map<readonly string[]>('TOOL_ROLE_IDS'),
@@ -171,6 +174,7 @@ export function environmentDefaults({
   tools,
   memory = 'off',
   retentionDays = defaultRetentionDays,
+  scheduleTimeZone,
 }: {
   limits: BudgetLimits;
   roleLimits: RoleBudgetLimits;
@@ -179,10 +183,13 @@ export function environmentDefaults({
   memory?: MemoryMode;
   /** HISTORY_RETENTION_DAYS; null: no time limit. */
   retentionDays?: number | null;
+  /** SCHEDULE_TIMEZONE (or BUDGET_TIMEZONE, its default). */
+  scheduleTimeZone?: string;
 }): Record<string, OverrideValue | undefined> {
   return {
     MEMORY: memory,
     HISTORY_RETENTION_DAYS: retentionDays,
+    SCHEDULE_TIMEZONE: scheduleTimeZone,
     TOOLS: tools.patterns,
     TOOL_ROLE_IDS: tools.roleIds,
     ...limits,

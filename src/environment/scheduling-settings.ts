@@ -23,7 +23,7 @@ const optionalTimeZone = z
 export const schedulingSettings = section('Schedules', {
   SCHEDULE_TIMEZONE: document(optionalTimeZone, {
     description:
-      'The IANA time zone "tomorrow 9:00" and "every weekday 09:00" are read in when a command gives no --tz; runs keep local time across DST changes.',
+      'The IANA time zone "tomorrow 9:00" and "every weekday 09:00" are read in when a command gives no --tz; runs keep local time across DST changes. /config overrides it per server or channel.',
     typeText: 'time zone',
     defaultText: 'BUDGET_TIMEZONE',
   }),

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { Tool } from '../../src/tools/tool.ts';
 import type { FakeMessage } from '../fakes/discord/index.ts';
 import { makeDiscordAdmin, runDiscordConfig } from '../support/discord-admin.ts';
@@ -53,6 +54,7 @@ function everySpendingEntryPoint(expected: RegExp): Partial<Record<DiscordEntryP
     'slash-command:summarize': cell,
     'message-command:ask': cell,
     'button:regenerate': cell,
+    'scheduled-run': cell,
   };
 }
 
@@ -82,6 +84,8 @@ const scenarios: Scenario[] = [
       'slash-command:imagine': { place: 'server', expected: /\/imagine is only for some roles/ },
       'slash-command:summarize': { place: 'server', expected: /\/summarize is only for some roles/ },
       'message-command:ask': { place: 'server', expected: /\/chat is only for some roles/ },
+      // A scheduled prompt is answered as /chat.
+      'scheduled-run': { place: 'server', expected: /\/chat is only for some roles/ },
     },
   },
   {
@@ -116,6 +120,10 @@ const scenarios: Scenario[] = [
         place: 'server',
         expected: /Not sent: the daily budget of a role of yours has 0 of 0 left/,
       },
+      'scheduled-run': {
+        place: 'server',
+        expected: /Not sent: the daily budget of a role of yours has 0 of 0 left/,
+      },
     },
   },
   {
@@ -136,6 +144,11 @@ const scenarios: Scenario[] = [
         expected: /Only the person who asked \(or a server admin\) can stop this reply/,
       },
       'slash-command:memory-of-the-place': { place: 'server', expected: /Only a server admin can do that/ },
+      // SCHEDULERS is admins unless the owner says otherwise.
+      'slash-command:schedule-in-a-channel': {
+        place: 'server',
+        expected: /Only server admins \(and the roles the owner allows\) can schedule prompts in a channel/,
+      },
     },
   },
   {
@@ -150,7 +163,10 @@ describe.each(scenarios)('Discord: $name', (scenario) => {
   let under: DiscordUnderTest;
   let people: People;
   beforeAll(async () => {
-    under = await startDiscordUnderTest({ SEARCH_URL: 'http://127.0.0.1:9', ...scenario.environment });
+    under = await startDiscordUnderTest(
+      { SEARCH_URL: 'http://127.0.0.1:9', ...scenario.environment },
+      { scheduleClockStartMs: Date.now() },
+    );
     const admin = makeDiscordAdmin(under);
     const mallory = under.discord.createUser({ username: 'mallory' });
     const roleId = under.discord.createRole({
@@ -175,7 +191,13 @@ describe.each(scenarios)('Discord: $name', (scenario) => {
   it.each(applicable)('%s is refused with its reason and makes no gateway request', async (entryPoint) => {
     const cell = scenario.cells[entryPoint];
     if (cell === undefined) throw new Error(`no cell for ${entryPoint}`);
-    const { refusal, requestsBeforeActing } = await triggerAndWait({ under, people, entryPoint, cell });
+    const { refusal, requestsBeforeActing, scheduleId } = await triggerAndWait({
+      under,
+      people,
+      entryPoint,
+      cell,
+      withRole: scenario.withRole === true,
+    });
     expect(refusal.content).toMatch(cell.expected);
     await pause(200);
     expect(
@@ -183,6 +205,8 @@ describe.each(scenarios)('Discord: $name', (scenario) => {
         .slice(requestsBeforeActing)
         .map((request) => JSON.stringify(request.body).slice(0, 300)),
     ).toEqual([]);
+    // A refused run pauses its schedule: it does not come back to be refused every day.
+    if (scheduleId !== undefined) await expectPaused(under, scheduleId);
   });
 });
 
@@ -192,12 +216,14 @@ async function triggerAndWait({
   people,
   entryPoint,
   cell,
+  withRole,
 }: {
   under: DiscordUnderTest;
   people: People;
   entryPoint: DiscordEntryPoint;
   cell: Cell;
-}): Promise<{ refusal: FakeMessage; requestsBeforeActing: number }> {
+  withRole: boolean;
+}): Promise<{ refusal: FakeMessage; requestsBeforeActing: number; scheduleId?: string }> {
   const dm = under.discord.directMessageChannel(people.malloryId);
   const channelId = cell.place === 'dm' ? dm : under.generalChannelId;
   const watched = [channelId, dm];
@@ -207,6 +233,7 @@ async function triggerAndWait({
   if (entryPoint === 'missed-mention') await answerTheAdmin({ under, people, channelId });
   const before = new Map(watched.map((channelId) => [channelId, under.botMessages(channelId).length]));
   const requestsBeforeActing = under.gateway.requests.length;
+  let scheduleId: string | undefined;
   switch (entryPoint) {
     case 'mention':
       under.discord.sendUserMessage({ channelId, author: user, content: 'hello?', mentionsBot: true });
@@ -229,6 +256,34 @@ async function triggerAndWait({
     case 'slash-command:summarize':
       under.discord.sendSlashCommand({ name: 'summarize', channelId, user });
       break;
+    case 'slash-command:schedule-in-a-channel':
+      under.discord.sendSlashCommand({
+        name: 'schedule',
+        channelId,
+        user,
+        options: { text: 'every day 9:00 hello?' },
+      });
+      break;
+    case 'scheduled-run': {
+      // Mallory's schedule, made before the rule that now refuses her; its run comes due.
+      if (under.scheduling === undefined) throw new Error('the bot runs no manual scheduling');
+      scheduleId = await under.scheduling.runScheduleOf({
+        owner: {
+          id: user,
+          name: 'mallory',
+          roleIds: withRole ? [people.roleId] : [],
+          isAdmin: false,
+          context: 'server',
+        },
+        conversationKey: conversationKeyOf({
+          platform: 'discord',
+          workspace: under.discord.guildId,
+          channel: channelId,
+        }),
+        what: 'hello?',
+      });
+      break;
+    }
     case 'slash-command:usage-of-another':
     case 'slash-command:usage-of-another-in-dm':
       under.discord.sendSlashCommand({ name: 'usage', channelId, user, options: { user: people.adminId } });
@@ -284,7 +339,17 @@ async function triggerAndWait({
     },
     { timeoutMs: 20_000 },
   );
-  return { refusal, requestsBeforeActing };
+  return { refusal, requestsBeforeActing, ...(scheduleId === undefined ? {} : { scheduleId }) };
+}
+
+/** The schedule is paused, with the refusal as its last run. */
+async function expectPaused(under: DiscordUnderTest, scheduleId: string): Promise<void> {
+  const scheduler = under.scheduling?.scheduler;
+  await vi.waitFor(async () => {
+    const record = await scheduler?.get(scheduleId);
+    expect(record?.state).toBe('paused');
+    expect(['refused', 'unpaid']).toContain(record?.lastRun?.status);
+  });
 }
 
 /** The admin asks in the channel first, so parley is active there and catches up on it. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discordEntryPoints, slackEntryPoints } from './entry-points.ts';
+import { discordEntryPoints, slackEntryPoints, terminalEntryPoints } from './entry-points.ts';
 
 /**
  * The access matrices can only try the entry points they list. This test reads what each adapter
@@ -88,6 +88,19 @@ describe('every entry point has its rows in the access matrix', () => {
       expect.arrayContaining(['slack:event:app_mention', 'slack:command', 'slack:action', 'slack:shortcut']),
     );
   });
+
+  it.each([
+    ['Discord', 'adapters/discord', discordEntryPoints],
+    ['Slack', 'adapters/slack', slackEntryPoints],
+    ['The terminal', 'adapters/console', terminalEntryPoints],
+  ] as const)(
+    '%s: a platform whose places take scheduled runs has a scheduled-run row',
+    (_, folder, rows) => {
+      // A scheduled run is an entry point with nobody at the keyboard: the adapter only lends it places.
+      expect(sourceOf(folder)).toMatch(/services\.scheduling\?\.places\.register\(/);
+      expect(rows).toContain('scheduled-run');
+    },
+  );
 
   it.each([
     ['Discord', discordHandlers, discordRows],

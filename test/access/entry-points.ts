@@ -19,6 +19,9 @@ export const discordEntryPoints = [
   'button:stop-another',
   'slash-command:memory-of-the-place',
   'missed-mention',
+  'slash-command:schedule-in-a-channel',
+  // A run of a schedule: nobody is at the keyboard; its owner's Actor is built from the record.
+  'scheduled-run',
 ] as const;
 export type DiscordEntryPoint = (typeof discordEntryPoints)[number];
 
@@ -33,11 +36,13 @@ export const slackEntryPoints = [
   'slash-command:export-another',
   'message-shortcut:ask',
   'button:regenerate',
+  'slash-command:schedule-in-a-channel',
+  'scheduled-run',
 ] as const;
 export type SlackEntryPoint = (typeof slackEntryPoints)[number];
 
 /** The terminal: its owner at the keyboard, so only budgets can refuse. */
-export const terminalEntryPoints = ['line', 'command:imagine', 'command:extract'] as const;
+export const terminalEntryPoints = ['line', 'command:imagine', 'command:extract', 'scheduled-run'] as const;
 export type TerminalEntryPoint = (typeof terminalEntryPoints)[number];
 
 /**

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { Tool } from '../../src/tools/tool.ts';
 import {
   appMention,
@@ -39,6 +40,7 @@ const spending = (expected: RegExp): Partial<Record<SlackEntryPoint, RegExp>> =>
   'slash-command:summarize': expected,
   'message-shortcut:ask': expected,
   'button:regenerate': expected,
+  'scheduled-run': expected,
 });
 
 const scenarios: Scenario[] = [
@@ -58,6 +60,8 @@ const scenarios: Scenario[] = [
       'slash-command:imagine': /\/imagine is only for some roles/,
       'slash-command:summarize': /\/summarize is only for some roles/,
       'message-shortcut:ask': /\/chat is only for some roles/,
+      // A scheduled prompt is answered as /chat.
+      'scheduled-run': /\/chat is only for some roles/,
     },
   },
   {
@@ -77,6 +81,7 @@ const scenarios: Scenario[] = [
     cells: {
       mention: /Not sent: the daily budget of a role of yours has 0 of 0 left/,
       'slash-command:chat': /Not sent: the daily budget of a role of yours has 0 of 0 left/,
+      'scheduled-run': /Not sent: the daily budget of a role of yours has 0 of 0 left/,
     },
   },
   {
@@ -86,6 +91,9 @@ const scenarios: Scenario[] = [
       'slash-command:usage-of-another': /Only server admins can see what others spent/,
       'slash-command:forget-another': /Only a server admin can do that/,
       'slash-command:export-another': /Only a server admin can do that/,
+      // SCHEDULERS is admins unless the owner says otherwise.
+      'slash-command:schedule-in-a-channel':
+        /Only server admins \(and the roles the owner allows\) can schedule prompts in a channel/,
     },
   },
 ];
@@ -96,6 +104,7 @@ describe.each(scenarios)('Slack: $name', (scenario) => {
     bot = await startSlackUnderTest({
       mode: 'http',
       environment: scenario.environment,
+      scheduleClockStartMs: Date.now(),
       prepare: (slack) => {
         slack.addUser({ id: admin, name: 'grace', isAdmin: true });
         slack.addUser({ id: mallory, name: 'mallory' });
@@ -120,25 +129,31 @@ describe.each(scenarios)('Slack: $name', (scenario) => {
     // A button sits under a reply the admin asked for: its requests are not mallory's.
     const button = entryPoint === 'button:regenerate' ? await adminReplyButton(bot) : undefined;
     const requestsBefore = bot.gateway.requests.length;
-    const seen = everythingSaid(bot).length;
-    await trigger(bot, entryPoint, button);
-    await bot.slack.waitFor(
-      () =>
-        everythingSaid(bot)
-          .slice(seen)
-          .find((text) => expected.test(text)),
-      10_000,
-    );
+    const seen = { calls: bot.slack.calls.length, posts: bot.slack.responseUrlPosts.length };
+    const scheduleId = await trigger(bot, entryPoint, button, scenario.isInGroup === true);
+    await bot.slack.waitFor(() => saidSince(bot, seen).find((text) => expected.test(text)), 10_000);
     await pause(200);
     expect(bot.gateway.requests.length).toBe(requestsBefore);
+    // A refused run pauses its schedule: it does not come back to be refused every day.
+    if (scheduleId !== undefined) {
+      await vi.waitFor(async () => {
+        const record = await bot.scheduling?.scheduler.get(scheduleId);
+        expect(record?.state).toBe('paused');
+        expect(['refused', 'unpaid']).toContain(record?.lastRun?.status);
+      });
+    }
   });
 });
 
-/** Every text parley sent: API calls (posts, ephemerals, updates) and answers to response URLs. */
-function everythingSaid(bot: SlackUnderTest): string[] {
+/**
+ * Every text parley sent since `seen`: API calls (posts, ephemerals, updates) and answers to
+ * response URLs, each list from its own count (a post in the channel must not hide behind earlier
+ * private answers).
+ */
+function saidSince(bot: SlackUnderTest, seen: { calls: number; posts: number }): string[] {
   return [
-    ...bot.slack.calls.map((call) => JSON.stringify(call.arguments)),
-    ...bot.slack.responseUrlPosts.map((post) => JSON.stringify(post)),
+    ...bot.slack.calls.slice(seen.calls).map((call) => JSON.stringify(call.arguments)),
+    ...bot.slack.responseUrlPosts.slice(seen.posts).map((post) => JSON.stringify(post)),
   ];
 }
 
@@ -160,11 +175,13 @@ async function adminReplyButton(bot: SlackUnderTest): Promise<PressableButton> {
   return { actionId: regenerate.action_id, messageTs: reply.ts, threadTs };
 }
 
+/** Uses the entry point as mallory; a scheduled run's schedule id is returned. */
 async function trigger(
   bot: SlackUnderTest,
   entryPoint: SlackEntryPoint,
   button: PressableButton | undefined,
-): Promise<void> {
+  isInGroup: boolean,
+): Promise<string | undefined> {
   switch (entryPoint) {
     case 'button:regenerate':
       if (button === undefined) throw new Error('no button to press');
@@ -185,6 +202,25 @@ async function trigger(
     case 'slash-command:summarize':
       await bot.deliverCommand(slashCommand({ command: '/summarize', user: mallory, channel }));
       return;
+    case 'slash-command:schedule-in-a-channel':
+      await bot.deliverCommand(
+        slashCommand({ command: '/schedule', user: mallory, channel, text: 'every day 9:00 hello?' }),
+      );
+      return;
+    case 'scheduled-run':
+      // Mallory's schedule, made before the rule that now refuses her; its run comes due.
+      if (bot.scheduling === undefined) throw new Error('the bot runs no manual scheduling');
+      return bot.scheduling.runScheduleOf({
+        owner: {
+          id: mallory,
+          name: 'mallory',
+          roleIds: isInGroup ? ['S0MEMBERS1'] : [],
+          isAdmin: false,
+          context: 'server',
+        },
+        conversationKey: conversationKeyOf({ platform: 'slack', workspace: 'T0FAKETEAM', channel }),
+        what: 'hello?',
+      });
     case 'slash-command:usage-of-another':
       await bot.deliverCommand(
         slashCommand({ command: '/usage', user: mallory, channel, text: `--user <@${admin}>` }),
@@ -338,7 +374,7 @@ describe.each(toolRules)('Slack tools: %s', (rule) => {
       () =>
         [
           ...bot.slack.messages(channel, threadTs).map((message) => message.text),
-          ...everythingSaid(bot),
+          ...saidSince(bot, { calls: 0, posts: 0 }),
         ].find((text) => row.expected.test(text)),
       15_000,
     );

@@ -139,6 +139,21 @@ describe('fake slack: web api with the real WebClient', () => {
     );
   });
 
+  it('opens a DM with conversations.open, returns the same one again, and refuses what Slack refuses', async () => {
+    const first = await client.conversations.open({ users: 'U0OPENDM01' });
+    expect(first).toMatchObject({ ok: true, channel: { id: expect.stringMatching(/^D/) } });
+    expect(first.already_open).toBeUndefined();
+    const again = await client.conversations.open({ users: 'U0OPENDM01' });
+    expect(again).toMatchObject({ channel: { id: first.channel?.id }, no_op: true, already_open: true });
+    const resumed = await client.conversations.open({ channel: first.channel?.id ?? '', return_im: true });
+    expect(resumed.channel).toMatchObject({ id: first.channel?.id, is_im: true, user: 'U0OPENDM01' });
+    fake.addUser({ id: 'U0GONE0001', isDeleted: true });
+    expect(await slackErrorOf(client.conversations.open({ users: 'U0GONE0001' }))).toBe('user_disabled');
+    expect(await slackErrorOf(client.conversations.open({ channel: 'C0NOTADM01' }))).toBe(
+      'method_not_supported_for_channel_type',
+    );
+  });
+
   it('answers conversations.history newest first and conversations.replies with the parent first', async () => {
     const mention = fake.addMessage({ channel: 'C0CHAT0005', user: 'U0PERSON01', text: 'what is up?' });
     const reply = await client.chat.postMessage({

@@ -102,7 +102,11 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
   });
 
   const startBot = (environment: Record<string, string> = {}) => {
-    bot = buildTestBot({ gatewayBaseUrl: fake.baseUrl, gatewayApiKey: apiKey, environment });
+    bot = buildTestBot({
+      gatewayBaseUrl: fake.baseUrl,
+      gatewayApiKey: apiKey,
+      environment: { SCHEDULE_TIMEZONE: 'Europe/Berlin', ...environment },
+    });
     store = createScheduleStore({
       store: bot.app.store.namespace('schedules-test'),
       lock: createInProcessLock(),
@@ -214,6 +218,58 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
     expect(new Date(record?.nextRunAtMs ?? 0).toISOString()).toBe('2025-06-10T07:00:00.000Z');
   });
 
+  it('reads times in the zone /config sets for the server, and keeps 09:00 there across its DST change', async () => {
+    startBot();
+    // Friday 31 October 2025, 08:00 in New York (EDT, UTC-4); the US leaves DST on Sunday 2 November.
+    const harness = await startProcess(Date.parse('2025-10-31T12:00:00Z'));
+    expect(
+      (await type(harness, admin, '/config set SCHEDULE_TIMEZONE Mars/Olympus')).answers.join(''),
+    ).toMatch(/⚠ .*"Mars\/Olympus" is not a time zone/);
+    expect((await type(harness, member, '/config set SCHEDULE_TIMEZONE UTC')).answers.join('')).toMatch(
+      /Only server admins/,
+    );
+    expect(
+      (await type(harness, admin, '/config set SCHEDULE_TIMEZONE america/new_york')).answers.join(''),
+    ).toMatch(/✅.*America\/New_York/);
+    const made = await type(harness, admin, '/schedule every day 9:00 digest');
+    expect(made.answers.join('')).toMatch(/first run Fri 31 Oct, 09:00 \(America\/New_York\)/);
+    // Another server keeps the process's zone (SCHEDULE_TIMEZONE=Europe/Berlin here).
+    const elsewhere = await type(
+      harness,
+      member,
+      '/remind tomorrow 9:00 call Ada',
+      'discord:guild-2:channel-9',
+    );
+    expect(elsewhere.answers.join('')).toMatch(/on Sat 1 Nov, 09:00 \(Europe\/Berlin\)/);
+    // --tz still wins over the server's zone.
+    const typed = await type(harness, admin, '/remind tomorrow 9:00 stand up --tz Asia/Tokyo');
+    expect(typed.answers.join('')).toMatch(/on Sat 1 Nov, 09:00 \(Asia\/Tokyo\)/);
+
+    const nextRun = async () =>
+      new Date(
+        (await harness.scheduler.listInPlace(channelKey)).find((record) => record.what === 'digest')
+          ?.nextRunAtMs ?? 0,
+      ).toISOString();
+    await harness.clock.advanceTo(Date.parse('2025-10-31T13:00:01Z'));
+    await vi.waitFor(() => expect(fake.requests).toHaveLength(1));
+    await vi.waitFor(async () => expect(await nextRun()).toBe('2025-11-01T13:00:00.000Z'));
+    await harness.clock.advanceTo(Date.parse('2025-11-01T13:00:01Z'));
+    await vi.waitFor(() => expect(fake.requests).toHaveLength(2));
+    // 09:00 EST is 14:00 UTC: the run moves by an hour in UTC and stays at 09:00 in New York.
+    await vi.waitFor(async () => expect(await nextRun()).toBe('2025-11-02T14:00:00.000Z'));
+    await harness.clock.advanceTo(Date.parse('2025-11-02T13:00:01Z'));
+    expect(fake.requests).toHaveLength(2);
+    await harness.clock.advanceTo(Date.parse('2025-11-02T14:00:01Z'));
+    await vi.waitFor(() => expect(fake.requests).toHaveLength(3));
+
+    // A schedule keeps the zone it was made in when the server's changes later.
+    await type(harness, admin, '/config set SCHEDULE_TIMEZONE Europe/London');
+    await vi.waitFor(async () => expect(await nextRun()).toBe('2025-11-03T14:00:00.000Z'));
+    expect((await type(harness, admin, '/schedules')).answers.join('\n')).toMatch(
+      /digest” — every day 9:00, by Ada · next Mon 3 Nov, 09:00 \(America\/New_York\)/,
+    );
+  });
+
   it('survives a restart: a run missed within the grace window runs once at start, a later one is skipped with a note', async () => {
     startBot();
     const first = await startProcess(Date.parse('2025-06-02T06:00:00Z'));
@@ -260,6 +316,38 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
     );
     expect(fake.requests).toHaveLength(0);
     expect(await harness.scheduler.listOfOwner(channelKey, 'bob')).toEqual([]);
+  });
+
+  it('does not send the reminder of a person the server has since blocked, and pauses it', async () => {
+    startBot();
+    const harness = await startProcess(Date.parse('2025-06-02T06:00:00Z'));
+    const carol: Actor = {
+      id: '222333444555666777',
+      name: 'Carol',
+      roleIds: [],
+      isAdmin: false,
+      context: 'server',
+    };
+    await type(harness, carol, '/remind in 1h check the oven');
+    // The server's rules govern her reminders too, though they arrive in her DM.
+    expect(
+      (await type(harness, admin, `/config set ACCESS_BLOCK_USER_IDS <@${carol.id}>`)).answers.join(''),
+    ).toMatch(/✅/);
+    await harness.clock.advanceBy(60 * 60_000 + 1_000);
+    const dm = `discord:dm:dm-${carol.id}`;
+    await vi.waitFor(() =>
+      expect(harness.recorded.shownIn(dm)).toEqual([
+        expect.stringMatching(/^⏸ Paused the schedule “check the oven”: Sorry, you cannot use parley here/),
+      ]),
+    );
+    await vi.waitFor(async () =>
+      expect(
+        (await harness.scheduler.listOfOwner(channelKey, carol.id)).map((record) => [
+          record.state,
+          record.lastRun?.status,
+        ]),
+      ).toEqual([['paused', 'refused']]),
+    );
   });
 
   it('lets admins schedule in a channel, and holds each place and person to a cap', async () => {

@@ -12,6 +12,7 @@ import {
   type SlashCommandPayload,
   startFakeSlack,
 } from '../fakes/slack/index.ts';
+import { createManualScheduling, type ManualScheduling } from '../support/manual-scheduling.ts';
 import { buildTestBot } from '../support/test-bot.ts';
 
 export type SlackMode = 'http' | 'socket';
@@ -24,6 +25,8 @@ export interface SlackUnderTest {
   readonly app: App;
   readonly services: CommandServices;
   readonly adapter: SlackAdapter;
+  /** Schedules on a clock the test moves, when asked for (`scheduleClockStartMs`). */
+  readonly scheduling: ManualScheduling | undefined;
   readonly logOutput: () => string;
   /** Delivers an event in this mode; extra options (retries, forged signatures) go to the fake. */
   deliverEvent(event: SlackEvent, options?: Record<string, unknown>): Promise<{ status?: number }>;
@@ -46,7 +49,10 @@ export async function startSlackUnderTest({
   environment = {},
   stopButtonDelayMs = 2_500,
   prepare,
+  scheduleClockStartMs,
 }: {
+  /** Runs schedules on a manual clock starting here (`under.scheduling.clock`). */
+  scheduleClockStartMs?: number;
   mode: SlackMode;
   slackOptions?: FakeSlackOptions;
   environment?: Record<string, string>;
@@ -72,8 +78,13 @@ export async function startSlackUnderTest({
       ...environment,
     },
   });
-  const { config, app, services, logger } = bot;
+  const { config, app, logger } = bot;
   if (config.platforms.slack === undefined) throw new Error('the test config has no Slack section');
+  const scheduling =
+    scheduleClockStartMs === undefined
+      ? undefined
+      : createManualScheduling({ app, config, services: bot.services, startMs: scheduleClockStartMs });
+  const services = scheduling?.services ?? bot.services;
   // Kept here so that reset() starts each case with fresh budgets, as the fake's reset does its buckets.
   const outbound = createSlackOutbound();
   const methodPauses = createMethodPauses({ apiUrl: slack.apiUrl, logger });
@@ -89,6 +100,7 @@ export async function startSlackUnderTest({
   });
   if (adapter.port !== undefined) slack.appUrl = `http://127.0.0.1:${adapter.port}/slack/events`;
   const target = mode === 'socket' ? { mode: 'socket' as const } : {};
+  await scheduling?.start();
 
   return {
     mode,
@@ -97,6 +109,7 @@ export async function startSlackUnderTest({
     app,
     services,
     adapter,
+    scheduling,
     logOutput: bot.logOutput,
     deliverEvent: (event, options = {}) =>
       slack.deliverEvent({ event, ...target, ...options } as Parameters<FakeSlack['deliverEvent']>[0]),
@@ -115,6 +128,7 @@ export async function startSlackUnderTest({
       methodPauses.reset();
     },
     async close() {
+      await scheduling?.stop();
       await adapter.stop();
       await bot.close();
       await slack.close();

@@ -10,6 +10,7 @@ import {
   startFakeDiscord,
 } from '../fakes/discord/index.ts';
 import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
+import { createManualScheduling, type ManualScheduling } from './manual-scheduling.ts';
 import { buildTestBot } from './test-bot.ts';
 
 export interface DiscordUnderTest {
@@ -18,6 +19,8 @@ export interface DiscordUnderTest {
   readonly app: App;
   readonly services: CommandServices;
   readonly adapter: DiscordAdapter;
+  /** Schedules on a clock the test moves, when asked for (`scheduleClockStartMs`). */
+  readonly scheduling: ManualScheduling | undefined;
   readonly logOutput: () => string;
   /** The fake guild's `general` channel. */
   readonly generalChannelId: string;
@@ -38,8 +41,11 @@ export async function startDiscordUnderTest(
     fakeDiscord = {},
     invalidRequestLimits,
     catchUpLimits,
+    scheduleClockStartMs,
   }: {
     fakeDiscord?: FakeDiscordOptions;
+    /** Runs schedules on a manual clock starting here (`under.scheduling.clock`). */
+    scheduleClockStartMs?: number;
     /** The adapter's invalid request guard, lowered to reach it in a test. */
     invalidRequestLimits?: InvalidRequestLimits;
     /** How far the catch-up after a fresh identify reads, lowered to reach its bounds in a test. */
@@ -61,8 +67,13 @@ export async function startDiscordUnderTest(
       ...environment,
     },
   });
-  const { config, app, services, logger } = bot;
+  const { config, app, logger } = bot;
   if (!config.platforms.discord) throw new Error('DISCORD_TOKEN did not reach the config');
+  const scheduling =
+    scheduleClockStartMs === undefined
+      ? undefined
+      : createManualScheduling({ app, config, services: bot.services, startMs: scheduleClockStartMs });
+  const services = scheduling?.services ?? bot.services;
   const adapter = await startDiscordAdapter({
     services,
     discord: config.platforms.discord,
@@ -81,17 +92,20 @@ export async function startDiscordUnderTest(
         : { interactionTokenLifetimeMs: fakeDiscord.interactionTokenLifetimeMs }),
     },
   });
+  await scheduling?.start();
   return {
     discord,
     gateway,
     app,
     services,
     adapter,
+    scheduling,
     logOutput: bot.logOutput,
     generalChannelId: discord.textChannelIds[0] ?? '',
     botMessages: (channelId) =>
       discord.messages(channelId).filter((message) => message.author.id === discord.bot.id),
     async close() {
+      await scheduling?.stop();
       await adapter.stop();
       await bot.close();
       await Promise.all([discord.close(), gateway.close()]);

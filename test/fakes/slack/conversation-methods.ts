@@ -3,6 +3,7 @@ import { requireChannel } from './chat-methods.ts';
 import type { ApiMethod, FakeSlackState } from './fake-slack-state.ts';
 import { compareTs, type StoredMessage, toSlackMessage } from './message-store.ts';
 import { SlackApiError } from './slack-api-error.ts';
+import type { WorkspaceChannel } from './workspace.ts';
 
 /**
  * The most messages one `conversations.history` or `conversations.replies` call returns to an app
@@ -119,22 +120,35 @@ const info: ApiMethod = (state, args) => {
 };
 
 /**
- * conversations.open: "Opens or resumes a direct message or multi-person direct message"; `users`
- * is a comma-separated list, one user opening the 1:1 DM with the app, and an unknown user answers
- * `user_not_found`; without `users` or `channel`, `users_list_not_supplied`
- * (docs.slack.dev/reference/methods/conversations.open). The channel object carries its `id`.
+ * conversations.open (docs.slack.dev/reference/methods/conversations.open): opens or resumes a DM.
+ * `users` is a comma-separated list, one id making a 1:1 DM; calling again for the same person
+ * returns the same conversation, then with `no_op` and `already_open`; `channel` resumes an existing
+ * DM instead. Neither: `users_list_not_supplied`; a deactivated person: `user_disabled`. Only the
+ * channel's id comes back unless `return_im` asks for the whole IM object. Group DMs (several
+ * users) are not modelled here.
  */
 const open: ApiMethod = (state, args) => {
-  const users =
-    stringArgument(args, 'users')
-      ?.split(',')
-      .filter((user) => user !== '') ?? [];
-  if (users.length === 0) throw new SlackApiError('users_list_not_supplied');
-  if (users.length > 1) throw new SlackApiError('method_not_supported_for_channel_type');
-  const [userId = ''] = users;
-  if (!/^[UW][A-Z0-9]+$/.test(userId)) throw new SlackApiError('user_not_found');
-  const channel = state.directory.directMessageWith(userId);
-  return { channel: { id: channel.id }, already_open: true, no_op: true };
+  const channelId = stringArgument(args, 'channel');
+  const users = (stringArgument(args, 'users') ?? '')
+    .split(',')
+    .map((user) => user.trim())
+    .filter((user) => user !== '');
+  if (channelId === undefined && users.length === 0) throw new SlackApiError('users_list_not_supplied');
+  if (users.length > 1) throw new Error('the fake Slack opens 1:1 DMs only; group DMs are not modelled');
+  let existing: WorkspaceChannel | undefined;
+  if (channelId !== undefined) {
+    existing = state.directory.channel(channelId);
+    if (!existing.isIm) throw new SlackApiError('method_not_supported_for_channel_type');
+    if (existing.user === undefined) throw new SlackApiError('channel_not_found');
+  }
+  const userId = existing?.user ?? users[0] ?? '';
+  if (state.directory.user(userId).isDeleted) throw new SlackApiError('user_disabled');
+  const wasOpen = existing !== undefined || state.directory.hasDirectMessageWith(userId);
+  const dm = existing ?? state.directory.directMessageWith(userId);
+  const channel = booleanArgument(args, 'return_im')
+    ? { id: dm.id, created: Math.floor(Date.now() / 1000), is_im: true, is_org_shared: false, user: userId }
+    : { id: dm.id };
+  return wasOpen ? { no_op: true, already_open: true, channel } : { channel };
 };
 
 /** `conversations.history`, `conversations.replies`, `conversations.info`, `conversations.open`. */

@@ -82,6 +82,8 @@ export interface Directory {
   isMember(channelId: string, userId: string): boolean;
   /** The bot's DM with a person, made on first use, as Slack opens one when an app messages a user. */
   directMessageWith(userId: string): WorkspaceChannel;
+  /** Whether the bot's DM with a person exists already. */
+  hasDirectMessageWith(userId: string): boolean;
   readonly userGroups: Map<string, WorkspaceUserGroup>;
   addUserGroup(group: { id: string; handle: string; userIds: string[] }): WorkspaceUserGroup;
 }
@@ -146,5 +148,7 @@ export function createDirectory(workspace: Workspace): Directory {
       const existing = [...channels.values()].find((entry) => entry.isIm && entry.user === userId);
       return existing ?? addChannel({ id: `D${userId.slice(1)}`, isIm: true, user: userId });
     },
+    hasDirectMessageWith: (userId) =>
+      [...channels.values()].some((entry) => entry.isIm && entry.user === userId),
   };
 }
