@@ -91,7 +91,7 @@ export function channelMessage(options: MessageEventOptions): SlackEvent {
  * a real `app_mention` payload, `<@U066C7XNE6M> hey`, in slackapi/bolt-js pull 2057). A client such
  * as the Chat SDK reads the mention from the blocks, not from `text`.
  */
-function richTextElementsOf(text: string): Array<Record<string, string>> {
+function richTextElementsOf(text: string): Array<{ type: string; text?: string; user_id?: string }> {
   return text
     .split(/(<@[UW][A-Z0-9]+>)/)
     .filter((part) => part !== '')
