@@ -90,9 +90,8 @@ async function measureIdle({
     const traceOut = join(workDirectory, 'modules.txt');
     if (traceModules) {
       Object.assign(environment, {
-        NODE_OPTIONS: `--import=${join(repositoryRoot, 'bench', 'module-trace.ts')}`,
+        NODE_OPTIONS: `--expose-gc --import=${join(repositoryRoot, 'bench', 'module-trace.ts')}`,
         MODULE_TRACE_OUT: traceOut,
-        MODULE_TRACE_AFTER_MS: String(settleMs),
       });
     }
     const child =
@@ -110,16 +109,27 @@ async function measureIdle({
             logPath: join(workDirectory, 'child-output.log'),
           });
     try {
-      if (platform === 'discord') {
-        await launch.waitUntilReady({ child, discord, timeoutMs: 60_000 });
-      } else {
-        await slack.waitFor(() => slack.openSocketCount() > 0, 60_000);
+      try {
+        if (platform === 'discord') {
+          await launch.waitUntilReady({ child, discord, timeoutMs: 60_000 });
+        } else {
+          await slack.waitFor(() => slack.openSocketCount() > 0, 60_000);
+        }
+      } catch (error) {
+        process.stderr.write(readFileSync(join(workDirectory, 'child-output.log'), 'utf8'));
+        throw error;
       }
       await delay(settleMs + 500);
       const tree = processTree(child.pid);
-      const nodeProcess = tree.find((entry) => entry.command.includes('bin/parley.ts'));
-      if (traceModules)
-        process.stdout.write(`${platform}: loaded at idle\n${readFileSync(traceOut, 'utf8')}\n`);
+      if (tree.length === 0) throw new Error('the child is gone');
+      // npm's shell names the script too; the node process is the one that runs it.
+      const nodeProcess = tree.findLast((entry) => /(^|\/)node\s.*bin\/parley\.ts/.test(entry.command));
+      if (traceModules && nodeProcess !== undefined) {
+        process.kill(nodeProcess.pid, 'SIGUSR2');
+        while (!existsSync(traceOut)) await delay(100);
+        await delay(200);
+        process.stdout.write(`${platform} ${how}: loaded at idle\n${readFileSync(traceOut, 'utf8')}\n`);
+      }
       return {
         platform,
         how,

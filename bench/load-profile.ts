@@ -68,7 +68,10 @@ const words = [
  * paragraph (a blank line), as a model's answers do: a bot that shows whole lines only (the Chat
  * SDK) shows nothing of one long paragraph until it ends.
  */
-export function replyTextOf(index: number, { paragraphCharacters }: { paragraphCharacters?: number } = {}): string {
+export function replyTextOf(
+  index: number,
+  { paragraphCharacters }: { paragraphCharacters?: number } = {},
+): string {
   const length = loadProfile.tokensPerReply * loadProfile.charactersPerToken;
   let text = `Answer ${index}:`;
   let paragraphStart = 0;

@@ -152,6 +152,8 @@ async function runSlackScenario({
       LOG_LEVEL: 'warn',
       LOG_FILE: join(workDirectory, 'parley.log'),
       IMAGE_OUTPUT_DIR: join(workDirectory, 'out'),
+      // The health server runs as under `npm start`, on a free port: the machine may run others.
+      HEALTH_PORT: '0',
     });
   }
   const child = startChild({
