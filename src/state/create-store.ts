@@ -4,7 +4,6 @@ import type { RedisClientType } from '@keyv/redis';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { Logger } from 'pino';
 import { timeStoreCalls } from '../operations/time-store-calls.ts';
-import type { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
 import { boundStoreTime, createStoreTimeBound, type StoreTimeBound } from './time-bound-store.ts';
