@@ -70,6 +70,8 @@ export function launchOf({
       LOG_LEVEL: 'warn',
       LOG_FILE: join(workDirectory, 'parley.log'),
       IMAGE_OUTPUT_DIR: join(workDirectory, 'out'),
+      // The health server runs as under `npm start`, on a free port: the machine may run others.
+      HEALTH_PORT: '0',
     },
     // parley registers its slash commands last thing before it takes messages.
     waitUntilReady: ({ child, discord: fake, timeoutMs }) =>

@@ -63,16 +63,34 @@ const words = [
 /**
  * The reply of conversation `index`: plain prose of exactly `tokensPerReply × charactersPerToken`
  * characters that names its conversation, so a reply delivered to the wrong channel is caught. It
- * stays under Discord's 2,000 characters, so every contender answers in one message.
+ * stays under Discord's 2,000 characters, so every contender answers in one message. With
+ * `paragraphCharacters`, a sentence that ends past that many characters of its paragraph ends the
+ * paragraph (a blank line), as a model's answers do: a bot that shows whole lines only (the Chat
+ * SDK) shows nothing of one long paragraph until it ends.
  */
-export function replyTextOf(index: number): string {
+export function replyTextOf(
+  index: number,
+  { paragraphCharacters }: { paragraphCharacters?: number } = {},
+): string {
   const length = loadProfile.tokensPerReply * loadProfile.charactersPerToken;
   let text = `Answer ${index}:`;
+  let paragraphStart = 0;
   let wordIndex = index;
   while (text.length < length) {
     const word = words[wordIndex % words.length] ?? 'text';
     // A sentence break now and then, so the text looks like a reply and not one long word chain.
-    text += wordIndex % 11 === 0 ? ` ${word}.` : ` ${word}`;
+    const isSentenceEnd = wordIndex % 11 === 0;
+    const separator = text.endsWith('\n') ? '' : ' ';
+    text += isSentenceEnd ? `${separator}${word}.` : `${separator}${word}`;
+    if (
+      isSentenceEnd &&
+      paragraphCharacters !== undefined &&
+      text.length - paragraphStart >= paragraphCharacters &&
+      text.length < length - paragraphCharacters / 2
+    ) {
+      text += '\n\n';
+      paragraphStart = text.length;
+    }
     wordIndex += 7;
   }
   // Exactly `length` characters, ending in a full stop like a real answer.

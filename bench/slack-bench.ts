@@ -25,7 +25,8 @@ import { percentile } from './statistics.ts';
  * The load is the Discord bench's: 300 tokens at 50/s after 400 ms. Prints one markdown table.
  */
 
-type SlackContender = 'parley' | 'floor';
+type SlackContender = 'parley' | 'floor' | 'chat-sdk';
+const slackContenders: readonly SlackContender[] = ['parley', 'floor', 'chat-sdk'];
 
 interface SlackFigures {
   contender: SlackContender;
@@ -45,25 +46,45 @@ interface SlackFigures {
   /** From the first mention to the last exact final text. */
   loadSeconds: number;
   isTimedOut: boolean;
+  /** Web API calls per reply by method, most first: where the calls go. */
+  callsByMethod: string;
 }
+
+/**
+ * The reply of conversation `index` here: the Discord bench's, in paragraphs of about 240
+ * characters (a blank line between them), since the Chat SDK streams whole lines only.
+ */
+const slackReplyTextOf = (index: number) => replyTextOf(index, { paragraphCharacters: 240 });
 
 const repositoryRoot = resolve(import.meta.dirname, '..');
 const preciseNowMs = () => performance.timeOrigin + performance.now();
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { conversations: { type: 'string', default: '1,20,100,300' } },
+  options: {
+    conversations: { type: 'string', default: '1,20,100,300' },
+    contenders: { type: 'string', default: slackContenders.join(',') },
+    repetitions: { type: 'string', default: '1' },
+    'keep-logs': { type: 'boolean', default: false },
+  },
 });
 const counts = (values.conversations ?? '').split(',').map((part) => Number(part.trim()));
+const chosen = (values.contenders ?? '').split(',').map((part) => part.trim());
+const unknown = chosen.filter((name) => !slackContenders.includes(name as SlackContender));
+if (unknown.length > 0)
+  throw new Error(`unknown contender ${unknown.join(', ')}; known: ${slackContenders.join(', ')}`);
+const repetitionCount = Number(values.repetitions);
 
 const rows: SlackFigures[] = [];
 for (const conversationCount of counts) {
-  for (const contender of ['parley', 'floor'] as const) {
-    const figures = await runSlackScenario({ contender, conversationCount });
-    rows.push(figures);
-    process.stdout.write(
-      `N=${conversationCount} ${contender}: ${figures.exactFinal}/${conversationCount} exact, showed text ${figures.showedText}, first text p50 ${figures.firstTextP50Ms?.toFixed(0)} ms, final lag p99 ${figures.finalLagP99Ms?.toFixed(0)} ms, 429s ${figures.rateLimited}${figures.isTimedOut ? ', TIMED OUT' : ''}\n`,
-    );
+  for (const contender of chosen as SlackContender[]) {
+    for (let repetition = 0; repetition < repetitionCount; repetition += 1) {
+      const figures = await runSlackScenario({ contender, conversationCount });
+      rows.push(figures);
+      process.stdout.write(
+        `N=${conversationCount} ${contender}: ${figures.exactFinal}/${conversationCount} exact, showed text ${figures.showedText}, first text p50 ${figures.firstTextP50Ms?.toFixed(0)} ms, final lag p99 ${figures.finalLagP99Ms?.toFixed(0)} ms, 429s ${figures.rateLimited}${figures.isTimedOut ? ', TIMED OUT' : ''}; calls per reply: ${figures.callsByMethod}\n`,
+      );
+    }
   }
 }
 process.stdout.write(`\n${renderTable(rows)}\n`);
@@ -88,7 +109,7 @@ async function runSlackScenario({
     },
     replyTextFor: (request) => {
       const index = conversationIndexIn(JSON.stringify(request.body));
-      return index === undefined ? undefined : replyTextOf(index);
+      return index === undefined ? undefined : slackReplyTextOf(index);
     },
     onStreamTimings: (streamTimings) => {
       const index = conversationIndexIn(JSON.stringify(streamTimings.request.body));
@@ -108,7 +129,12 @@ async function runSlackScenario({
     SLACK_SIGNING_SECRET: slack.signingSecret,
     SLACK_API_URL: slack.apiUrl,
   };
-  const script = contender === 'floor' ? join(repositoryRoot, 'bench', 'slack-floor-bot.ts') : parleyEntry();
+  const script =
+    contender === 'floor'
+      ? join(repositoryRoot, 'bench', 'slack-floor-bot.ts')
+      : contender === 'chat-sdk'
+        ? join(repositoryRoot, 'bench', 'chat-sdk-slack-bot.ts')
+        : parleyEntry();
   if (contender === 'parley') {
     const catalogPath = join(workDirectory, 'models.json');
     writeFileSync(
@@ -126,6 +152,8 @@ async function runSlackScenario({
       LOG_LEVEL: 'warn',
       LOG_FILE: join(workDirectory, 'parley.log'),
       IMAGE_OUTPUT_DIR: join(workDirectory, 'out'),
+      // The health server runs as under `npm start`, on a free port: the machine may run others.
+      HEALTH_PORT: '0',
     });
   }
   const child = startChild({
@@ -170,7 +198,7 @@ async function runSlackScenario({
         const shown = shownText(slack, place.channel, String(place.mention.ts));
         if (shown === undefined) continue;
         if (!firstTextAtMs.has(place.index) && /\S/.test(shown)) firstTextAtMs.set(place.index, nowMs);
-        if (shown === replyTextOf(place.index)) finalAtMs.set(place.index, nowMs);
+        if (shown === slackReplyTextOf(place.index)) finalAtMs.set(place.index, nowMs);
       }
       await delay(25);
     }
@@ -205,14 +233,25 @@ async function runSlackScenario({
       peakRssMiB: peakRssBytes / 2 ** 20,
       loadSeconds: (Math.max(loadEndedAtMs - 1, ...finalAtMs.values()) - loadStartedAtMs) / 1000,
       isTimedOut: finalAtMs.size < conversationCount,
+      callsByMethod: callsByMethodOf(calls, conversationCount),
     };
   } finally {
     clearInterval(cleanup);
     await child.stop(15_000);
     await slack.close();
     await gateway.close();
-    rmSync(workDirectory, { recursive: true, force: true });
+    if (values['keep-logs'] === true) process.stdout.write(`logs kept in ${workDirectory}\n`);
+    else rmSync(workDirectory, { recursive: true, force: true });
   }
+}
+
+function callsByMethodOf(calls: ReadonlyArray<{ method: string }>, replyCount: number): string {
+  const counts = new Map<string, number>();
+  for (const call of calls) counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
+  return [...counts]
+    .sort((left, right) => right[1] - left[1])
+    .map(([method, count]) => `${method} ${(count / replyCount).toFixed(1)}`)
+    .join(', ');
 }
 
 /** parley's entry point; older checkouts (for a before-and-after run) started at src/main.ts. */

@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import pinoPretty from 'pino-pretty';
 import type { Config } from './config.ts';
 import { capLogLine, serializeErrorForLog, summarizeLogObject } from './log-values.ts';
 
@@ -64,7 +64,7 @@ export function createLogger({ log, secrets, destination }: CreateLoggerOptions)
   const isPretty =
     log.format === 'pretty' ||
     (log.format === undefined && !log.file && process.stderr.isTTY === true && !destination);
-  const stream = isPretty ? pinoPretty({ destination: target, colorize: !log.file, sync: true }) : target;
+  const stream = isPretty ? prettyStream({ destination: target, colorize: !log.file }) : target;
   return pino(
     {
       level: log.level,
@@ -78,6 +78,15 @@ export function createLogger({ log, secrets, destination }: CreateLoggerOptions)
     },
     stream,
   );
+}
+
+// pino-pretty (and its colour and date libraries) is loaded only when logs are pretty: a bot that
+// writes JSON, as on a server, never holds it. Synchronously, because creating a logger is.
+const requireOptional = createRequire(import.meta.url);
+
+function prettyStream({ destination, colorize }: { destination: DestinationStream; colorize: boolean }) {
+  const pinoPretty = requireOptional('pino-pretty') as typeof import('pino-pretty');
+  return pinoPretty({ destination, colorize, sync: true });
 }
 
 function openDestination(file: string | undefined): DestinationStream {

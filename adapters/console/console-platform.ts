@@ -1,6 +1,5 @@
 import { userInfo } from 'node:os';
 import type { PlatformAdapter } from '../../commands/platform-adapter.ts';
-import { runConsoleAdapter } from './console-adapter.ts';
 import { type ConsoleSettings, consoleConfig } from './console-config.ts';
 
 /**
@@ -13,6 +12,8 @@ export const consolePlatform: PlatformAdapter<ConsoleSettings> = {
   async start({ services, settings }) {
     const isInteractive = process.stdin.isTTY === true && process.stdout.isTTY === true;
     const input = process.stdin;
+    // Loaded only for the terminal chat, like the other platforms.
+    const { runConsoleAdapter } = await import('./console-adapter.ts');
     const ended = runConsoleAdapter({
       services,
       input,

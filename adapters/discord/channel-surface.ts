@@ -90,14 +90,20 @@ export function createChannelSurface({
   return {
     limits: {
       maxMessageLength: discordLimits.messageLength,
-      // Replies streaming in one channel share its edit bucket: each edits less often.
+      // Replies streaming in one channel share its edit bucket: each edits less often; and no
+      // in-between edit is planned before the channel has a slot besides the one kept for a final.
       get minEditIntervalMs() {
-        return outbound.fairIntervalMs({
-          group: editGroup,
-          callsPerMinute: channelEditsPerMinute,
-          minimumMs: minEditIntervalMs,
-        });
+        return Math.max(
+          outbound.fairIntervalMs({
+            group: editGroup,
+            callsPerMinute: channelEditsPerMinute,
+            minimumMs: minEditIntervalMs,
+          }),
+          outbound.inBetweenEditWaitMs(channel.id),
+        );
       },
+      // The queue keeps the channel's buckets, and one slot of them for final edits.
+      finalEditIntervalMs: 0,
     },
     address: { platform: 'discord', channelId: channel.id },
     classifyFailure: classifyDiscordFailure,
@@ -110,7 +116,7 @@ export function createChannelSurface({
           })
         : outbound.schedule({
             priority: call.isFinal ? 'final-write' : 'edit',
-            target: { kind: 'edit', channelId: channel.id },
+            target: { kind: 'edit', channelId: channel.id, isInBetween: !call.isFinal },
             staleSinceMs: call.staleSinceMs,
             run,
           }),

@@ -14,6 +14,7 @@ import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import type { DiscordAdapterContext, DiscordPlatformLimits } from './adapter-context.ts';
 import { answerAutocomplete } from './autocomplete.ts';
 import { pressButton } from './button-handlers.ts';
+import { cacheLimits } from './cache-limits.ts';
 import { noPings } from './channel-surface.ts';
 import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
@@ -255,6 +256,7 @@ function createAdapterContext({
       makeRequest,
     },
     allowedMentions: noPings,
+    ...cacheLimits(),
     ...shardOptions(shared.discord.sharding),
   });
   learnBucketSizes({ rest: client.rest, limits: shared.rateLimits });

@@ -15,10 +15,28 @@ export interface DiscordCallTarget {
   /** `create` and `edit` count in the channel's own buckets; `typing` is a courtesy. */
   readonly kind: 'create' | 'edit' | 'typing';
   readonly channelId: string;
+  /**
+   * An edit that is not a message's last: it leaves the channel's last edit slot to a final edit
+   * (see `finalEditReserve`).
+   */
+  readonly isInBetween?: boolean;
 }
 
 /** The bot's one outbound queue on Discord; every channel surface of the bot shares it. */
-export type DiscordOutbound = OutboundQueue<DiscordCallTarget>;
+export interface DiscordOutbound extends OutboundQueue<DiscordCallTarget> {
+  /**
+   * How long until an in-between edit in the channel finds a slot without taking the one kept for
+   * a final edit: 0 when it could go now, at most one window.
+   */
+  inBetweenEditWaitMs(channelId: string): number;
+}
+
+/**
+ * Edit slots of a channel window that in-between edits leave free, so that a reply's final text
+ * never waits for the window to pass: at N=1 a reply edits once a second, and without it the
+ * sixth edit in five seconds (the final one) waited for the first to leave the window.
+ */
+export const finalEditReserve = 1;
 
 /**
  * Discord's limits as data (topics/rate-limits.mdx): 50 requests a second for the whole bot token,
@@ -67,6 +85,7 @@ export function createDiscordOutbound(
   sharedBudget?: SharedBotBudget,
 ): DiscordOutbound {
   const shared: BucketClaim[] = sharedBudget ? [sharedBudget] : [];
+  const inBetweenEdits = limits.channel.keepingSpare(finalEditReserve);
   const queue = createOutboundQueue<DiscordCallTarget>({
     // The typing gate is asked before the bot's window, so it sees the window without this call; the
     // shared budget, a Redis round trip, is asked last, once the process's own limits have room.
@@ -75,13 +94,27 @@ export function createDiscordOutbound(
         ? [{ limit: limits.typing, key: 'bot' }, { limit: limits.bot, key: 'bot' }, ...shared]
         : [
             { limit: limits.bot, key: 'bot' },
-            { limit: limits.channel, key: channelBucketKey(target.kind, target.channelId) },
+            {
+              limit: target.isInBetween === true ? inBetweenEdits : limits.channel,
+              key: channelBucketKey(target.kind, target.channelId),
+            },
             ...shared,
           ],
   });
-  if (sharedBudget === undefined) return queue;
+  // While every slot is in flight, a response frees one; a window from now is the longest that takes.
+  const inBetweenEditWaitMs = (channelId: string) => {
+    const nowMs = Date.now();
+    const roomAtMs = limits.channel.spareRoomAtMs(
+      channelBucketKey('edit', channelId),
+      nowMs,
+      finalEditReserve,
+    );
+    return Math.min(Math.max(0, roomAtMs - nowMs), discordLimits.editWindowMs);
+  };
+  if (sharedBudget === undefined) return { ...queue, inBetweenEditWaitMs };
   return {
     ...queue,
+    inBetweenEditWaitMs,
     schedule: (call) => queue.schedule({ ...call, run: () => countedRequests.run(true, call.run) }),
     tryNow: (call) => queue.tryNow({ ...call, run: () => countedRequests.run(true, call.run) }),
   };

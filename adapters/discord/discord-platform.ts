@@ -1,5 +1,4 @@
 import type { PlatformAdapter } from '../../commands/platform-adapter.ts';
-import { startDiscordAdapter } from './discord-adapter.ts';
 import { type DiscordSettings, discordConfig } from './discord-config.ts';
 import { discordLimits } from './discord-limits.ts';
 
@@ -7,8 +6,9 @@ import { discordLimits } from './discord-limits.ts';
 export const discordPlatform: PlatformAdapter<DiscordSettings> = {
   name: 'discord',
   configSchema: discordConfig,
-  start: ({ services, settings, config, logger, coordination }) =>
-    startDiscordAdapter({
+  // discord.js is loaded only when parley runs on Discord: a Slack-only process never holds it.
+  start: async ({ services, settings, config, logger, coordination }) =>
+    (await import('./discord-adapter.ts')).startDiscordAdapter({
       services,
       discord: settings,
       maxImageBytes: config.images.maxInputBytes,

@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import type { OutgoingFile } from '../../src/delivery/surface.ts';
 import { detectImageType } from '../../src/images/image-type.ts';
 
@@ -70,6 +69,8 @@ export async function shrinkImage({
   maxBytes: number;
 }): Promise<OutgoingFile | undefined> {
   if (!detectImageType(file.bytes)) return undefined;
+  // libvips is loaded with the first image to shrink, not at start.
+  const { default: sharp } = await import('sharp');
   const metadata = await sharp(file.bytes, { animated: false }).metadata();
   const format = metadata.hasAlpha ? 'webp' : 'jpeg';
   const encode = async (widthPx: number, quality: number) => {

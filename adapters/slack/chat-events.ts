@@ -8,7 +8,7 @@ import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';
 import { createReplySurface } from './reply-surface.ts';
 import { slackActorOf } from './slack-actor.ts';
-import { showThinkingStatus } from './thread-status.ts';
+import { showThinkingStatusUnlessAnswered } from './thread-status.ts';
 import { runThreadTextCommand, threadTextCommandOf } from './thread-text-commands.ts';
 import { titleThreadAfterFirstExchange } from './thread-title.ts';
 
@@ -160,9 +160,8 @@ async function answerEvent({
         channel: { id: event.channel, type: event.channel_type },
       }),
     };
-    const surface = withFeedbackButtons(
-      withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place, adapter.delivery),
-    );
+    const replySurface = createReplySurface({ place, context: adapter.delivery });
+    const surface = withFeedbackButtons(withPrivateNotice(replySurface, place, adapter.delivery));
     // Slack's own stop control names the thread (native-stop.ts).
     const stop =
       threadTs === undefined ? undefined : adapter.threadStops.track({ channel: event.channel, threadTs });
@@ -171,7 +170,12 @@ async function answerEvent({
         services: adapter.services,
         turn,
         surface,
-        beforeReply: () => showThinkingStatus(place, adapter.delivery),
+        beforeReply: async () =>
+          showThinkingStatusUnlessAnswered({
+            place,
+            context: adapter.delivery,
+            hasPosted: replySurface.hasPosted,
+          }),
         ...(stop === undefined ? {} : { signal: stop.signal }),
       });
       await titleThreadAfterFirstExchange({

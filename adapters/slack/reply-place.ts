@@ -34,4 +34,9 @@ export interface SlackDeliveryContext {
    * cannot carry buttons until it ends). Short replies finish before and never show one.
    */
   readonly stopButtonDelayMs: number;
+  /**
+   * How long a reply may take to post before "is thinking…" goes up under its thread (see
+   * `showThinkingStatusUnlessAnswered`): a reply that answers sooner shows no status at all.
+   */
+  readonly thinkingStatusDelayMs: number;
 }

@@ -78,7 +78,7 @@ export function createReplySurface({
   context: SlackDeliveryContext;
   /** Called when Slack refuses a post because the bot is not in the channel. */
   onChannelRefused?: (error: unknown) => void;
-}): Surface {
+}): Surface & { readonly hasPosted: () => boolean } {
   const { outbound } = context;
   const messages: ReplyMessage[] = [];
   const writerId = randomUUID();
@@ -389,6 +389,7 @@ export function createReplySurface({
   };
 
   return {
+    hasPosted: () => messages.length > 0,
     address: {
       platform: 'slack',
       teamId: place.teamId,
@@ -400,6 +401,9 @@ export function createReplySurface({
     // measuring wrappers of this surface keep a reference to this object rather than copies of its values.
     limits: {
       maxMessageLength: slackLimits.replyMessageLength,
+      // Every call waits its method's bucket in the outbound queue: the final write (chat.stopStream
+      // or chat.update) goes as soon as that allows, not at the in-between pace.
+      finalEditIntervalMs: 0,
       // Replies writing at once in a workspace share its budget: each edits less often, so that
       // their final texts are not held up behind everyone's in-between edits.
       get minEditIntervalMs() {

@@ -25,6 +25,7 @@ import type { SlackSettings } from './slack-config.ts';
 import { createSlackOutbound, type SlackOutbound } from './slack-outbound.ts';
 import { registerSlackPlaces } from './slack-scheduled-places.ts';
 import { identifyBot, startupErrorOf } from './slack-startup.ts';
+import { thinkingStatusDelayMs as defaultThinkingStatusDelayMs } from './thread-status.ts';
 import { createUserDirectory } from './user-directory.ts';
 import { createUserGroupDirectory } from './user-groups.ts';
 import { createWorkspaceFeatures } from './workspace-features.ts';
@@ -41,6 +42,8 @@ export interface StartSlackAdapterOptions {
   readonly deduper?: Deduper;
   /** How long a native stream runs before the person gets a private Stop button. Default 2,500 ms. */
   readonly stopButtonDelayMs?: number;
+  /** How long a reply may take to post before "is thinking…" goes up. Default 1,000 ms. */
+  readonly thinkingStatusDelayMs?: number;
   /** The bot's outbound queue, with the per-workspace budgets of Web API calls; default a new one. */
   readonly outbound?: SlackOutbound;
   /** Holds a rate-limited method (and only it) for its Retry-After; default a new layer. */
@@ -76,6 +79,7 @@ export async function startSlackAdapter({
   host,
   deduper = createInMemoryDeduper(),
   stopButtonDelayMs = 2_500,
+  thinkingStatusDelayMs = defaultThinkingStatusDelayMs,
   outbound = createSlackOutbound(),
   methodPauses,
 }: StartSlackAdapterOptions): Promise<SlackAdapter> {
@@ -147,6 +151,7 @@ export async function startSlackAdapter({
       outbound,
       logger: adapterLogger,
       stopButtonDelayMs,
+      thinkingStatusDelayMs,
     },
     directory: createUserDirectory({ logger: adapterLogger }),
     userGroups: createUserGroupDirectory({ logger: adapterLogger }),

@@ -1,6 +1,5 @@
 import type { PlatformAdapter } from '../../commands/platform-adapter.ts';
 import { failOpen } from '../../src/delivery/fail-open-limit.ts';
-import { startSlackAdapter } from './slack-adapter.ts';
 import { type SlackSettings, slackConfig } from './slack-config.ts';
 import { createSlackOutbound } from './slack-outbound.ts';
 
@@ -8,8 +7,10 @@ import { createSlackOutbound } from './slack-outbound.ts';
 export const slackPlatform: PlatformAdapter<SlackSettings> = {
   name: 'slack',
   configSchema: slackConfig,
-  start: ({ services, settings, config, logger, coordination }) => {
+  // Bolt and its web server are loaded only when parley runs on Slack: a Discord-only process never holds them.
+  start: async ({ services, settings, config, logger, coordination }) => {
     const createSharedBucket = coordination.createSharedBucket;
+    const { startSlackAdapter } = await import('./slack-adapter.ts');
     return startSlackAdapter({
       services,
       slack: settings,

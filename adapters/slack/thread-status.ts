@@ -29,3 +29,29 @@ export async function showThinkingStatus(
     context.logger.debug({ err: error }, 'slack: could not set the thread status');
   }
 }
+
+/**
+ * How long a reply may take to show its first text before "is thinking…" goes up. A model that
+ * answers sooner needs no status (Slack clears it as the reply arrives anyway): that saves a call of
+ * the thread's budget and keeps its round trip off the way to the model.
+ */
+export const thinkingStatusDelayMs = 1_000;
+
+/**
+ * Shows "is thinking…" after the context's `thinkingStatusDelayMs` unless the reply has posted by
+ * then; never waits for it.
+ */
+export function showThinkingStatusUnlessAnswered({
+  place,
+  context,
+  hasPosted,
+}: {
+  place: ReplyPlace;
+  context: SlackDeliveryContext;
+  hasPosted: () => boolean;
+}): void {
+  const timer = setTimeout(() => {
+    if (!hasPosted()) void showThinkingStatus(place, context);
+  }, context.thinkingStatusDelayMs);
+  timer.unref();
+}

@@ -52,6 +52,17 @@ export interface SlidingWindow extends RateLimit {
   learn(key: string, window: LearnedWindow): void;
   /** How many calls `key` counts in the window ending at `nowMs`, those in flight included. */
   usedAt(key: string, nowMs: number): number;
+  /**
+   * The same window for calls that must leave `spare` slots of every key free (in-between edits,
+   * so that a final edit always finds one): it counts in the same slots, and grants only while
+   * more than `spare` are free.
+   */
+  keepingSpare(spare: number): RateLimit;
+  /**
+   * When a call that leaves `spare` slots free could be granted under `key`: `nowMs` when it could
+   * now, `Infinity` while only a response in flight can make room.
+   */
+  spareRoomAtMs(key: string, nowMs: number, spare: number): number;
 }
 
 /**
@@ -94,6 +105,32 @@ interface Slot {
 export function createSlidingWindow({ limit, windowMs }: { limit: number; windowMs: number }): SlidingWindow {
   const slotsByKey = new Map<string, Slot[]>();
   const learned = new Map<string, LearnedWindow>();
+  const sizeOf = (key: string): LearnedWindow => learned.get(key) ?? { limit, windowMs };
+  const acquire = (key: string, nowMs: number, spare: number): Acquisition => {
+    const { limit: keyLimit, windowMs: keyWindowMs } = sizeOf(key);
+    const usable = Math.max(1, keyLimit - spare);
+    const slots = slotsByKey.get(key) ?? [];
+    dropExpired(slots, nowMs - keyWindowMs);
+    if (slots.length >= usable) {
+      if (slots.length === 0) slotsByKey.delete(key);
+      return { isGranted: false, retryAtMs: freedAtMs(slots, usable, keyWindowMs) };
+    }
+    const slot: Slot = { endedAtMs: Number.POSITIVE_INFINITY };
+    slots.push(slot);
+    slotsByKey.set(key, slots);
+    return {
+      isGranted: true,
+      release({ endedAtMs, wasSent }) {
+        if (wasSent) {
+          slot.endedAtMs = endedAtMs;
+          return;
+        }
+        const index = slots.indexOf(slot);
+        if (index !== -1) slots.splice(index, 1);
+        if (slots.length === 0 && slotsByKey.get(key) === slots) slotsByKey.delete(key);
+      },
+    };
+  };
   return {
     learn(key, window) {
       if (window.limit >= 1 && window.windowMs > 0) learned.set(key, window);
@@ -101,32 +138,18 @@ export function createSlidingWindow({ limit, windowMs }: { limit: number; window
     usedAt(key, nowMs) {
       const slots = slotsByKey.get(key);
       if (slots === undefined) return 0;
-      dropExpired(slots, nowMs - (learned.get(key) ?? { windowMs }).windowMs);
+      dropExpired(slots, nowMs - sizeOf(key).windowMs);
       return slots.length;
     },
-    tryAcquire(key, nowMs) {
-      const { limit: keyLimit, windowMs: keyWindowMs } = learned.get(key) ?? { limit, windowMs };
-      const slots = slotsByKey.get(key) ?? [];
+    tryAcquire: (key, nowMs) => acquire(key, nowMs, 0),
+    keepingSpare: (spare) => ({ tryAcquire: (key, nowMs) => acquire(key, nowMs, spare) }),
+    spareRoomAtMs(key, nowMs, spare) {
+      const slots = slotsByKey.get(key);
+      if (slots === undefined) return nowMs;
+      const { limit: keyLimit, windowMs: keyWindowMs } = sizeOf(key);
       dropExpired(slots, nowMs - keyWindowMs);
-      if (slots.length >= keyLimit) {
-        if (slots.length === 0) slotsByKey.delete(key);
-        return { isGranted: false, retryAtMs: freedAtMs(slots, keyLimit, keyWindowMs) };
-      }
-      const slot: Slot = { endedAtMs: Number.POSITIVE_INFINITY };
-      slots.push(slot);
-      slotsByKey.set(key, slots);
-      return {
-        isGranted: true,
-        release({ endedAtMs, wasSent }) {
-          if (wasSent) {
-            slot.endedAtMs = endedAtMs;
-            return;
-          }
-          const index = slots.indexOf(slot);
-          if (index !== -1) slots.splice(index, 1);
-          if (slots.length === 0 && slotsByKey.get(key) === slots) slotsByKey.delete(key);
-        },
-      };
+      const usable = Math.max(1, keyLimit - spare);
+      return slots.length < usable ? nowMs : freedAtMs(slots, usable, keyWindowMs);
     },
   };
 }

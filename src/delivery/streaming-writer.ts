@@ -148,6 +148,11 @@ interface WriterState {
   finalFailures: { readonly firstAtMs: number; count: number } | null;
   /** Until when the first post waits for the reply to end (see `Surface.holdFirstPost`). */
   firstPostHeldUntilMs: number | null;
+  /**
+   * When each message's last call went out, while that call succeeded: once the reply has ended,
+   * its final edit is paced from there by the surface's `finalEditIntervalMs` (see `paceFinalEdits`).
+   */
+  readonly lastCallAtMs: Map<MessageSlot, number>;
 }
 
 /**
@@ -190,6 +195,7 @@ export function createStreamingWriter({
     failuresInRow: 0,
     finalFailures: null,
     firstPostHeldUntilMs: null,
+    lastCallAtMs: new Map(),
   };
   return {
     append(delta) {
@@ -231,6 +237,7 @@ export function createStreamingWriter({
 function pump(state: WriterState): void {
   if (state.isCallInFlight || state.closing?.isDone) return;
   if (state.closing === null) settleGrowingText(state);
+  else paceFinalEdits(state);
   assignActions(state);
   const call = planNextCall(state.slots, state.clock.now());
   if (call === null) {
@@ -246,6 +253,19 @@ function pump(state: WriterState): void {
     return;
   }
   startCall(state, call);
+}
+
+/**
+ * Once the reply has ended, a message's final edit waits only `finalEditIntervalMs` after its last
+ * call, where the surface allows less than the in-between pace: the person sees the whole answer as
+ * soon as the platform's limits allow. A message whose last call failed keeps its retry pause.
+ */
+function paceFinalEdits(state: WriterState): void {
+  const intervalMs = state.surface.limits.finalEditIntervalMs;
+  if (intervalMs === undefined) return;
+  for (const [slot, sentAtMs] of state.lastCallAtMs) {
+    slot.nextCallAtMs = Math.min(slot.nextCallAtMs, sentAtMs + intervalMs);
+  }
 }
 
 /**
@@ -369,11 +389,13 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
         // Counted from when the call really went out, at the interval the surface has now (a
         // platform path can change with the call: a refused native stream edits more slowly).
         slot.nextCallAtMs = Math.max(slot.nextCallAtMs, sentAtMs + state.surface.limits.minEditIntervalMs);
+        state.lastCallAtMs.set(slot, sentAtMs);
         if (isFinalCall) state.finalFailures = null;
         state.failuresInRow = 0;
         if (kind === 'post') reportProgress(state);
       },
       (error: unknown) => {
+        state.lastCallAtMs.delete(slot);
         if (isFinalCall) {
           onFinalCallFailed(state, kind, slot, error);
           return;

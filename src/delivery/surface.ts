@@ -127,6 +127,13 @@ export interface SurfaceLimits {
   readonly maxMessageLength: number;
   /** The least time between two edits of the same message, from the platform's edit budget. */
   readonly minEditIntervalMs: number;
+  /**
+   * The least time between a message's last in-between edit and its final one, where that is less
+   * than `minEditIntervalMs`: a surface whose every call waits in a queue that keeps the platform's
+   * own limits (`enqueue`) lets the final text go as soon as those allow, rather than at the pace
+   * it chose for in-between edits. Default `minEditIntervalMs`.
+   */
+  readonly finalEditIntervalMs?: number;
 }
 
 export interface PostedMessage {

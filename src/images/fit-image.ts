@@ -1,4 +1,4 @@
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import type { ImageMimeType } from './image-type.ts';
 
 /** Above this many bytes an image is re-encoded even when its dimensions are fine. */
@@ -60,6 +60,8 @@ export async function fitImage({
   maxDimensionPx: number;
   maxInputPixels?: number;
 }): Promise<FittedImage> {
+  // libvips is loaded with the first image, not at start: most processes never fit one.
+  const { default: sharp } = await import('sharp');
   // sharp's own limit stays as a backstop; the header check gives the person the numbers.
   const image = sharp(bytes, { animated: false, limitInputPixels: maxInputPixels });
   // The header is read without sharp's limit, so an image over it is reported with its size.

@@ -1,8 +1,9 @@
-import KeyvRedis, { defaultReconnectStrategy, type RedisClientType } from '@keyv/redis';
+import { createRequire } from 'node:module';
+import type KeyvRedis from '@keyv/redis';
+import type { RedisClientType } from '@keyv/redis';
 import { Keyv, type KeyvStoreAdapter } from 'keyv';
 import type { Logger } from 'pino';
 import { timeStoreCalls } from '../operations/time-store-calls.ts';
-import { PostgresStore } from './postgres-store.ts';
 import { type SpaceReclaimed, SqliteStore } from './sqlite-store.ts';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from './store-url.ts';
 import {
@@ -14,6 +15,14 @@ import {
 
 export type { SpaceReclaimed } from './sqlite-store.ts';
 export { defaultStoreUrl, StoreUrlError } from './store-url.ts';
+
+/**
+ * The drivers of the server stores are loaded when a store URL names one, not at start: a bot on
+ * SQLite never holds the Redis client (400 modules) or pg. Synchronously, because opening a store is.
+ */
+const requireDriver = createRequire(import.meta.url);
+const redisDriver = () => requireDriver('@keyv/redis') as typeof import('@keyv/redis');
+const postgresDriver = () => requireDriver('./postgres-store.ts') as typeof import('./postgres-store.ts');
 
 /** A down Redis repeats the same error on every reconnect attempt; one line a minute is enough. */
 const repeatedErrorLogIntervalMs = 60_000;
@@ -180,7 +189,7 @@ async function dropExpired({
       }
     }
     case 'postgres': {
-      const maintenance = new PostgresStore({ url: location.url });
+      const maintenance = new (postgresDriver().PostgresStore)({ url: location.url });
       try {
         return await timeBound.bound('deleteExpired', () => maintenance.deleteExpired(Date.now()));
       } finally {
@@ -227,6 +236,7 @@ function openRedisConnection({
   url: string;
   connectTimeoutMs: number;
 }): RedisConnection {
+  const { default: KeyvRedis, defaultReconnectStrategy } = redisDriver();
   // This adapter only connects the client; each namespace gets its own adapter on the same client.
   const connector = new KeyvRedis(
     {
@@ -279,7 +289,7 @@ function openAdapter({
       // Every SqliteStore on one file shares one connection (sqlite-database.ts).
       return new SqliteStore({ filePath: location.filePath });
     case 'postgres':
-      return boundStoreTime(new PostgresStore({ url: location.url }), timeBound);
+      return boundStoreTime(new (postgresDriver().PostgresStore)({ url: location.url }), timeBound);
     case 'redis': {
       if (!redis) throw new Error('a redis:// store without its connection');
       return boundStoreTime(namespaceOnConnection(redis), timeBound);
@@ -293,11 +303,20 @@ function openAdapter({
  * through the connection, and its disconnect gives up its share instead of closing the client under
  * the other namespaces.
  */
-class NamespaceAdapter extends KeyvRedis<unknown> {}
-// initClient is private in the library's types; the constructor calls it to attach the listeners.
-Object.defineProperty(NamespaceAdapter.prototype, 'initClient', { value: () => {} });
+let namespaceAdapterClass: typeof KeyvRedis<unknown> | undefined;
+
+function namespaceAdapterOf(): typeof KeyvRedis<unknown> {
+  if (namespaceAdapterClass === undefined) {
+    const NamespaceAdapter = class extends redisDriver().default<unknown> {};
+    // initClient is private in the library's types; the constructor calls it to attach the listeners.
+    Object.defineProperty(NamespaceAdapter.prototype, 'initClient', { value: () => {} });
+    namespaceAdapterClass = NamespaceAdapter;
+  }
+  return namespaceAdapterClass;
+}
 
 function namespaceOnConnection(redis: RedisConnection): KeyvRedis<unknown> {
+  const NamespaceAdapter = namespaceAdapterOf();
   const adapter = new NamespaceAdapter(redis.client, { throwOnErrors: true });
   redis.take();
   let hasReleased = false;

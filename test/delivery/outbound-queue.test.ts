@@ -71,6 +71,35 @@ describe('outbound queue over sliding windows (Discord)', () => {
     ]);
   });
 
+  it('keeps the last slot of a window for calls that do not ask to leave it free', async () => {
+    const window = createSlidingWindow({ limit: 5, windowMs: 5_000 });
+    const inBetween = window.keepingSpare(1);
+    const queue = createOutboundQueue<{ readonly isInBetween: boolean }>({
+      bucketsFor: (target): BucketClaim[] => [
+        { limit: target.isInBetween ? inBetween : window, key: 'channel' },
+      ],
+    });
+    const { started } = recorder();
+    const call = (label: string, isInBetween: boolean) =>
+      queue.schedule({
+        priority: isInBetween ? 'edit' : 'final-write',
+        target: { isInBetween },
+        run: async () => {
+          started.push({ label, atMs: Date.now() });
+        },
+      });
+    const edits = Array.from({ length: 5 }, (_, index) => call(`edit ${index}`, true));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(window.spareRoomAtMs('channel', Date.now(), 1)).toBe(Date.now() - 100 + 5_000);
+    const final = call('final', false);
+    await vi.advanceTimersByTimeAsync(0);
+    await final;
+    expect(started.map((entry) => entry.label)).toEqual(['edit 0', 'edit 1', 'edit 2', 'edit 3', 'final']);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await Promise.all(edits);
+    expect(started.at(-1)?.label).toBe('edit 4');
+  });
+
   it('serves first posts, then final writes, then in-between edits, then cosmetic calls', async () => {
     const queue = slidingQueue({ perWindow: 1, windowMs: 1_000 });
     const { started, call } = recorder();

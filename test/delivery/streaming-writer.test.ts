@@ -196,6 +196,42 @@ describe('createStreamingWriter', () => {
     expect(reply.text).toBe('Hello world');
   });
 
+  it('sends the final edit as soon as the surface allows, not at the in-between pace', async () => {
+    const surface = createRecordingSurface({ minEditIntervalMs: 1000, finalEditIntervalMs: 0 });
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hello');
+    await vi.advanceTimersByTimeAsync(200);
+    writer.append(' world');
+    await vi.advanceTimersByTimeAsync(1000);
+    writer.append(', again');
+    await vi.advanceTimersByTimeAsync(100);
+    await settle(writer.finish());
+    // In-between edits keep the pace; the final one goes the moment the reply ends.
+    expect(surface.calls.map((call) => [call.kind, call.text, call.startedAtMs])).toEqual([
+      ['post', 'Hello', 0],
+      ['edit', 'Hello world', 1000],
+      ['edit', 'Hello world, again', 1300],
+    ]);
+  });
+
+  it('keeps the pause after a failed call even where the final edit could go at once', async () => {
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 1000,
+      finalEditIntervalMs: 0,
+      shouldReject: (call) => call.kind === 'edit' && call.text === 'Hello world',
+    });
+    const writer = createStreamingWriter({ surface });
+    writer.append('Hello');
+    writer.append(' world');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(surface.calls.at(-1)).toMatchObject({ text: 'Hello world', outcome: 'rejected' });
+    writer.append('!');
+    await settle(writer.finish());
+    const final = surface.calls.at(-1);
+    expect(final).toMatchObject({ text: 'Hello world!', outcome: 'accepted' });
+    expect(final?.startedAtMs).toBeGreaterThanOrEqual(2000);
+  });
+
   it('shows an unfinished code block closed while it streams', () => {
     const surface = createRecordingSurface();
     const writer = createStreamingWriter({ surface });

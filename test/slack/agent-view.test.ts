@@ -16,7 +16,8 @@ describe('slack agent view: prompts, threads of a DM, Slack’s own stop control
     bot.slack.agent.suggestedPrompts.at(index)?.prompts.map((prompt) => prompt.title);
 
   beforeAll(async () => {
-    bot = await startSlackUnderTest({ mode: 'http' });
+    // The status goes up at once here, as these cases check it; thinking-status.test.ts checks its delay.
+    bot = await startSlackUnderTest({ mode: 'http', thinkingStatusDelayMs: 0 });
   });
   afterAll(() => bot.close());
   beforeEach(() => {

@@ -15,14 +15,16 @@ describe('slack over HTTP: chat with native streaming', () => {
   let bot: SlackUnderTest;
 
   beforeAll(async () => {
-    bot = await startSlackUnderTest({ mode: 'http', stopButtonDelayMs: 500 });
+    // The status goes up at once here, as these cases check it; thinking-status.test.ts checks its delay.
+    bot = await startSlackUnderTest({ mode: 'http', stopButtonDelayMs: 500, thinkingStatusDelayMs: 0 });
   });
   afterAll(() => bot.close());
   beforeEach(() => bot.reset());
 
   it('answers a signed mention in a thread under it, streamed natively, with the exact text', async () => {
     const reply = '**Tides** come from the Moon.\n\n```ts\nconst moon = true;\n```\n\nThat is all.';
-    bot.gateway.enqueue({ text: reply, chunkSize: 6, delayBetweenChunksMs: 80 });
+    // About 3 s, so that the stream takes several appends at the native pace (editIntervals).
+    bot.gateway.enqueue({ text: reply, chunkSize: 6, delayBetweenChunksMs: 200 });
     const mention = appMention({ channel: 'C0TIDES001', text: 'why are there tides?', user: 'U0ADA00001' });
 
     const delivery = await bot.deliverEvent(mention);

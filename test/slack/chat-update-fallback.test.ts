@@ -21,7 +21,8 @@ describe('slack over HTTP: chat streamed with chat.update when native streaming 
 
   it('posts, edits within the Tier 3 budget and leaves the exact text; the refusal is remembered', async () => {
     const reply = 'Step **one**, then [the docs](https://example.com/docs).\n\n- a\n- b';
-    bot.gateway.enqueue({ text: reply, chunkSize: 5, delayBetweenChunksMs: 50 });
+    // Long enough (about 3 s) for in-between edits between the post and the final write.
+    bot.gateway.enqueue({ text: reply, chunkSize: 5, delayBetweenChunksMs: 250 });
     const mention = appMention({ channel: 'C0UPDATE01', text: 'how?' });
 
     await bot.deliverEvent(mention);
@@ -45,8 +46,9 @@ describe('slack over HTTP: chat streamed with chat.update when native streaming 
             JSON.stringify(firstBlockOf(calls[index - 1]?.arguments)),
       )
       .map((call) => call.receivedAtMs);
-    expect(writes.length).toBeGreaterThanOrEqual(2);
-    for (let index = 1; index < writes.length; index += 1) {
+    expect(writes.length).toBeGreaterThanOrEqual(3);
+    // The final write is not held to that pace: it goes as soon as the chat.update budget allows.
+    for (let index = 1; index < writes.length - 1; index += 1) {
       expect((writes[index] ?? 0) - (writes[index - 1] ?? 0)).toBeGreaterThanOrEqual(1_200);
     }
     expect(bot.slack.callsTo('chat.startStream')).toHaveLength(1);

@@ -35,6 +35,7 @@ function responderIn(channel: string) {
       outbound,
       logger: createCapturedLogger().logger,
       stopButtonDelayMs: 60_000,
+      thinkingStatusDelayMs: 1_000,
     },
     respond: undefined,
     attribution: '<@U0PERSON01> used `/extract rows`',

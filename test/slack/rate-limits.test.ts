@@ -12,7 +12,8 @@ describe('slack: rate limits hold back only the method Slack limited', () => {
   let bot: SlackUnderTest;
 
   beforeAll(async () => {
-    bot = await startSlackUnderTest({ mode: 'http' });
+    // The status goes up at once here, as these cases check it; thinking-status.test.ts checks its delay.
+    bot = await startSlackUnderTest({ mode: 'http', thinkingStatusDelayMs: 0 });
   });
   afterAll(() => bot.close());
   beforeEach(() => bot.reset());

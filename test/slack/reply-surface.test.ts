@@ -2,6 +2,7 @@ import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackDeliveryContext } from '../../adapters/slack/reply-place.ts';
 import { createReplySurface } from '../../adapters/slack/reply-surface.ts';
+import { editIntervals } from '../../adapters/slack/slack-limits.ts';
 import { createSlackOutbound } from '../../adapters/slack/slack-outbound.ts';
 import { createWorkspaceFeatures } from '../../adapters/slack/workspace-features.ts';
 import type { Action } from '../../src/delivery/card.ts';
@@ -33,6 +34,7 @@ describe('slack reply surface', () => {
       outbound: createSlackOutbound(),
       logger: createCapturedLogger().logger,
       stopButtonDelayMs: 60_000,
+      thinkingStatusDelayMs: 1_000,
     };
   });
 
@@ -108,7 +110,7 @@ describe('slack reply surface', () => {
   it('falls back to chat.update once Slack refuses native streaming, and remembers it', async () => {
     slack.setNativeStreaming('not_allowed');
     const surface = surfaceIn('C0SURFACE4');
-    expect(surface.limits.minEditIntervalMs).toBe(700);
+    expect(surface.limits.minEditIntervalMs).toBe(editIntervals.nativeStreamMs);
     const first = await postFirst(surface, 'Hello');
     expect(surface.limits.minEditIntervalMs).toBeGreaterThanOrEqual(1_300);
     const second = await postFirst(surfaceIn('C0SURFACE5'), 'Again');

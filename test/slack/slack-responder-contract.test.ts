@@ -66,6 +66,7 @@ describeResponderContract({
         outbound,
         logger: createCapturedLogger().logger,
         stopButtonDelayMs: 60_000,
+        thinkingStatusDelayMs: 1_000,
       },
       respond: undefined,
     });

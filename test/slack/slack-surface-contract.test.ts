@@ -23,6 +23,7 @@ beforeAll(async () => {
     outbound: createSlackOutbound(),
     logger: createCapturedLogger().logger,
     stopButtonDelayMs: 60_000,
+    thinkingStatusDelayMs: 1_000,
   };
 });
 afterAll(() => slack.close());

@@ -48,6 +48,7 @@ export async function startSlackUnderTest({
   slackOptions = {},
   environment = {},
   stopButtonDelayMs = 2_500,
+  thinkingStatusDelayMs,
   prepare,
   scheduleClockStartMs,
 }: {
@@ -57,6 +58,8 @@ export async function startSlackUnderTest({
   slackOptions?: FakeSlackOptions;
   environment?: Record<string, string>;
   stopButtonDelayMs?: number;
+  /** How long a reply may take to post before "is thinking…"; default the adapter's. */
+  thinkingStatusDelayMs?: number;
   /** Sets up the fake workspace (people, user groups) before the bot signs in. */
   prepare?: (slack: FakeSlack) => void;
 }): Promise<SlackUnderTest> {
@@ -97,6 +100,7 @@ export async function startSlackUnderTest({
     maxImageBytes: config.images.maxInputBytes,
     host: '127.0.0.1',
     stopButtonDelayMs,
+    ...(thinkingStatusDelayMs === undefined ? {} : { thinkingStatusDelayMs }),
   });
   if (adapter.port !== undefined) slack.appUrl = `http://127.0.0.1:${adapter.port}/slack/events`;
   const target = mode === 'socket' ? { mode: 'socket' as const } : {};

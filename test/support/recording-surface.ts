@@ -36,6 +36,7 @@ export interface RecordingSurface extends Surface {
 export function createRecordingSurface({
   maxMessageLength = 2000,
   minEditIntervalMs = 1000,
+  finalEditIntervalMs,
   firstPostHoldMs,
   callDurationMs = 0,
   shouldReject = () => false,
@@ -81,7 +82,11 @@ export function createRecordingSurface({
   };
 
   const surface: RecordingSurface = {
-    limits: { maxMessageLength, minEditIntervalMs },
+    limits: {
+      maxMessageLength,
+      minEditIntervalMs,
+      ...(finalEditIntervalMs === undefined ? {} : { finalEditIntervalMs }),
+    },
     ...(firstPostHoldMs === undefined ? {} : { holdFirstPost: () => firstPostHoldMs }),
     calls,
     messageTexts,

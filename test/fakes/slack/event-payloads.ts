@@ -39,7 +39,7 @@ function messageFields(options: MessageEventOptions): SlackEvent {
       {
         type: 'rich_text',
         block_id: randomSlackId('', 5).toLowerCase(),
-        elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: options.text }] }],
+        elements: [{ type: 'rich_text_section', elements: richTextElementsOf(options.text) }],
       },
     ],
   };
@@ -83,6 +83,22 @@ export function threadReply(
 /** A top-level `message` in a channel, without a mention. */
 export function channelMessage(options: MessageEventOptions): SlackEvent {
   return withFileShare({ ...messageFields(options), channel_type: 'channel' });
+}
+
+/**
+ * A message's text as the elements of its `rich_text` block: Slack gives a mention its own `user`
+ * element and the words around it `text` elements (docs.slack.dev/reference/block-kit/block-elements/user-element;
+ * a real `app_mention` payload, `<@U066C7XNE6M> hey`, in slackapi/bolt-js pull 2057). A client such
+ * as the Chat SDK reads the mention from the blocks, not from `text`.
+ */
+function richTextElementsOf(text: string): Array<{ type: string; text?: string; user_id?: string }> {
+  return text
+    .split(/(<@[UW][A-Z0-9]+>)/)
+    .filter((part) => part !== '')
+    .map((part) => {
+      const mentioned = /^<@([UW][A-Z0-9]+)>$/.exec(part)?.[1];
+      return mentioned === undefined ? { type: 'text', text: part } : { type: 'user', user_id: mentioned };
+    });
 }
 
 /**
