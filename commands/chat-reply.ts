@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Actor } from '../src/access/actor.ts';
 import { type ReplyEnding, type ReplyOutcome, storeUnavailableMessage } from '../src/conversation/engine.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
