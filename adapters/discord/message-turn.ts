@@ -1,4 +1,4 @@
-import { type Attachment, type Client, type Message } from 'discord.js';
+import type { Attachment, Client, Message } from 'discord.js';
 import {
   conversationKeyOf,
   type DocumentAttachment,
