@@ -20,6 +20,7 @@ import { registerMessageShortcuts } from './message-shortcut-handlers.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
 import { createThreadStops, registerNativeStop } from './native-stop.ts';
 import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
+import { reportSlackCallOutcomes, slackRouteClassOf } from './report-call-outcomes.ts';
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
 import type { SlackSettings } from './slack-config.ts';
 import { createSlackOutbound, type SlackOutbound } from './slack-outbound.ts';
@@ -94,7 +95,7 @@ export async function startSlackAdapter({
       // holds a token, so they are one class).
       baseFetch: countPlatformRequests({
         platform: 'slack',
-        routeClassOf: (url) => /\/api\/([\w.]+)$/.exec(url.pathname)?.[1] ?? 'file-upload',
+        routeClassOf: slackRouteClassOf,
       }),
     });
   const clientOptions = {
@@ -104,7 +105,8 @@ export async function startSlackAdapter({
     logger: boltLogger,
     // A 429 pauses only its own method (method-pauses.ts), never the client's whole queue.
     rejectRateLimitedCalls: true,
-    fetch: pauses.fetch,
+    // Every call's outcome reaches /readyz, so a Slack outage reads "platform degraded" there.
+    fetch: reportSlackCallOutcomes(pauses.fetch),
   };
   const identity = await identifyBot({ token: slack.botToken, clientOptions });
   adapterLogger.info(
