@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Tool } from '../../src/tools/tool.ts';
 import { type FakeSearxng, startFakeSearxng } from '../fakes/searxng/fake-searxng.ts';
 import { appMention } from '../fakes/slack/index.ts';
+import { slowTool } from '../support/test-tools.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
 
 /**
@@ -19,26 +19,6 @@ afterEach(async () => {
   bot = undefined;
   searxng.reset();
 });
-
-/** A read-only tool of the test's own that takes `delayMs` to answer. */
-function slowTool(name: string, delayMs: number): Tool {
-  return {
-    name,
-    title: name,
-    description: `The test tool ${name}.`,
-    inputSchema: { type: 'object', properties: {} },
-    annotations: { isReadOnly: true, isDestructive: false, isOpenWorld: false },
-    source: 'test',
-    priceNanos: 0,
-    deadlineMs: 5_000,
-    maxResultCharacters: 1_000,
-    describeCall: () => `⚙ ${name} at work`,
-    async run() {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      return { text: `${name} is done` };
-    },
-  };
-}
 
 describe('tool steps on Slack', () => {
   it('streams each call as a task card in a plan, with the links a search found, then the answer', async () => {
