@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeSearxng, startFakeSearxng } from '../fakes/searxng/fake-searxng.ts';
-import { appMention, buttonClick } from '../fakes/slack/index.ts';
+import { appMention, buttonClick, type StoredMessage } from '../fakes/slack/index.ts';
 import { actingTool, slowTool } from '../support/test-tools.ts';
 import { buttonsOf } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
@@ -103,7 +103,63 @@ describe('tool steps on Slack', () => {
 });
 
 describe('an acting tool asking while the stream is open', () => {
-  it('asks in a message of its own, and the stream goes on to the whole answer, stopped once', async () => {
+  /** Asks in a new thread of `channel` and waits for the acting tool's question. */
+  async function askUntilQuestion(channel: string, text: string) {
+    const mention = appMention({ channel, text });
+    await bot?.deliverEvent(mention);
+    const slack = bot?.slack;
+    if (!slack) throw new Error('no bot');
+    const threadTs = String(mention.ts);
+    const question = await slack.waitFor(() =>
+      slack.messages(channel, threadTs).find((message) => message.text.includes('wants to')),
+    );
+    return { slack, threadTs, question };
+  }
+
+  /**
+   * Presses Approve and waits for the reply's stream to stop; checks that the reply had one stream,
+   * stopped once with `answer` and its task cards `statuses`, that no other message holds the
+   * answer, and that the question says it was approved.
+   */
+  async function approveAndCheckAnswer({
+    channel,
+    threadTs,
+    question,
+    answer,
+    statuses,
+  }: {
+    channel: string;
+    threadTs: string;
+    question: StoredMessage;
+    answer: string;
+    statuses: string[];
+  }) {
+    const slack = bot?.slack;
+    if (!slack || !bot) throw new Error('no bot');
+    const approve = buttonsOf(question).find((button) => button.text.text === 'Approve');
+    await bot.deliverInteraction(
+      buttonClick({ actionId: approve?.action_id ?? '', messageTs: question.ts, channel, threadTs }),
+    );
+    const stopped = await slack.waitFor(
+      () => slack.streams.find((candidate) => candidate.channel === channel && candidate.state === 'stopped'),
+      10_000,
+    );
+    expect(slack.streams.filter((candidate) => candidate.channel === channel)).toHaveLength(1);
+    expect(stopped.writes.filter((write) => write.method === 'chat.stopStream')).toHaveLength(1);
+    expect(stopped.text).toBe(answer);
+    expect([...stopped.tasks.values()].map((task) => task.status)).toEqual(statuses);
+    expect(slack.callsTo('chat.update').map((call) => (call.arguments as { ts?: string }).ts)).not.toContain(
+      stopped.ts,
+    );
+    const firstLine = answer.split('\n')[0] ?? answer;
+    const thread = slack.messages(channel, threadTs);
+    expect(thread.filter((message) => message.text.includes(firstLine)).map((message) => message.ts)).toEqual(
+      [stopped.ts],
+    );
+    expect(thread.find((message) => message.ts === question.ts)?.text).toContain('approved by');
+  }
+
+  it('asks in a message of its own while the steps’ stream stays open, then the answer follows in it', async () => {
     bot = await startSlackUnderTest({ mode: 'http', environment: { CHAT_MODEL: 'tools-model' } });
     const calls: unknown[] = [];
     bot.app.toolbox.replace('test', [slowTool('test_look', 50), actingTool('test_write', calls)]);
@@ -111,13 +167,7 @@ describe('an acting tool asking while the stream is open', () => {
     bot.gateway.enqueue({ toolCalls: [{ name: 'test_look', arguments: {} }] });
     bot.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: { text: 'hello' } }] });
     bot.gateway.enqueue({ text: 'I looked, then wrote hello.', chunkSize: 5, delayBetweenChunksMs: 40 });
-    const mention = appMention({ channel: 'C0STEPS003', text: 'look, then write hello' });
-    await bot.deliverEvent(mention);
-    const slack = bot.slack;
-    const threadTs = String(mention.ts);
-    const question = await slack.waitFor(() =>
-      slack.messages('C0STEPS003', threadTs).find((message) => message.text.includes('wants to')),
-    );
+    const { slack, threadTs, question } = await askUntilQuestion('C0STEPS003', 'look, then write hello');
     // The step shows that it waits, in the stream that is still open.
     const waiting = await slack.waitFor(() =>
       slack.streams.find(
@@ -127,38 +177,14 @@ describe('an acting tool asking while the stream is open', () => {
       ),
     );
     expect(waiting.state).toBe('streaming');
-    const approve = buttonsOf(question).find((button) => button.text.text === 'Approve');
-    await bot.deliverInteraction(
-      buttonClick({
-        actionId: approve?.action_id ?? '',
-        messageTs: question.ts,
-        channel: 'C0STEPS003',
-        threadTs,
-      }),
-    );
-    const stopped = await slack.waitFor(
-      () =>
-        slack.streams.find(
-          (candidate) => candidate.channel === 'C0STEPS003' && candidate.state === 'stopped',
-        ),
-      10_000,
-    );
-    await slack
-      .waitFor(() => (slack.callsTo('chat.update').length > 0 ? true : undefined), 1_000)
-      .catch(() => undefined);
+    await approveAndCheckAnswer({
+      channel: 'C0STEPS003',
+      threadTs,
+      question,
+      answer: 'I looked, then wrote hello.\n\n_🔧 used 2 tools_',
+      statuses: ['complete', 'complete'],
+    });
     expect(calls).toEqual([{ text: 'hello' }]);
-    // One stream, stopped once, holding the whole answer; the answer is nowhere else.
-    expect(slack.streams.filter((candidate) => candidate.channel === 'C0STEPS003')).toHaveLength(1);
-    expect(stopped.writes.filter((write) => write.method === 'chat.stopStream')).toHaveLength(1);
-    expect(stopped.text).toBe('I looked, then wrote hello.\n\n_🔧 used 2 tools_');
-    expect([...stopped.tasks.values()].map((task) => task.status)).toEqual(['complete', 'complete']);
-    const answerMessages = slack
-      .messages('C0STEPS003', threadTs)
-      .filter((message) => message.text.includes('I looked'));
-    expect(answerMessages.map((message) => message.ts)).toEqual([stopped.ts]);
-    expect(
-      slack.messages('C0STEPS003', threadTs).find((message) => message.ts === question.ts)?.text,
-    ).toContain('approved by');
   });
 
   it('keeps the answer’s stream open while it asks, when the model wrote before calling the tool', async () => {
@@ -170,47 +196,19 @@ describe('an acting tool asking while the stream is open', () => {
       toolCalls: [{ name: 'test_write', arguments: { text: 'hello' } }],
     });
     bot.gateway.enqueue({ text: 'I wrote hello.', chunkSize: 4, delayBetweenChunksMs: 40 });
-    const mention = appMention({ channel: 'C0STEPS004', text: 'write hello' });
-    await bot.deliverEvent(mention);
-    const slack = bot.slack;
-    const threadTs = String(mention.ts);
-    const question = await slack.waitFor(() =>
-      slack.messages('C0STEPS004', threadTs).find((message) => message.text.includes('wants to')),
-    );
+    const { slack, threadTs, question } = await askUntilQuestion('C0STEPS004', 'write hello');
     // Long enough for a stream that the question ended to have been stopped.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const open = slack.streams.find((candidate) => candidate.channel === 'C0STEPS004');
     expect(open?.state).toBe('streaming');
     expect(open?.text).toBe('Let me write that down. ');
-    const approve = buttonsOf(question).find((button) => button.text.text === 'Approve');
-    await bot.deliverInteraction(
-      buttonClick({
-        actionId: approve?.action_id ?? '',
-        messageTs: question.ts,
-        channel: 'C0STEPS004',
-        threadTs,
-      }),
-    );
-    const stopped = await slack.waitFor(
-      () =>
-        slack.streams.find(
-          (candidate) => candidate.channel === 'C0STEPS004' && candidate.state === 'stopped',
-        ),
-      10_000,
-    );
+    await approveAndCheckAnswer({
+      channel: 'C0STEPS004',
+      threadTs,
+      question,
+      answer: 'Let me write that down. I wrote hello.\n\n_🔧 used 1 tool_',
+      statuses: ['complete'],
+    });
     expect(calls).toEqual([{ text: 'hello' }]);
-    // One stream, stopped once with the whole answer, which is in no other message.
-    expect(slack.streams.filter((candidate) => candidate.channel === 'C0STEPS004')).toHaveLength(1);
-    expect(stopped.writes.filter((write) => write.method === 'chat.stopStream')).toHaveLength(1);
-    expect(stopped.text).toBe('Let me write that down. I wrote hello.\n\n_🔧 used 1 tool_');
-    expect([...stopped.tasks.values()].map((task) => task.status)).toEqual(['complete']);
-    expect(slack.callsTo('chat.update').map((call) => (call.arguments as { ts?: string }).ts)).not.toContain(
-      stopped.ts,
-    );
-    const thread = slack.messages('C0STEPS004', threadTs);
-    expect(
-      thread.filter((message) => message.text.includes('I wrote hello')).map((message) => message.ts),
-    ).toEqual([stopped.ts]);
-    expect(thread.find((message) => message.ts === question.ts)?.text).toContain('approved by');
   });
 });
