@@ -115,7 +115,8 @@ export interface UsageLedger {
   /**
    * Takes a person's name off the top-spender lists of these servers, for every day and month still
    * kept: their spending stays in the lists as `forgotten` (/forget). Their own counters stay until
-   * their periods end: they hold only sums, and the person's budgets are counted on them.
+   * their periods end: they hold only sums, and the person's budgets are counted on them; the tool
+   * calls on them go, staying counted only in the place's counters.
    */
   forgetPerson(request: {
     userId: string;
@@ -323,7 +324,18 @@ export function createUsageLedger({
           }
         }
       }
-      await store.renameRankingMember({ keys: [...keys], member: userId, to: forgottenMember });
+      // Which tools the person used is theirs: their own counters lose it, while the conversation,
+      // channel, server and process counters keep the calls without a name.
+      const ownCounters = new Set<string>();
+      for (let daysBack = 0; daysBack <= 400; daysBack += 1) {
+        const windows = periodsAt({ at: new Date(at.getTime() - daysBack * dayMs), timeZone });
+        const periods: BudgetPeriod[] = daysBack <= 40 ? ['day', 'month'] : ['month'];
+        for (const period of periods) ownCounters.add(counterOf(`user:${userId}`, period, windows).key);
+      }
+      await Promise.all([
+        store.renameRankingMember({ keys: [...keys], member: userId, to: forgottenMember }),
+        store.forgetToolCalls({ keys: [...ownCounters] }),
+      ]);
     },
     async top({ platform, workspace, kind, period, at, count }) {
       const window = periodsAt({ at, timeZone })[period];

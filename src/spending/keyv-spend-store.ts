@@ -109,6 +109,18 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
     async readToolCalls({ keys }) {
       return (await readRecords(keys)).map((record) => record.toolCalls ?? {});
     },
+    forgetToolCalls: ({ keys }) =>
+      lock.run(lockKey, async () => {
+        for (const key of keys) {
+          const raw = await store.getRaw(`counter:${key}`);
+          const parsed = counterRecordSchema.safeParse(raw?.value);
+          if (!parsed.success || parsed.data.toolCalls === undefined) continue;
+          const { toolCalls: _forgotten, ...rest } = parsed.data;
+          // Kept until the counter's own end, as its last settle set it.
+          const ttlMs = typeof raw?.expires === 'number' ? Math.max(1, raw.expires - Date.now()) : undefined;
+          await store.set(`counter:${key}`, rest, ttlMs);
+        }
+      }),
     renameRankingMember: ({ keys, member, to }) =>
       lock.run(lockKey, async () => {
         for (const key of keys) {

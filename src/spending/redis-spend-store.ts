@@ -128,6 +128,17 @@ end
 return reply
 `;
 
+/** Drops every tool-call field of each counter; the key keeps its time to live. KEYS: counters. */
+const forgetToolCallsScript = `
+for i = 1, #KEYS do
+  local fields = redis.call('HKEYS', KEYS[i])
+  for j = 1, #fields do
+    if string.sub(fields[j], 1, 5) == 'tool-' then redis.call('HDEL', KEYS[i], fields[j]) end
+  end
+end
+return 1
+`;
+
 const releaseScript = `
 for i = 1, #KEYS do redis.call('HDEL', KEYS[i], ARGV[1]) end
 return 1
@@ -246,6 +257,14 @@ export function createRedisSpendStore({
       );
       if (!Array.isArray(reply)) throw new Error(`unexpected reply from a spend script: ${String(reply)}`);
       return keys.map((_, index) => toolCallsFrom(reply[index]));
+    },
+    async forgetToolCalls({ keys }) {
+      if (keys.length === 0) return;
+      await run(
+        forgetToolCallsScript,
+        keys.map((key) => `${prefix}:counter:${key}`),
+        [],
+      );
     },
     async renameRankingMember({ keys, member, to }) {
       if (keys.length === 0) return;

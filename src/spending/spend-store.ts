@@ -22,6 +22,8 @@ export interface SpendStore {
   read(request: { keys: readonly string[]; nowMs: number }): Promise<CounterState[]>;
   /** The tool calls counted on each counter (none on a counter written before tools were counted). */
   readToolCalls(request: { keys: readonly string[] }): Promise<ToolCallCounts[]>;
+  /** Takes the tool calls off these counters, leaving their spending (/forget). */
+  forgetToolCalls(request: { keys: readonly string[] }): Promise<void>;
   /** The members of a ranking with the highest cost first, at most `count`. */
   readRanking(request: { key: string; count: number }): Promise<RankedMember[]>;
   /**

@@ -191,6 +191,12 @@ export function describeSpendStoreContract(options: SpendStoreContractOptions): 
         images: 0,
         costNanos: cents(3),
       });
+
+      // /forget takes them off the person's own counter; the spending and other counters keep theirs.
+      await store.forgetToolCalls({ keys: ['user:t', 'user:never'] });
+      expect(await store.readToolCalls({ keys: ['user:t', 'conversation:t'] })).toEqual([{}, expected]);
+      const [after] = await store.read({ keys: ['user:t'], nowMs: Date.now() });
+      expect(after?.spent).toEqual(user?.spent);
     });
 
     it('moves a forgotten member to `forgotten`, keeping the score, and leaves other rankings alone', async () => {

@@ -100,7 +100,7 @@ describe('/usage counts tool calls', () => {
     expect(JSON.stringify(answer)).toContain('tool calls: `test_broken` 1 (1 failed), `test_read` 1');
   });
 
-  it('in the terminal, and in /export', async () => {
+  it('in the terminal, in /export, and off the person after /forget', async () => {
     const under: ConsoleUnderTest = await startConsoleUnderTest({ CHAT_MODEL: 'tools-model' });
     close = () => under.close();
     under.app.toolbox.replace('test', tools);
@@ -112,9 +112,18 @@ describe('/usage counts tool calls', () => {
     await under.type('/export');
     const [file] = (await readdir(under.outputDirectory)).filter((name) => name.startsWith('parley-data-'));
     const exported = JSON.parse(await readFile(join(under.outputDirectory, file ?? ''), 'utf8'));
-    expect(exported.data.usage.today.toolCalls).toEqual({
-      test_read: { calls: 1, errors: 0 },
-      test_broken: { calls: 1, errors: 1 },
+    const counted = { test_read: { calls: 1, errors: 0 }, test_broken: { calls: 1, errors: 1 } };
+    expect(exported.data.usage.today.toolCalls).toEqual(counted);
+
+    // /forget: the person's own counts go; the conversation's stay, without a name.
+    await under.type('/forget me', '/press 1');
+    const report = await under.services.usage.report({
+      userId: 'ada',
+      conversationKey: 'console:local:ada',
+      at: under.services.now(),
     });
+    expect(report.user.today.toolCalls).toEqual({});
+    expect(report.user.today.requests).toBe(2);
+    expect(report.conversation.today.toolCalls).toEqual(counted);
   });
 });
