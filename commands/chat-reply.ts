@@ -125,7 +125,9 @@ function approvalAskerFor({
       signal,
       async show(token) {
         const what = `🔧 **${tool.title}** (${tool.source}) wants to ${tool.annotations.isDestructive ? 'change or delete something' : 'act'}: \`${tool.name} ${JSON.stringify(toolArguments).slice(0, 300)}\``;
-        const message = await surface.post(`${what}\n${turn.actor.name}, allow it?`, {
+        // Beside the reply: a Slack stream the reply writes in stays open for the rest of the answer.
+        const postQuestion = surface.postAside?.bind(surface) ?? surface.post.bind(surface);
+        const message = await postQuestion(`${what}\n${turn.actor.name}, allow it?`, {
           actions: [
             { id: encodeActionId({ verb: 'tool.approve', token }), label: 'Approve', style: 'primary' },
             { id: encodeActionId({ verb: 'tool.deny', token }), label: 'Deny', style: 'danger' },

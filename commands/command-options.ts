@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { NamedTool } from '../src/administration/tool-suggestions.ts';
 import type { DocumentAttachment, ImageAttachment } from '../src/conversation/turn.ts';
 import { bareId } from '../src/environment/spend-access-values.ts';
 import { flagOf, type ParsedCommandText, strayTextKey, typedFlags } from './parse-command-text.ts';
@@ -38,10 +39,14 @@ export interface Subcommand {
   readonly optionNames: readonly string[];
 }
 
-/** What a suggestion knows: what is typed so far, the models, and the other options filled in. */
+/**
+ * What a suggestion knows: what is typed so far, the models, the tools parley has now, and the
+ * other options filled in.
+ */
 export interface SuggestContext {
   readonly typed: string;
   readonly models: readonly string[];
+  readonly tools: readonly NamedTool[];
   readonly others?: Readonly<Record<string, unknown>>;
 }
 

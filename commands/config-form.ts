@@ -3,6 +3,7 @@ import {
   adminSettings,
   type OverrideScope,
   type OverrideValue,
+  type SuggestionSources,
 } from '../src/administration/admin-settings.ts';
 import type { PlaceOverrides } from '../src/administration/override-store.ts';
 import type { SettingState } from '../src/administration/place-settings.ts';
@@ -32,10 +33,13 @@ export function configForm({
   conversationKey,
   states,
   overrides,
+  sources,
 }: {
   conversationKey: ConversationKey;
   states: readonly SettingState[];
   overrides: PlaceOverrides;
+  /** What a list setting's choices are made of: the models and the tools parley has now. */
+  sources: Omit<SuggestionSources, 'typed'>;
 }): Form {
   const sections = scopes.map((scope) => ({
     heading: scope === 'server' ? 'The whole workspace' : 'This channel only',
@@ -48,12 +52,18 @@ export function configForm({
           scope === 'channel' && state?.source === 'channel'
             ? 'the workspace’s value'
             : `${setting.format(state?.source === scope ? undefined : state?.value)} (${describeSource(state?.source === scope ? 'environment' : (state?.source ?? 'environment'), placeOfConversation(conversationKey).platform)})`;
+        const initialValue = overrideText(setting, value);
+        // What is set stays among the choices, a tool of a server that is down included.
+        const listChoices = setting.listChoices
+          ? [...new Set([...setting.listChoices(sources), ...listItems(initialValue)])]
+          : undefined;
         return {
           name: fieldName(scope, setting),
           label: setting.label,
           hint: `${setting.hint}. Empty: ${inherited}.`,
-          initialValue: overrideText(setting, value),
+          initialValue,
           ...(setting.isLong ? { isMultiline: true } : {}),
+          ...(listChoices ? { listChoices } : {}),
         };
       }),
   }));
@@ -64,6 +74,13 @@ export function configForm({
     context: conversationKey,
     sections,
   };
+}
+
+function listItems(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 /** Applies every field that changed, or none: the form stays open with the problems when any is wrong. */

@@ -258,7 +258,6 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   const toolReplies = createToolReplies({
     gateway,
     toolbox,
-    places,
     searchProvider,
     limits: config.tools.callLimits,
     logger,

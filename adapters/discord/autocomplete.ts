@@ -22,11 +22,19 @@ export async function answerAutocomplete({
       .map((option) => [option.name, option.value]),
   );
   const suggestions = suggest
-    ? suggest({ typed: String(focused.value), models: services.models.selectable, others })
+    ? suggest({
+        typed: String(focused.value),
+        models: services.models.selectable,
+        tools: services.toolbox.all(),
+        others,
+      })
     : [];
+  // A suggestion longer than a choice's value may be is left out, not cut: a cut one would be
+  // another value (a list of tools missing its end).
   await interaction.respond(
     suggestions
+      .filter((value) => value.length >= 1 && value.length <= discordLimits.choiceValue)
       .slice(0, discordLimits.autocompleteChoices)
-      .map((value) => ({ name: value.slice(0, 100), value: value.slice(0, 100) })),
+      .map((value) => ({ name: value, value })),
   );
 }

@@ -29,6 +29,7 @@ export const discordLimits = {
   optionChoices: 25,
   /** A choice's name and string value (interactions/application-commands.mdx). */
   choiceValue: 100,
+  /** interactions/receiving-and-responding.mdx, "Autocomplete": "autocomplete choices (max of 25 choices)". */
   autocompleteChoices: 25,
   /** About 5 edits per 5 s per channel is what bots observe; one a second keeps a stream inside it. */
   editsPerWindow: 5,

@@ -2,7 +2,7 @@ import type { App, webApi } from '@slack/bolt';
 import { findCommand } from '../../commands/all-commands.ts';
 import { placeOfConversation } from '../../src/conversation/turn.ts';
 import { truncateText } from '../../src/delivery/card.ts';
-import type { Form } from '../../src/delivery/form.ts';
+import type { Form, FormField } from '../../src/delivery/form.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { slackActorOf } from './slack-actor.ts';
 
@@ -32,7 +32,7 @@ export function renderFormModal(form: Form): webApi.ModalView {
         optional: true,
         label: { type: 'plain_text', text: truncateText(field.label, 2_000) },
         ...(field.hint ? { hint: { type: 'plain_text', text: truncateText(field.hint, 2_000) } } : {}),
-        element: {
+        element: choiceMenuOf(field) ?? {
           type: 'plain_text_input',
           action_id: valueActionId,
           ...(field.isMultiline ? { multiline: true } : {}),
@@ -41,6 +41,49 @@ export function renderFormModal(form: Form): webApi.ModalView {
       })),
     ]),
   } as webApi.ModalView;
+}
+
+/**
+ * A multi-select menu of static options (docs.slack.dev/reference/block-kit/block-elements/
+ * multi-select-menu-element): at most 100 options, each a plain_text text and a value of at most
+ * 75 characters (@slack/types MultiStaticSelect, OptionDescriptor). Choices that do not fit stay a
+ * text box, where every value can be written.
+ */
+const menuLimits = { options: 100, optionCharacters: 75 } as const;
+
+function choiceMenuOf(field: FormField) {
+  const choices = field.listChoices;
+  if (
+    choices === undefined ||
+    choices.length === 0 ||
+    choices.length > menuLimits.options ||
+    choices.some((choice) => choice.length === 0 || choice.length > menuLimits.optionCharacters)
+  ) {
+    return undefined;
+  }
+  const optionOf = (choice: string) => ({ text: { type: 'plain_text', text: choice }, value: choice });
+  const chosen = new Set(
+    (field.initialValue ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  );
+  const initial = choices.filter((choice) => chosen.has(choice));
+  return {
+    type: 'multi_static_select',
+    action_id: valueActionId,
+    placeholder: { type: 'plain_text', text: 'As inherited' },
+    options: choices.map(optionOf),
+    ...(initial.length > 0 ? { initial_options: initial.map(optionOf) } : {}),
+  };
+}
+
+/** What a submitted input holds: a text box's text, or a menu's chosen values separated by `, `. */
+function submittedText(
+  action: { value?: string | null; selected_options?: { value?: string }[] } | undefined,
+) {
+  if (action?.selected_options) return action.selected_options.map((option) => option.value ?? '').join(', ');
+  return String(action?.value ?? '');
 }
 
 /**
@@ -60,7 +103,7 @@ export function registerFormSubmissions({ app, adapter }: { app: App; adapter: S
     const values = Object.fromEntries(
       Object.entries(view.state.values).map(([blockId, actions]) => [
         blockId,
-        String(Object.values(actions)[0]?.value ?? ''),
+        submittedText(Object.values(actions)[0]),
       ]),
     );
     const teamId = body.team?.id ?? 'unknown-team';

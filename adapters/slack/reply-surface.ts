@@ -81,11 +81,14 @@ export function createReplySurface({
 }): Surface & { readonly hasPosted: () => boolean } {
   const { outbound } = context;
   const messages: ReplyMessage[] = [];
+  // Messages posted beside the reply (`postAside`): editable, but never one of its messages, so
+  // they neither end its stream nor become the message its text goes on in.
+  const asides: ReplyMessage[] = [];
   const writerId = randomUUID();
   const canStreamNatively = () => place.threadTs !== undefined && mayStreamNatively(context.features, place);
   const target = (method: string) => ({ teamId: place.teamId, method, channel: place.channel });
   const recordOf = (message: PostedMessage): ReplyMessage => {
-    const record = messages.find((candidate) => candidate.ts === message.id);
+    const record = [...messages, ...asides].find((candidate) => candidate.ts === message.id);
     if (record === undefined) throw new Error(`not a message of this reply: ${message.id}`);
     return record;
   };
@@ -178,6 +181,21 @@ export function createReplySurface({
     // A stream started for the reply's tool steps (see showToolStep) is its first message.
     await stepQueue;
     if (stepStream !== undefined) return continueStepStream(text, actions, isWhole);
+    const starting = startReplyStream(text, actions, isWhole);
+    // A step shown meanwhile waits for this start, to go into its stream rather than open another.
+    replyStreamStarting = starting.then(
+      () => undefined,
+      () => undefined,
+    );
+    return starting;
+  };
+  // The start of the stream the reply's text goes in (a stream not begun by its tool steps).
+  let replyStreamStarting: Promise<void> = Promise.resolve();
+  const startReplyStream = async (
+    text: string,
+    actions: readonly Action[],
+    isWhole: boolean,
+  ): Promise<PostedMessage | 'not-available'> => {
     const { threadTs, recipientUserId } = place;
     if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively())
       return 'not-available';
@@ -219,6 +237,7 @@ export function createReplySurface({
   // Steps arrive without waiting for Slack: each is shown after the one before.
   let stepQueue: Promise<unknown> = Promise.resolve();
   const showStep = async (step: ToolStep): Promise<'shown' | 'not-shown'> => {
+    await replyStreamStarting;
     const isNew = !steps.ids.has(step.id);
     steps.ids.add(step.id);
     const last = messages.at(-1);
@@ -354,6 +373,28 @@ export function createReplySurface({
     );
   };
 
+  // A stream, once stopped, takes no more text (chat.stopStream "Stops a streaming conversation";
+  // chat.appendStream appends only to an existing one: docs.slack.dev/reference/methods/chat.stopStream,
+  // …/chat.appendStream), so a question posted while the reply streams must not end its stream.
+  const postAside = async (text: string, actions: readonly Action[]): Promise<PostedMessage> => {
+    const response = await outbound.schedule({
+      priority: 'first-post',
+      target: target('chat.postMessage'),
+      run: () =>
+        place.client.chat.postMessage({
+          channel: place.channel,
+          ...(place.threadTs === undefined ? {} : { thread_ts: place.threadTs }),
+          text: renderFallbackText(text),
+          blocks: renderReplyBlocks(text, actions),
+        }),
+    });
+    if (typeof response.ts !== 'string') throw new Error('chat.postMessage answered without a ts');
+    asides.push(
+      newRecord({ ts: response.ts, stream: undefined, text, shownActions: actions, streamActions: [] }),
+    );
+    return { id: response.ts };
+  };
+
   const edit = (
     record: ReplyMessage,
     text: string,
@@ -452,6 +493,7 @@ export function createReplySurface({
     },
     stream: (text, options) => stream(text, options?.actions ?? [], options?.isWhole === true),
     post: (text, options) => post(text, options?.actions ?? [], options?.isWhole === true),
+    postAside: (text, options) => postAside(text, options?.actions ?? []),
     edit: (message, text, options) =>
       edit(recordOf(message), text, options?.isFinal === true, options?.actions),
     setActions(message, actions) {

@@ -37,9 +37,9 @@ export const configCommand = defineCommand({
       description: 'The new value (default: back to the default; none: no limit)',
       isFreeText: true,
       maxLength: 4_000,
-      suggest: ({ typed, models, others }) => {
+      suggest: ({ typed, models, tools, others }) => {
         const setting = findAdminSetting(String(others?.setting ?? ''));
-        return ['default', ...(setting?.suggestions?.(models) ?? [])].filter((value) =>
+        return ['default', ...(setting?.suggestions?.({ models, tools, typed }) ?? [])].filter((value) =>
           value.toLowerCase().includes(typed.toLowerCase()),
         );
       },
@@ -68,7 +68,14 @@ export const configCommand = defineCommand({
     const place = placeOfConversation(conversationKey);
     if (input.action === undefined && responder.openForm) {
       const { states, overrides } = await services.places.statesAt(place);
-      await responder.openForm(configForm({ conversationKey, states, overrides }));
+      await responder.openForm(
+        configForm({
+          conversationKey,
+          states,
+          overrides,
+          sources: { models: services.models.selectable, tools: services.toolbox.all() },
+        }),
+      );
       return;
     }
     if (input.action === undefined || input.action === 'show') {

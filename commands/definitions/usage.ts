@@ -7,15 +7,40 @@ import { type CommandServices, defineCommand } from '../define-command.ts';
 
 const numberFormat = new Intl.NumberFormat('en-US');
 
+/** The most tools named in one line of /usage; the rest are summed up. */
+const toolsShown = 8;
+
+/** "web_search 3 (1 failed), files_write_file 1", the most called first. */
+function describeToolCalls(toolCalls: UsageTotals['toolCalls']): string {
+  const byCalls = Object.entries(toolCalls).sort(
+    ([firstName, first], [secondName, second]) =>
+      second.calls - first.calls || firstName.localeCompare(secondName),
+  );
+  const named = byCalls
+    .slice(0, toolsShown)
+    .map(
+      ([name, count]) =>
+        `\`${name}\` ${numberFormat.format(count.calls)}${count.errors > 0 ? ` (${numberFormat.format(count.errors)} failed)` : ''}`,
+    );
+  const others = byCalls.slice(toolsShown);
+  if (others.length > 0) {
+    const calls = others.reduce((sum, [, count]) => sum + count.calls, 0);
+    named.push(`${others.length} more tools ${numberFormat.format(calls)}`);
+  }
+  return named.join(', ');
+}
+
 function describe(totals: UsageTotals): string {
-  if (totals.requests === 0) return 'nothing yet';
+  const hasToolCalls = Object.keys(totals.toolCalls).length > 0;
+  if (totals.requests === 0 && !hasToolCalls) return 'nothing yet';
   const parts = [
     `${formatCost(totals.costNanos)} spent`,
     `${numberFormat.format(totals.totalTokens)} tokens (${numberFormat.format(totals.promptTokens)} in, ${numberFormat.format(totals.completionTokens)} out)`,
   ];
   if (totals.images > 0) parts.push(`${numberFormat.format(totals.images)} images`);
   parts.push(`${numberFormat.format(totals.requests)} requests`);
-  return parts.join(', ');
+  const spending = parts.join(', ');
+  return hasToolCalls ? `${spending}\n🔧 tool calls: ${describeToolCalls(totals.toolCalls)}` : spending;
 }
 
 export const usageCommand = defineCommand({

@@ -11,12 +11,28 @@ import {
   toolPatterns,
 } from '../environment/spend-access-values.ts';
 import { type BudgetSettingName, budgetRules, describeBudget } from '../spending/budget-rules.ts';
+import {
+  type NamedTool,
+  suggestToolPatterns,
+  suggestToolRoles,
+  toolPatternChoices,
+} from './tool-suggestions.ts';
 
 /** Where an override applies: a whole server (Slack: workspace), or one channel and its threads. */
 export type OverrideScope = 'server' | 'channel';
 
 /** A stored override value: JSON, `null` meaning "explicitly none" (no limit, empty list). */
 export type OverrideValue = string | number | null | readonly string[] | Readonly<Record<string, unknown>>;
+
+/** What suggestions for a setting's value are made from. */
+export interface SuggestionSources {
+  /** /model's list. */
+  readonly models: readonly string[];
+  /** The tools parley has now: the built-in ones and those of the MCP servers listed. */
+  readonly tools: readonly NamedTool[];
+  /** What is typed so far. */
+  readonly typed: string;
+}
 
 /** One setting an admin may change with /config. */
 export interface AdminSetting {
@@ -29,8 +45,13 @@ export interface AdminSetting {
   /** Reads what a person typed; `current` is the value in force, for `+id` / `-id` on lists. */
   parse(text: string, current: OverrideValue | undefined): { value: OverrideValue } | { problem: string };
   format(value: OverrideValue | undefined): string;
-  /** Suggestions while typing (Discord autocomplete); the models are /model's list. */
-  suggestions?(models: readonly string[]): readonly string[];
+  /** Suggestions while typing (Discord autocomplete), from what is typed so far. */
+  suggestions?(sources: SuggestionSources): readonly string[];
+  /**
+   * The items a list setting is made of, for a form to offer as a multi-select (Slack's modal):
+   * the chosen ones are written as the value, separated by commas.
+   */
+  listChoices?(sources: Omit<SuggestionSources, 'typed'>): readonly string[];
   readonly isLong?: boolean;
 }
 
@@ -151,7 +172,7 @@ function toolListSetting(): AdminSetting {
     label: 'Tools the model may call',
     hint: 'all, none, or tool names separated by commas (server_* for all of one server)',
     scopes: bothScopes,
-    parse: (text) => fromSchema(toolPatterns, text),
+    parse: (text) => fromSchema(toolPatterns, withoutContradictions(text)),
     format: (value) =>
       Array.isArray(value)
         ? value.length === 0
@@ -160,7 +181,22 @@ function toolListSetting(): AdminSetting {
             ? 'all'
             : value.join(', ')
         : 'all',
+    suggestions: suggestToolPatterns,
+    listChoices: ({ tools }) => toolPatternChoices(tools),
   };
+}
+
+// A list chosen in a form may hold `all` or `none` beside names: `all` covers the names, and
+// `none` beside names means just those.
+function withoutContradictions(text: string): string {
+  const items = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  const words = items.map((item) => item.toLowerCase());
+  if (items.length < 2) return text;
+  if (words.includes('all')) return 'all';
+  return items.filter((_, index) => words[index] !== 'none').join(', ');
 }
 
 function replyModeSetting(): AdminSetting {
@@ -255,12 +291,15 @@ export const adminSettings: readonly AdminSetting[] = [
   choiceSetting('ACCESS_DMS', 'Direct messages', directMessageModes, ['server']),
   choiceSetting('MEMORY', 'What parley remembers across conversations', memoryModes, ['server']),
   toolListSetting(),
-  mapSetting(
-    'TOOL_ROLE_IDS',
-    'Tools only for some roles',
-    'tool=role|role pairs separated by commas, like files_write_file=123456789012345678, or none',
-    commandRoles as z.ZodType<Record<string, unknown>>,
-  ),
+  {
+    ...mapSetting(
+      'TOOL_ROLE_IDS',
+      'Tools only for some roles',
+      'tool=role|role pairs separated by commas, like files_write_file=123456789012345678, or none',
+      commandRoles as z.ZodType<Record<string, unknown>>,
+    ),
+    suggestions: suggestToolRoles,
+  },
   mapSetting(
     'ACCESS_COMMAND_ROLE_IDS',
     'Commands only for some roles',
@@ -277,7 +316,7 @@ export const adminSettings: readonly AdminSetting[] = [
     scopes: bothScopes,
     parse: (text) => ({ value: text.trim() }),
     format: (value) => (typeof value === 'string' ? value : 'not set'),
-    suggestions: (models) => models,
+    suggestions: ({ models }) => models,
   },
   {
     name: 'SYSTEM_PROMPT',

@@ -1,4 +1,4 @@
-import type { PlaceSettingsReader } from '../administration/place-settings.ts';
+import type { PlaceSettings, PlaceSettingsReader } from '../administration/place-settings.ts';
 import type { Action } from '../delivery/card.ts';
 import {
   createStreamingWriter,
@@ -210,6 +210,8 @@ interface PreparedTurn {
   readonly surface: Surface;
   /** The conversation's rolling summary, as it was when the turn was prepared. */
   readonly summary: ConversationSummary | undefined;
+  /** The place's settings, read once for the turn; undefined for an engine without places. */
+  readonly placeSettings: PlaceSettings | undefined;
 }
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
@@ -632,6 +634,7 @@ async function prepareTurn(
     replacedTurnCount,
     surface: request.surface,
     summary,
+    placeSettings,
   };
 }
 
@@ -716,15 +719,18 @@ async function streamReply({
     };
     // With search, the reply's further calls (tool rounds, the search decision) go out on the same
     // hold: each is covered as it is sent, with the tool results that grew its prompt.
-    const events = dependencies.tools
-      ? dependencies.tools.stream({
-          chat,
-          actor: turn.actor,
-          conversationKey: turn.conversationKey,
-          isSearchForced: turn.isSearchForced === true,
-          askApproval,
-        })
-      : dependencies.gateway.chatStream(chat);
+    // Without the place's settings no tool is on anywhere: the reply is a plain stream.
+    const events =
+      dependencies.tools && prepared.placeSettings
+        ? dependencies.tools.stream({
+            chat,
+            actor: turn.actor,
+            settings: prepared.placeSettings,
+            conversationKey: turn.conversationKey,
+            isSearchForced: turn.isSearchForced === true,
+            askApproval,
+          })
+        : dependencies.gateway.chatStream(chat);
     for await (const event of events) {
       if (event.type === 'text-delta') {
         if (text === '') waiting.stop();

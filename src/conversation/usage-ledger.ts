@@ -11,6 +11,7 @@ import {
   type SpendStore,
   type SpentTotals,
   spentIn,
+  type ToolCallCounts,
 } from '../spending/spend-store.ts';
 import { type ConversationKey, placeOfConversation } from './turn.ts';
 
@@ -23,6 +24,8 @@ export interface UsageTotals {
   readonly images: number;
   /** In billionths of a cost unit. */
   readonly costNanos: number;
+  /** The tool calls that ran, by tool name, with how many failed. */
+  readonly toolCalls: ToolCallCounts;
 }
 
 export interface UsageReport {
@@ -96,6 +99,8 @@ export interface UsageLedger {
     heldCounters: readonly CounterAddress[];
     /** What was spent; `requests` (the gateway calls made) defaults to one. */
     spent: Omit<SpentTotals, 'requests'> & { readonly requests?: number };
+    /** The tool calls the work ran, counted beside the spending. */
+    toolCalls?: ToolCallCounts;
     at: Date;
   }): Promise<void>;
   /** Drops a hold whose request never reached the gateway or failed there. Never rejects. */
@@ -110,7 +115,8 @@ export interface UsageLedger {
   /**
    * Takes a person's name off the top-spender lists of these servers, for every day and month still
    * kept: their spending stays in the lists as `forgotten` (/forget). Their own counters stay until
-   * their periods end: they hold only sums, and the person's budgets are counted on them.
+   * their periods end: they hold only sums, and the person's budgets are counted on them; the tool
+   * calls on them go, staying counted only in the place's counters.
    */
   forgetPerson(request: {
     userId: string;
@@ -210,8 +216,13 @@ export function createUsageLedger({
       return { budget, used, counterKey: key, window: windows[budget.rule.period] };
     });
   };
-  const totalsOf = async (keys: readonly string[], at: Date) =>
-    (await store.read({ keys, nowMs: at.getTime() })).map((state) => toTotals(state.spent));
+  const totalsOf = async (keys: readonly string[], at: Date) => {
+    const [states, toolCalls] = await Promise.all([
+      store.read({ keys, nowMs: at.getTime() }),
+      store.readToolCalls({ keys }),
+    ]);
+    return states.map((state, index) => toTotals(state.spent, toolCalls[index] ?? {}));
+  };
 
   return {
     async hold({ reservationId, subject, amount, budgets, at, holdUntil }) {
@@ -239,7 +250,7 @@ export function createUsageLedger({
         uses: usesOf(subject, budgets, at, (key) => states.get(key)),
       };
     },
-    async settle({ reservationId, subject, heldCounters, spent, at }) {
+    async settle({ reservationId, subject, heldCounters, spent, toolCalls, at }) {
       const windows = periodsAt({ at, timeZone });
       const place = placeOfConversation(subject.conversationKey);
       const scopes = [
@@ -257,6 +268,7 @@ export function createUsageLedger({
           heldCounters,
           counters: scopes.flatMap((scope) => periods.map((period) => counterOf(scope, period, windows))),
           spent: { ...spent, requests: spent.requests ?? 1 },
+          ...(toolCalls === undefined ? {} : { toolCalls }),
           rankings: periods.flatMap((period) => [
             {
               ...rankingOf({ place, kind: 'users', period, window: windows[period] }),
@@ -286,7 +298,7 @@ export function createUsageLedger({
         counterOf(scope, 'month', windows).key,
       ]);
       const [userToday, userMonth, conversationToday, conversationMonth] = await totalsOf(keys, at);
-      const empty = toTotals(noSpending);
+      const empty = toTotals(noSpending, {});
       return {
         user: { today: userToday ?? empty, month: userMonth ?? empty },
         conversation: { today: conversationToday ?? empty, month: conversationMonth ?? empty },
@@ -312,7 +324,18 @@ export function createUsageLedger({
           }
         }
       }
-      await store.renameRankingMember({ keys: [...keys], member: userId, to: forgottenMember });
+      // Which tools the person used is theirs: their own counters lose it, while the conversation,
+      // channel, server and process counters keep the calls without a name.
+      const ownCounters = new Set<string>();
+      for (let daysBack = 0; daysBack <= 400; daysBack += 1) {
+        const windows = periodsAt({ at: new Date(at.getTime() - daysBack * dayMs), timeZone });
+        const periods: BudgetPeriod[] = daysBack <= 40 ? ['day', 'month'] : ['month'];
+        for (const period of periods) ownCounters.add(counterOf(`user:${userId}`, period, windows).key);
+      }
+      await Promise.all([
+        store.renameRankingMember({ keys: [...keys], member: userId, to: forgottenMember }),
+        store.forgetToolCalls({ keys: [...ownCounters] }),
+      ]);
     },
     async top({ platform, workspace, kind, period, at, count }) {
       const window = periodsAt({ at, timeZone })[period];
@@ -345,7 +368,7 @@ function rankingOf({
   };
 }
 
-function toTotals(spent: SpentTotals): UsageTotals {
+function toTotals(spent: SpentTotals, toolCalls: ToolCallCounts): UsageTotals {
   return {
     requests: spent.requests,
     promptTokens: spent.promptTokens,
@@ -353,5 +376,6 @@ function toTotals(spent: SpentTotals): UsageTotals {
     totalTokens: spent.promptTokens + spent.completionTokens,
     images: spent.images,
     costNanos: spent.costNanos,
+    toolCalls,
   };
 }

@@ -26,6 +26,12 @@ export interface FormField {
   readonly hint?: string;
   readonly initialValue?: string;
   readonly isMultiline?: boolean;
+  /**
+   * Offers these items to choose from instead of a text box (Slack: a multi-select), the items of
+   * `initialValue` (separated by commas) chosen at first; what is chosen is submitted as the items
+   * separated by `, `. A platform that cannot offer them all shows the text box.
+   */
+  readonly listChoices?: readonly string[];
 }
 
 /** What a person submitted: every field's text (empty when left empty), and the form's context. */

@@ -18,6 +18,13 @@ export interface Surface {
    * stream that cannot carry them shows them once it ends).
    */
   post(text: string, options?: PostOptions): Promise<PostedMessage>;
+  /**
+   * Posts a message beside the reply rather than as a part of it (an acting tool's Approve / Deny
+   * question): it neither ends nor follows the message being written, which on Slack may be a native
+   * stream that cannot take more text once stopped. `edit` changes it like any message. Without it,
+   * such a message is `post`ed.
+   */
+  postAside?(text: string, options?: Pick<PostOptions, 'actions'>): Promise<PostedMessage>;
   /** Replaces the whole text of a message this surface posted, and its buttons when `actions` is given. */
   edit(message: PostedMessage, text: string, options?: EditOptions): Promise<void>;
   /**

@@ -3,11 +3,12 @@ import type { UsageLedger } from '../conversation/usage-ledger.ts';
 import type { KeptData } from './kept-data.ts';
 
 /**
- * Spending as kept data. Nothing here expires by HISTORY_RETENTION_DAYS: the counters hold sums
- * that budgets are checked against, and lapse with their periods (40 days, 400 days). /forget
- * takes the person's name off the top-spender lists of the servers they wrote in (their spending
- * stays counted as `forgotten`, so budgets and totals stay right) and removes nothing; /export
- * gives their spending today and this month.
+ * Spending, and the tool calls counted beside it, as kept data. Nothing here expires by
+ * HISTORY_RETENTION_DAYS: the counters hold sums that budgets are checked against, and lapse with
+ * their periods (40 days, 400 days). /forget takes the person's name off the top-spender lists of
+ * the servers they wrote in (their spending stays counted as `forgotten`, so budgets and totals stay
+ * right) and which tools they used off their own counters (the place's counters keep the calls,
+ * without a name); /export gives their spending today and this month, tool calls by tool included.
  */
 export function usageKeptData({ usage }: { usage: UsageLedger }): KeptData {
   return {

@@ -2,6 +2,7 @@ import type { Keyv } from 'keyv';
 import { z } from 'zod';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import {
+  addToolCalls,
   type CounterAddress,
   type CounterState,
   noAmount,
@@ -22,6 +23,8 @@ const counterRecordSchema = z.object({
   }),
   /** Holds of requests in flight, by reservation id. */
   holds: z.record(z.string(), amountSchema.extend({ untilMs: z.number() })),
+  /** By tool name; absent in a record written before tool calls were counted, which reads as none. */
+  toolCalls: z.record(z.string(), z.object({ calls: z.number(), errors: z.number() })).optional(),
 });
 type CounterRecord = z.infer<typeof counterRecordSchema>;
 const rankingSchema = z.record(z.string(), z.number());
@@ -57,7 +60,7 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
             const record = records[index] ?? { spent: { ...noSpending }, holds: {} };
             const holds = liveHolds(record, request.nowMs);
             holds[request.reservationId] = { ...request.amount, untilMs: request.holdUntilMs };
-            return store.set(`counter:${counter.key}`, { spent: record.spent, holds }, counter.ttlMs);
+            return store.set(`counter:${counter.key}`, { ...record, holds }, counter.ttlMs);
           }),
         );
         return {
@@ -82,7 +85,8 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
             images: record.spent.images + request.spent.images,
             costNanos: record.spent.costNanos + request.spent.costNanos,
           };
-          return store.set(`counter:${counter.key}`, { spent, holds }, counter.ttlMs);
+          const toolCalls = addToolCalls(record.toolCalls ?? {}, request.toolCalls ?? {});
+          return store.set(`counter:${counter.key}`, { spent, holds, toolCalls }, counter.ttlMs);
         });
         const counterKeys = new Set(request.counters.map((counter) => counter.key));
         const heldElsewhere = request.heldCounters.filter((counter) => !counterKeys.has(counter.key));
@@ -102,6 +106,21 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
     async read({ keys, nowMs }) {
       return (await readRecords(keys)).map((record) => stateOf(record, nowMs));
     },
+    async readToolCalls({ keys }) {
+      return (await readRecords(keys)).map((record) => record.toolCalls ?? {});
+    },
+    forgetToolCalls: ({ keys }) =>
+      lock.run(lockKey, async () => {
+        for (const key of keys) {
+          const raw = await store.getRaw(`counter:${key}`);
+          const parsed = counterRecordSchema.safeParse(raw?.value);
+          if (!parsed.success || parsed.data.toolCalls === undefined) continue;
+          const { toolCalls: _forgotten, ...rest } = parsed.data;
+          // Kept until the counter's own end, as its last settle set it.
+          const ttlMs = typeof raw?.expires === 'number' ? Math.max(1, raw.expires - Date.now()) : undefined;
+          await store.set(`counter:${key}`, rest, ttlMs);
+        }
+      }),
     renameRankingMember: ({ keys, member, to }) =>
       lock.run(lockKey, async () => {
         for (const key of keys) {

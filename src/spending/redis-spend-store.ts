@@ -1,5 +1,5 @@
 import type { BudgetMeasure } from './budget-rules.ts';
-import { budgetMeasures, type CounterState, type SpendStore } from './spend-store.ts';
+import { budgetMeasures, type CounterState, type SpendStore, type ToolCallCounts } from './spend-store.ts';
 
 /** The one Redis command this store needs; @redis/client's `eval` has this shape. */
 export interface RedisScriptRunner {
@@ -56,20 +56,29 @@ return reply
 `;
 
 /**
- * Settle: drop the hold everywhere it sits, add the spending to every counter, and the cost to each
- * ranking member. KEYS: held holds keys, counter keys, ranking keys. ARGV: id, held count, counter
- * count, ranking count, requests, promptTokens, completionTokens, images, costNanos, then the ttl
- * of each counter, then the ttl and member of each ranking.
+ * Settle: drop the hold everywhere it sits, add the spending (and the tool calls) to every counter,
+ * and the cost to each ranking member. KEYS: held holds keys, counter keys, ranking keys. ARGV: id,
+ * held count, counter count, ranking count, requests, promptTokens, completionTokens, images,
+ * costNanos, then the ttl of each counter, then the ttl and member of each ranking, then the number
+ * of tools and each tool's name, calls and errors (fields `tool-calls:<name>` and
+ * `tool-errors:<name>` of the counter's hash).
  */
 const settleScript = `
 local id = ARGV[1]
 local heldCount, counterCount, rankingCount = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local fields = { 'requests', 'promptTokens', 'completionTokens', 'images', 'costNanos' }
 for i = 1, heldCount do redis.call('HDEL', KEYS[i], id) end
+local toolBase = 9 + counterCount + rankingCount * 2 + 1
+local toolCount = tonumber(ARGV[toolBase] or '0')
 for i = 1, counterCount do
   local key = KEYS[heldCount + i]
   for j = 1, 5 do
     if ARGV[4 + j] ~= '0' then redis.call('HINCRBY', key, fields[j], ARGV[4 + j]) end
+  end
+  for t = 1, toolCount do
+    local name = ARGV[toolBase + (t - 1) * 3 + 1]
+    redis.call('HINCRBY', key, 'tool-calls:' .. name, ARGV[toolBase + (t - 1) * 3 + 2])
+    redis.call('HINCRBY', key, 'tool-errors:' .. name, ARGV[toolBase + (t - 1) * 3 + 3])
   end
   redis.call('PEXPIRE', key, ARGV[9 + i])
 end
@@ -100,6 +109,34 @@ for i = 1, #KEYS / 2 do
   for j = 1, 3 do reply[#reply + 1] = held[j] end
 end
 return reply
+`;
+
+/** The tool-call fields of each counter. KEYS: counters. Reply: per counter, a flat field/value list. */
+const readToolCallsScript = `
+local reply = {}
+for i = 1, #KEYS do
+  local fields = {}
+  local all = redis.call('HGETALL', KEYS[i])
+  for j = 1, #all, 2 do
+    if string.sub(all[j], 1, 5) == 'tool-' then
+      fields[#fields + 1] = all[j]
+      fields[#fields + 1] = all[j + 1]
+    end
+  end
+  reply[i] = fields
+end
+return reply
+`;
+
+/** Drops every tool-call field of each counter; the key keeps its time to live. KEYS: counters. */
+const forgetToolCallsScript = `
+for i = 1, #KEYS do
+  local fields = redis.call('HKEYS', KEYS[i])
+  for j = 1, #fields do
+    if string.sub(fields[j], 1, 5) == 'tool-' then redis.call('HDEL', KEYS[i], fields[j]) end
+  end
+end
+return 1
 `;
 
 const releaseScript = `
@@ -194,6 +231,7 @@ export function createRedisSpendStore({
           spent.costNanos,
           ...request.counters.map((counter) => counter.ttlMs),
           ...request.rankings.flatMap((ranking) => [ranking.ttlMs, ranking.member]),
+          ...toolCallArguments(request.toolCalls ?? {}),
         ],
       );
     },
@@ -209,6 +247,24 @@ export function createRedisSpendStore({
       if (keys.length === 0) return [];
       const reply = numbersOf(await run(readScript, keys.flatMap(counterKeys), [nowMs]));
       return keys.map((_, index) => stateFrom(reply.slice(index * 8, index * 8 + 8)));
+    },
+    async readToolCalls({ keys }) {
+      if (keys.length === 0) return [];
+      const reply = await run(
+        readToolCallsScript,
+        keys.map((key) => `${prefix}:counter:${key}`),
+        [],
+      );
+      if (!Array.isArray(reply)) throw new Error(`unexpected reply from a spend script: ${String(reply)}`);
+      return keys.map((_, index) => toolCallsFrom(reply[index]));
+    },
+    async forgetToolCalls({ keys }) {
+      if (keys.length === 0) return;
+      await run(
+        forgetToolCallsScript,
+        keys.map((key) => `${prefix}:counter:${key}`),
+        [],
+      );
     },
     async renameRankingMember({ keys, member, to }) {
       if (keys.length === 0) return;
@@ -227,6 +283,26 @@ export function createRedisSpendStore({
       return ranked;
     },
   };
+}
+
+// The number of tools, then each one's name, calls and errors, as the settle script reads them.
+function toolCallArguments(toolCalls: ToolCallCounts): (string | number)[] {
+  const entries = Object.entries(toolCalls);
+  return [entries.length, ...entries.flatMap(([name, count]) => [name, count.calls, count.errors])];
+}
+
+// A counter's `tool-calls:<name>` and `tool-errors:<name>` fields, as counts by tool name.
+function toolCallsFrom(fields: unknown): ToolCallCounts {
+  const counts: Record<string, { calls: number; errors: number }> = {};
+  const list = Array.isArray(fields) ? fields.map(String) : [];
+  for (let index = 0; index + 1 < list.length; index += 2) {
+    const match = /^tool-(calls|errors):(.+)$/.exec(list[index] ?? '');
+    if (!match?.[2]) continue;
+    const count = counts[match[2]] ?? { calls: 0, errors: 0 };
+    count[match[1] === 'calls' ? 'calls' : 'errors'] = Number(list[index + 1]);
+    counts[match[2]] = count;
+  }
+  return counts;
 }
 
 function numbersOf(reply: unknown): number[] {

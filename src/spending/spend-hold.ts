@@ -5,7 +5,7 @@ import type { ModelCatalog } from '../gateway/model-catalog.ts';
 import type { Logger } from '../log.ts';
 import { amountFor, type SpendWork } from './budget-checks.ts';
 import { imageCostNanos, priceOf, usageCostNanos } from './prices.ts';
-import type { CounterAddress, SpendAmount } from './spend-store.ts';
+import { addToolCalls, type CounterAddress, type SpendAmount, type ToolCallCounts } from './spend-store.ts';
 
 /** One gateway call as it is about to be sent: the model it goes to and its worst case. */
 export interface GatewayCallWork {
@@ -86,6 +86,8 @@ export class SpendHold {
   #spent = { promptTokens: 0, completionTokens: 0, images: 0, costNanos: 0, requests: 0 };
   #isClosed = false;
   #hasPricedToolCalls = false;
+  /** The tool calls that ran for this work, by tool name, for /usage. */
+  #toolCalls: ToolCallCounts = {};
 
   private constructor({
     model,
@@ -192,6 +194,15 @@ export class SpendHold {
     };
   }
 
+  /**
+   * Counts a tool call that ran, free or priced, and whether it failed, so /usage can show which
+   * tools the reply used. Its price, if any, is counted through `cover` like a gateway call.
+   */
+  countToolCall({ tool, isError }: { tool: string; isError: boolean }): void {
+    if (this.#isClosed) return;
+    this.#toolCalls = addToolCalls(this.#toolCalls, { [tool]: { calls: 1, errors: isError ? 1 : 0 } });
+  }
+
   /** How many gateway calls this hold has counted so far. */
   get callCount(): number {
     return this.#spent.requests;
@@ -207,7 +218,8 @@ export class SpendHold {
     const { ledger } = this.#account;
     const [first, ...rest] = this.#reservations;
     if (first === undefined) return;
-    if (this.#spent.requests === 0 && !this.#hasPricedToolCalls) {
+    const hasToolCalls = Object.keys(this.#toolCalls).length > 0;
+    if (this.#spent.requests === 0 && !this.#hasPricedToolCalls && !hasToolCalls) {
       await ledger.release(first);
     } else {
       await ledger.settle({
@@ -215,6 +227,7 @@ export class SpendHold {
         subject: this.#account.subject,
         heldCounters: first.heldCounters,
         spent: this.#spent,
+        ...(hasToolCalls ? { toolCalls: this.#toolCalls } : {}),
         at: this.#account.now(),
       });
     }

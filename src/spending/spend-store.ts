@@ -20,6 +20,10 @@ export interface SpendStore {
   release(request: { reservationId: string; heldCounters: readonly CounterAddress[] }): Promise<void>;
   /** What each counter has spent and holds now (lapsed holds left out). */
   read(request: { keys: readonly string[]; nowMs: number }): Promise<CounterState[]>;
+  /** The tool calls counted on each counter (none on a counter written before tools were counted). */
+  readToolCalls(request: { keys: readonly string[] }): Promise<ToolCallCounts[]>;
+  /** Takes the tool calls off these counters, leaving their spending (/forget). */
+  forgetToolCalls(request: { keys: readonly string[] }): Promise<void>;
   /** The members of a ranking with the highest cost first, at most `count`. */
   readRanking(request: { key: string; count: number }): Promise<RankedMember[]>;
   /**
@@ -44,6 +48,18 @@ export interface SpentTotals {
   readonly images: number;
   readonly costNanos: number;
 }
+
+/** How often one tool ran, and how many of those calls failed. */
+export interface ToolCallCount {
+  readonly calls: number;
+  readonly errors: number;
+}
+
+/**
+ * Tool calls by tool name. Counted beside the spending, not as a budget measure: a priced call's
+ * price is already in `costNanos`; these say which tools the money and the time went to (/usage).
+ */
+export type ToolCallCounts = Readonly<Record<string, ToolCallCount>>;
 
 export interface CounterState {
   readonly spent: SpentTotals;
@@ -95,6 +111,8 @@ export interface SettleRequest {
   /** Every counter the spending is added to. */
   readonly counters: readonly CounterAddress[];
   readonly spent: SpentTotals;
+  /** The tool calls to add to every counter; none when absent. */
+  readonly toolCalls?: ToolCallCounts;
   /** Rankings (top users, top channels) where `member` gains the spent cost. */
   readonly rankings: readonly { readonly key: string; readonly ttlMs: number; readonly member: string }[];
 }
@@ -111,6 +129,16 @@ export const noSpending: SpentTotals = {
   images: 0,
   costNanos: 0,
 };
+/** Adds the tool calls of `more` to `counts`, tool by tool. */
+export function addToolCalls(counts: ToolCallCounts, more: ToolCallCounts): ToolCallCounts {
+  const sum: Record<string, ToolCallCount> = { ...counts };
+  for (const [tool, count] of Object.entries(more)) {
+    const before = sum[tool] ?? { calls: 0, errors: 0 };
+    sum[tool] = { calls: before.calls + count.calls, errors: before.errors + count.errors };
+  }
+  return sum;
+}
+
 export const noAmount: SpendAmount = { costNanos: 0, tokens: 0, images: 0 };
 
 /** How much of a measure an amount holds. */

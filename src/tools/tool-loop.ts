@@ -172,6 +172,7 @@ async function* runOneCall({
   const startedAt = Date.now();
   const output = await runWithDeadline({ tool, toolArguments: parsed, context: request.context });
   covered?.record({ toolCalls: 1 });
+  request.chat.hold.countToolCall({ tool: tool.name, isError: output.isError === true });
   const durationMs = Date.now() - startedAt;
   recordToolCall({
     tool: tool.name,

@@ -1,6 +1,6 @@
 import type { Actor } from '../access/actor.ts';
-import type { PlaceSettingsReader } from '../administration/place-settings.ts';
-import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
+import type { PlaceSettings } from '../administration/place-settings.ts';
+import type { ConversationKey } from '../conversation/turn.ts';
 import type { ChatMessage, ChatRequest, ChatStreamEvent } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
@@ -21,6 +21,8 @@ export interface ToolReplies {
     chat: ChatRequest;
     /** Who asked: the tools they may use here are governed by the place's rules. */
     actor: Actor;
+    /** The place's settings as the engine read them for this turn (TOOLS, TOOL_ROLE_IDS, MEMORY). */
+    settings: Pick<PlaceSettings, 'tools' | 'memory'>;
     conversationKey: ConversationKey;
     /** `/search`: search with the message as the query, whatever the model would decide. */
     isSearchForced: boolean;
@@ -32,7 +34,6 @@ export interface ToolReplies {
 export interface ToolRepliesOptions {
   readonly gateway: Gateway;
   readonly toolbox: Toolbox;
-  readonly places: PlaceSettingsReader;
   /** SearXNG, when SEARCH_URL is set: for search-first and `/search`. */
   readonly searchProvider: SearchProvider | undefined;
   readonly limits: ToolCallLimits;
@@ -48,14 +49,14 @@ export interface ToolRepliesOptions {
 export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
   const modelsRefusingTools = new Set<string>();
   return {
-    async *stream({ chat, actor, conversationKey, isSearchForced, askApproval }) {
-      // Without any tool (no SEARCH_URL, no MCP server up) a reply is a plain stream.
-      if (options.toolbox.all().length === 0 && !isSearchForced) {
+    async *stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval }) {
+      const tools = governTools({ tools: options.toolbox.all(), settings, actor });
+      // Without a tool this person may use here (none enabled, MEMORY off: the memory tools are
+      // always in the toolbox, so the toolbox itself is never empty) a reply is a plain stream.
+      if (tools.length === 0 && !isSearchForced) {
         yield* options.gateway.chatStream(chat);
         return;
       }
-      const settings = await options.places.settingsAt(placeOfConversation(conversationKey));
-      const tools = governTools({ tools: options.toolbox.all(), settings, actor });
       const provider = options.searchProvider;
       const canSearch = provider !== undefined && tools.some((tool) => tool.name === 'web_search');
       const context: ToolRunContext = {

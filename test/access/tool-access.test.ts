@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeDiscordAdmin, runDiscordConfig } from '../support/discord-admin.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 import { filesystemServer, nodeServer, waitUntil, writeToolsFile } from '../support/mcp-test-servers.ts';
+import { buttonOf, chatBodies, toolMessages } from '../support/test-tools.ts';
 
 /**
  * The tool rows of the access matrix (issue 25): what the owner has not allowed a tool to do is
@@ -17,19 +18,6 @@ afterEach(async () => {
   await subject?.close();
   subject = undefined;
 });
-
-type ChatBody = {
-  tools?: Array<{ function: { name: string } }>;
-  messages: Array<{ role: string; content: unknown }>;
-};
-const chatBodies = (under: DiscordUnderTest) =>
-  under.gateway.requests
-    .filter((request) => request.path.endsWith('/chat/completions'))
-    .map((request) => request.body as ChatBody);
-const toolMessages = (body: ChatBody | undefined) =>
-  (body?.messages ?? [])
-    .filter((message) => message.role === 'tool')
-    .map((message) => String(message.content));
 
 async function startWithFiles({
   files = {},
@@ -76,7 +64,9 @@ describe('tool rows of the access matrix', () => {
     under.gateway.enqueue({ text: 'Only reading here.' });
     ask(under, 'what can you do here?');
     await answer(under, /^Only reading here\./);
-    expect(chatBodies(under)[0]?.tools?.map((tool) => tool.function.name)).toEqual(['files_read_text_file']);
+    expect(chatBodies(under.gateway)[0]?.tools?.map((tool) => tool.function.name)).toEqual([
+      'files_read_text_file',
+    ]);
   });
 
   it('a person without the tool’s role is not offered it', async () => {
@@ -87,7 +77,7 @@ describe('tool rows of the access matrix', () => {
     under.gateway.enqueue({ text: 'No writing for you.' });
     ask(under, 'write a note', mallory.id);
     await answer(under, /^No writing for you\./);
-    const offered = chatBodies(under)[0]?.tools?.map((tool) => tool.function.name) ?? [];
+    const offered = chatBodies(under.gateway)[0]?.tools?.map((tool) => tool.function.name) ?? [];
     expect(offered).toContain('files_read_text_file');
     expect(offered).not.toContain('files_write_file');
   });
@@ -105,7 +95,7 @@ describe('tool rows of the access matrix', () => {
     const refusal = await answer(under, /Not sent/);
     expect(refusal.content).toMatch(/your daily budget has 0\.0\d+ of 0\.01 left/);
     expect(existsSync(target)).toBe(false);
-    expect(chatBodies(under)).toHaveLength(1);
+    expect(chatBodies(under.gateway)).toHaveLength(1);
   });
 
   it('an acting tool the asker denies is not run, and the model is told', async () => {
@@ -116,13 +106,10 @@ describe('tool rows of the access matrix', () => {
     under.gateway.enqueue({ text: 'I left it.' });
     ask(under, 'write a note');
     const question = await answer(under, /wants to/);
-    const denyId = /"label":"Deny"[^}]*"custom_id":"([^"]+)"|"custom_id":"([^"]+)"[^}]*"label":"Deny"/.exec(
-      JSON.stringify(question.components ?? []),
-    );
-    under.discord.clickButton({ messageId: question.id, customId: denyId?.[1] ?? denyId?.[2] ?? '' });
+    under.discord.clickButton({ messageId: question.id, customId: buttonOf(question, 'Deny') });
     await answer(under, /^I left it\./);
     expect(existsSync(target)).toBe(false);
-    expect(toolMessages(chatBodies(under)[1])[0]).toMatch(/^Not run: .* denied it/);
+    expect(toolMessages(chatBodies(under.gateway)[1])[0]).toMatch(/^Not run: .* denied it/);
   });
 
   it('an acting tool nobody answers is not run once its time is up, and the model is told', async () => {
@@ -135,6 +122,6 @@ describe('tool rows of the access matrix', () => {
     await answer(under, /wants to/);
     await answer(under, /^Nobody said yes\./);
     expect(existsSync(target)).toBe(false);
-    expect(toolMessages(chatBodies(under)[1])[0]).toMatch(/^Not run: nobody approved it within 5 s/);
+    expect(toolMessages(chatBodies(under.gateway)[1])[0]).toMatch(/^Not run: nobody approved it within 5 s/);
   }, 25_000);
 });

@@ -345,4 +345,21 @@ describe('fake discord: interactions with the real client', () => {
       { type: 8, data: { choices: [{ name: 'gpt-4o', value: 'gpt-4o' }] } },
     ]);
   });
+
+  it('refuses autocomplete results beyond 25 choices, or with a choice over 100 characters', async () => {
+    await client.application.commands.set([model.toJSON()], fake.guildId);
+    const respondWith = async (choices: { name: string; value: string }[]) => {
+      const received = nextInteraction<AutocompleteInteraction>();
+      fake.sendAutocomplete({ name: 'model', channelId: generalId, focused: { name: 'name', value: '' } });
+      return (await received).respond(choices);
+    };
+    const choice = (text: string) => ({ name: text, value: text });
+    await expect(
+      respondWith(Array.from({ length: 26 }, (_, index) => choice(`model-${index}`))),
+    ).rejects.toMatchObject({ code: 50035 });
+    await expect(respondWith([choice('m'.repeat(101))])).rejects.toMatchObject({ code: 50035 });
+    await expect(
+      respondWith(Array.from({ length: 25 }, (_, index) => choice(`${index}`.padEnd(100, 'm')))),
+    ).resolves.toBeUndefined();
+  });
 });

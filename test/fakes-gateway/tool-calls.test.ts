@@ -49,6 +49,27 @@ describe('fake gateway: function calling in the OpenAI shape', () => {
     expect(chunks.at(-1)?.usage?.total_tokens).toBeGreaterThan(0);
   });
 
+  it('streams the text a model writes before its calls first, in the same message', async () => {
+    fake.enqueue({
+      text: 'Let me look that up.',
+      toolCalls: [{ name: 'web_search', arguments: { query: 'tides' } }],
+    });
+    const chunks = await collect(
+      await client.chat.completions.create({
+        model: 'fake-model',
+        stream: true,
+        messages: [{ role: 'user', content: 'tides?' }],
+        tools: [webSearch],
+      }),
+    );
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    const firstCall = chunks.findIndex((chunk) => (chunk.choices[0]?.delta.tool_calls ?? []).length > 0);
+    const lastText = chunks.findLastIndex((chunk) => (chunk.choices[0]?.delta.content ?? '') !== '');
+    expect(text).toBe('Let me look that up.');
+    expect(lastText).toBeLessThan(firstCall);
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('tool_calls');
+  });
+
   it('takes the tool results back and answers; a tool message must answer a call', async () => {
     fake.enqueue({ toolCalls: [{ name: 'web_search', arguments: { query: 'q' } }] });
     fake.enqueue({ text: 'High tide at 14:05 [1].' });

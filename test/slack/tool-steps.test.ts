@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Tool } from '../../src/tools/tool.ts';
 import { type FakeSearxng, startFakeSearxng } from '../fakes/searxng/fake-searxng.ts';
-import { appMention } from '../fakes/slack/index.ts';
+import { appMention, buttonClick, type StoredMessage } from '../fakes/slack/index.ts';
+import { actingTool, slowTool } from '../support/test-tools.ts';
+import { buttonsOf } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
 
 /**
@@ -19,26 +20,6 @@ afterEach(async () => {
   bot = undefined;
   searxng.reset();
 });
-
-/** A read-only tool of the test's own that takes `delayMs` to answer. */
-function slowTool(name: string, delayMs: number): Tool {
-  return {
-    name,
-    title: name,
-    description: `The test tool ${name}.`,
-    inputSchema: { type: 'object', properties: {} },
-    annotations: { isReadOnly: true, isDestructive: false, isOpenWorld: false },
-    source: 'test',
-    priceNanos: 0,
-    deadlineMs: 5_000,
-    maxResultCharacters: 1_000,
-    describeCall: () => `⚙ ${name} at work`,
-    async run() {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      return { text: `${name} is done` };
-    },
-  };
-}
 
 describe('tool steps on Slack', () => {
   it('streams each call as a task card in a plan, with the links a search found, then the answer', async () => {
@@ -118,5 +99,116 @@ describe('tool steps on Slack', () => {
       shown.filter((blocks) => blocks.includes('test\\\\_slow at') && blocks.includes('test\\\\_slower at')),
     ).toEqual([]);
     expect(reply.text).toBe('Both are done.\n\n_🔧 used 2 tools_');
+  });
+});
+
+describe('an acting tool asking while the stream is open', () => {
+  /** Asks in a new thread of `channel` and waits for the acting tool's question. */
+  async function askUntilQuestion(channel: string, text: string) {
+    const mention = appMention({ channel, text });
+    await bot?.deliverEvent(mention);
+    const slack = bot?.slack;
+    if (!slack) throw new Error('no bot');
+    const threadTs = String(mention.ts);
+    const question = await slack.waitFor(() =>
+      slack.messages(channel, threadTs).find((message) => message.text.includes('wants to')),
+    );
+    return { slack, threadTs, question };
+  }
+
+  /**
+   * Presses Approve and waits for the reply's stream to stop; checks that the reply had one stream,
+   * stopped once with `answer` and its task cards `statuses`, that no other message holds the
+   * answer, and that the question says it was approved.
+   */
+  async function approveAndCheckAnswer({
+    channel,
+    threadTs,
+    question,
+    answer,
+    statuses,
+  }: {
+    channel: string;
+    threadTs: string;
+    question: StoredMessage;
+    answer: string;
+    statuses: string[];
+  }) {
+    const slack = bot?.slack;
+    if (!slack || !bot) throw new Error('no bot');
+    const approve = buttonsOf(question).find((button) => button.text.text === 'Approve');
+    await bot.deliverInteraction(
+      buttonClick({ actionId: approve?.action_id ?? '', messageTs: question.ts, channel, threadTs }),
+    );
+    const stopped = await slack.waitFor(
+      () => slack.streams.find((candidate) => candidate.channel === channel && candidate.state === 'stopped'),
+      10_000,
+    );
+    expect(slack.streams.filter((candidate) => candidate.channel === channel)).toHaveLength(1);
+    expect(stopped.writes.filter((write) => write.method === 'chat.stopStream')).toHaveLength(1);
+    expect(stopped.text).toBe(answer);
+    expect([...stopped.tasks.values()].map((task) => task.status)).toEqual(statuses);
+    expect(slack.callsTo('chat.update').map((call) => (call.arguments as { ts?: string }).ts)).not.toContain(
+      stopped.ts,
+    );
+    const firstLine = answer.split('\n')[0] ?? answer;
+    const thread = slack.messages(channel, threadTs);
+    expect(thread.filter((message) => message.text.includes(firstLine)).map((message) => message.ts)).toEqual(
+      [stopped.ts],
+    );
+    expect(thread.find((message) => message.ts === question.ts)?.text).toContain('approved by');
+  }
+
+  it('asks in a message of its own while the steps’ stream stays open, then the answer follows in it', async () => {
+    bot = await startSlackUnderTest({ mode: 'http', environment: { CHAT_MODEL: 'tools-model' } });
+    const calls: unknown[] = [];
+    bot.app.toolbox.replace('test', [slowTool('test_look', 50), actingTool('test_write', calls)]);
+    // A read-only step opens the stream; the acting one asks while it is open.
+    bot.gateway.enqueue({ toolCalls: [{ name: 'test_look', arguments: {} }] });
+    bot.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: { text: 'hello' } }] });
+    bot.gateway.enqueue({ text: 'I looked, then wrote hello.', chunkSize: 5, delayBetweenChunksMs: 40 });
+    const { slack, threadTs, question } = await askUntilQuestion('C0STEPS003', 'look, then write hello');
+    // The step shows that it waits, in the stream that is still open.
+    const waiting = await slack.waitFor(() =>
+      slack.streams.find(
+        (candidate) =>
+          candidate.channel === 'C0STEPS003' &&
+          [...candidate.tasks.values()].some((task) => task.details === 'waiting for approval'),
+      ),
+    );
+    expect(waiting.state).toBe('streaming');
+    await approveAndCheckAnswer({
+      channel: 'C0STEPS003',
+      threadTs,
+      question,
+      answer: 'I looked, then wrote hello.\n\n_🔧 used 2 tools_',
+      statuses: ['complete', 'complete'],
+    });
+    expect(calls).toEqual([{ text: 'hello' }]);
+  });
+
+  it('keeps the answer’s stream open while it asks, when the model wrote before calling the tool', async () => {
+    bot = await startSlackUnderTest({ mode: 'http', environment: { CHAT_MODEL: 'tools-model' } });
+    const calls: unknown[] = [];
+    bot.app.toolbox.replace('test', [actingTool('test_write', calls)]);
+    bot.gateway.enqueue({
+      text: 'Let me write that down. ',
+      toolCalls: [{ name: 'test_write', arguments: { text: 'hello' } }],
+    });
+    bot.gateway.enqueue({ text: 'I wrote hello.', chunkSize: 4, delayBetweenChunksMs: 40 });
+    const { slack, threadTs, question } = await askUntilQuestion('C0STEPS004', 'write hello');
+    // Long enough for a stream that the question ended to have been stopped.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const open = slack.streams.find((candidate) => candidate.channel === 'C0STEPS004');
+    expect(open?.state).toBe('streaming');
+    expect(open?.text).toBe('Let me write that down. ');
+    await approveAndCheckAnswer({
+      channel: 'C0STEPS004',
+      threadTs,
+      question,
+      answer: 'Let me write that down. I wrote hello.\n\n_🔧 used 1 tool_',
+      statuses: ['complete'],
+    });
+    expect(calls).toEqual([{ text: 'hello' }]);
   });
 });

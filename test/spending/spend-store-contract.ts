@@ -154,6 +154,51 @@ export function describeSpendStoreContract(options: SpendStoreContractOptions): 
       ]);
     });
 
+    it('counts tool calls by tool beside the spending, and keeps them through later holds', async () => {
+      const { store } = open();
+      const settle = (reservationId: string, toolCalls?: Record<string, { calls: number; errors: number }>) =>
+        store.settle({
+          reservationId,
+          heldCounters: [counter('user:t')],
+          counters: [counter('user:t'), counter('conversation:t')],
+          spent: { requests: 1, promptTokens: 10, completionTokens: 5, images: 0, costNanos: cents(1) },
+          ...(toolCalls === undefined ? {} : { toolCalls }),
+          rankings: [],
+        });
+      // A counter written without tool calls (as before they were counted) reads as none.
+      await settle('before-tools');
+      expect(await store.readToolCalls({ keys: ['user:t', 'user:never'] })).toEqual([{}, {}]);
+      await settle('first', { web_search: { calls: 2, errors: 1 } });
+      const hold = holdRequest({
+        amount: amount(cents(5)),
+        counters: [counter('user:t', { cost: cents(100) })],
+      });
+      await store.hold(hold);
+      await settle(hold.reservationId, {
+        web_search: { calls: 1, errors: 0 },
+        files_write_file: { calls: 1, errors: 0 },
+      });
+      const expected = {
+        web_search: { calls: 3, errors: 1 },
+        files_write_file: { calls: 1, errors: 0 },
+      };
+      expect(await store.readToolCalls({ keys: ['user:t', 'conversation:t'] })).toEqual([expected, expected]);
+      const [user] = await store.read({ keys: ['user:t'], nowMs: Date.now() });
+      expect(user?.spent).toEqual({
+        requests: 3,
+        promptTokens: 30,
+        completionTokens: 15,
+        images: 0,
+        costNanos: cents(3),
+      });
+
+      // /forget takes them off the person's own counter; the spending and other counters keep theirs.
+      await store.forgetToolCalls({ keys: ['user:t', 'user:never'] });
+      expect(await store.readToolCalls({ keys: ['user:t', 'conversation:t'] })).toEqual([{}, expected]);
+      const [after] = await store.read({ keys: ['user:t'], nowMs: Date.now() });
+      expect(after?.spent).toEqual(user?.spent);
+    });
+
     it('moves a forgotten member to `forgotten`, keeping the score, and leaves other rankings alone', async () => {
       const { store } = open();
       const settle = (member: string, costNanos: number, key = 'top:month') =>

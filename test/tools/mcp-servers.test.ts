@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkReadiness } from '../../src/operations/health.ts';
 import { metricsRegistry } from '../../src/operations/metrics.ts';
-import type { FakeMessage } from '../fakes/discord/index.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 import {
   changingToolsServer,
@@ -19,6 +18,7 @@ import {
   writeToolsFile,
 } from '../support/mcp-test-servers.ts';
 import { buildTestBot, type TestBot } from '../support/test-bot.ts';
+import { buttonOf, chatBodies, offeredNames, toolMessages } from '../support/test-tools.ts';
 
 /**
  * MCP servers from the tools file, end to end: real servers from npm (server-everything over stdio
@@ -31,19 +31,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-type ChatBody = {
-  tools?: Array<{ function: { name: string } }>;
-  messages: Array<{ role: string; content: unknown }>;
-};
-const chatBodies = (subject: DiscordUnderTest) =>
-  subject.gateway.requests
-    .filter((request) => request.path.endsWith('/chat/completions'))
-    .map((request) => request.body as ChatBody);
-const offeredNames = (body: ChatBody | undefined) => body?.tools?.map((tool) => tool.function.name) ?? [];
-const toolMessages = (body: ChatBody | undefined) =>
-  (body?.messages ?? [])
-    .filter((message) => message.role === 'tool')
-    .map((message) => String(message.content));
 /** `${NAME}` as the tools file writes it. */
 const placeholder = (name: string) => `\${${name}}`;
 /** The servers' tools in the toolbox (the built-in memory tools are always there). */
@@ -81,13 +68,6 @@ async function askAndWait(subject: DiscordUnderTest, content: string, answerStar
   );
 }
 
-function buttonOf(message: FakeMessage, label: string): string {
-  const match = new RegExp(
-    `"label":"${label}"[^}]*"custom_id":"([^"]+)"|"custom_id":"([^"]+)"[^}]*"label":"${label}"`,
-  ).exec(JSON.stringify(message.components ?? []));
-  return match?.[1] ?? match?.[2] ?? '';
-}
-
 describe('a stdio server parley starts', () => {
   it('offers its tools named <server>_<tool>, and answers a read-only call wrapped as data, without asking', async () => {
     const subject = await startWithServers({ everything: nodeServer(everythingServer, 'stdio') });
@@ -98,10 +78,10 @@ describe('a stdio server parley starts', () => {
     subject.gateway.enqueue({ text: 'It echoed.' });
     await askAndWait(subject, 'echo hello tools', 'It echoed.');
 
-    const offered = offeredNames(chatBodies(subject)[0]);
+    const offered = offeredNames(chatBodies(subject.gateway)[0]);
     expect(offered).toEqual(expect.arrayContaining(['everything_echo', 'everything_get-sum']));
     expect(offered.every((name) => /^everything_[A-Za-z0-9_-]+$/.test(name))).toBe(true);
-    expect(toolMessages(chatBodies(subject)[1])).toEqual([
+    expect(toolMessages(chatBodies(subject.gateway)[1])).toEqual([
       '<tool_result tool="everything_echo" source="everything">\nEcho: hello tools\n</tool_result>',
     ]);
     // echo says readOnlyHint: nobody was asked.
@@ -138,7 +118,7 @@ describe('a stdio server parley starts', () => {
         .find((message) => message.content.startsWith('Saved the note.')),
     );
     expect(readFileSync(target, 'utf8')).toBe('written by parley');
-    expect(toolMessages(chatBodies(subject)[1])[0]).toMatch(
+    expect(toolMessages(chatBodies(subject.gateway)[1])[0]).toMatch(
       /^<tool_result tool="files_write_file" source="files">\nSuccessfully wrote to /,
     );
   });
@@ -213,7 +193,7 @@ describe('a stdio server parley starts', () => {
 
     subject.gateway.enqueue({ text: 'I have it now.' });
     await askAndWait(subject, 'what can you do now?', 'I have it now.');
-    expect(offeredNames(chatBodies(subject)[2])).toEqual(['changing_add_tool', 'changing_fresh']);
+    expect(offeredNames(chatBodies(subject.gateway)[2])).toEqual(['changing_add_tool', 'changing_fresh']);
   });
 
   it('never writes a secret from a placeholder to the log, even when the server prints it as it dies', async () => {
@@ -259,7 +239,7 @@ describe('a Streamable HTTP server', () => {
     subject.gateway.enqueue({ toolCalls: [{ name: 'remote_get-sum', arguments: { a: 2, b: 3 } }] });
     subject.gateway.enqueue({ text: 'Five.' });
     await askAndWait(subject, 'what is 2 + 3?', 'Five.');
-    expect(toolMessages(chatBodies(subject)[1])).toEqual([
+    expect(toolMessages(chatBodies(subject.gateway)[1])).toEqual([
       '<tool_result tool="remote_get-sum" source="remote">\nThe sum of 2 and 3 is 5.\n</tool_result>',
     ]);
     expect(subject.app.config.secrets).toContain(secret);

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createConsoleSurface } from '../../adapters/console/console-surface.ts';
 import { createStreamingWriter } from '../../src/delivery/streaming-writer.ts';
 import { createToolProgress } from '../../src/delivery/tool-progress.ts';
-import type { Tool } from '../../src/tools/tool.ts';
 import { startConsoleUnderTest } from '../support/console-under-test.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 import { createRecordingSurface } from '../support/recording-surface.ts';
+import { slowTool } from '../support/test-tools.ts';
 
 /**
  * Tool steps people can see (issue 25) where the platform has no task cards: a line per step above
@@ -17,26 +17,6 @@ afterEach(async () => {
   await under?.close();
   under = undefined;
 });
-
-/** A read-only tool of the test's own that takes `delayMs` to answer. */
-function slowTool(name: string, delayMs: number): Tool {
-  return {
-    name,
-    title: name,
-    description: `The test tool ${name}.`,
-    inputSchema: { type: 'object', properties: {} },
-    annotations: { isReadOnly: true, isDestructive: false, isOpenWorld: false },
-    source: 'test',
-    priceNanos: 0,
-    deadlineMs: 5_000,
-    maxResultCharacters: 1_000,
-    describeCall: () => `⚙ ${name} at work`,
-    async run() {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      return { text: `${name} is done` };
-    },
-  };
-}
 
 describe('tool steps on Discord', () => {
   it('shows a line per step above the answer while it runs, within the edit budget, and only the answer and its note at the end', async () => {

@@ -321,3 +321,44 @@ export function findScopeProblems(commands: readonly Fields[]): FieldProblem[] {
   }
   return problems;
 }
+
+/**
+ * What an autocomplete result (callback type 8) breaks: at most 25 choices
+ * (interactions/receiving-and-responding.mdx, "Autocomplete": "autocomplete choices (max of 25
+ * choices)"), each a choice as "Application Command Option Choice Structure" has it: a name of
+ * 1–100 characters and a string value of at most 100 (the fake's options that autocomplete are
+ * strings).
+ */
+export function findAutocompleteProblems(data: Fields | undefined): FieldProblem[] {
+  const choices = data?.choices;
+  if (!Array.isArray(choices)) {
+    return [problem(['data', 'choices'], 'BASE_TYPE_REQUIRED', 'This field is required')];
+  }
+  const problems: FieldProblem[] =
+    choices.length > commandLimits.choicesPerOption
+      ? [
+          problem(
+            ['data', 'choices'],
+            'BASE_TYPE_MAX_LENGTH',
+            `Must be ${commandLimits.choicesPerOption} or fewer in length.`,
+          ),
+        ]
+      : [];
+  for (const [index, choice] of (choices as Fields[]).entries()) {
+    problems.push(
+      ...lengthProblem(
+        ['data', 'choices', index, 'name'],
+        choice.name,
+        1,
+        commandLimits.choiceNameCharacters,
+      ),
+      ...lengthProblem(
+        ['data', 'choices', index, 'value'],
+        choice.value,
+        0,
+        commandLimits.choiceValueCharacters,
+      ),
+    );
+  }
+  return problems;
+}

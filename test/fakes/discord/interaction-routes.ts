@@ -1,4 +1,5 @@
 import { requireChannel } from './channel-routes.ts';
+import { findAutocompleteProblems } from './command-validation.ts';
 import { DiscordApiError, errorCodes, invalidFormBody, unknownEntity } from './discord-api-error.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import { interactionTypes } from './interaction-payloads.ts';
@@ -204,6 +205,10 @@ function respond(
         error: { code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: 'Invalid interaction response type' },
       },
     ]);
+  }
+  if (type === callbackTypes.autocompleteResult) {
+    const problems = findAutocompleteProblems(body.json as Record<string, unknown> | undefined);
+    if (problems.length > 0) throw invalidFormBody(problems);
   }
   if (type === callbackTypes.modal) {
     const problems = findModalProblems(body.json as Record<string, unknown> | undefined);

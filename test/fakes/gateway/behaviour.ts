@@ -66,7 +66,9 @@ export interface FakeBehaviour {
   /**
    * Answer with calls of these tools instead of text (`finish_reason: "tool_calls"`), streamed as
    * `delta.tool_calls` pieces; each must be a tool the request offered. A scripted tool-use turn is
-   * this behaviour followed by one with the `text` of the answer.
+   * this behaviour followed by one with the `text` of the answer. With `text` as well, that text is
+   * what the model writes before its calls, streamed first (content beside `tool_calls` in one
+   * assistant message, as the openai SDK's `ChatCompletionAssistantMessageParam` allows).
    */
   toolCalls?: readonly { name: string; arguments: unknown }[];
   /** Answer with this error instead of a reply. */

@@ -36,13 +36,16 @@ export function createChatCompletion(options: {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: null, tool_calls: calls },
+          message: { role: 'assistant', content: behaviour.text ?? null, tool_calls: calls },
           finish_reason: 'tool_calls',
         },
       ],
       usage: usageFor({
         request,
-        replyTexts: calls.map((call) => call.function.arguments),
+        replyTexts: [
+          ...(behaviour.text === undefined ? [] : [behaviour.text]),
+          ...calls.map((call) => call.function.arguments),
+        ],
         override: behaviour.usage,
       }),
     };

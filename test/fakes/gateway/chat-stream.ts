@@ -89,14 +89,27 @@ export async function streamChatCompletion(options: {
   if (behaviour.toolCalls !== undefined) {
     // A tool-use turn: the calls stream as deltas, then finish_reason "tool_calls".
     const calls = scriptedToolCalls(request, behaviour, id);
-    await send(JSON.stringify(chunk({ role: 'assistant', content: null }, null)));
+    // Text the model writes before its calls ("Let me check that."): content deltas first, then the
+    // calls, in one message (an assistant message's content is optional beside `tool_calls`, not
+    // excluded by them: `ChatCompletionAssistantMessageParam.content` in the openai SDK).
+    const preamble = behaviour.text;
+    await send(
+      JSON.stringify(chunk({ role: 'assistant', content: preamble === undefined ? null : '' }, null)),
+    );
+    for (const piece of preamble === undefined ? [] : splitIntoChunks(preamble, behaviour.chunkSize)) {
+      await pauseBetweenEvents();
+      await send(JSON.stringify(chunk({ content: piece }, null)));
+    }
     for (const delta of toolCallDeltas(calls)) {
       await pauseBetweenEvents();
       await send(JSON.stringify(chunk({ tool_calls: [delta] }, null)));
     }
     const usage = usageFor({
       request,
-      replyTexts: calls.map((call) => call.function.arguments),
+      replyTexts: [
+        ...(preamble === undefined ? [] : [preamble]),
+        ...calls.map((call) => call.function.arguments),
+      ],
       override: behaviour.usage,
     });
     await send(JSON.stringify(chunk({}, 'tool_calls', usage)));

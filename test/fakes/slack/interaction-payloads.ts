@@ -179,7 +179,8 @@ export function messageShortcut(options: {
  * A modal submitted (`view_submission`, docs.slack.dev/reference/interaction-payloads/view-interactions-payload):
  * the view as opened, with `state.values` by block id and action id holding each plain-text input's
  * value: the one given in `values` (by block id), else what the field showed (its initial value), and
- * null for a field left empty.
+ * null for a field left empty; a multi-select's `selected_options`, given as values separated by
+ * commas, else its initial options.
  */
 export function viewSubmission(options: {
   view: Record<string, unknown>;
@@ -190,9 +191,37 @@ export function viewSubmission(options: {
   const stateValues: Record<string, Record<string, unknown>> = {};
   for (const block of (options.view.blocks ?? []) as Array<Record<string, unknown>>) {
     if (block.type !== 'input') continue;
-    const element = block.element as { action_id?: string; initial_value?: string; type?: string };
+    const element = block.element as {
+      action_id?: string;
+      initial_value?: string;
+      type?: string;
+      options?: Array<{ value: string }>;
+      initial_options?: Array<{ value: string }>;
+    };
     const blockId = String(block.block_id);
     const given = options.values[blockId];
+    if (element.type === 'multi_static_select') {
+      // The options chosen (given as their values separated by commas), as the payload's
+      // `selected_options`: whole option objects from the menu's own.
+      const chosen =
+        given === undefined
+          ? (element.initial_options ?? []).map((option) => option.value)
+          : given
+              .split(',')
+              .map((value) => value.trim())
+              .filter((value) => value !== '');
+      stateValues[blockId] = {
+        [element.action_id ?? blockId]: {
+          type: element.type,
+          selected_options: chosen.map((value) => {
+            const option = (element.options ?? []).find((candidate) => candidate.value === value);
+            if (!option) throw new Error(`fake Slack: ${value} is not an option of ${blockId}`);
+            return option;
+          }),
+        },
+      };
+      continue;
+    }
     const value = given ?? element.initial_value ?? '';
     stateValues[blockId] = {
       [element.action_id ?? blockId]: {

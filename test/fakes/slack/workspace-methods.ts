@@ -129,7 +129,52 @@ function modalProblems(view: Record<string, unknown>): string[] {
       const label = textLength(block.label);
       if (label < 1 || label > 2_000 || typeof block.element !== 'object')
         problems.push(`[ERROR] input needs a label and an element [json-pointer:/view/blocks/${index}]`);
+      const element = block.element as Record<string, unknown> | undefined;
+      if (element?.type === 'multi_static_select') {
+        problems.push(...multiStaticSelectProblems(element, `/view/blocks/${index}/element`));
+      }
     }
+  }
+  return problems;
+}
+
+/** The most options a static menu holds, and the longest option text and value (see below). */
+export const staticMenuLimits = { options: 100, optionText: 75, optionValue: 75 } as const;
+
+// A multi-select menu of static options (docs.slack.dev/reference/block-kit/block-elements/
+// multi-select-menu-element, static_multi_select; @slack/types MultiStaticSelect): `options` holds
+// at most 100 option objects, each a plain_text `text` of at most 75 characters and a `value` of at
+// most 75 (composition objects, option object; @slack/types OptionDescriptor), and
+// `initial_options` must "exactly match one or more of the options within `options`".
+function multiStaticSelectProblems(element: Record<string, unknown>, pointer: string): string[] {
+  const problems: string[] = [];
+  const options = Array.isArray(element.options) ? (element.options as Record<string, unknown>[]) : [];
+  if (options.length < 1 || options.length > staticMenuLimits.options)
+    problems.push(
+      `[ERROR] must have 1-${staticMenuLimits.options} options [json-pointer:${pointer}/options]`,
+    );
+  const values = new Set<string>();
+  for (const [index, option] of options.entries()) {
+    const text = textLength(option.text);
+    const value = typeof option.value === 'string' ? [...option.value].length : -1;
+    if (text < 1 || text > staticMenuLimits.optionText || value < 1 || value > staticMenuLimits.optionValue)
+      problems.push(
+        `[ERROR] option text and value must be 1-75 characters [json-pointer:${pointer}/options/${index}]`,
+      );
+    values.add(String(option.value));
+  }
+  const initial = Array.isArray(element.initial_options)
+    ? (element.initial_options as Record<string, unknown>[])
+    : [];
+  for (const [index, option] of initial.entries()) {
+    const match = options.find(
+      (candidate) =>
+        candidate.value === option.value && textLength(candidate.text) === textLength(option.text),
+    );
+    if (!match)
+      problems.push(
+        `[ERROR] initial option must match an option [json-pointer:${pointer}/initial_options/${index}]`,
+      );
   }
   return problems;
 }
