@@ -14,7 +14,14 @@ import type { FakeAttachment } from './attachment-hosting.ts';
 import type { FakeForward, FakeMessage } from './message-store.ts';
 import { bitsOf } from './permissions.ts';
 import { discordTimestamp } from './precise-time.ts';
-import type { FakeChannel, FakeGuild, FakeRole, FakeUser, World } from './world.ts';
+import {
+  type FakeChannel,
+  type FakeGuild,
+  type FakeRole,
+  type FakeUser,
+  isThreadOnly,
+  type World,
+} from './world.ts';
 
 // The types come from discord-api-types through discord.js (erased at runtime): the compiler then
 // checks that every payload carries the fields the real API sends.
@@ -71,9 +78,19 @@ export function apiRole(role: FakeRole): APIRole {
   };
 }
 
-const channelTypeNumbers: Record<FakeChannel['kind'], number> = { text: 0, 'direct-message': 1, thread: 11 };
+// resources/channel.mdx, "Channel Types": GUILD_FORUM is 15, GUILD_MEDIA 16.
+const channelTypeNumbers: Record<FakeChannel['kind'], number> = {
+  text: 0,
+  'direct-message': 1,
+  thread: 11,
+  forum: 15,
+  media: 16,
+};
 
-/** Discord's number for a channel (0 text, 1 DM, 11 public thread, 12 private thread). */
+/** resources/channel.mdx, "Channel Flags": REQUIRE_TAG is `1 << 4`. */
+export const requireTagFlag = 1 << 4;
+
+/** Discord's number for a channel (0 text, 1 DM, 11 public thread, 12 private thread, 15 forum, 16 media). */
 export function channelTypeNumber(channel: FakeChannel): number {
   return channel.kind === 'thread' && channel.isPrivate ? 12 : channelTypeNumbers[channel.kind];
 }
@@ -113,6 +130,11 @@ export function apiChannel(channel: FakeChannel, world: World): APIChannel {
             }
           : {}),
         total_message_sent: 0,
+        // resources/channel.mdx, Channel Object: `applied_tags` of "a thread in a GUILD_FORUM or a
+        // GUILD_MEDIA channel".
+        ...(isThreadOnly(world.requireChannel(channel.parentId ?? ''))
+          ? { applied_tags: [...channel.appliedTagIds] }
+          : {}),
         thread_metadata: {
           archived: false,
           auto_archive_duration: channel.autoArchiveMinutes as 1440,
@@ -120,6 +142,35 @@ export function apiChannel(channel: FakeChannel, world: World): APIChannel {
           locked: false,
         },
       };
+    case 'forum':
+    case 'media':
+      // topics/threads.mdx, "Forum and Media Channel Fields": `available_tags`, and `flags` where
+      // REQUIRE_TAG is the one flag such a channel uses.
+      return {
+        id: channel.id,
+        type: channelTypeNumber(channel) as 15,
+        guild_id: channel.guildId ?? undefined,
+        name: channel.name,
+        position: 0,
+        parent_id: null,
+        topic: null,
+        nsfw: false,
+        last_message_id: null,
+        rate_limit_per_user: 0,
+        permission_overwrites: botOverwrites(channel, world),
+        flags: channel.requiresTag ? requireTagFlag : 0,
+        available_tags: channel.availableTags.map((tag) => ({
+          id: tag.id,
+          name: tag.name,
+          moderated: tag.isModerated,
+          emoji_id: null,
+          emoji_name: null,
+        })),
+        default_reaction_emoji: null,
+        default_sort_order: null,
+        default_forum_layout: 0,
+        default_thread_rate_limit_per_user: 0,
+      } as APIChannel;
     default:
       return {
         id: channel.id,
