@@ -6,7 +6,7 @@ import { createChannelSurface } from './channel-surface.ts';
 import { buildTurnFromMessage, conversationKeyOfMessage, sentAtMicrosOf } from './message-turn.ts';
 import { replyModeOf } from './reply-mode.ts';
 import { tellAskerTheAnswerIsDone } from './slow-answer-notice.ts';
-import { openThreadFromMessage, titleThreadAfterFirstExchange } from './thread-conversations.ts';
+import { openConversationThread, titleThreadAfterFirstExchange } from './thread-conversations.ts';
 
 /** Answers a message when it is meant for the bot, streaming the reply into the channel. */
 export async function handleMessage({
@@ -71,25 +71,30 @@ async function answerInPlace({
     maxImageBytes: adapter.maxImageBytes,
     maxDocumentBytes: adapter.services.maxDocumentBytes,
   });
-  // Thread mode: a mention in a channel gets a thread of its own, which is then its conversation.
-  const thread =
-    channelTurn.isAddressedToBot && !channel.isThread() && message.guild
-      ? (await replyModeOf({ message, adapter })) === 'thread'
-        ? await openThreadFromMessage({ message, question: channelTurn.text, adapter })
-        : undefined
-      : undefined;
+  // Thread mode: a mention in a channel gets a thread (or a forum post) of its own, which is then
+  // its conversation. In a forum or media channel every message is in a post already (a thread).
+  const { thread, problem } =
+    channelTurn.isAddressedToBot &&
+    !channel.isThread() &&
+    message.guild &&
+    (await replyModeOf({ message, adapter })) === 'thread'
+      ? await openConversationThread({ message, question: channelTurn.text, adapter })
+      : { thread: undefined, problem: undefined };
   if (thread) givePlaceUp();
   const turn = thread
     ? {
         ...channelTurn,
+        // A post's conversation is keyed by its forum, as every later message in it will be.
         conversationKey: conversationKeyOf({
           platform: 'discord',
           workspace: message.guildId ?? 'dm',
-          channel: channel.id,
+          channel: thread.parentId ?? channel.id,
           thread: thread.id,
         }),
       }
-    : channelTurn;
+    : problem === undefined
+      ? channelTurn
+      : { ...channelTurn, notices: [...(channelTurn.notices ?? []), problem] };
   // The channel was checked to be sendable on the way in.
   const answerChannel = (thread ?? channel) as SendableChannels;
   const surface = createChannelSurface({

@@ -36,7 +36,8 @@ const apiKey = 'discord-e2e-gateway-key-0123456789';
  * the fake Discord, answering through the fake gateway, over loopback.
  */
 export async function startDiscordUnderTest(
-  environment: Record<string, string> = {},
+  /** The bot's environment; a function of the fake when it names channels the test makes first. */
+  environment: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {},
   {
     fakeDiscord = {},
     invalidRequestLimits,
@@ -64,7 +65,7 @@ export async function startDiscordUnderTest(
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
       DISCORD_GUILD_IDS: discord.guildId,
-      ...environment,
+      ...(typeof environment === 'function' ? environment(discord) : environment),
     },
   });
   const { config, app, logger } = bot;
