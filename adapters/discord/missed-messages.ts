@@ -218,11 +218,13 @@ export function createMissedMessages({
         for (const message of page) moveForward(channelId, message.id);
         read.push(...page);
       }
-      const answeredIds = new Set(
-        read
+      // Answered: a reply of parley's points to it, or (thread mode) parley opened a thread from it.
+      const answeredIds = new Set([
+        ...read
           .filter((message) => message.author.id === botUserId)
           .flatMap((message) => (message.reference?.messageId ? [message.reference.messageId] : [])),
-      );
+        ...read.filter((message) => message.thread?.ownerId === botUserId).map((message) => message.id),
+      ]);
       const oldestKeptMicros = (now() - limits.maxAgeMs) * 1000;
       const owed = read
         .filter(

@@ -86,6 +86,15 @@ describe('stored catch-up watermarks', () => {
     const answered = await messageOf(client, general, answeredId);
     first.noteSeen(answered);
     first.noteSeen(await answered.reply('an answer'));
+    // And one answered in thread mode: in a thread parley opened from it.
+    const threadedId = fake.sendUserMessage({
+      channelId: general,
+      content: 'in a thread',
+      mentionsBot: true,
+    });
+    const threaded = await messageOf(client, general, threadedId);
+    first.noteSeen(threaded);
+    await threaded.startThread({ name: 'In a thread' });
     // Asked while no process ran.
     const missedId = fake.sendUserMessage({
       channelId: general,
@@ -95,7 +104,7 @@ describe('stored catch-up watermarks', () => {
 
     const second = process(store);
     const { handedOn, report } = await catchUp(second, client);
-    expect(report.messagesRead).toBe(3);
+    expect(report.messagesRead).toBe(4);
     expect(handedOn).toEqual([missedId]);
   });
 

@@ -87,6 +87,9 @@ const channelTypeNumbers: Record<FakeChannel['kind'], number> = {
   media: 16,
 };
 
+/** resources/message.mdx, "Message Flags": HAS_THREAD is `1 << 5`. */
+const hasThreadFlag = 1 << 5;
+
 /** resources/channel.mdx, "Channel Flags": REQUIRE_TAG is `1 << 4`. */
 export const requireTagFlag = 1 << 4;
 
@@ -219,6 +222,13 @@ export function apiMessage(
   depth = 0,
 ): APIMessage {
   const referenced = message.replyToMessageId === null ? undefined : lookup(message.replyToMessageId);
+  // resources/message.mdx, Message Object: `thread`, "the thread that was started from this
+  // message", and the HAS_THREAD flag (`1 << 5`), "with the same id as the message".
+  const startedThread = world.channels.get(message.id);
+  const thread =
+    startedThread?.kind === 'thread' && startedThread.parentId === message.channelId
+      ? startedThread
+      : undefined;
   return {
     id: message.id,
     channel_id: message.channelId,
@@ -238,7 +248,8 @@ export function apiMessage(
     components: message.components,
     pinned: false,
     type: message.type,
-    flags: message.flags,
+    flags: thread === undefined ? message.flags : message.flags | hasThreadFlag,
+    ...(thread === undefined ? {} : { thread: apiChannel(thread, world) }),
     ...(message.webhookId === null
       ? {}
       : { webhook_id: message.webhookId, application_id: message.webhookId }),
