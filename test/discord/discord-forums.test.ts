@@ -146,6 +146,34 @@ describe('forum and media channels on Discord', () => {
     expect(subject.logOutput()).toContain('the forum requires a tag');
   });
 
+  it('opens no post for a person parley may not answer, who hears why in private', async () => {
+    let forumId = '';
+    under = await startDiscordUnderTest((discord) => {
+      forumId = discord.createThreadOnlyChannel({ kind: 'forum' });
+      return {
+        DISCORD_REPLY_MODE: 'thread',
+        DISCORD_THREAD_FORUMS: `${discord.textChannelIds[0]}=${forumId}`,
+        ACCESS_BLOCK_USER_IDS: discord.user.id,
+      };
+    });
+    const subject = under;
+    const general = subject.generalChannelId;
+    const questionId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'hi',
+      mentionsBot: true,
+    });
+    await subject.discord.waitFor(() =>
+      subject
+        .botMessages(subject.discord.directMessageChannel())
+        .find((message) => /cannot use parley/.test(message.content)),
+    );
+    expect(subject.botMessages(general)).toHaveLength(0);
+    expect(postsOf(subject, forumId)).toHaveLength(0);
+    expect(subject.discord.channel(questionId)).toBeUndefined();
+    expect(chatRequests(subject)).toHaveLength(0);
+  });
+
   it('opens an ordinary thread, with a log line, when the mapping names a channel that is no forum', async () => {
     under = await startDiscordUnderTest((discord) => ({
       DISCORD_REPLY_MODE: 'thread',
