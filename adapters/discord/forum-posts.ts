@@ -47,8 +47,8 @@ export async function pointToPost({
   }
 }
 
-/** Room for the quoted question in a post's starter message (content: up to 2,000 characters). */
-const quotedQuestionCharacters = 1_500;
+/** resources/message.mdx, "Create Message": content is up to 2,000 characters (code points). */
+const contentCharacters = 2_000;
 
 export type ForumPostOutcome =
   /** The post parley opened, to answer in. */
@@ -175,9 +175,7 @@ async function createPost({
   adapter: DiscordAdapterContext;
 }): Promise<ThreadChannel> {
   const asker = message.member?.displayName ?? message.author.displayName ?? message.author.username;
-  const shortened =
-    question.length > quotedQuestionCharacters ? `${question.slice(0, quotedQuestionCharacters)}…` : question;
-  const quoted = shortened.trim() === '' ? '' : `\n${shortened.replace(/^/gm, '> ')}`;
+  const content = starterContent({ heading: `**${asker}** asked in ${message.url}:`, question });
   return await adapter.outbound.schedule({
     // A post is the first post of an answer: it goes as one, in the forum's create bucket.
     priority: 'first-post',
@@ -188,7 +186,17 @@ async function createPost({
         autoArchiveDuration: adapter.discord.threadArchiveMinutes,
         appliedTags,
         // A person's words quoted by the bot ping nobody.
-        message: { content: `**${asker}** asked in ${message.url}:${quoted}`, allowedMentions: noPings },
+        message: { content, allowedMentions: noPings },
       }),
   });
+}
+
+/** The heading, then the question quoted line by line, cut to fit one message (by code points). */
+export function starterContent({ heading, question }: { heading: string; question: string }): string {
+  if (question.trim() === '') return heading;
+  const whole = `${heading}\n${question.replace(/^/gm, '> ')}`;
+  const characters = Array.from(whole);
+  return characters.length <= contentCharacters
+    ? whole
+    : `${characters.slice(0, contentCharacters - 1).join('')}…`;
 }

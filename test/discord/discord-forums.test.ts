@@ -123,6 +123,25 @@ describe('forum and media channels on Discord', () => {
     expect(JSON.stringify(chatRequests(subject).at(-1)?.body)).toContain('Rotate one key at a time.');
   });
 
+  it('quotes a long question of many lines in a post that fits one message', async () => {
+    const { subject, forumId } = await startWithForum({ forum: { kind: 'forum' } });
+    subject.gateway.enqueue({ text: 'A long answer.' });
+    // Quoting adds "> " to each line: 390 short lines would pass 2,000 characters once quoted.
+    const question = 'why?\n'.repeat(390);
+    subject.discord.sendUserMessage({
+      channelId: subject.generalChannelId,
+      content: question,
+      mentionsBot: true,
+    });
+    const post = await subject.discord.waitFor(() => postsOf(subject, forumId)[0]);
+    const starter = subject.discord.message(post.id)?.content ?? '';
+    expect([...starter].length).toBe(2_000);
+    expect(starter.endsWith('…')).toBe(true);
+    await subject.discord.waitFor(() =>
+      subject.botMessages(post.id).find((message) => message.content === 'A long answer.'),
+    );
+  });
+
   it('answers in the channel and says why when the forum requires a tag and none is mapped', async () => {
     const { subject, forumId } = await startWithForum({
       forum: { kind: 'media', tags: [{ name: 'showcase' }], requiresTag: true },
