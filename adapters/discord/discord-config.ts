@@ -78,7 +78,7 @@ const discordVariables = z
         ),
         {
           description:
-            'In thread mode, open the conversations of a text channel as posts in a forum or media channel instead of threads on the message: pairs of channel_id=forum_id. The post quotes the question and links to it, and parley answers in it and points to it in the channel.',
+            'Open the threads of a text channel (thread mode, and Ask parley about this) as posts in a forum or media channel instead of threads on the message: pairs of channel_id=forum_id. The post quotes the question and links to the message, and parley answers in it and points to it.',
           typeText: 'comma-separated id=id pairs',
         },
       ),
@@ -171,7 +171,7 @@ export interface DiscordSettings {
   readonly replyMode: 'thread' | 'inline' | 'all';
   /** The auto-archive duration of threads parley opens, in minutes. */
   readonly threadArchiveMinutes: 60 | 1440 | 4320 | 10080;
-  /** In thread mode, the forum or media channel whose posts hold a text channel's conversations, by channel id. */
+  /** The forum or media channel whose posts hold the threads of a text channel, by channel id. */
   readonly threadForumIds: ReadonlyMap<string, string>;
   /** Names of the forum tags parley applies to the posts it opens. */
   readonly forumTagNames: readonly string[];

@@ -50,6 +50,26 @@ export async function pointToPost({
 /** resources/message.mdx, "Create Message": content is up to 2,000 characters (code points). */
 const contentCharacters = 2_000;
 
+/** Where a question came from, for the post's first lines. */
+export interface ForumPostOrigin {
+  readonly guildId: string | null;
+  /** The text channel whose conversations go to the forum. */
+  readonly channelId: string;
+  readonly askerName: string;
+  /** How the heading says where it was asked, with a link: "asked in https://…". */
+  readonly askedWhere: string;
+}
+
+/** The origin of a question asked by a message in a channel. */
+export function originOfMessage(message: Message): ForumPostOrigin {
+  return {
+    guildId: message.guildId,
+    channelId: message.channelId,
+    askerName: message.member?.displayName ?? message.author.displayName ?? message.author.username,
+    askedWhere: `asked in ${message.url}`,
+  };
+}
+
 export type ForumPostOutcome =
   /** The post parley opened, to answer in. */
   | { readonly post: ThreadChannel; readonly problem?: never }
@@ -73,12 +93,12 @@ export function forumIdFor(channelId: string, adapter: DiscordAdapterContext): s
  * with a line saying why.
  */
 export async function openForumPost({
-  message,
+  origin,
   forumId,
   question,
   adapter,
 }: {
-  message: Message;
+  origin: ForumPostOrigin;
   forumId: string;
   question: string;
   adapter: DiscordAdapterContext;
@@ -88,10 +108,10 @@ export async function openForumPost({
   if (
     forum === null ||
     (forum.type !== ChannelType.GuildForum && forum.type !== ChannelType.GuildMedia) ||
-    forum.guildId !== message.guildId
+    forum.guildId !== origin.guildId
   ) {
     adapter.logger.warn(
-      { channelId: message.channelId, forumId },
+      { channelId: origin.channelId, forumId },
       'DISCORD_THREAD_FORUMS names a channel that is not a forum or media channel of this server; opening a thread instead',
     );
     return { problem: undefined };
@@ -135,10 +155,10 @@ export async function openForumPost({
     };
   }
   try {
-    const post = await createPost({ forum, message, question, appliedTags, adapter });
+    const post = await createPost({ forum, origin, question, appliedTags, adapter });
     return { post };
   } catch (error) {
-    adapter.logger.warn({ err: error, forumId, messageId: message.id }, 'could not open a forum post');
+    adapter.logger.warn({ err: error, forumId, channelId: origin.channelId }, 'could not open a forum post');
     return { problem: `I could not open a post in <#${forumId}>, so I answered here.` };
   }
 }
@@ -163,19 +183,18 @@ export function tagsToApply({
 
 async function createPost({
   forum,
-  message,
+  origin,
   question,
   appliedTags,
   adapter,
 }: {
   forum: ForumChannel | MediaChannel;
-  message: Message;
+  origin: ForumPostOrigin;
   question: string;
   appliedTags: string[];
   adapter: DiscordAdapterContext;
 }): Promise<ThreadChannel> {
-  const asker = message.member?.displayName ?? message.author.displayName ?? message.author.username;
-  const content = starterContent({ heading: `**${asker}** asked in ${message.url}:`, question });
+  const content = starterContent({ heading: `**${origin.askerName}** ${origin.askedWhere}:`, question });
   return await adapter.outbound.schedule({
     // A post is the first post of an answer: it goes as one, in the forum's create bucket.
     priority: 'first-post',

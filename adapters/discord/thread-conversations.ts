@@ -3,7 +3,7 @@ import { titleConversation } from '../../commands/conversation-title.ts';
 import type { ReplyOutcome } from '../../src/conversation/engine.ts';
 import { firstWordsTitle } from '../../src/conversation/title-writer.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
-import { forumIdFor, openForumPost, pointToPost } from './forum-posts.ts';
+import { forumIdFor, openForumPost, originOfMessage, pointToPost } from './forum-posts.ts';
 
 /** Where thread mode answers a question: a thread or post of its own, or the channel (with a reason). */
 export interface ConversationThread {
@@ -28,7 +28,7 @@ export async function openConversationThread({
 }): Promise<ConversationThread> {
   const forumId = forumIdFor(message.channelId, adapter);
   if (forumId !== undefined) {
-    const outcome = await openForumPost({ message, forumId, question, adapter });
+    const outcome = await openForumPost({ origin: originOfMessage(message), forumId, question, adapter });
     if (outcome.post) {
       await pointToPost({ message, post: outcome.post, adapter });
       return { thread: outcome.post, problem: undefined };

@@ -123,6 +123,44 @@ describe('forum and media channels on Discord', () => {
     expect(JSON.stringify(chatRequests(subject).at(-1)?.body)).toContain('Rotate one key at a time.');
   });
 
+  it('"Ask parley about this" in a mapped channel opens a post that links to the message', async () => {
+    const { subject, forumId, tagIds } = await startWithForum({
+      forum: { kind: 'forum', tags: [{ name: 'question' }] },
+      environment: { DISCORD_FORUM_TAGS: 'question' },
+    });
+    const general = subject.generalChannelId;
+    const messageId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'The deploy failed with exit code 137.',
+    });
+    const commandId = subject.discord.sendMessageCommand({ name: 'Ask parley about this', messageId });
+    await subject.discord.waitFor(() =>
+      subject.discord.interactionResponses(commandId).find((response) => response.type === 9),
+    );
+    subject.gateway.enqueue({ text: 'Exit code 137 means the process was killed.' });
+    const submitId = subject.discord.submitModal({
+      interactionId: commandId,
+      values: { question: 'what does this mean?' },
+    });
+    const post = await subject.discord.waitFor(() => postsOf(subject, forumId)[0]);
+    expect(subject.discord.channel(post.id)?.appliedTagIds).toEqual([tagIds.question]);
+    const starter = subject.discord.message(post.id)?.content ?? '';
+    expect(starter).toContain(
+      `asked about https://discord.com/channels/${subject.discord.guildId}/${general}/${messageId}`,
+    );
+    expect(starter).toContain('> what does this mean?');
+    await subject.discord.waitFor(() =>
+      subject.botMessages(post.id).find((message) => message.content.startsWith('Exit code 137 means')),
+    );
+    // The asker is told where, privately; no thread was started from the message itself.
+    const pointer = await subject.discord.waitFor(() =>
+      subject.botMessages(general).find((message) => message.interactionId === submitId),
+    );
+    expect(pointer.content).toBe(`Answering in <#${post.id}>.`);
+    expect(pointer.flags & 64).toBe(64);
+    expect(subject.discord.channel(messageId)).toBeUndefined();
+  });
+
   it('quotes a long question of many lines in a post that fits one message', async () => {
     const { subject, forumId } = await startWithForum({ forum: { kind: 'forum' } });
     subject.gateway.enqueue({ text: 'A long answer.' });
