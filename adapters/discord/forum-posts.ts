@@ -18,6 +18,9 @@ import { noPings } from './channel-surface.ts';
  */
 export const appliedTagsLimit = 5;
 
+/** resources/message.mdx, "Create Message": content is up to 2,000 characters (code points). */
+const contentCharacters = 2_000;
+
 /**
  * In the channel where the question was asked: a reply that says where the answer is (and pings
  * the asker, who is not yet a member of the post).
@@ -46,9 +49,6 @@ export async function pointToPost({
     adapter.logger.warn({ err: error, postId: post.id }, 'could not point to the forum post in the channel');
   }
 }
-
-/** resources/message.mdx, "Create Message": content is up to 2,000 characters (code points). */
-const contentCharacters = 2_000;
 
 /** Where a question came from, for the post's first lines. */
 export interface ForumPostOrigin {

@@ -1,3 +1,4 @@
+import type { ForumChannel } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeDiscord } from '../fakes/discord/index.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
@@ -201,6 +202,33 @@ describe('forum and media channels on Discord', () => {
     expect(answer.content).toContain('DISCORD_FORUM_TAGS');
     expect(postsOf(subject, forumId)).toHaveLength(0);
     expect(subject.logOutput()).toContain('the forum requires a tag');
+  });
+
+  it('answers in the channel and names the permission when parley may not post in the forum', async () => {
+    const { subject, forumId } = await startWithForum({ forum: { kind: 'forum' } });
+    subject.discord.denyBotPermissions(forumId, ['send-messages']);
+    await subject.discord.waitFor(() =>
+      subject.adapter.client.channels.cache.get(forumId)?.isThreadOnly() &&
+      (subject.adapter.client.channels.cache.get(forumId) as ForumChannel)
+        .permissionsFor(subject.discord.bot.id)
+        ?.has('SendMessages') === false
+        ? true
+        : undefined,
+    );
+    subject.gateway.enqueue({ text: 'Here it is.' });
+    subject.discord.sendUserMessage({
+      channelId: subject.generalChannelId,
+      content: 'hi',
+      mentionsBot: true,
+    });
+    const answer = await subject.discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .find((message) => message.content.includes('I may not post')),
+    );
+    expect(answer.content).toContain('Here it is.');
+    expect(answer.content).toContain(`I may not post in <#${forumId}> (I need Send Messages)`);
+    expect(postsOf(subject, forumId)).toHaveLength(0);
   });
 
   it('opens no post for a person parley may not answer, who hears why in private', async () => {
