@@ -12,6 +12,7 @@ import { startHealthServer } from '../src/operations/health-server.ts';
 import { unwritableFileProblems, type WritableFile } from '../src/operations/writable-paths.ts';
 import { shutDownWithin, shutdownShares } from '../src/shut-down.ts';
 import type { Coordination } from '../src/state/coordination.ts';
+import type { Store } from '../src/state/create-store.ts';
 import { parseStoreUrl } from '../src/state/store-url.ts';
 import {
   loadParleyConfig,
@@ -131,6 +132,7 @@ async function main(): Promise<number> {
       config,
       logger,
       coordination: app.coordination,
+      store: app.store,
     });
     await startScheduledRuns({ services, replyMaxTokens: config.history.replyMaxTokens });
     await terminal.ended;
@@ -144,6 +146,7 @@ async function main(): Promise<number> {
     services,
     closeAll,
     coordination: app.coordination,
+    store: app.store,
   });
 }
 
@@ -180,6 +183,7 @@ async function runPlatforms({
   services,
   closeAll,
   coordination,
+  store,
 }: {
   config: ParleyConfig;
   platforms: readonly ConfiguredPlatform[];
@@ -187,10 +191,11 @@ async function runPlatforms({
   services: ReturnType<typeof createCommandServices>;
   closeAll: () => Promise<void>;
   coordination: Coordination;
+  store: Store;
 }): Promise<number> {
   const running: RunningPlatform[] = [];
   for (const { adapter, settings } of platforms) {
-    running.push(await adapter.start({ services, settings, config, logger, coordination }));
+    running.push(await adapter.start({ services, settings, config, logger, coordination, store }));
   }
   await startScheduledRuns({ services, replyMaxTokens: config.history.replyMaxTokens });
   // Listening before saying so: whoever reads "parley running" and signals at once (a supervisor, a

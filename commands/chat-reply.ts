@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AccessVerdict } from '../src/access/access-gate.ts';
 import { type ReplyEnding, type ReplyOutcome, storeUnavailableMessage } from '../src/conversation/engine.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
@@ -24,6 +25,7 @@ export async function replyWithActions({
   beforeReply,
   isAnswerOwed = false,
   signal: callerSignal,
+  verdict: askedVerdict,
 }: {
   services: CommandServices;
   turn: IncomingTurn;
@@ -41,14 +43,21 @@ export async function replyWithActions({
   beforeReply?: () => Promise<unknown>;
   /** Stops the reply too (Ctrl+C in the terminal, shutdown), besides its own Stop button. */
   signal?: AbortSignal;
+  /**
+   * The access gate's answer for this turn's actor and conversation key, when the caller already
+   * asked (before opening a thread): not asked twice, since a refusal's notice is given once an hour.
+   */
+  verdict?: AccessVerdict;
 }): Promise<ReplyOutcome> {
-  let verdict: Awaited<ReturnType<CommandServices['access']['authorize']>>;
+  let verdict: AccessVerdict;
   try {
-    verdict = await services.access.authorize({
-      actor: turn.actor,
-      conversationKey: turn.conversationKey,
-      capability: { kind: 'command', name: 'chat' },
-    });
+    verdict =
+      askedVerdict ??
+      (await services.access.authorize({
+        actor: turn.actor,
+        conversationKey: turn.conversationKey,
+        capability: { kind: 'command', name: 'chat' },
+      }));
   } catch (error) {
     // Who may ask is kept in the store: one that does not answer gets the person a line, not silence.
     services.logger.error({ err: error }, 'conversation store unavailable');

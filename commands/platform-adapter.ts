@@ -2,6 +2,7 @@ import type { Config } from '../src/config.ts';
 import type { EnvironmentFragment } from '../src/environment/environment-fragment.ts';
 import type { Logger } from '../src/log.ts';
 import type { Coordination } from '../src/state/coordination.ts';
+import type { Store } from '../src/state/create-store.ts';
 import type { CommandServices } from './define-command.ts';
 
 /** What a platform is started with. */
@@ -19,6 +20,8 @@ export interface PlatformStartContext<Settings> {
    * windows and buckets of a bot token's request budget.
    */
   readonly coordination: Pick<Coordination, 'eventDeduper' | 'createSharedWindow' | 'createSharedBucket'>;
+  /** The bot's store, for what a platform keeps across restarts in a namespace of its own. */
+  readonly store: Pick<Store, 'namespace'>;
 }
 
 /** A platform as it runs. */

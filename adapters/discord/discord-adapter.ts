@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RESTOptions } from '@discordjs/rest';
 import { Client, type ClientOptions, Events, type Interaction, type Message, Partials } from 'discord.js';
+import type { Keyv } from 'keyv';
 import type { CommandServices } from '../../commands/define-command.ts';
 import { keepFinishingOrphanedReplies, orphanClaimTtlMs } from '../../commands/finish-orphaned-replies.ts';
 import { finishOrCutReplies } from '../../src/conversation/finish-or-cut-replies.ts';
@@ -43,6 +44,7 @@ import { createPendingValues } from './pending-modal-values.ts';
 import { reportCallOutcomes } from './report-call-outcomes.ts';
 import { discordRestAgent, isRenameRateLimit } from './rest-agent.ts';
 import { createSharedRestGate } from './shared-rest-budget.ts';
+import { createStoredWatermarks } from './stored-watermarks.ts';
 import { createThreadRenames } from './thread-renames.ts';
 import { createUnableToPostNotice } from './unable-to-post-notice.ts';
 
@@ -68,6 +70,7 @@ export async function startDiscordAdapter({
   sharedBudget,
   invalidRequestLimits = discordInvalidRequestLimits,
   catchUpLimits = discordCatchUpLimits,
+  watermarkStore,
   notifyAfterMs = 0,
 }: {
   services: CommandServices;
@@ -86,6 +89,11 @@ export async function startDiscordAdapter({
   invalidRequestLimits?: InvalidRequestLimits;
   /** How far a catch-up after a fresh identify reads, unless a test lowers it. */
   catchUpLimits?: CatchUpLimits;
+  /**
+   * Where the catch-up's watermarks outlive the process (a namespace of the bot's store), so a new
+   * process answers what was asked while none ran; stop() disconnects it. Undefined: memory only.
+   */
+  watermarkStore?: Keyv;
   /** NOTIFY_AFTER_S in milliseconds: a slower reply tells its asker it is done; 0 never. */
   notifyAfterMs?: number;
 }): Promise<DiscordAdapter> {
@@ -113,7 +121,12 @@ export async function startDiscordAdapter({
     threadRenames: createThreadRenames(),
     pendingQuestions: createPendingValues(),
     pendingForms: createPendingValues(),
-    missedMessages: createMissedMessages({ outbound, logger, limits: catchUpLimits }),
+    missedMessages: createMissedMessages({
+      outbound,
+      logger,
+      limits: catchUpLimits,
+      ...(watermarkStore ? { stored: createStoredWatermarks({ store: watermarkStore }) } : {}),
+    }),
     notifyAfterMs,
     limits: {
       requestBytes: platformLimits.requestBytes ?? discordLimits.requestBytes,
@@ -176,7 +189,10 @@ export async function startDiscordAdapter({
       lifecycle.isStopping = true;
       stopSweeping();
       await finishOrCutReplies({ ...services, ...shutdownShares(shutdownGraceMs) });
+      // Last, what the next process catches up from: every message this one saw before stopping.
+      await shared.missedMessages.close();
       await client.destroy();
+      await watermarkStore?.disconnect();
       reportPlatformConnection({ platform: 'discord', isConnected: false, state: 'stopped' });
     },
   };
@@ -281,8 +297,9 @@ function listen({
       logger.error({ err: error, channelId: message.channelId }, 'message handling failed'),
     );
   client.on(Events.MessageCreate, (message: Message) => {
-    adapter.missedMessages.noteSeen(message);
+    // A stopping process answers nothing new, so it leaves what arrives now to the next one's catch-up.
     if (lifecycle.isStopping) return;
+    adapter.missedMessages.noteSeen(message);
     void answerMessage(message);
   });
   // A READY (not a RESUMED) is a fresh session: what was sent in the gap never arrives, so it is

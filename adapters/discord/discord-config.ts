@@ -64,6 +64,29 @@ const discordVariables = z
             'How long a thread parley opened stays in the channel list without activity, in minutes; Discord allows 60, 1440, 4320 or 10080.',
         },
       ),
+      DISCORD_THREAD_FORUMS: document(
+        commaList.pipe(
+          z.array(
+            z
+              .string()
+              .regex(
+                /^\d{17,20}=\d{17,20}$/,
+                'must be channel_id=forum_id pairs, comma-separated (a text channel, then the forum or media channel its threads go to)',
+              )
+              .transform((pair) => pair.split('=') as [string, string]),
+          ),
+        ),
+        {
+          description:
+            'Open the threads of a text channel (thread mode, and Ask parley about this) as posts in a forum or media channel instead of threads on the message: pairs of channel_id=forum_id. The post quotes the question and links to the message, and parley answers in it and points to it.',
+          typeText: 'comma-separated id=id pairs',
+        },
+      ),
+      DISCORD_FORUM_TAGS: document(commaList, {
+        description:
+          'Tags parley applies to the forum and media posts it opens, by name (not case-sensitive): those the forum has are applied, at most 5. A forum that requires a tag gets no post without one; parley then answers in the channel and says why.',
+        typeText: 'comma-separated tag names',
+      }),
       DISCORD_NOTIFY_WITH: document(
         z.enum(['mention', 'new-message'], { error: 'must be mention or new-message' }).default('mention'),
         {
@@ -148,6 +171,10 @@ export interface DiscordSettings {
   readonly replyMode: 'thread' | 'inline' | 'all';
   /** The auto-archive duration of threads parley opens, in minutes. */
   readonly threadArchiveMinutes: 60 | 1440 | 4320 | 10080;
+  /** The forum or media channel whose posts hold the threads of a text channel, by channel id. */
+  readonly threadForumIds: ReadonlyMap<string, string>;
+  /** Names of the forum tags parley applies to the posts it opens. */
+  readonly forumTagNames: readonly string[];
   /** How a slow reply tells its asker it is done: a ping, or in a thread the answer posted afresh. */
   readonly notifyWith: 'mention' | 'new-message';
   readonly apiUrl: string;
@@ -167,6 +194,8 @@ export const discordConfig = defineEnvironmentFragment({
           replyAllChannelIds: values.DISCORD_REPLY_ALL_CHANNEL_IDS,
           replyMode: values.DISCORD_REPLY_MODE,
           threadArchiveMinutes: values.DISCORD_THREAD_ARCHIVE_MINUTES,
+          threadForumIds: new Map(values.DISCORD_THREAD_FORUMS),
+          forumTagNames: values.DISCORD_FORUM_TAGS,
           notifyWith: values.DISCORD_NOTIFY_WITH,
           apiUrl: values.DISCORD_API_URL,
           sharding: shardingOf(values.DISCORD_SHARD_COUNT, values.DISCORD_SHARD_IDS),

@@ -7,7 +7,7 @@ export const discordPlatform: PlatformAdapter<DiscordSettings> = {
   name: 'discord',
   configSchema: discordConfig,
   // discord.js is loaded only when parley runs on Discord: a Slack-only process never holds it.
-  start: async ({ services, settings, config, logger, coordination }) =>
+  start: async ({ services, settings, config, logger, coordination, store }) =>
     (await import('./discord-adapter.ts')).startDiscordAdapter({
       services,
       discord: settings,
@@ -20,6 +20,8 @@ export const discordPlatform: PlatformAdapter<DiscordSettings> = {
         windowMs: 1_000,
       }),
       shutdownGraceMs: config.shutdownGraceMs,
+      // What a restarted process catches up from: the channels where parley was active.
+      watermarkStore: store.namespace('discord-catch-up'),
       notifyAfterMs: config.notifyAfterMs,
     }),
 };

@@ -6,6 +6,7 @@ import {
   MessageFlags,
   ModalBuilder,
   type ModalSubmitInteraction,
+  messageLink,
   PermissionFlagsBits,
   type SendableChannels,
   TextInputBuilder,
@@ -23,6 +24,7 @@ import { botUserIdOf, type DiscordAdapterContext } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
 import { discordActorOf } from './discord-actor.ts';
 import { discordGuide } from './discord-guide.ts';
+import { forumIdFor, openForumPost } from './forum-posts.ts';
 import { attachmentsWithForwarded, readableTextOf } from './forwarded-message.ts';
 import { discordConversationKey, discordDocumentAttachment, discordImageAttachment } from './message-turn.ts';
 import type { QuestionTarget } from './pending-modal-values.ts';
@@ -180,7 +182,8 @@ async function answerAboutMessage({
       conversationKeyOf({
         platform: 'discord',
         workspace: interaction.guildId ?? 'dm',
-        channel: target.channelId,
+        // A forum post's conversation is keyed by its forum, as every later message in it will be.
+        channel: thread.parentId ?? target.channelId,
         thread: thread.id,
       }),
     );
@@ -234,6 +237,24 @@ async function threadForMessage({
     return {
       reason: channel?.isThread() ? 'I answered here: that message is already in a thread.' : unavailable,
     };
+  }
+  // DISCORD_THREAD_FORUMS sends this channel's conversations to a forum: a post there, linking back
+  // (which needs permissions in the forum, not Create Public Threads here).
+  const forumId = forumIdFor(channel.id, adapter);
+  if (forumId !== undefined) {
+    const outcome = await openForumPost({
+      origin: {
+        guildId: interaction.guildId,
+        channelId: channel.id,
+        askerName: interaction.member.displayName,
+        askedWhere: `asked about ${messageLink(channel.id, target.messageId, interaction.guildId)}`,
+      },
+      forumId,
+      question,
+      adapter,
+    });
+    if (outcome.post) return { thread: outcome.post, isNew: true };
+    if (outcome.problem !== undefined) return { reason: outcome.problem };
   }
   const permissions = channel.permissionsFor(botUserIdOf(adapter));
   if (

@@ -1,12 +1,13 @@
 import { type Message, PermissionFlagsBits, type SendableChannels } from 'discord.js';
 import { replyWithActions } from '../../commands/chat-reply.ts';
-import { conversationKeyOf } from '../../src/conversation/turn.ts';
+import type { AccessVerdict } from '../../src/access/access-gate.ts';
+import { conversationKeyOf, type IncomingTurn } from '../../src/conversation/turn.ts';
 import { type DiscordAdapterContext, messageDedupeTtlMs } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
 import { buildTurnFromMessage, conversationKeyOfMessage, sentAtMicrosOf } from './message-turn.ts';
 import { replyModeOf } from './reply-mode.ts';
 import { tellAskerTheAnswerIsDone } from './slow-answer-notice.ts';
-import { openThreadFromMessage, titleThreadAfterFirstExchange } from './thread-conversations.ts';
+import { openConversationThread, titleThreadAfterFirstExchange } from './thread-conversations.ts';
 
 /** Answers a message when it is meant for the bot, streaming the reply into the channel. */
 export async function handleMessage({
@@ -71,25 +72,34 @@ async function answerInPlace({
     maxImageBytes: adapter.maxImageBytes,
     maxDocumentBytes: adapter.services.maxDocumentBytes,
   });
-  // Thread mode: a mention in a channel gets a thread of its own, which is then its conversation.
-  const thread =
-    channelTurn.isAddressedToBot && !channel.isThread() && message.guild
-      ? (await replyModeOf({ message, adapter })) === 'thread'
-        ? await openThreadFromMessage({ message, question: channelTurn.text, adapter })
-        : undefined
-      : undefined;
+  // Thread mode: a mention in a channel gets a thread (or a forum post) of its own, which is then
+  // its conversation. In a forum or media channel every message is in a post already (a thread).
+  const isThreadMode =
+    channelTurn.isAddressedToBot &&
+    !channel.isThread() &&
+    message.guild !== null &&
+    (await replyModeOf({ message, adapter })) === 'thread';
+  // Only for someone parley may answer: a refused person leaves no thread or post behind, and hears
+  // why as in any other mode (the reply passes the same verdict on, asked once).
+  const verdict = isThreadMode ? await channelVerdict({ turn: channelTurn, adapter }) : undefined;
+  const { thread, problem } = verdict?.isAllowed
+    ? await openConversationThread({ message, question: channelTurn.text, adapter })
+    : { thread: undefined, problem: undefined };
   if (thread) givePlaceUp();
   const turn = thread
     ? {
         ...channelTurn,
+        // A post's conversation is keyed by its forum, as every later message in it will be.
         conversationKey: conversationKeyOf({
           platform: 'discord',
           workspace: message.guildId ?? 'dm',
-          channel: channel.id,
+          channel: thread.parentId ?? channel.id,
           thread: thread.id,
         }),
       }
-    : channelTurn;
+    : problem === undefined
+      ? channelTurn
+      : { ...channelTurn, notices: [...(channelTurn.notices ?? []), problem] };
   // The channel was checked to be sendable on the way in.
   const answerChannel = (thread ?? channel) as SendableChannels;
   const surface = createChannelSurface({
@@ -104,6 +114,8 @@ async function answerInPlace({
     turn,
     surface,
     beforeReply: async () => surface.showTyping?.(),
+    // In a thread or post of its own the conversation is another place: its gate is asked there.
+    ...(verdict && !thread ? { verdict } : {}),
   });
   await tellAskerTheAnswerIsDone({
     adapter,
@@ -123,6 +135,23 @@ async function answerInPlace({
       conversationKey: turn.conversationKey,
     });
   }
+}
+
+/** The access gate's answer in the channel; undefined when it cannot say (the reply asks again). */
+async function channelVerdict({
+  turn,
+  adapter,
+}: {
+  turn: Pick<IncomingTurn, 'actor' | 'conversationKey'>;
+  adapter: DiscordAdapterContext;
+}): Promise<AccessVerdict | undefined> {
+  return adapter.services.access
+    .authorize({
+      actor: turn.actor,
+      conversationKey: turn.conversationKey,
+      capability: { kind: 'command', name: 'chat' },
+    })
+    .catch(() => undefined);
 }
 
 async function shouldAnswer({

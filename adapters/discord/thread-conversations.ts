@@ -3,6 +3,40 @@ import { titleConversation } from '../../commands/conversation-title.ts';
 import type { ReplyOutcome } from '../../src/conversation/engine.ts';
 import { firstWordsTitle } from '../../src/conversation/title-writer.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
+import { forumIdFor, openForumPost, originOfMessage, pointToPost } from './forum-posts.ts';
+
+/** Where thread mode answers a question: a thread or post of its own, or the channel (with a reason). */
+export interface ConversationThread {
+  readonly thread: ThreadChannel | undefined;
+  /** Why the answer stays in the channel, for the person to read; undefined when nothing needs saying. */
+  readonly problem: string | undefined;
+}
+
+/**
+ * Thread mode's place for a question asked in a text channel: a post in the forum or media channel
+ * DISCORD_THREAD_FORUMS names for the channel (pointed to from the channel), or else a thread
+ * opened from the message.
+ */
+export async function openConversationThread({
+  message,
+  question,
+  adapter,
+}: {
+  message: Message;
+  question: string;
+  adapter: DiscordAdapterContext;
+}): Promise<ConversationThread> {
+  const forumId = forumIdFor(message.channelId, adapter);
+  if (forumId !== undefined) {
+    const outcome = await openForumPost({ origin: originOfMessage(message), forumId, question, adapter });
+    if (outcome.post) {
+      await pointToPost({ message, post: outcome.post, adapter });
+      return { thread: outcome.post, problem: undefined };
+    }
+    if (outcome.problem !== undefined) return { thread: undefined, problem: outcome.problem };
+  }
+  return { thread: await openThreadFromMessage({ message, question, adapter }), problem: undefined };
+}
 
 /**
  * Opens a public thread from a person's message for parley to answer in (resources/channel.mdx,

@@ -178,6 +178,26 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the forums of thread-mode channels and the tags of their posts, and refuses a pair that is not one', () => {
+    const discord = { ...required, DISCORD_TOKEN: 'token' };
+    const config = loadParleyConfig({
+      environment: {
+        ...discord,
+        DISCORD_THREAD_FORUMS: '111111111111111111=222222222222222222, 333333333333333333=444444444444444444',
+        DISCORD_FORUM_TAGS: 'question, parley',
+      },
+      envFilePath: missingEnvFile,
+    });
+    expect([...(config.platforms.discord?.threadForumIds ?? [])]).toEqual([
+      ['111111111111111111', '222222222222222222'],
+      ['333333333333333333', '444444444444444444'],
+    ]);
+    expect(config.platforms.discord?.forumTagNames).toEqual(['question', 'parley']);
+    expect(problemsOf({ ...discord, DISCORD_THREAD_FORUMS: '111111111111111111' })[0]).toMatch(
+      /^DISCORD_THREAD_FORUMS.*must be channel_id=forum_id pairs/,
+    );
+  });
+
   it('runs Slack over Socket Mode without a signing secret, and asks for one only in HTTP mode', () => {
     const slack = { ...required, SLACK_BOT_TOKEN: 'xoxb-1-2-abc' };
     const socket = loadParleyConfig({

@@ -72,7 +72,14 @@ async function startEcho() {
     await services.close();
     await app.close();
   };
-  running = await echo.start({ services, settings, config, logger, coordination: app.coordination });
+  running = await echo.start({
+    services,
+    settings,
+    config,
+    logger,
+    coordination: app.coordination,
+    store: app.store,
+  });
   return { config, settings };
 }
 

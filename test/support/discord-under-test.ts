@@ -31,17 +31,28 @@ export interface DiscordUnderTest {
 
 const apiKey = 'discord-e2e-gateway-key-0123456789';
 
+/** A fake Discord and gateway that outlive one start of the bot: for restarts, closed by the test. */
+export async function startDiscordFakes(): Promise<{ discord: FakeDiscord; gateway: FakeGateway }> {
+  const gateway = await startFakeGateway({
+    apiKey,
+    models: { 'chat-model': { vision: false }, 'believed-tools-model': { tools: false } },
+  });
+  return { discord: await startFakeDiscord(), gateway };
+}
+
 /**
  * The real bot on Discord: config, app, command services and the discord.js adapter, logged in to
  * the fake Discord, answering through the fake gateway, over loopback.
  */
 export async function startDiscordUnderTest(
-  environment: Record<string, string> = {},
+  /** The bot's environment; a function of the fake when it names channels the test makes first. */
+  environment: Record<string, string> | ((discord: FakeDiscord) => Record<string, string>) = {},
   {
     fakeDiscord = {},
     invalidRequestLimits,
     catchUpLimits,
     scheduleClockStartMs,
+    running,
   }: {
     fakeDiscord?: FakeDiscordOptions;
     /** Runs schedules on a manual clock starting here (`under.scheduling.clock`). */
@@ -50,13 +61,21 @@ export async function startDiscordUnderTest(
     invalidRequestLimits?: InvalidRequestLimits;
     /** How far the catch-up after a fresh identify reads, lowered to reach its bounds in a test. */
     catchUpLimits?: Partial<CatchUpLimits>;
+    /**
+     * The fake Discord and gateway of an earlier start, for a second process of the same bot (a
+     * restart): this start leaves them running when it closes. With a file or server STORE_URL the
+     * two share the store too.
+     */
+    running?: { readonly discord: FakeDiscord; readonly gateway: FakeGateway };
   } = {},
 ): Promise<DiscordUnderTest> {
-  const gateway = await startFakeGateway({
-    apiKey,
-    models: { 'chat-model': { vision: false }, 'believed-tools-model': { tools: false } },
-  });
-  const discord = await startFakeDiscord(fakeDiscord);
+  const gateway =
+    running?.gateway ??
+    (await startFakeGateway({
+      apiKey,
+      models: { 'chat-model': { vision: false }, 'believed-tools-model': { tools: false } },
+    }));
+  const discord = running?.discord ?? (await startFakeDiscord(fakeDiscord));
   const bot = buildTestBot({
     gatewayBaseUrl: gateway.baseUrl,
     gatewayApiKey: apiKey,
@@ -64,7 +83,7 @@ export async function startDiscordUnderTest(
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
       DISCORD_GUILD_IDS: discord.guildId,
-      ...environment,
+      ...(typeof environment === 'function' ? environment(discord) : environment),
     },
   });
   const { config, app, logger } = bot;
@@ -82,6 +101,7 @@ export async function startDiscordUnderTest(
     ...(invalidRequestLimits ? { invalidRequestLimits } : {}),
     notifyAfterMs: config.notifyAfterMs,
     ...(catchUpLimits ? { catchUpLimits: { ...discordCatchUpLimits, ...catchUpLimits } } : {}),
+    watermarkStore: app.store.namespace('discord-catch-up'),
     // The limits the adapter cannot learn from Discord are the fake's, when a test changed them.
     platformLimits: {
       ...(fakeDiscord.requestSizeLimitBytes === undefined
@@ -108,7 +128,7 @@ export async function startDiscordUnderTest(
       await scheduling?.stop();
       await adapter.stop();
       await bot.close();
-      await Promise.all([discord.close(), gateway.close()]);
+      if (!running) await Promise.all([discord.close(), gateway.close()]);
     },
   };
 }

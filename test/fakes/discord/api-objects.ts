@@ -14,7 +14,14 @@ import type { FakeAttachment } from './attachment-hosting.ts';
 import type { FakeForward, FakeMessage } from './message-store.ts';
 import { bitsOf } from './permissions.ts';
 import { discordTimestamp } from './precise-time.ts';
-import type { FakeChannel, FakeGuild, FakeRole, FakeUser, World } from './world.ts';
+import {
+  type FakeChannel,
+  type FakeGuild,
+  type FakeRole,
+  type FakeUser,
+  isThreadOnly,
+  type World,
+} from './world.ts';
 
 // The types come from discord-api-types through discord.js (erased at runtime): the compiler then
 // checks that every payload carries the fields the real API sends.
@@ -71,9 +78,22 @@ export function apiRole(role: FakeRole): APIRole {
   };
 }
 
-const channelTypeNumbers: Record<FakeChannel['kind'], number> = { text: 0, 'direct-message': 1, thread: 11 };
+// resources/channel.mdx, "Channel Types": GUILD_FORUM is 15, GUILD_MEDIA 16.
+const channelTypeNumbers: Record<FakeChannel['kind'], number> = {
+  text: 0,
+  'direct-message': 1,
+  thread: 11,
+  forum: 15,
+  media: 16,
+};
 
-/** Discord's number for a channel (0 text, 1 DM, 11 public thread, 12 private thread). */
+/** resources/message.mdx, "Message Flags": HAS_THREAD is `1 << 5`. */
+const hasThreadFlag = 1 << 5;
+
+/** resources/channel.mdx, "Channel Flags": REQUIRE_TAG is `1 << 4`. */
+export const requireTagFlag = 1 << 4;
+
+/** Discord's number for a channel (0 text, 1 DM, 11 public thread, 12 private thread, 15 forum, 16 media). */
 export function channelTypeNumber(channel: FakeChannel): number {
   return channel.kind === 'thread' && channel.isPrivate ? 12 : channelTypeNumbers[channel.kind];
 }
@@ -113,6 +133,11 @@ export function apiChannel(channel: FakeChannel, world: World): APIChannel {
             }
           : {}),
         total_message_sent: 0,
+        // resources/channel.mdx, Channel Object: `applied_tags` of "a thread in a GUILD_FORUM or a
+        // GUILD_MEDIA channel".
+        ...(isThreadOnly(world.requireChannel(channel.parentId ?? ''))
+          ? { applied_tags: [...channel.appliedTagIds] }
+          : {}),
         thread_metadata: {
           archived: false,
           auto_archive_duration: channel.autoArchiveMinutes as 1440,
@@ -120,6 +145,35 @@ export function apiChannel(channel: FakeChannel, world: World): APIChannel {
           locked: false,
         },
       };
+    case 'forum':
+    case 'media':
+      // topics/threads.mdx, "Forum and Media Channel Fields": `available_tags`, and `flags` where
+      // REQUIRE_TAG is the one flag such a channel uses.
+      return {
+        id: channel.id,
+        type: channelTypeNumber(channel) as 15,
+        guild_id: channel.guildId ?? undefined,
+        name: channel.name,
+        position: 0,
+        parent_id: null,
+        topic: null,
+        nsfw: false,
+        last_message_id: null,
+        rate_limit_per_user: 0,
+        permission_overwrites: botOverwrites(channel, world),
+        flags: channel.requiresTag ? requireTagFlag : 0,
+        available_tags: channel.availableTags.map((tag) => ({
+          id: tag.id,
+          name: tag.name,
+          moderated: tag.isModerated,
+          emoji_id: null,
+          emoji_name: null,
+        })),
+        default_reaction_emoji: null,
+        default_sort_order: null,
+        default_forum_layout: 0,
+        default_thread_rate_limit_per_user: 0,
+      } as APIChannel;
     default:
       return {
         id: channel.id,
@@ -168,6 +222,13 @@ export function apiMessage(
   depth = 0,
 ): APIMessage {
   const referenced = message.replyToMessageId === null ? undefined : lookup(message.replyToMessageId);
+  // resources/message.mdx, Message Object: `thread`, "the thread that was started from this
+  // message", and the HAS_THREAD flag (`1 << 5`), "with the same id as the message".
+  const startedThread = world.channels.get(message.id);
+  const thread =
+    startedThread?.kind === 'thread' && startedThread.parentId === message.channelId
+      ? startedThread
+      : undefined;
   return {
     id: message.id,
     channel_id: message.channelId,
@@ -187,7 +248,8 @@ export function apiMessage(
     components: message.components,
     pinned: false,
     type: message.type,
-    flags: message.flags,
+    flags: thread === undefined ? message.flags : message.flags | hasThreadFlag,
+    ...(thread === undefined ? {} : { thread: apiChannel(thread, world) }),
     ...(message.webhookId === null
       ? {}
       : { webhook_id: message.webhookId, application_id: message.webhookId }),

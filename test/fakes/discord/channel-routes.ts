@@ -7,7 +7,7 @@ import type { FakeMessage } from './message-store.ts';
 import { type BotPermission, hasPermission } from './permissions.ts';
 import { jsonObject, type RequestBody } from './request-body.ts';
 import { noContent, ok, type RestRoute } from './rest-route.ts';
-import type { FakeChannel } from './world.ts';
+import { type FakeChannel, isThreadOnly } from './world.ts';
 
 /** Channels and their messages: what a bot that chats calls most. */
 export const channelRoutes: RestRoute[] = [
@@ -33,6 +33,16 @@ export const channelRoutes: RestRoute[] = [
     majorParameter: 'channelId',
     handle(context, { params, body }) {
       const channel = requireChannel(context, params.channelId);
+      // topics/threads.mdx, "Forums": "Messages cannot be sent directly in forum channels" (nor in
+      // media channels, which behave the same); opcodes-and-status-codes.mdx, 40058 "Cannot send a
+      // message in a forum channel".
+      if (isThreadOnly(channel)) {
+        throw new DiscordApiError({
+          status: 400,
+          code: errorCodes.cannotSendInForumChannel,
+          message: 'Cannot send a message in a forum channel',
+        });
+      }
       assertBotMay(
         context,
         channel,

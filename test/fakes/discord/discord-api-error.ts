@@ -97,4 +97,7 @@ export const errorCodes = {
   invalidFormBody: 50035,
   invalidChannelType: 50024,
   threadAlreadyCreated: 160004,
+  unknownTag: 10087,
+  cannotSendInForumChannel: 40058,
+  tagRequired: 40067,
 } as const;

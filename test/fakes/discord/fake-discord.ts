@@ -118,6 +118,17 @@ export interface FakeDiscord extends UserActions {
   /** Adds a text channel (dispatching CHANNEL_CREATE) and returns its id. */
   createTextChannel(options?: { name?: string; guildId?: string }): string;
   /**
+   * Adds a forum (GUILD_FORUM) or media (GUILD_MEDIA) channel with these tags, dispatching
+   * CHANNEL_CREATE, and returns its id; its tags' ids are in `channel(id).availableTags`.
+   */
+  createThreadOnlyChannel(options: {
+    kind: 'forum' | 'media';
+    name?: string;
+    tags?: readonly { name: string; isModerated?: boolean }[];
+    /** The REQUIRE_TAG flag: every new post needs a tag. */
+    requiresTag?: boolean;
+  }): string;
+  /**
    * Adds a thread under `parentId` and returns its id. A public one is announced with THREAD_CREATE;
    * a private one only when the bot is among `memberIds`, since only members see it.
    */
@@ -126,6 +137,8 @@ export interface FakeDiscord extends UserActions {
     name?: string;
     isPrivate?: boolean;
     memberIds?: readonly string[];
+    /** Who started it (a person's forum post); default: nobody the bot knows, shown as the bot. */
+    ownerId?: string;
   }): string;
   /**
    * Adds someone to a thread. When it is the bot, Discord sends THREAD_CREATE (for a private thread)
@@ -299,12 +312,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       dispatchChannel('CHANNEL_CREATE', channel);
       return channel.id;
     },
+    createThreadOnlyChannel(channelOptions) {
+      const channel = world.addThreadOnlyChannel({
+        guildId: guild.id,
+        kind: channelOptions.kind,
+        name: channelOptions.name ?? channelOptions.kind,
+        tags: channelOptions.tags ?? [],
+        requiresTag: channelOptions.requiresTag ?? false,
+      });
+      dispatchChannel('CHANNEL_CREATE', channel);
+      return channel.id;
+    },
     createThread(threadOptions) {
       const channel = world.addThread({
         parentId: threadOptions.parentId,
         name: threadOptions.name ?? 'thread',
         ...(threadOptions.isPrivate === undefined ? {} : { isPrivate: threadOptions.isPrivate }),
         ...(threadOptions.memberIds === undefined ? {} : { memberIds: threadOptions.memberIds }),
+        ...(threadOptions.ownerId === undefined ? {} : { ownerId: threadOptions.ownerId }),
       });
       if (world.botCanView(channel)) {
         dispatchChannel('THREAD_CREATE', channel, { newly_created: true });

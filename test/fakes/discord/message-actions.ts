@@ -45,6 +45,8 @@ export interface NewMessage extends MessageContent {
   webhookId?: string | null;
   /** The message is a forward of another (message_reference type FORWARD). */
   forward?: FakeForward | null;
+  /** An id of its own: a forum post's starter message has the post's id (topics/threads.mdx). */
+  id?: string;
 }
 
 /** Stores a message, dispatches MESSAGE_CREATE (ephemeral ones excepted) and tells the change feed. */
@@ -62,7 +64,7 @@ export function createMessage(context: FakeDiscordContext, draft: NewMessage): F
     repliedAuthorId: defaults === 'person' ? null : repliedAuthorOf(context, draft.replyToMessageId ?? null),
   });
   const message: FakeMessage = {
-    id: context.ids.next(),
+    id: draft.id ?? context.ids.next(),
     channelId: draft.channel.id,
     guildId: draft.channel.guildId,
     author: draft.author,

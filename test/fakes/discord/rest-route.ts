@@ -18,6 +18,7 @@ export type RestRouteName =
   | 'message-list'
   | 'typing'
   | 'thread-from-message'
+  | 'thread-in-forum'
   | 'channel-modify'
   | 'guild'
   | 'guild-channels'

@@ -3,12 +3,14 @@ import { requireChannel } from './channel-routes.ts';
 import { DiscordApiError, errorCodes, invalidFormBody, unknownEntity } from './discord-api-error.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import { guildsDispatch } from './gateway-intents.ts';
+import { createMessage, messageObject } from './message-actions.ts';
+import { emptyMessageError, isEmptyMessage, parseMessageDraft } from './message-draft.ts';
 import { characterCount } from './message-limits.ts';
 import { type BotPermission, hasPermission } from './permissions.ts';
 import { preciseNowMs } from './precise-time.ts';
 import { jsonObject } from './request-body.ts';
 import { ok, type RestRoute } from './rest-route.ts';
-import type { FakeChannel } from './world.ts';
+import { type FakeChannel, isThreadOnly } from './world.ts';
 
 /**
  * resources/channel.mdx, "Start Thread from Message" and "Modify Channel", JSON Params (Thread):
@@ -24,8 +26,78 @@ export const autoArchiveMinutes = [60, 1440, 4320, 10080] as const;
  */
 export const threadRenameLimit = { renames: 2, windowMs: 10 * 60 * 1000 } as const;
 
-/** Starting a thread from a message, and renaming a thread. */
+/**
+ * resources/channel.mdx, "Modify Channel", JSON Params (Thread): `applied_tags` is "limited to 5".
+ */
+export const appliedTagsLimit = 5;
+
+/** Starting a thread from a message or a post in a forum or media channel, and renaming a thread. */
 export const threadRoutes: RestRoute[] = [
+  {
+    name: 'thread-in-forum',
+    method: 'POST',
+    pattern: '/channels/:channelId/threads',
+    auth: 'bot',
+    bucket: 'other',
+    majorParameter: 'channelId',
+    handle(context, { params, body }) {
+      const forum = requireChannel(context, params.channelId);
+      // The same path starts a thread without a message in a text channel ("Start Thread without
+      // Message"), which parley never calls: the fake models only posts.
+      if (!isThreadOnly(forum)) {
+        throw new Error('fake discord: Start Thread without Message is not modelled');
+      }
+      // resources/channel.mdx, "Start Thread in Forum or Media Channel": "The current user must have
+      // the SEND_MESSAGES permission (CREATE_PUBLIC_THREADS is ignored)".
+      assertBotMay(context, forum, 'send-messages');
+      const json = jsonObject(body);
+      const archiveMinutes = json.auto_archive_duration ?? forum.autoArchiveMinutes;
+      assertThreadFields({ name: json.name, autoArchive: archiveMinutes });
+      // Same section: `message` has no `?` in the JSON/Form Params, and topics/threads.mdx,
+      // "Creating Threads in Forum and Media Channels", "requires you to pass parameters for both a
+      // thread *and* a message".
+      const starter = json.message;
+      if (typeof starter !== 'object' || starter === null || Array.isArray(starter)) {
+        throw invalidFormBody([
+          { path: ['message'], error: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } },
+        ]);
+      }
+      const appliedTagIds = assertAppliedTags(context, forum, json.applied_tags);
+      const thread = context.world.addThread({
+        parentId: forum.id,
+        name: String(json.name),
+        id: context.ids.next(),
+        ownerId: context.world.bot.id,
+        autoArchiveMinutes: Number(archiveMinutes),
+        memberIds: [context.world.bot.id],
+        appliedTagIds,
+      });
+      let draft: ReturnType<typeof parseMessageDraft>;
+      try {
+        // The message params are those of Create Message, nested under `message`; files stay parts
+        // of the multipart body (`files[n]`).
+        draft = parseMessageDraft(context, { body: { ...body, json: starter }, channel: thread });
+        if (isEmptyMessage(draft)) throw emptyMessageError();
+      } catch (error) {
+        context.world.channels.delete(thread.id);
+        throw error;
+      }
+      // "Fires a Thread Create and Message Create Gateway event"; topics/threads.mdx: "a message is
+      // created that has the same ID as the thread".
+      context.gateway.dispatch(
+        'THREAD_CREATE',
+        guildsDispatch({ ...apiChannel(thread, context.world), newly_created: true }),
+      );
+      const message = createMessage(context, {
+        ...draft,
+        id: thread.id,
+        channel: thread,
+        author: context.world.bot,
+      });
+      // "Returns a channel, with a nested message object".
+      return ok({ ...apiChannel(thread, context.world), message: messageObject(context, message) });
+    },
+  },
   {
     name: 'thread-from-message',
     method: 'POST',
@@ -114,6 +186,41 @@ export const threadRoutes: RestRoute[] = [
     },
   },
 ];
+
+/**
+ * A post's `applied_tags`: at most 5 (resources/channel.mdx, "Modify Channel"), each one of the
+ * forum's `available_tags` (opcodes-and-status-codes.mdx, 10087 "Unknown Tag"), and at least one
+ * where the forum has REQUIRE_TAG ("Channel Flags"; 40067 "A tag is required to create a forum post
+ * in this channel"). A moderated tag "can only be added to or removed from threads by a member with
+ * the MANAGE_THREADS permission" ("Forum Tag Object"); the fake answers that with Missing
+ * Permissions, as the docs name no code of its own.
+ */
+function assertAppliedTags(context: FakeDiscordContext, forum: FakeChannel, appliedTags: unknown): string[] {
+  const tagIds = Array.isArray(appliedTags) ? appliedTags.map(String) : [];
+  if (tagIds.length > appliedTagsLimit) {
+    throw invalidFormBody([
+      {
+        path: ['applied_tags'],
+        error: { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${appliedTagsLimit} or fewer in length.` },
+      },
+    ]);
+  }
+  for (const tagId of tagIds) {
+    const tag = forum.availableTags.find((available) => available.id === tagId);
+    if (tag === undefined) {
+      throw new DiscordApiError({ status: 400, code: errorCodes.unknownTag, message: 'Unknown Tag' });
+    }
+    if (tag.isModerated) assertBotMay(context, forum, 'manage-threads');
+  }
+  if (forum.requiresTag && tagIds.length === 0) {
+    throw new DiscordApiError({
+      status: 400,
+      code: errorCodes.tagRequired,
+      message: 'A tag is required to create a forum post in this channel',
+    });
+  }
+  return tagIds;
+}
 
 function refuseRenameOverLimit(channel: FakeChannel): void {
   const now = preciseNowMs();

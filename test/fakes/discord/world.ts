@@ -32,10 +32,22 @@ export interface FakeGuild {
   joinedAtMs: number;
 }
 
-/** The kinds of channel the fake hosts. */
-export type FakeChannelKind = 'text' | 'thread' | 'direct-message';
+/**
+ * The kinds of channel the fake hosts. `forum` (GUILD_FORUM, 15) and `media` (GUILD_MEDIA, 16) hold
+ * only threads, shown as posts (topics/threads.mdx, "Forums" and "Media Channels").
+ */
+export type FakeChannelKind = 'text' | 'thread' | 'direct-message' | 'forum' | 'media';
 
-/** A channel: a guild text channel, a public thread in one, or a DM with one person. */
+/** A tag a forum or media channel offers its posts (resources/channel.mdx, "Forum Tag Object"). */
+export interface FakeForumTag {
+  id: string;
+  /** 0-20 characters. */
+  name: string;
+  /** Only members with MANAGE_THREADS may add or remove it. */
+  isModerated: boolean;
+}
+
+/** A channel: a guild text, forum or media channel, a thread (or post) in one, or a DM with one person. */
 export interface FakeChannel {
   id: string;
   kind: FakeChannelKind;
@@ -61,6 +73,20 @@ export interface FakeChannel {
   autoArchiveMinutes: number;
   /** When a thread's name was changed through the API, for the rename limit. */
   nameChangesAtMs: number[];
+  /** A forum or media channel's `available_tags`; empty for other channels. */
+  availableTags: FakeForumTag[];
+  /**
+   * A forum or media channel with the REQUIRE_TAG flag (`1 << 4`, resources/channel.mdx, "Channel
+   * Flags"): every new post needs one of its tags.
+   */
+  requiresTag: boolean;
+  /** A post's `applied_tags`, ids of its forum's tags; empty for other channels. */
+  appliedTagIds: string[];
+}
+
+/** Channels whose children are all threads, shown as posts: forum and media channels. */
+export function isThreadOnly(channel: Pick<FakeChannel, 'kind'>): boolean {
+  return channel.kind === 'forum' || channel.kind === 'media';
 }
 
 /** The guilds, channels and people of the fake, and the bot itself. */
@@ -83,6 +109,14 @@ export interface World {
     options: { name: string; permissions: bigint; isMentionable: boolean; memberIds: readonly string[] },
   ): FakeRole;
   addTextChannel(options: { guildId: string; name: string }): FakeChannel;
+  /** A forum or media channel with these tags (each gets an id). */
+  addThreadOnlyChannel(options: {
+    guildId: string;
+    name: string;
+    kind: 'forum' | 'media';
+    tags?: readonly { name: string; isModerated?: boolean }[];
+    requiresTag?: boolean;
+  }): FakeChannel;
   addThread(options: {
     parentId: string;
     name: string;
@@ -92,6 +126,8 @@ export interface World {
     id?: string;
     ownerId?: string;
     autoArchiveMinutes?: number;
+    /** A post's tags, in a forum or media channel. */
+    appliedTagIds?: readonly string[];
   }): FakeChannel;
   /** The DM channel between the bot and `userId`, created on first use. */
   directMessageChannel(userId: string): { channel: FakeChannel; isNew: boolean };
@@ -157,8 +193,23 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
       | 'ownerId'
       | 'autoArchiveMinutes'
       | 'nameChangesAtMs'
+      | 'availableTags'
+      | 'requiresTag'
+      | 'appliedTagIds'
     > &
-      Partial<Pick<FakeChannel, 'id' | 'isPrivate' | 'threadMemberIds' | 'ownerId' | 'autoArchiveMinutes'>>,
+      Partial<
+        Pick<
+          FakeChannel,
+          | 'id'
+          | 'isPrivate'
+          | 'threadMemberIds'
+          | 'ownerId'
+          | 'autoArchiveMinutes'
+          | 'availableTags'
+          | 'requiresTag'
+          | 'appliedTagIds'
+        >
+      >,
   ): FakeChannel {
     const created: FakeChannel = {
       id: ids.next(),
@@ -168,6 +219,9 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
       ownerId: null,
       autoArchiveMinutes: 1440,
       nameChangesAtMs: [],
+      availableTags: [],
+      requiresTag: false,
+      appliedTagIds: [],
       ...channel,
     };
     channels.set(created.id, created);
@@ -237,10 +291,28 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
         recipientId: null,
       });
     },
+    addThreadOnlyChannel(options) {
+      requireGuild(options.guildId);
+      return addChannel({
+        kind: options.kind,
+        name: options.name,
+        guildId: options.guildId,
+        parentId: null,
+        recipientId: null,
+        availableTags: (options.tags ?? []).map((tag) => ({
+          id: ids.next(),
+          name: tag.name,
+          isModerated: tag.isModerated ?? false,
+        })),
+        requiresTag: options.requiresTag ?? false,
+      });
+    },
     addThread(options) {
       const parent = requireChannel(options.parentId);
-      if (parent.kind !== 'text' || parent.guildId === null) {
-        throw new Error(`fake discord: a thread needs a guild text channel as parent, not ${parent.kind}`);
+      if (!(parent.kind === 'text' || isThreadOnly(parent)) || parent.guildId === null) {
+        throw new Error(
+          `fake discord: a thread needs a guild text, forum or media channel as parent, not ${parent.kind}`,
+        );
       }
       return addChannel({
         kind: 'thread',
@@ -255,6 +327,7 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
         ...(options.autoArchiveMinutes === undefined
           ? {}
           : { autoArchiveMinutes: options.autoArchiveMinutes }),
+        appliedTagIds: [...(options.appliedTagIds ?? [])],
       });
     },
     directMessageChannel(userId) {
