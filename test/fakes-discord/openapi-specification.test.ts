@@ -173,6 +173,27 @@ describe('fake discord: every request checked against Discord’s OpenAPI specif
     ]);
   });
 
+  it('takes default_member_permissions as the documented string of digits (erratum of discord-api-spec#11)', async () => {
+    const path = `/applications/${fake.applicationId}/guilds/${fake.guildId}/commands`;
+    const command = (permissions: unknown) => [
+      { name: 'settings', description: 'Change settings', default_member_permissions: permissions },
+    ];
+
+    // The spec's integer would pass too, but the fake's own rule holds to the documented string.
+    const asString = await send(path, { method: 'PUT', json: command('32') });
+    expect(asString.status).toBe(200);
+    expect(fake.specificationViolations).toEqual([]);
+
+    const notDigits = await send(path, { method: 'PUT', json: command('admins') });
+    expect(notDigits.status).toBe(400);
+    expect(fake.takeSpecificationViolations()).toMatchObject([
+      {
+        operationId: 'bulk_set_guild_application_commands',
+        errors: [{ instancePath: '/0/default_member_permissions', keyword: 'pattern' }],
+      },
+    ]);
+  });
+
   it('hands every violation to the hook that fails the test, and a taken one only once', async () => {
     await send(`/channels/${channelId}/messages`, { json: { content: 'x'.repeat(4001) } });
 

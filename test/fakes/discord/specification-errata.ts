@@ -17,4 +17,31 @@ export interface SpecificationErratum {
   issue: string;
 }
 
-export const specificationErrata: readonly SpecificationErratum[] = [];
+/**
+ * `default_member_permissions` as the documentation types it: "?string", a permission bit set
+ * "serialized as a string" (interactions/application-commands.mdx, "Application Command Structure"
+ * and "Permissions"), which is what discord.js and parley send. The spec types it as an integer; its
+ * maintainer answered in discord/discord-api-spec#11 that the API accepts strings in int fields when
+ * they parse as ints (the spec's README, "Spec conventions", says so too). The field takes both here,
+ * the string only when it is a non-negative integer, the number within the spec's range.
+ */
+const permissionBitSet = {
+  type: ['integer', 'string', 'null'],
+  minimum: 0,
+  maximum: 18014398509481984,
+  pattern: '^(0|[1-9][0-9]*)$',
+};
+const permissionBitSetReason =
+  'documented as "?string" (application-commands.mdx); the spec says integer, and the API takes an int-parseable string (spec README, "Spec conventions")';
+const permissionBitSetIssue = 'https://github.com/discord/discord-api-spec/issues/11';
+
+export const specificationErrata: readonly SpecificationErratum[] = [
+  'ApplicationCommandCreateRequest',
+  'ApplicationCommandUpdateRequest',
+  'ApplicationCommandPatchRequestPartial',
+].map((schemaName) => ({
+  pointer: `/components/schemas/${schemaName}/properties/default_member_permissions`,
+  replacement: permissionBitSet,
+  reason: permissionBitSetReason,
+  issue: permissionBitSetIssue,
+}));
