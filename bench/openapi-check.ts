@@ -61,9 +61,9 @@ const lines: string[] = [];
 let firstUseTotalMs = 0;
 for (const { label, request } of operations) {
   const started = performance.now();
-  const outcome = checkRequest(request);
+  const violation = checkRequest(request);
   const firstMs = performance.now() - started;
-  if (outcome.violation !== undefined) {
+  if (violation !== undefined) {
     throw new Error(`the bench's own request is forbidden: ${label}`);
   }
   const repeatedStart = performance.now();

@@ -52,12 +52,6 @@ export interface SpecificationViolation {
   errors: readonly ErrorObject[];
 }
 
-/** The outcome of a check: the operation it matched, and the violation if there is one. */
-export interface CheckOutcome {
-  operationId: string | undefined;
-  violation: SpecificationViolation | undefined;
-}
-
 /** The `$id` the specification's `components` are added under, the target of every `$ref`. */
 const componentsId = 'discord-openapi';
 
@@ -100,29 +94,22 @@ function compiled(key: string, kind: 'body' | 'parameters', schema: () => JsonSc
   return validate;
 }
 
-/** Checks one request; a violation names what the specification forbids. */
-export function checkRequest(request: CheckedRequest): CheckOutcome {
+/** Checks one request: what the specification forbids in it, or `undefined` when it allows it. */
+export function checkRequest(request: CheckedRequest): SpecificationViolation | undefined {
   const query = Object.fromEntries(request.query);
   const violation = (
     kind: ViolationKind,
     errors: readonly ErrorObject[] = [],
     operation?: Pick<SpecifiedOperation, 'template'> & Partial<Pick<SpecifiedOperation, 'operationId'>>,
-  ): CheckOutcome => ({
-    operationId: operation?.operationId,
-    violation: {
-      kind,
-      method: request.method,
-      path: request.path,
-      ...(operation?.operationId === undefined ? {} : { operationId: operation.operationId }),
-      ...(operation === undefined ? {} : { template: operation.template }),
-      query,
-      body: request.json,
-      errors,
-    },
-  });
-  const passed = (operation: SpecifiedOperation): CheckOutcome => ({
-    operationId: operation.operationId,
-    violation: undefined,
+  ): SpecificationViolation => ({
+    kind,
+    method: request.method,
+    path: request.path,
+    ...(operation?.operationId === undefined ? {} : { operationId: operation.operationId }),
+    ...(operation === undefined ? {} : { template: operation.template }),
+    query,
+    body: request.json,
+    errors,
   });
 
   const lookup = openApiDocument().lookUp(request.method, request.path);
@@ -152,10 +139,10 @@ export function checkRequest(request: CheckedRequest): CheckOutcome {
 
   const hasBody = request.json !== undefined || request.fileCount > 0;
   if (operation.bodySchemas.size === 0) {
-    return hasBody ? violation('unexpected-body', [], operation) : passed(operation);
+    return hasBody ? violation('unexpected-body', [], operation) : undefined;
   }
   if (!hasBody) {
-    return operation.isBodyRequired ? violation('missing-body', [], operation) : passed(operation);
+    return operation.isBodyRequired ? violation('missing-body', [], operation) : undefined;
   }
   const mediaType = request.isMultipart ? 'multipart/form-data' : 'application/json';
   if (!operation.bodySchemas.has(mediaType)) {
@@ -168,7 +155,7 @@ export function checkRequest(request: CheckedRequest): CheckOutcome {
     multipartFieldsOnly(operation.bodySchemas.get(schemaMediaType) ?? {}, schemaMediaType),
   );
   const body = request.json ?? {};
-  return validate(body) ? passed(operation) : violation('body', validate.errors ?? [], operation);
+  return validate(body) ? undefined : violation('body', validate.errors ?? [], operation);
 }
 
 /** Path or query parameters as one object schema: the known names only, the required ones present. */
