@@ -29,6 +29,10 @@ const otherCapitalNames = new Set([
   'DATABASE_URL',
   // Discord's message flag, named where the fakes' rules are listed.
   'IS_COMPONENTS_V2',
+  // Discord's field error codes (reference.mdx, "Error Messages"), named with the OpenAPI check.
+  'BASE_TYPE_REQUIRED',
+  'BASE_TYPE_CHOICES',
+  'BASE_TYPE_MAX_LENGTH',
 ]);
 /** Words after a slash that are not parley's commands: HTTP paths, Slack's own commands. */
 const notCommands = new Set([

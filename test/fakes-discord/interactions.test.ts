@@ -137,6 +137,16 @@ describe('fake discord: interactions with the real client', () => {
       expect((error as DiscordAPIError).code, what).toBe(50035);
     }
     expect(fake.registeredCommands(fake.guildId)).toEqual([]);
+    // Four of these the OpenAPI specification forbids as well; the fake's own rules refuse the rest.
+    const forbidden = fake
+      .takeSpecificationViolations()
+      .map((violation) => violation.errors.find((error) => error.keyword !== 'enum'));
+    expect(forbidden).toMatchObject([
+      { instancePath: '/0/description', keyword: 'maxLength' },
+      { instancePath: '/0/options', keyword: 'maxItems' },
+      { instancePath: '/0/options/0/choices', keyword: 'maxItems' },
+      { instancePath: '/0/options/0/max_length', keyword: 'maximum' },
+    ]);
     await client.application.commands.set(
       [command({ options: [option('a', { required: true }), option('b')] })],
       fake.guildId,

@@ -145,6 +145,13 @@ describe('fake discord: messages with the real client', () => {
     expect((tooLong as DiscordAPIError).rawError).toMatchObject({
       errors: { embeds: { 0: { description: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] } } } },
     });
+    // The OpenAPI specification has the 4,096 limit too (RichEmbed), and records the request.
+    expect(fake.takeSpecificationViolations()).toMatchObject([
+      {
+        operationId: 'create_message',
+        errors: [{ instancePath: '/embeds/0/description', keyword: 'maxLength' }],
+      },
+    ]);
 
     const tooMuch = await textChannel(generalId)
       .send({ embeds: [{ description: 'd'.repeat(4000) }, { description: 'd'.repeat(2001) }] })
@@ -259,6 +266,15 @@ describe('fake discord: messages with the real client', () => {
       expect(error, what).toBeInstanceOf(DiscordAPIError);
       expect((error as DiscordAPIError).code, what).toBe(50035);
     }
+    // The OpenAPI specification knows four of these limits (a row holds 1–5 components, `custom_id`
+    // up to 100 characters, `label` up to 80); the fake's own rules refuse the other two.
+    const forbidden = fake.takeSpecificationViolations().map((violation) => violation.errors[0]);
+    expect(forbidden).toMatchObject([
+      { instancePath: '/components/0/components', keyword: 'maxItems' },
+      { instancePath: '/components/0/components/0/custom_id', keyword: 'maxLength' },
+      { instancePath: '/components/0/components/0/label', keyword: 'maxLength' },
+      { instancePath: '/components/0/components', keyword: 'minItems' },
+    ]);
     const accepted = (await send(Array.from({ length: 5 }, (_, index) => row(`r${index}`)))) as {
       id: string;
     };

@@ -79,7 +79,11 @@ describe('fake discord: rate limits over raw HTTP', () => {
     expect(fake.rateLimitHits.global).toBe(1);
 
     // Exempt: a callback is judged on its own merits (here: an unknown interaction).
-    const callback = await fetch(`${fake.apiUrl}/v10/interactions/1/nope/callback`, { method: 'POST' });
+    const callback = await fetch(`${fake.apiUrl}/v10/interactions/1/nope/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 4, data: { content: 'hello' } }),
+    });
     expect(callback.status).toBe(404);
   });
 

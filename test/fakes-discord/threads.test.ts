@@ -44,6 +44,14 @@ describe('fake discord: threads with the real client', () => {
     await expect(message.startThread({ name: 'Second' })).rejects.toMatchObject({ code: 160004 });
     const other = await questionMessage('too long a name');
     await expect(other.startThread({ name: 'x'.repeat(101) })).rejects.toMatchObject({ code: 50035 });
+    // The OpenAPI specification forbids that name too: the refusal is recorded as its violation.
+    expect(fake.takeSpecificationViolations()).toMatchObject([
+      {
+        kind: 'body',
+        operationId: 'create_thread_from_message',
+        errors: [{ instancePath: '/name', keyword: 'maxLength' }],
+      },
+    ]);
   });
 
   it('refuses without Create Public Threads (50013)', async () => {

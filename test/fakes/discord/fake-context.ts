@@ -8,6 +8,7 @@ import type { MessageStore } from './message-store.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { RestCall } from './rest-call.ts';
 import type { SnowflakeGenerator } from './snowflake.ts';
+import type { SpecificationViolation } from './specification-check.ts';
 import type { World } from './world.ts';
 
 /** Everything the parts of the fake share: its state, its gateway and its settings. */
@@ -27,6 +28,8 @@ export interface FakeDiscordContext {
   rateLimiter: RateLimiter;
   invalidRequests: InvalidRequestCounter;
   requests: RestCall[];
+  /** Requests Discord's OpenAPI specification forbids, until a test takes them. */
+  specificationViolations: SpecificationViolation[];
   settings: {
     /** The upload limit of one file, sent to the bot as `attachment_size_limit`. */
     attachmentSizeLimitBytes: number;

@@ -32,6 +32,8 @@ import {
 import type { RestCall } from './rest-call.ts';
 import { createRestHandler, knownRouteNames } from './rest-handler.ts';
 import { createSnowflakeGenerator } from './snowflake.ts';
+import type { SpecificationViolation } from './specification-check.ts';
+import { watchSpecificationViolations } from './specification-violations.ts';
 import { createStartingWorld } from './starting-world.ts';
 import { createUserActions, type UserActions } from './user-actions.ts';
 import type { FakeChannel, FakeUser } from './world.ts';
@@ -91,6 +93,15 @@ export interface FakeDiscord extends UserActions {
   readonly threadId: string;
   /** Every REST request answered, oldest first. Cleared in place by `reset()`. */
   readonly requests: readonly RestCall[];
+  /**
+   * Requests Discord's OpenAPI specification forbids (specification-check.ts), answered as Discord
+   * would (400 with 50035, 404, 405) and kept here: a test that makes one fails when it ends
+   * (test/support/specification-violations-setup.ts) unless it takes them with
+   * `takeSpecificationViolations()`. `reset()` keeps them.
+   */
+  readonly specificationViolations: readonly SpecificationViolation[];
+  /** The violations so far, removed: a test of a refusal takes the one it caused and checks it. */
+  takeSpecificationViolations(): SpecificationViolation[];
   /** 429s served, by kind and route. Reset by `reset()`. */
   readonly rateLimitHits: Readonly<RateLimitHits>;
   /** Invalid requests (401, 403, 429 not `shared`) in the window, and whether the client is banned. Reset by `reset()`. */
@@ -227,6 +238,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     rateLimiter: createRateLimiter(options.rateLimits ?? {}),
     invalidRequests: createInvalidRequestCounter(options.invalidRequestLimit),
     requests: [],
+    specificationViolations: [],
     settings: {
       attachmentSizeLimitBytes: options.attachmentSizeLimitBytes ?? messageLimits.attachmentSizeBytes,
       requestSizeLimitBytes: options.requestSizeLimitBytes ?? messageLimits.requestSizeBytes,
@@ -261,6 +273,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     context.gateway.dispatch(eventName, guildsDispatch({ ...apiChannel(channel, world), ...extra }));
   }
 
+  const takeSpecificationViolations = () => context.specificationViolations.splice(0);
+  watchSpecificationViolations({ label: context.origin, takeSpecificationViolations });
+
   return {
     ...createUserActions(context, user),
     origin: context.origin,
@@ -274,6 +289,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     textChannelIds: textChannels.map((channel) => channel.id),
     threadId: thread.id,
     requests: context.requests,
+    specificationViolations: context.specificationViolations,
+    takeSpecificationViolations,
     rateLimitHits: context.rateLimiter.hits,
     invalidRequests: context.invalidRequests,
     get identifiedSessionCount() {

@@ -17,6 +17,7 @@ export type {
 } from './rate-limiter.ts';
 export type { RestCall } from './rest-call.ts';
 export type { RestRouteName } from './rest-route.ts';
+export type { SpecificationViolation, ViolationKind } from './specification-check.ts';
 export type {
   AutocompleteOptions,
   ComponentOptions,

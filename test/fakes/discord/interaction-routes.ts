@@ -34,7 +34,7 @@ export const interactionRoutes: RestRoute[] = [
     auth: 'token',
     bucket: 'other',
     majorParameter: 'interactionId',
-    handle(context, { params, query, body }) {
+    handle(context, { params, query, body, receivedAtMs }) {
       const interaction = context.interactions.get(params.interactionId ?? '');
       if (interaction === undefined || interaction.token !== params.token) {
         throw unknownEntity('interaction', errorCodes.unknownInteraction);
@@ -49,7 +49,7 @@ export const interactionRoutes: RestRoute[] = [
       }
       // After the deadline Discord has already shown "The application did not respond"
       // (receiving-and-responding.mdx: "you must send an initial response within 3 seconds").
-      if (preciseNowMs() - interaction.createdAtMs > context.settings.interactionResponseDeadlineMs) {
+      if (receivedAtMs - interaction.createdAtMs > context.settings.interactionResponseDeadlineMs) {
         throw unknownEntity('interaction', errorCodes.unknownInteraction);
       }
       const json = jsonObject(body);

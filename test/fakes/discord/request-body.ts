@@ -10,6 +10,8 @@ export interface RequestBody {
   files: Map<number, FakeFile>;
   /** The size of the whole body as it arrived, in bytes. */
   sizeBytes: number;
+  /** Whether it came as `multipart/form-data`, which the specification allows per operation. */
+  isMultipart: boolean;
 }
 
 // Ten files of up to 10 MiB each, plus some room: anything bigger is a runaway client.
@@ -20,12 +22,17 @@ export async function readRequestBody(request: IncomingMessage): Promise<Request
   const bytes = await readBytes(request);
   const contentType = request.headers['content-type'] ?? '';
   if (bytes.length === 0) {
-    return { json: undefined, files: new Map(), sizeBytes: 0 };
+    return { json: undefined, files: new Map(), sizeBytes: 0, isMultipart: false };
   }
   if (contentType.startsWith('multipart/form-data')) {
-    return { ...(await parseMultipart(bytes, contentType)), sizeBytes: bytes.length };
+    return { ...(await parseMultipart(bytes, contentType)), sizeBytes: bytes.length, isMultipart: true };
   }
-  return { json: parseJson(bytes.toString('utf8')), files: new Map(), sizeBytes: bytes.length };
+  return {
+    json: parseJson(bytes.toString('utf8')),
+    files: new Map(),
+    sizeBytes: bytes.length,
+    isMultipart: false,
+  };
 }
 
 async function readBytes(request: IncomingMessage): Promise<Buffer> {
@@ -42,7 +49,10 @@ async function readBytes(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-async function parseMultipart(bytes: Buffer, contentType: string): Promise<Omit<RequestBody, 'sizeBytes'>> {
+async function parseMultipart(
+  bytes: Buffer,
+  contentType: string,
+): Promise<Omit<RequestBody, 'sizeBytes' | 'isMultipart'>> {
   // The platform's own multipart parser, the same that reads `fetch` responses.
   const form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
   const payload = form.get('payload_json');

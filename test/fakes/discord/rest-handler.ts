@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { accountRoutes } from './account-routes.ts';
 import { channelRoutes } from './channel-routes.ts';
 import { commandRoutes } from './command-routes.ts';
-import { DiscordApiError } from './discord-api-error.ts';
+import { DiscordApiError, invalidFormBody } from './discord-api-error.ts';
 import type { FakeDiscordContext } from './fake-context.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { preciseNowMs } from './precise-time.ts';
@@ -10,6 +10,7 @@ import type { RateLimitKind } from './rate-limiter.ts';
 import { type RequestBody, readRequestBody } from './request-body.ts';
 import type { RestCall } from './rest-call.ts';
 import type { RestResult, RestRoute } from './rest-route.ts';
+import { checkRequest, fieldProblems, type SpecificationViolation } from './specification-check.ts';
 import { threadRoutes } from './thread-routes.ts';
 
 const apiPrefix = '/api/v10';
@@ -52,7 +53,7 @@ export function createRestHandler(
     const ban = context.invalidRequests.banAnswer(atMs);
     const answered = ban
       ? refuseBanned(request, response, ban)
-      : handle(context, request, response, url).then((outcome) => {
+      : handle(context, request, response, url, atMs).then((outcome) => {
           context.invalidRequests.record({
             status: outcome.status,
             rateLimitScope: outcome.rateLimitScope,
@@ -94,13 +95,20 @@ async function handle(
   request: IncomingMessage,
   response: ServerResponse,
   url: URL,
+  receivedAtMs: number,
 ): Promise<Outcome> {
   const method = request.method ?? 'GET';
   const match = url.pathname.startsWith(`${apiPrefix}/`)
     ? matchRoute(method, url.pathname.slice(apiPrefix.length))
     : undefined;
   if (match === undefined) {
-    await readRequestBody(request).catch(() => undefined);
+    const body = await readRequestBody(request).catch(() => undefined);
+    // A route the fake does not serve may still be a real one; only one the specification does not
+    // know is the bot's mistake.
+    const violation = checkRequest(checkedRequest(method, url, body));
+    if (violation?.kind === 'unknown-route' || violation?.kind === 'unknown-method') {
+      context.specificationViolations.push(violation);
+    }
     sendJson(response, 404, { message: '404: Not Found', code: 0 });
     return { route: 'unknown', params: {}, status: 404, rateLimit: null, errorCode: 0, body: undefined };
   }
@@ -140,9 +148,20 @@ async function handle(
     return outcome(429, { rateLimit: decision.kind, body, ...(rateLimitScope ? { rateLimitScope } : {}) });
   }
 
+  const violation = checkRequest(checkedRequest(method, url, body));
+  if (violation !== undefined) {
+    context.specificationViolations.push(violation);
+    return sendError(
+      response,
+      refusalOf(violation),
+      (status, extra) => outcome(status, { ...extra, body }),
+      decision.headers,
+    );
+  }
+
   let result: RestResult;
   try {
-    result = await route.handle(context, { params, query: url.searchParams, body });
+    result = await route.handle(context, { params, query: url.searchParams, body, receivedAtMs });
   } catch (error) {
     return sendError(
       response,
@@ -158,6 +177,46 @@ async function handle(
     sendJson(response, result.status, result.body, decision.headers);
   }
   return outcome(result.status, { body });
+}
+
+function checkedRequest(method: string, url: URL, body: RequestBody | undefined) {
+  return {
+    method,
+    path: decodePath(url.pathname.slice(apiPrefix.length)),
+    query: url.searchParams,
+    json: body?.json,
+    isMultipart: body?.isMultipart ?? false,
+    fileCount: body?.files.size ?? 0,
+  };
+}
+
+/**
+ * What Discord answers a request its specification forbids: a path it does not have is 404, a method
+ * the path does not take 405, and a body or parameter it refuses 400 "Invalid Form Body" (50035) with
+ * the fields in `errors` (reference.mdx, "Error Messages"; topics/opcodes-and-status-codes.mdx,
+ * "HTTP Response Codes").
+ */
+function refusalOf(violation: SpecificationViolation): DiscordApiError {
+  switch (violation.kind) {
+    case 'unknown-route':
+      return new DiscordApiError({ status: 404, code: 0, message: '404: Not Found' });
+    case 'unknown-method':
+      return new DiscordApiError({ status: 405, code: 0, message: '405: Method Not Allowed' });
+    case 'missing-body':
+    case 'unexpected-body':
+    case 'unsupported-media-type':
+      return invalidFormBody([
+        {
+          path: [],
+          error: {
+            code: `SPECIFICATION_${violation.kind.replaceAll('-', '_').toUpperCase()}`,
+            message: violation.kind.replaceAll('-', ' '),
+          },
+        },
+      ]);
+    default:
+      return invalidFormBody(fieldProblems(violation.errors));
+  }
 }
 
 /** The ban's answer (see invalid-requests.ts), to every request until it lifts. */

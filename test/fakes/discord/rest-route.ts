@@ -40,6 +40,11 @@ export interface RestRequest {
   params: Record<string, string>;
   query: URLSearchParams;
   body: RequestBody;
+  /**
+   * When the request arrived: Discord judges deadlines (an interaction's 3 s) by it, not by how long
+   * the fake took to read and check the body.
+   */
+  receivedAtMs: number;
 }
 
 /** What a route answers: a status and a JSON body (none for 204). */
