@@ -368,6 +368,16 @@ describe('fake discord: interactions with the real client', () => {
       respondWith(Array.from({ length: 26 }, (_, index) => choice(`model-${index}`))),
     ).rejects.toMatchObject({ code: 50035 });
     await expect(respondWith([choice('m'.repeat(101))])).rejects.toMatchObject({ code: 50035 });
+    // The OpenAPI specification forbids both as well.
+    const forbidden = fake
+      .takeSpecificationViolations()
+      .map((violation) =>
+        violation.errors.find((error) => error.keyword === 'maxItems' || error.keyword === 'maxLength'),
+      );
+    expect(forbidden).toMatchObject([
+      { instancePath: '/data/choices', keyword: 'maxItems', params: { limit: 25 } },
+      { instancePath: '/data/choices/0/name', keyword: 'maxLength', params: { limit: 100 } },
+    ]);
     await expect(
       respondWith(Array.from({ length: 25 }, (_, index) => choice(`${index}`.padEnd(100, 'm')))),
     ).resolves.toBeUndefined();
