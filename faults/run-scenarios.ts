@@ -1,3 +1,4 @@
+import { describeViolation, takeEveryViolation } from '../test/fakes/discord/specification-violations.ts';
 import type { InternalTarget } from '../test/net/internal-target.ts';
 import {
   type FaultArea,
@@ -147,6 +148,11 @@ async function runOne({
       text: JSON.stringify(request.headers),
     });
   }
+  // Every request the bot made to a fake Discord was checked against Discord's OpenAPI specification
+  // (issue 27, "Proof"); one it forbids fails the scenario, as it fails a test in the suite.
+  const specificationViolations = takeEveryViolation().flatMap(({ violations }) =>
+    violations.map(describeViolation),
+  );
   const secrets = [...new Set(watched.flatMap(({ world }) => world.secrets))];
   const secretLeaks = findSecretLeaks({ texts, secrets });
   const scannedBytes = texts.reduce((sum, entry) => sum + entry.text.length, 0);
@@ -157,6 +163,7 @@ async function runOne({
     skipReason,
     failure,
     secretLeaks,
+    specificationViolations,
     privateRequests: internal.connectionCount - connectionsBefore,
     scannedBytes,
     durationMs: Date.now() - startedAtMs,
@@ -169,6 +176,7 @@ function resultOf({
   skipReason,
   failure,
   secretLeaks,
+  specificationViolations,
   privateRequests,
   scannedBytes,
   durationMs,
@@ -178,20 +186,30 @@ function resultOf({
   skipReason: string | undefined;
   failure: string | undefined;
   secretLeaks: SecretLeak[];
+  specificationViolations: string[];
   privateRequests: number;
   scannedBytes: number;
   durationMs: number;
 }): ScenarioResult {
   const turns = observation?.turns ?? [];
   const lost = turns.filter((turn) => turn.fate === 'lost');
-  const failedChecks = observation?.checks.filter((check) => !check.isMet).map((check) => check.name) ?? [];
+  const failedChecks = [
+    ...(observation?.checks.filter((check) => !check.isMet).map((check) => check.name) ?? []),
+    ...specificationViolations.map(
+      (violation) => `a Discord request the OpenAPI specification forbids: ${violation}`,
+    ),
+  ];
   let verdict: Verdict =
     skipReason !== undefined
       ? 'skipped'
       : observation === undefined
         ? 'NOT survived'
         : verdictOf(scenario, observation);
-  if (verdict !== 'skipped' && (secretLeaks.length > 0 || privateRequests > 0)) verdict = 'NOT survived';
+  if (
+    verdict !== 'skipped' &&
+    (secretLeaks.length > 0 || privateRequests > 0 || specificationViolations.length > 0)
+  )
+    verdict = 'NOT survived';
   return {
     id: scenario.id,
     area: scenario.area,
