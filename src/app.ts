@@ -286,6 +286,8 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     },
     tools: toolReplies,
     memory,
+    // The small model that summarises also keeps memory for models that cannot call `remember`.
+    memoryExtractionModel: config.models.summary,
     folding: {
       summaries,
       model: config.models.summary,

@@ -1,0 +1,137 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../fakes/gateway/request-handler.ts';
+import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
+
+/**
+ * Memory for models without tools, on Discord end to end: `chat-model` has no `tools` in parley's
+ * catalog, so it cannot call `remember`; after its reply one held call to the small model
+ * (SUMMARY_MODEL) reads what the person said, as JSON the fake gateway answers, and the facts become
+ * notes through the same book as the tool, secrets refused.
+ */
+let under: DiscordUnderTest | undefined;
+afterEach(async () => {
+  await under?.close();
+  under = undefined;
+});
+
+type ChatBody = {
+  model: string;
+  response_format?: { type: string };
+  messages: Array<{ role: string; content: unknown }>;
+};
+const chatRequests = (subject: DiscordUnderTest) =>
+  subject.gateway.requests.filter((request: RecordedRequest) => request.path.endsWith('/chat/completions'));
+const bodyOf = (request: RecordedRequest | undefined) => request?.body as ChatBody | undefined;
+const isExtraction = (request: RecordedRequest) =>
+  bodyOf(request)?.response_format !== undefined && bodyOf(request)?.model === 'cheap-model';
+
+async function askAndWait(subject: DiscordUnderTest, content: string, ending: string) {
+  subject.discord.sendUserMessage({ channelId: subject.generalChannelId, content, mentionsBot: true });
+  return subject.discord.waitFor(() =>
+    subject.botMessages(subject.generalChannelId).find((message) => message.content.includes(ending)),
+  );
+}
+
+async function memoryListing(subject: DiscordUnderTest) {
+  subject.discord.sendSlashCommand({ name: 'memory', channelId: subject.generalChannelId });
+  return subject.discord.waitFor(() =>
+    subject
+      .botMessages(subject.generalChannelId)
+      .findLast((message) => /What parley remembers about you|remembers nothing/.test(message.content)),
+  );
+}
+
+describe('held memory extraction for models without tools', () => {
+  it('keeps the facts the person stated, read by the small model on a hold, and never a secret', async () => {
+    const subject = await startDiscordUnderTest({
+      CHAT_MODEL: 'chat-model',
+      SUMMARY_MODEL: 'cheap-model',
+      MEMORY: 'user',
+    });
+    under = subject;
+    subject.gateway.enqueue({ text: 'A fine job, Ada.' });
+    subject.gateway.enqueue({
+      text: JSON.stringify({
+        notes: [
+          { text: 'Works as a lighthouse keeper.' },
+          { text: 'Her key is sk-abcdefghijklmnopqrstuvwx' },
+        ],
+      }),
+    });
+    await askAndWait(
+      subject,
+      'I work as a lighthouse keeper, my key is sk-abcdefghijklmnopqrstuvwx',
+      'A fine job',
+    );
+    await subject.discord.waitFor(() => chatRequests(subject).find(isExtraction));
+    const [reply, extraction] = chatRequests(subject);
+    // The reply was offered no tools: the model has none, so the extraction is what keeps memory.
+    expect((reply?.body as { tools?: unknown } | undefined)?.tools).toBeUndefined();
+    expect(String(bodyOf(reply)?.messages[0]?.content)).toContain('noted for you after each reply');
+    const asked = JSON.stringify(bodyOf(extraction)?.messages);
+    expect(asked).toContain('I work as a lighthouse keeper');
+    // Only what the person said: the reply is not shown to the small model.
+    expect(asked).not.toContain('A fine job');
+    await subject.discord.waitFor(() =>
+      subject.logOutput().includes('an extracted memory note was not kept') ? true : undefined,
+    );
+
+    const listing = await memoryListing(subject);
+    expect(listing.content).toContain('Works as a lighthouse keeper.');
+    expect(listing.content).not.toContain('sk-abcdef');
+    subject.gateway.enqueue({ text: 'Lamps (from memory).' });
+    subject.gateway.enqueue({ text: JSON.stringify({ notes: [] }) });
+    await askAndWait(subject, 'what do I look after?', 'Lamps');
+    const system = String(
+      bodyOf(
+        chatRequests(subject)
+          .filter((request) => !isExtraction(request))
+          .at(-1),
+      )?.messages[0]?.content,
+    );
+    expect(system).toMatch(/\] \d{4}-\d\d-\d\d, about \w+: Works as a lighthouse keeper\./);
+  });
+
+  it('drops a reply that is not the JSON asked for, and the person still has their answer', async () => {
+    const subject = await startDiscordUnderTest({
+      CHAT_MODEL: 'chat-model',
+      SUMMARY_MODEL: 'cheap-model',
+      MEMORY: 'user',
+    });
+    under = subject;
+    subject.gateway.enqueue({ text: 'Nice to meet you.' });
+    // The structured call asks once and repairs once; both answers are not JSON.
+    subject.gateway.enqueue({ invalidJson: true });
+    subject.gateway.enqueue({ invalidJson: true });
+    await askAndWait(subject, 'I am Ada and I like sailing', 'Nice to meet you.');
+    await subject.discord.waitFor(() =>
+      subject.logOutput().includes('memory extraction failed or answered something else') ? true : undefined,
+    );
+    expect(chatRequests(subject).filter(isExtraction)).toHaveLength(2);
+    const listing = await memoryListing(subject);
+    expect(listing.content).not.toContain('sailing');
+  });
+
+  it('asks nothing where memory is off, nor for a model that keeps memory through its tools', async () => {
+    const off = await startDiscordUnderTest({ CHAT_MODEL: 'chat-model', SUMMARY_MODEL: 'cheap-model' });
+    under = off;
+    off.gateway.enqueue({ text: 'Hello.' });
+    await askAndWait(off, 'I like sailing', 'Hello.');
+    off.gateway.enqueue({ text: 'Again.' });
+    await askAndWait(off, 'still here', 'Again.');
+    expect(chatRequests(off).filter(isExtraction)).toHaveLength(0);
+    await off.close();
+
+    const tools = await startDiscordUnderTest({
+      CHAT_MODEL: 'tools-model',
+      SUMMARY_MODEL: 'cheap-model',
+      MEMORY: 'user',
+    });
+    under = tools;
+    tools.gateway.enqueue({ text: 'Hello.' });
+    await askAndWait(tools, 'I like sailing', 'Hello.');
+    tools.gateway.enqueue({ text: 'Again.' });
+    await askAndWait(tools, 'still here', 'Again.');
+    expect(chatRequests(tools).filter(isExtraction)).toHaveLength(0);
+  });
+});
