@@ -446,18 +446,16 @@ async function answerJournaled(
   };
 }
 
-/** Folds older turns into the summary when they fill the context; never fails the reply. */
-async function foldAfterReply({
-  dependencies,
-  turn,
-  prepared,
-  logger,
-}: {
+/** Work done once a recorded reply's last write is made, which never fails the reply. */
+type AfterReplyStep = (request: {
   dependencies: EngineDependencies;
   turn: IncomingTurn;
   prepared: PreparedTurn;
   logger: Logger;
-}): Promise<void> {
+}) => Promise<void>;
+
+/** Folds older turns into the summary when they fill the context; never fails the reply. */
+const foldAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, logger }) => {
   const { folding } = dependencies;
   if (!folding) return;
   try {
@@ -476,23 +474,13 @@ async function foldAfterReply({
   } catch (error) {
     logger.warn({ err: error }, 'could not fold older turns into the summary');
   }
-}
+};
 
 /**
  * A model without tools cannot call `remember`: where memory is on, the small model reads what the
  * person said for lasting facts instead (held-extraction.ts); never fails the reply.
  */
-async function extractMemoryAfterReply({
-  dependencies,
-  turn,
-  prepared,
-  logger,
-}: {
-  dependencies: EngineDependencies;
-  turn: IncomingTurn;
-  prepared: PreparedTurn;
-  logger: Logger;
-}): Promise<void> {
+const extractMemoryAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, logger }) => {
   const { memory, memoryExtractionModel } = dependencies;
   if (!memory || memoryExtractionModel === undefined) return;
   if (dependencies.gateway.capabilitiesOf(prepared.model).tools) return;
@@ -513,7 +501,7 @@ async function extractMemoryAfterReply({
   } catch (error) {
     logger.warn({ err: error }, 'could not extract memory notes from the message');
   }
-}
+};
 
 const emptyEnding: ReplyEnding = {
   status: 'failed',

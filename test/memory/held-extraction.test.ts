@@ -41,14 +41,19 @@ async function memoryListing(subject: DiscordUnderTest) {
   );
 }
 
+/** A bot whose chat model has no tools, with memory on and a cheap small model to extract. */
+async function startWithMemory(): Promise<DiscordUnderTest> {
+  under = await startDiscordUnderTest({
+    CHAT_MODEL: 'chat-model',
+    SUMMARY_MODEL: 'cheap-model',
+    MEMORY: 'user',
+  });
+  return under;
+}
+
 describe('held memory extraction for models without tools', () => {
   it('keeps the facts the person stated, read by the small model on a hold, and never a secret', async () => {
-    const subject = await startDiscordUnderTest({
-      CHAT_MODEL: 'chat-model',
-      SUMMARY_MODEL: 'cheap-model',
-      MEMORY: 'user',
-    });
-    under = subject;
+    const subject = await startWithMemory();
     subject.gateway.enqueue({ text: 'A fine job, Ada.' });
     subject.gateway.enqueue({
       text: JSON.stringify({
@@ -93,12 +98,7 @@ describe('held memory extraction for models without tools', () => {
   });
 
   it('drops a reply that is not the JSON asked for, and the person still has their answer', async () => {
-    const subject = await startDiscordUnderTest({
-      CHAT_MODEL: 'chat-model',
-      SUMMARY_MODEL: 'cheap-model',
-      MEMORY: 'user',
-    });
-    under = subject;
+    const subject = await startWithMemory();
     subject.gateway.enqueue({ text: 'Nice to meet you.' });
     // The structured call asks once and repairs once; both answers are not JSON.
     subject.gateway.enqueue({ invalidJson: true });
