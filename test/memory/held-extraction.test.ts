@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { RecordedRequest } from '../fakes/gateway/request-handler.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
@@ -25,8 +26,13 @@ const bodyOf = (request: RecordedRequest | undefined) => request?.body as ChatBo
 const isExtraction = (request: RecordedRequest) =>
   bodyOf(request)?.response_format !== undefined && bodyOf(request)?.model === 'cheap-model';
 
-async function askAndWait(subject: DiscordUnderTest, content: string, ending: string) {
-  subject.discord.sendUserMessage({ channelId: subject.generalChannelId, content, mentionsBot: true });
+async function askAndWait(subject: DiscordUnderTest, content: string, ending: string, author?: string) {
+  subject.discord.sendUserMessage({
+    channelId: subject.generalChannelId,
+    content,
+    mentionsBot: true,
+    ...(author ? { author } : {}),
+  });
   return subject.discord.waitFor(() =>
     subject.botMessages(subject.generalChannelId).find((message) => message.content.includes(ending)),
   );
@@ -103,11 +109,24 @@ describe('held memory extraction for models without tools', () => {
     // The structured call asks once and repairs once; both answers are not JSON.
     subject.gateway.enqueue({ invalidJson: true });
     subject.gateway.enqueue({ invalidJson: true });
-    await askAndWait(subject, 'I am Ada and I like sailing', 'Nice to meet you.');
+    const ada = subject.discord.createUser({ username: 'ada' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await askAndWait(subject, 'I am Ada and I like sailing', 'Nice to meet you.', ada.id);
     await subject.discord.waitFor(() =>
       subject.logOutput().includes('memory extraction failed or answered something else') ? true : undefined,
     );
     expect(chatRequests(subject).filter(isExtraction)).toHaveLength(2);
+    // Held on her budgets like any request of hers: the reply, the extraction and its repair.
+    const usage = await subject.services.usage.report({
+      userId: ada.id,
+      conversationKey: conversationKeyOf({
+        platform: 'discord',
+        workspace: subject.discord.guildId,
+        channel: subject.generalChannelId,
+      }),
+      at: new Date(),
+    });
+    expect(usage.user.today.requests).toBe(3);
     const listing = await memoryListing(subject);
     expect(listing.content).not.toContain('sailing');
   });
