@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { RecordedRequest } from '../fakes/gateway/request-handler.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
+import { askAndWait } from './ask-on-discord.ts';
 
 /**
  * Memory for models without tools, on Discord end to end: `chat-model` has no `tools` in parley's
@@ -25,18 +26,6 @@ const chatRequests = (subject: DiscordUnderTest) =>
 const bodyOf = (request: RecordedRequest | undefined) => request?.body as ChatBody | undefined;
 const isExtraction = (request: RecordedRequest) =>
   bodyOf(request)?.response_format !== undefined && bodyOf(request)?.model === 'cheap-model';
-
-async function askAndWait(subject: DiscordUnderTest, content: string, ending: string, author?: string) {
-  subject.discord.sendUserMessage({
-    channelId: subject.generalChannelId,
-    content,
-    mentionsBot: true,
-    ...(author ? { author } : {}),
-  });
-  return subject.discord.waitFor(() =>
-    subject.botMessages(subject.generalChannelId).find((message) => message.content.includes(ending)),
-  );
-}
 
 async function memoryListing(subject: DiscordUnderTest) {
   subject.discord.sendSlashCommand({ name: 'memory', channelId: subject.generalChannelId });
