@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import type { RecordedRequest } from '../fakes/gateway/request-handler.ts';
+import { startConsoleUnderTest } from '../support/console-under-test.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 import { askAndWait } from './ask-on-discord.ts';
 
@@ -141,5 +142,29 @@ describe('held memory extraction for models without tools', () => {
     tools.gateway.enqueue({ text: 'Again.' });
     await askAndWait(tools, 'still here', 'Again.');
     expect(chatRequests(tools).filter(isExtraction)).toHaveLength(0);
+  });
+});
+
+describe('held memory extraction at the terminal', () => {
+  it('keeps what the owner said about themself, and /memory lists it', async () => {
+    const terminal = await startConsoleUnderTest({
+      CHAT_MODEL: 'chat-model',
+      SUMMARY_MODEL: 'cheap-model',
+      MEMORY: 'user',
+    });
+    try {
+      terminal.fake.enqueue({ text: 'Good luck with the boat.' });
+      terminal.fake.enqueue({
+        text: JSON.stringify({ notes: [{ text: 'Is restoring a wooden sailing boat.' }] }),
+      });
+      await terminal.type('I am restoring a wooden sailing boat this winter');
+      const extractions = terminal.fake.requests.filter(
+        (request) => request.path.endsWith('/chat/completions') && isExtraction(request),
+      );
+      expect(extractions).toHaveLength(1);
+      expect(await terminal.type('/memory')).toContain('Is restoring a wooden sailing boat.');
+    } finally {
+      await terminal.close();
+    }
   });
 });
