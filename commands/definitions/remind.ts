@@ -15,7 +15,7 @@ export const remindCommand = defineCommand({
       isRequired: true,
       isFreeText: true,
     }),
-    tz: timeZoneOption,
+    tz: timeZoneOption('person'),
   },
   runsInConversationOrder: false,
   isAnswerPrivate: () => true,

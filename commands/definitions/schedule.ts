@@ -32,7 +32,7 @@ export const scheduleCommand = defineCommand({
       isRequired: true,
       isFreeText: true,
     }),
-    tz: timeZoneOption,
+    tz: timeZoneOption('place'),
   },
   runsInConversationOrder: false,
   async run(context) {

@@ -4,13 +4,20 @@ import { parseWhen, type WhenParse } from '../../src/scheduling/when-phrase.ts';
 import { textOption } from '../command-options.ts';
 import type { CommandContext, CommandServices } from '../define-command.ts';
 
-/** `--tz Europe/Berlin`: the zone a command's times are read in, when not the usual one. */
-export const timeZoneOption = textOption({
-  description:
-    'The time zone to read the time in (IANA, e.g. Europe/Berlin); default: yours, else this server’s',
-  maxLength: 64,
-  aliases: ['timezone'],
-});
+/**
+ * `--tz Europe/Berlin`: the zone a command's times are read in, when not the usual one: the
+ * person's (see `timeZoneFor`) for their own reminders, the place's for a channel's schedule.
+ */
+export function timeZoneOption(whose: 'person' | 'place') {
+  return textOption({
+    description:
+      whose === 'person'
+        ? 'The time zone to read the time in (IANA, e.g. Europe/Berlin); default: your /timezone'
+        : 'The time zone to read the time in (IANA, e.g. Europe/Berlin); default: this server’s',
+    maxLength: 64,
+    aliases: ['timezone'],
+  });
+}
 
 /** Why a zone name cannot be used, or undefined when Intl knows it. */
 export function timeZoneProblem(timeZone: string): string | undefined {
