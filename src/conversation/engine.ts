@@ -219,6 +219,8 @@ interface PreparedTurn {
   readonly summary: ConversationSummary | undefined;
   /** MEMORY at the place (off where no place settings are known). */
   readonly memoryMode: MemoryMode;
+  /** The model gets the memory tools; otherwise the held extraction keeps memory after the reply. */
+  readonly isMemoryKeptByTools: boolean;
 }
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
@@ -483,7 +485,8 @@ const foldAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, lo
 const extractMemoryAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, logger }) => {
   const { memory, memoryExtractionModel } = dependencies;
   if (!memory || memoryExtractionModel === undefined) return;
-  if (dependencies.gateway.capabilitiesOf(prepared.model).tools) return;
+  // The budget's fallback model may lack the tools the asked-for one had.
+  if (prepared.isMemoryKeptByTools && dependencies.gateway.capabilitiesOf(prepared.model).tools) return;
   // Only what the person said about themself: not a message someone else wrote (Continue pressed by another).
   if (turn.author.id !== turn.actor.id) return;
   try {
@@ -610,13 +613,21 @@ async function prepareTurn(
 
   const text = `${turn.author.name}: ${turn.text}`;
   const memoryMode = placeSettings?.memory ?? 'off';
+  const isMemoryKeptByTools =
+    memoryMode !== 'off' &&
+    dependencies.tools !== undefined &&
+    (await dependencies.tools.offersMemoryTools({
+      model,
+      actor: turn.actor,
+      conversationKey: turn.conversationKey,
+    }));
   const memoryBlock = dependencies.memory
     ? await memoryBlockFor({
         book: dependencies.memory,
         mode: memoryMode,
         actor: turn.actor,
         conversationKey: turn.conversationKey,
-        keptBy: gateway.capabilitiesOf(model).tools ? 'tools' : 'extraction',
+        keptBy: isMemoryKeptByTools ? 'tools' : 'extraction',
       })
     : '';
   const configuredPrompt =
@@ -673,6 +684,7 @@ async function prepareTurn(
     surface: request.surface,
     summary,
     memoryMode,
+    isMemoryKeptByTools,
   };
 }
 

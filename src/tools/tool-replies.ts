@@ -4,6 +4,7 @@ import { type ConversationKey, placeOfConversation } from '../conversation/turn.
 import type { ChatMessage, ChatRequest, ChatStreamEvent } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
+import { memoryToolSource } from '../memory/memory-tools.ts';
 import { lastUserText, searchFirst } from '../search/search-first.ts';
 import type { SearchProvider } from '../search/search-provider.ts';
 import { searchInstructions } from '../search/search-tools.ts';
@@ -27,6 +28,16 @@ export interface ToolReplies {
     /** Asks the asker before an acting tool runs; absent where nobody can be asked. */
     askApproval: AskApproval | undefined;
   }): AsyncIterable<ChatStreamEvent>;
+  /**
+   * Whether this reply's model will be offered the memory tools (`remember`, `forget`) here: it takes
+   * tools, the gateway has not refused them, and the place's TOOLS and MEMORY let this person have
+   * them. Otherwise memory is kept by the held extraction after the reply.
+   */
+  offersMemoryTools(request: {
+    model: string;
+    actor: Actor;
+    conversationKey: ConversationKey;
+  }): Promise<boolean>;
 }
 
 export interface ToolRepliesOptions {
@@ -48,6 +59,13 @@ export interface ToolRepliesOptions {
 export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
   const modelsRefusingTools = new Set<string>();
   return {
+    async offersMemoryTools({ model, actor, conversationKey }) {
+      if (!options.gateway.capabilitiesOf(model).tools || modelsRefusingTools.has(model)) return false;
+      const settings = await options.places.settingsAt(placeOfConversation(conversationKey));
+      return governTools({ tools: options.toolbox.all(), settings, actor }).some(
+        (tool) => tool.source === memoryToolSource,
+      );
+    },
     async *stream({ chat, actor, conversationKey, isSearchForced, askApproval }) {
       // Without any tool (no SEARCH_URL, no MCP server up) a reply is a plain stream.
       if (options.toolbox.all().length === 0 && !isSearchForced) {

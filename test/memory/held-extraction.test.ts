@@ -145,6 +145,29 @@ describe('held memory extraction for models without tools', () => {
   });
 });
 
+describe('held memory extraction where the tools are off', () => {
+  it('keeps memory for a model with tools when the place offers it none (TOOLS=none)', async () => {
+    under = await startDiscordUnderTest({
+      CHAT_MODEL: 'tools-model',
+      SUMMARY_MODEL: 'cheap-model',
+      MEMORY: 'user',
+      TOOLS: 'none',
+    });
+    const subject = under;
+    subject.gateway.enqueue({ text: 'Hello, keeper.' });
+    subject.gateway.enqueue({ text: JSON.stringify({ notes: [{ text: 'Keeps bees.' }] }) });
+    await askAndWait(subject, 'I keep bees', 'Hello, keeper.');
+    await subject.discord.waitFor(() =>
+      subject.logOutput().includes('memory notes extracted from a message') ? true : undefined,
+    );
+    const [reply] = chatRequests(subject);
+    expect((reply?.body as { tools?: unknown } | undefined)?.tools).toBeUndefined();
+    // The prompt does not name tools the model was not given.
+    expect(String(bodyOf(reply)?.messages[0]?.content)).not.toContain('remember tool');
+    expect((await memoryListing(subject)).content).toContain('Keeps bees.');
+  });
+});
+
 describe('held memory extraction at the terminal', () => {
   it('keeps what the owner said about themself, and /memory lists it', async () => {
     const terminal = await startConsoleUnderTest({
