@@ -30,6 +30,7 @@ import { memoryKeptData } from './retention/memory-retention.ts';
 import { createPeopleIndex, indexedHistory } from './retention/people-index.ts';
 import { createPersonData, type PersonData } from './retention/person-data.ts';
 import { createRetentionSweep, type RetentionSweep } from './retention/retention-sweep.ts';
+import { scheduleKeptData } from './retention/schedule-retention.ts';
 import { summaryKeptData } from './retention/summary-retention.ts';
 import { timeZoneKeptData } from './retention/time-zone-retention.ts';
 import { usageKeptData } from './retention/usage-retention.ts';
@@ -215,6 +216,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   keptData.register(usageKeptData({ usage }));
   keptData.register(memoryKeptData({ memory }));
   keptData.register(timeZoneKeptData({ timeZones: personalTimeZones }));
+  if (scheduler) keptData.register(scheduleKeptData({ scheduler }));
   keptData.register(summaryKeptData({ summaries, conversationKeys: () => listConversations(historyKeyv) }));
   const retention = createRetentionSweep({
     registry: keptData,

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { slashCommand } from '../fakes/slack/index.ts';
@@ -24,8 +27,11 @@ const startMs = Date.parse('2026-10-30T14:00:00Z');
 
 describe('a person’s own time zone on Discord', () => {
   it('is set by the person alone, read by their /remind across the DST change, and shown in /schedules', async () => {
+    // A SQLite file, whose namespaces the bot's scheduler and the test's manual one share (each
+    // memory:// namespace is a Map of its own), so /forget reaches the reminders made here.
+    const storeUrl = `sqlite://${join(mkdtempSync(join(tmpdir(), 'parley-zones-')), 'bot.sqlite')}`;
     const under = await startDiscordUnderTest(
-      { SCHEDULE_TIMEZONE: 'Europe/Berlin' },
+      { SCHEDULE_TIMEZONE: 'Europe/Berlin', STORE_URL: storeUrl },
       { scheduleClockStartMs: startMs },
     );
     discord = under;
@@ -62,7 +68,7 @@ describe('a person’s own time zone on Discord', () => {
     );
     expect(reminded.content).toMatch(/on Sat 31 Oct, 09:00 \(America\/New_York\)/);
     // Bob set nothing: his reminder is read in the server's zone, not Ada's.
-    const bobs = await answerTo(bob.id, 'remind', { text: 'tomorrow 9:00 call Ada' }, /I will remind you/);
+    const bobs = await answerTo(bob.id, 'remind', { text: 'every day 9:00 call Ada' }, /I will remind you/);
     expect(bobs.content).toMatch(/on Sat 31 Oct, 09:00 \(Europe\/Berlin\)/);
 
     const madeIn = conversationKeyOf({
@@ -94,6 +100,14 @@ describe('a person’s own time zone on Discord', () => {
     await answerTo(ada.id, 'timezone', { zone: 'Asia/Tokyo' }, /Set\./);
     const exported = await under.app.personData.export({ person: { platform: 'discord', userId: ada.id } });
     expect(exported.data['time-zone']).toMatchObject({ timeZone: 'Asia/Tokyo' });
+    expect(JSON.stringify(exported.data.schedules)).toContain('stretch');
+    expect(JSON.stringify(exported.data.schedules)).not.toContain('call Ada');
+    // /forget me: her zone and her reminder go, so nothing runs in her name; Bob's stays.
+    await under.app.personData.forget({ person: { platform: 'discord', userId: ada.id } });
+    expect(await scheduling.scheduler.listOfOwner(madeIn, ada.id)).toEqual([]);
+    expect(await scheduling.scheduler.listOfOwner(madeIn, bob.id)).toHaveLength(1);
+    const forgotten = await under.app.personData.export({ person: { platform: 'discord', userId: ada.id } });
+    expect(forgotten.data['time-zone']).toBeUndefined();
   }, 40_000);
 });
 
