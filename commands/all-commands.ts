@@ -15,6 +15,7 @@ import { schedulesCommand } from './definitions/schedules.ts';
 import { searchCommand } from './definitions/search.ts';
 import { summarizeCommand } from './definitions/summarize.ts';
 import { systemCommand } from './definitions/system.ts';
+import { timezoneCommand } from './definitions/timezone.ts';
 import { titleCommand } from './definitions/title.ts';
 import { usageCommand } from './definitions/usage.ts';
 import { describeUsage } from './parse-command-text.ts';
@@ -66,6 +67,7 @@ export const allCommands: readonly Command[] = [
   remindCommand,
   scheduleCommand,
   schedulesCommand,
+  timezoneCommand,
   helpCommand,
 ] as readonly Command[];
 

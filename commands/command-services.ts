@@ -46,6 +46,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
             scheduler: app.scheduler,
             places: createScheduledPlacesRegistry(),
             timeZone: config.scheduling.timeZone,
+            personalTimeZones: app.personalTimeZones,
           },
         }),
     models: {

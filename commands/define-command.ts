@@ -18,6 +18,7 @@ import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { MemoryBook } from '../src/memory/memory-book.ts';
 import type { PersonData } from '../src/retention/person-data.ts';
+import type { PersonalTimeZones } from '../src/scheduling/personal-time-zones.ts';
 import type { Scheduler } from '../src/scheduling/scheduler.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
 import type { ToolApprovals } from '../src/tools/tool-approvals.ts';
@@ -160,6 +161,8 @@ export interface CommandServices {
     readonly places: ScheduledPlacesRegistry;
     /** The time zone "9:00" is read in unless a command says another (SCHEDULE_TIMEZONE). */
     readonly timeZone: string;
+    /** The zone each person set for their own reminders with /timezone. */
+    readonly personalTimeZones: PersonalTimeZones;
   };
   /** Whether this person may change /model and /system. */
   mayChangeSettings(user: Actor): boolean;
@@ -186,6 +189,11 @@ export interface CommandContext<Input> {
    * commands take here; the terminal: its own commands).
    */
   readonly platformHelp?: string;
+  /**
+   * The person's time zone as their platform tells it, when it does: the `tz` of Slack's user
+   * object from `users.info` (api.slack.com/types/user). Discord's user object has no time zone.
+   */
+  readonly platformTimeZone?: string;
 }
 
 export interface Command<Options extends CommandOptions = CommandOptions> {

@@ -43,6 +43,7 @@ export async function runCommand({
   signal = new AbortController().signal,
   platformNotices = [],
   platformHelp,
+  platformTimeZone,
 }: {
   command: Command;
   rawOptions: Readonly<Record<string, RawOptionValue | undefined>>;
@@ -55,6 +56,8 @@ export async function runCommand({
   platformNotices?: readonly string[];
   /** Shown first by /help: see the command context. */
   platformHelp?: string;
+  /** The person's time zone as the platform tells it: see the command context. */
+  platformTimeZone?: string | undefined;
 }): Promise<CommandRunStatus> {
   const logger = services.logger.child({ command: command.name, conversationKey, userId: user.id });
   const parsed = parseCommandInput(command.options, rawOptions);
@@ -95,6 +98,7 @@ export async function runCommand({
       signal,
       platformNotices,
       ...(platformHelp === undefined ? {} : { platformHelp }),
+      ...(platformTimeZone === undefined ? {} : { platformTimeZone }),
     });
   try {
     await (command.runsInConversationOrder

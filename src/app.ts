@@ -30,9 +30,12 @@ import { memoryKeptData } from './retention/memory-retention.ts';
 import { createPeopleIndex, indexedHistory } from './retention/people-index.ts';
 import { createPersonData, type PersonData } from './retention/person-data.ts';
 import { createRetentionSweep, type RetentionSweep } from './retention/retention-sweep.ts';
+import { scheduleKeptData } from './retention/schedule-retention.ts';
 import { summaryKeptData } from './retention/summary-retention.ts';
+import { timeZoneKeptData } from './retention/time-zone-retention.ts';
 import { usageKeptData } from './retention/usage-retention.ts';
 import { openScheduler } from './scheduling/open-scheduler.ts';
+import { createPersonalTimeZones, type PersonalTimeZones } from './scheduling/personal-time-zones.ts';
 import type { Scheduler } from './scheduling/scheduler.ts';
 import { createReadPage } from './search/read-page.ts';
 import { createSearchTools } from './search/search-tools.ts';
@@ -84,6 +87,8 @@ export interface App {
   readonly memory: MemoryBook;
   /** Reminders and schedules; undefined on a store they cannot run on (postgres://). Started by bin/. */
   readonly scheduler: Scheduler | undefined;
+  /** The time zone each person set for their own reminders (/timezone). */
+  readonly personalTimeZones: PersonalTimeZones;
   /**
    * Every kind of data parley keeps, for the retention sweep, /forget and /export; what is built
    * outside the core (button payloads, ratings) and the memory register here too.
@@ -201,6 +206,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   });
   const scheduler = openScheduler({ config, store, lock: coordination.recordLock, logger });
   const memory = createMemoryBook({ store: store.namespace('memory') });
+  const personalTimeZones = createPersonalTimeZones({ store: store.namespace('time-zones') });
   const summaries = createConversationSummaries({ store: store.namespace('summaries') });
   const keptData = createKeptDataRegistry();
   keptData.register(historyKeptData({ historyKeyv, history, index: people, runInConversation }));
@@ -209,6 +215,8 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   keptData.register(journalKeptData({ journalKeyv }));
   keptData.register(usageKeptData({ usage }));
   keptData.register(memoryKeptData({ memory }));
+  keptData.register(timeZoneKeptData({ timeZones: personalTimeZones }));
+  if (scheduler) keptData.register(scheduleKeptData({ scheduler }));
   keptData.register(summaryKeptData({ summaries, conversationKeys: () => listConversations(historyKeyv) }));
   const retention = createRetentionSweep({
     registry: keptData,
@@ -285,6 +293,8 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     },
     tools: toolReplies,
     memory,
+    // The small model that summarises also keeps memory for models that cannot call `remember`.
+    memoryExtractionModel: config.models.summary,
     folding: {
       summaries,
       model: config.models.summary,
@@ -313,6 +323,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     toolApprovals: createToolApprovals(),
     memory,
     scheduler,
+    personalTimeZones,
     keptData,
     retention,
     personData,

@@ -112,6 +112,7 @@ async function runSlashCommand({
         onNote: (note) => notes.push(note),
       }),
     platformHelp: slackHelp(adapter.commandPrefix === '' ? undefined : prefixNote(adapter.commandPrefix)),
+    platformTimeZone: person.timeZone,
   });
 }
 

@@ -124,6 +124,7 @@ export async function runThreadTextCommand({
     responder,
     services: adapter.services,
     platformHelp: slackHelp(),
+    platformTimeZone: person.timeZone,
     readRecentMessages: (limit) =>
       readChannelHistory({
         client,

@@ -8,6 +8,12 @@ export interface SlackUser {
   /** A workspace admin or owner (`is_admin` / `is_owner`), who may change /model and /system. */
   readonly isAdmin: boolean;
   readonly isBot: boolean;
+  /**
+   * The zone of the person's Slack profile: the user object's `tz`, an IANA name beside `tz_label`
+   * and `tz_offset` (api.slack.com/types/user, whose example has `"tz": "Europe/London"`). /remind
+   * reads their times in it until they set their own with /timezone.
+   */
+  readonly timeZone: string | undefined;
 }
 
 /** Looks people up with `users.info`, remembering each answer for a while. */
@@ -48,6 +54,7 @@ export function createUserDirectory({
         name,
         isAdmin: user?.is_admin === true || user?.is_owner === true,
         isBot: user?.is_bot === true,
+        timeZone: typeof user?.tz === 'string' && user.tz !== '' ? user.tz : undefined,
       };
     } catch (error) {
       logger.warn({ err: error, userId }, 'users.info failed; using the id as the name');
@@ -75,5 +82,5 @@ export function createUserDirectory({
 }
 
 function fallbackUser(userId: string): SlackUser {
-  return { id: userId, name: userId, isAdmin: false, isBot: false };
+  return { id: userId, name: userId, isAdmin: false, isBot: false, timeZone: undefined };
 }

@@ -1,53 +1,43 @@
 import { describeInstant, nextRunAfter } from '../../src/scheduling/schedule-timing.ts';
-import { parseWhen, whenExamples } from '../../src/scheduling/when-phrase.ts';
+import { whenExamples } from '../../src/scheduling/when-phrase.ts';
 import { textOption } from '../command-options.ts';
 import { defineCommand } from '../define-command.ts';
 import { scheduleActions } from '../scheduling/schedule-text.ts';
-import { timeZoneFor, timeZoneOption, timeZoneProblem } from '../scheduling/time-zone-option.ts';
+import { readWhenAndWhat, timeZoneOption } from '../scheduling/time-zone-option.ts';
 
 /** A person's own reminder, posted in their DM with parley when it comes due. */
 export const remindCommand = defineCommand({
   name: 'remind',
-  description: 'Remind you in your DMs: "in 2h stretch", "tomorrow 9:00 call Ada", "every Monday 10:00 …"',
+  description: 'Remind you in your DMs, in your /timezone: "in 2h stretch", "tomorrow 9:00 call Ada", …',
   options: {
     text: textOption({
       description: `When, then what: ${whenExamples}, then the reminder`,
       isRequired: true,
       isFreeText: true,
     }),
-    tz: timeZoneOption,
+    tz: timeZoneOption('person'),
   },
   runsInConversationOrder: false,
   isAnswerPrivate: () => true,
-  async run({ input, conversationKey, user, responder, services }) {
+  async run(context) {
+    const { input, conversationKey, user, responder, services } = context;
     const scheduling = services.scheduling;
     if (scheduling === undefined) {
       await responder.send({ text: 'Reminders are not available here.', isPrivate: true });
       return;
     }
-    const timeZone = await timeZoneFor({
-      typed: input.tz,
-      conversationKey,
-      services,
-      fallback: scheduling.timeZone,
+    const read = await readWhenAndWhat({
+      context,
+      text: input.text,
+      typedZone: input.tz,
+      whose: 'person',
+      missingWhat: 'what to remind you of',
     });
-    const zoneProblem = timeZoneProblem(timeZone);
-    if (zoneProblem !== undefined) {
-      await responder.send({ text: `⚠ ${zoneProblem}`, isPrivate: true });
+    if (!read.isRead) {
+      await responder.send({ text: `⚠ ${read.problem}`, isPrivate: true });
       return;
     }
-    const when = parseWhen({ text: input.text, timeZone, nowMs: services.now().getTime() });
-    if (!when.isValid) {
-      await responder.send({ text: `⚠ ${when.problem}.`, isPrivate: true });
-      return;
-    }
-    if (when.rest === '') {
-      await responder.send({
-        text: `⚠ Say what to remind you of after the time (${when.whenText}).`,
-        isPrivate: true,
-      });
-      return;
-    }
+    const { timeZone, when } = read;
     const created = await scheduling.scheduler.create({
       kind: 'reminder',
       conversationKey,

@@ -1,16 +1,17 @@
 import { describeInstant } from '../../src/scheduling/schedule-timing.ts';
-import { parseWhen, whenExamples } from '../../src/scheduling/when-phrase.ts';
+import { whenExamples } from '../../src/scheduling/when-phrase.ts';
 import { findCommand } from '../all-commands.ts';
 import { textOption } from '../command-options.ts';
 import { defineCommand } from '../define-command.ts';
 import { commandOfText } from '../scheduled-run.ts';
 import { scheduleActions } from '../scheduling/schedule-text.ts';
-import { timeZoneFor, timeZoneOption, timeZoneProblem } from '../scheduling/time-zone-option.ts';
+import { readWhenAndWhat, timeZoneOption } from '../scheduling/time-zone-option.ts';
 
 /** Commands a schedule may not run: those that make or change schedules, or only answer privately. */
 const unschedulable = new Set([
   'schedule',
   'schedules',
+  'timezone',
   'remind',
   'help',
   'config',
@@ -31,10 +32,11 @@ export const scheduleCommand = defineCommand({
       isRequired: true,
       isFreeText: true,
     }),
-    tz: timeZoneOption,
+    tz: timeZoneOption('place'),
   },
   runsInConversationOrder: false,
-  async run({ input, conversationKey, user, responder, services }) {
+  async run(context) {
+    const { input, conversationKey, user, responder, services } = context;
     const scheduling = services.scheduling;
     if (scheduling === undefined) {
       await responder.send({ text: 'Schedules are not available here.', isPrivate: true });
@@ -54,26 +56,18 @@ export const scheduleCommand = defineCommand({
       });
       return;
     }
-    const timeZone = await timeZoneFor({
-      typed: input.tz,
-      conversationKey,
-      services,
-      fallback: scheduling.timeZone,
+    const read = await readWhenAndWhat({
+      context,
+      text: input.text,
+      typedZone: input.tz,
+      whose: 'place',
+      missingWhat: 'what to run',
     });
-    const zoneProblem = timeZoneProblem(timeZone);
-    if (zoneProblem !== undefined) {
-      await responder.send({ text: `⚠ ${zoneProblem}`, isPrivate: true });
+    if (!read.isRead) {
+      await responder.send({ text: `⚠ ${read.problem}`, isPrivate: true });
       return;
     }
-    const when = parseWhen({ text: input.text, timeZone, nowMs: services.now().getTime() });
-    if (!when.isValid) {
-      await responder.send({ text: `⚠ ${when.problem}.`, isPrivate: true });
-      return;
-    }
-    if (when.rest === '') {
-      await responder.send({ text: `⚠ Say what to run after the time (${when.whenText}).`, isPrivate: true });
-      return;
-    }
+    const { timeZone, when } = read;
     const command = commandOfText(when.rest);
     if (
       command !== undefined &&

@@ -15,10 +15,12 @@ import {
 } from '../documents/document-context.ts';
 import type { ReadDocument } from '../documents/document-reader.ts';
 import { readTurnDocuments, type TurnReading } from '../documents/turn-documents.ts';
+import type { MemoryMode } from '../environment/spend-access-values.ts';
 import type { ChatMessage, ChatRequest, FinishReason, TokenUsage, ToolStep } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
+import { extractNotesAfterReply } from '../memory/held-extraction.ts';
 import type { MemoryBook } from '../memory/memory-book.ts';
 import { memoryBlockFor } from '../memory/memory-prompt.ts';
 import { renderNotice } from '../notices/render-notice.ts';
@@ -183,6 +185,11 @@ export interface EngineDependencies {
   readonly folding?: SummaryFolding;
   /** What parley remembers across conversations (MEMORY): a block of the system prompt. */
   readonly memory?: MemoryBook;
+  /**
+   * The small model that keeps memory for models without tools (which cannot call `remember`): after
+   * such a reply it reads the person's message for lasting facts. Unset: no extraction.
+   */
+  readonly memoryExtractionModel?: string;
 }
 
 /** Said under a reply that reached the person but could not be written to the conversation's history. */
@@ -212,6 +219,10 @@ interface PreparedTurn {
   readonly summary: ConversationSummary | undefined;
   /** The place's settings, read once for the turn; undefined for an engine without places. */
   readonly placeSettings: PlaceSettings | undefined;
+  /** MEMORY at the place (off where no place settings are known). */
+  readonly memoryMode: MemoryMode;
+  /** The model gets the memory tools; otherwise the held extraction keeps memory after the reply. */
+  readonly isMemoryKeptByTools: boolean;
 }
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
@@ -411,7 +422,12 @@ async function answerJournaled(
   // Every gateway call of the reply recorded what it used on the hold: one settlement counts them all.
   await admission.hold.settle();
   // After the last write, so the person never waits for it: the next turn of this conversation does.
-  if (recording?.isSaved) await foldAfterReply({ dependencies, turn, prepared, logger });
+  if (recording?.isSaved) {
+    await foldAfterReply({ dependencies, turn, prepared, logger });
+    // Regenerate answers a message already read; only a new one can hold new facts.
+    if (request.replacesReplyCreatedAt === undefined)
+      await extractMemoryAfterReply({ dependencies, turn, prepared, logger });
+  }
   logger.info(
     {
       status,
@@ -434,18 +450,16 @@ async function answerJournaled(
   };
 }
 
-/** Folds older turns into the summary when they fill the context; never fails the reply. */
-async function foldAfterReply({
-  dependencies,
-  turn,
-  prepared,
-  logger,
-}: {
+/** Work done once a recorded reply's last write is made, which never fails the reply. */
+type AfterReplyStep = (request: {
   dependencies: EngineDependencies;
   turn: IncomingTurn;
   prepared: PreparedTurn;
   logger: Logger;
-}): Promise<void> {
+}) => Promise<void>;
+
+/** Folds older turns into the summary when they fill the context; never fails the reply. */
+const foldAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, logger }) => {
   const { folding } = dependencies;
   if (!folding) return;
   try {
@@ -464,7 +478,35 @@ async function foldAfterReply({
   } catch (error) {
     logger.warn({ err: error }, 'could not fold older turns into the summary');
   }
-}
+};
+
+/**
+ * A model without tools cannot call `remember`: where memory is on, the small model reads what the
+ * person said for lasting facts instead (held-extraction.ts); never fails the reply.
+ */
+const extractMemoryAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, logger }) => {
+  const { memory, memoryExtractionModel } = dependencies;
+  if (!memory || memoryExtractionModel === undefined) return;
+  // The budget's fallback model may lack the tools the asked-for one had.
+  if (prepared.isMemoryKeptByTools && dependencies.gateway.capabilitiesOf(prepared.model).tools) return;
+  // Only what the person said about themself: not a message someone else wrote (Continue pressed by another).
+  if (turn.author.id !== turn.actor.id) return;
+  try {
+    await extractNotesAfterReply({
+      extraction: { book: memory, model: memoryExtractionModel },
+      gateway: dependencies.gateway,
+      spending: dependencies.spending,
+      mode: prepared.memoryMode,
+      actor: turn.actor,
+      conversationKey: turn.conversationKey,
+      personText: turn.text,
+      now: (dependencies.now ?? (() => new Date()))(),
+      logger,
+    });
+  } catch (error) {
+    logger.warn({ err: error }, 'could not extract memory notes from the message');
+  }
+};
 
 const emptyEnding: ReplyEnding = {
   status: 'failed',
@@ -572,15 +614,21 @@ async function prepareTurn(
   if (hasPictures && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
 
   const text = `${turn.author.name}: ${turn.text}`;
-  const memoryBlock =
-    dependencies.memory && placeSettings
-      ? await memoryBlockFor({
-          book: dependencies.memory,
-          mode: placeSettings.memory,
-          actor: turn.actor,
-          conversationKey: turn.conversationKey,
-        })
-      : '';
+  const memoryMode = placeSettings?.memory ?? 'off';
+  const isMemoryKeptByTools =
+    memoryMode !== 'off' &&
+    dependencies.tools !== undefined &&
+    placeSettings !== undefined &&
+    dependencies.tools.offersMemoryTools({ model, actor: turn.actor, settings: placeSettings });
+  const memoryBlock = dependencies.memory
+    ? await memoryBlockFor({
+        book: dependencies.memory,
+        mode: memoryMode,
+        actor: turn.actor,
+        conversationKey: turn.conversationKey,
+        keptBy: isMemoryKeptByTools ? 'tools' : 'extraction',
+      })
+    : '';
   const configuredPrompt =
     conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt;
   const baseSystemPrompt = withSummaryNote(
@@ -635,6 +683,8 @@ async function prepareTurn(
     surface: request.surface,
     summary,
     placeSettings,
+    memoryMode,
+    isMemoryKeptByTools,
   };
 }
 

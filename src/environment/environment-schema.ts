@@ -74,7 +74,7 @@ const modelSettings = section('Models', {
   }),
   SUMMARY_MODEL: document(optionalText, {
     description:
-      "Folds a conversation's older turns into its rolling summary once they fill half the model's context, so they are summarised rather than dropped. A small, fast model is enough.",
+      "Folds a conversation's older turns into its rolling summary once they fill half the model's context, so they are summarised rather than dropped; where MEMORY is on and the chat model is not given the remember tool (no function calling, or TOOLS=none), it also reads each message for facts to remember. A small, fast model is enough.",
     typeText: 'model name',
     defaultText: 'the title model',
   }),

@@ -16,11 +16,17 @@ export async function memoryBlockFor({
   mode,
   actor,
   conversationKey,
+  keptBy,
 }: {
   book: MemoryBook;
   mode: MemoryMode;
   actor: Actor;
   conversationKey: ConversationKey;
+  /**
+   * How new notes are kept: by the model through the memory tools, or (models without tools) by a
+   * small model reading the person's message after the reply, which this model need not do anything for.
+   */
+  keptBy: 'tools' | 'extraction';
 }): Promise<string> {
   if (mode === 'off' || !isMemoryPlace(actor)) return '';
   const [personal, shared] = await Promise.all([
@@ -37,10 +43,13 @@ export async function memoryBlockFor({
     lines.push(line);
     length += line.length + 1;
   }
-  const tools = 'Keep new lasting facts with the remember tool; remove wrong ones with forget.';
+  const keeping =
+    keptBy === 'tools'
+      ? 'Keep new lasting facts with the remember tool; remove wrong ones with forget.'
+      : 'Lasting facts people state about themselves are noted for you after each reply; they can see and remove notes with /memory.';
   if (lines.length === 0)
-    return `You can remember things about ${actor.name} across conversations here. ${tools}`;
-  return `What you remember from earlier conversations (notes, with their ids). When you use one, say so briefly, e.g. "(from memory)". ${tools}\n${lines.join('\n')}`;
+    return `You can remember things about ${actor.name} across conversations here. ${keeping}`;
+  return `What you remember from earlier conversations (notes, with their ids). When you use one, say so briefly, e.g. "(from memory)". ${keeping}\n${lines.join('\n')}`;
 }
 
 function lineOf(note: MemoryNote): string {

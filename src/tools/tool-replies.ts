@@ -4,6 +4,7 @@ import type { ConversationKey } from '../conversation/turn.ts';
 import type { ChatMessage, ChatRequest, ChatStreamEvent } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
+import { memoryToolSource } from '../memory/memory-tools.ts';
 import { lastUserText, searchFirst } from '../search/search-first.ts';
 import type { SearchProvider } from '../search/search-provider.ts';
 import { searchInstructions } from '../search/search-tools.ts';
@@ -29,6 +30,17 @@ export interface ToolReplies {
     /** Asks the asker before an acting tool runs; absent where nobody can be asked. */
     askApproval: AskApproval | undefined;
   }): AsyncIterable<ChatStreamEvent>;
+  /**
+   * Whether this reply's model will be offered the memory tools (`remember`, `forget`) here: it takes
+   * tools, the gateway has not refused them, and the place's TOOLS and MEMORY let this person have
+   * them. Otherwise memory is kept by the held extraction after the reply.
+   */
+  offersMemoryTools(request: {
+    model: string;
+    actor: Actor;
+    /** The place's settings as the engine read them for this turn. */
+    settings: Pick<PlaceSettings, 'tools' | 'memory'>;
+  }): boolean;
 }
 
 export interface ToolRepliesOptions {
@@ -49,6 +61,12 @@ export interface ToolRepliesOptions {
 export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
   const modelsRefusingTools = new Set<string>();
   return {
+    offersMemoryTools({ model, actor, settings }) {
+      if (!options.gateway.capabilitiesOf(model).tools || modelsRefusingTools.has(model)) return false;
+      return governTools({ tools: options.toolbox.all(), settings, actor }).some(
+        (tool) => tool.source === memoryToolSource,
+      );
+    },
     async *stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval }) {
       const tools = governTools({ tools: options.toolbox.all(), settings, actor });
       // Without a tool this person may use here (none enabled, MEMORY off: the memory tools are

@@ -62,7 +62,10 @@ const scenarios: Scenario[] = [
   {
     name: 'a blocked person',
     configure: ({ malloryId }) => [{ setting: 'ACCESS_BLOCK_USER_IDS', value: `<@${malloryId}>` }],
-    cells: everySpendingEntryPoint(cannotUse),
+    cells: {
+      ...everySpendingEntryPoint(cannotUse),
+      'slash-command:timezone': { place: 'server', expected: cannotUse },
+    },
   },
   {
     name: 'a person outside the allow list',
@@ -296,6 +299,9 @@ async function triggerAndWait({
         user,
         options: { user: people.adminId },
       });
+      break;
+    case 'slash-command:timezone':
+      under.discord.sendSlashCommand({ name: 'timezone', channelId, user, options: { zone: 'Asia/Tokyo' } });
       break;
     case 'slash-command:export-another':
       under.discord.sendSlashCommand({ name: 'export', channelId, user, options: { user: people.adminId } });

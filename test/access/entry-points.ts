@@ -22,6 +22,8 @@ export const discordEntryPoints = [
   'slash-command:schedule-in-a-channel',
   // A run of a schedule: nobody is at the keyboard; its owner's Actor is built from the record.
   'scheduled-run',
+  // A person's own time zone: it spends nothing and names no one else, but a blocked person is refused.
+  'slash-command:timezone',
 ] as const;
 export type DiscordEntryPoint = (typeof discordEntryPoints)[number];
 

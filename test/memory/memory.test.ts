@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../fakes/discord/index.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
+import { askAndWait } from './ask-on-discord.ts';
 
 /**
  * Memory people control, on Discord end to end: the model keeps a note through the remember tool,
@@ -21,18 +22,6 @@ const chatBodies = (subject: DiscordUnderTest) =>
   subject.gateway.requests
     .filter((request) => request.path.endsWith('/chat/completions'))
     .map((request) => request.body as ChatBody);
-
-async function askAndWait(subject: DiscordUnderTest, content: string, ending: string, author?: string) {
-  subject.discord.sendUserMessage({
-    channelId: subject.generalChannelId,
-    content,
-    mentionsBot: true,
-    ...(author ? { author } : {}),
-  });
-  return subject.discord.waitFor(() =>
-    subject.botMessages(subject.generalChannelId).find((message) => message.content.includes(ending)),
-  );
-}
 
 const customIdOf = (message: FakeMessage, label: string) =>
   new RegExp(`"label":"${label}"[^}]*"custom_id":"([^"]+)"|"custom_id":"([^"]+)"[^}]*"label":"${label}"`)

@@ -148,7 +148,12 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
     const services: CommandServices = {
       ...bot.services,
       now: () => new Date(clock.now()),
-      scheduling: { scheduler, places: registry, timeZone: 'Europe/Berlin' },
+      scheduling: {
+        scheduler,
+        places: registry,
+        timeZone: 'Europe/Berlin',
+        personalTimeZones: bot.app.personalTimeZones,
+      },
     };
     await scheduler.start(createScheduledRunner({ services, places: registry, replyMaxTokens: 200 }));
     current = { clock, scheduler, services, recorded, stop: () => scheduler.stop() };

@@ -74,7 +74,12 @@ export function createManualScheduling({
   const withScheduling: CommandServices = {
     ...services,
     now: () => new Date(clock.now()),
-    scheduling: { scheduler, places, timeZone: config.scheduling.timeZone },
+    scheduling: {
+      scheduler,
+      places,
+      timeZone: config.scheduling.timeZone,
+      personalTimeZones: app.personalTimeZones,
+    },
   };
   return {
     clock,

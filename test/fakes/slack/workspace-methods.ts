@@ -27,6 +27,7 @@ const usersInfo: ApiMethod = (state, args) => {
       name: user.name,
       deleted: user.isDeleted,
       real_name: user.realName,
+      // The profile's zone as an IANA name (api.slack.com/types/user: "tz": "Europe/London").
       tz: user.timeZone,
       is_bot: user.isBot,
       is_app_user: false,
