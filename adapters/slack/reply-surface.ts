@@ -149,7 +149,7 @@ export function createReplySurface({
     const stream = record.stream;
     const chunks =
       record.ts === steps.planTs && steps.ids.size > 1
-        ? [planUpdateOf({ steps: steps.ids.size, isOver: true })]
+        ? [planUpdateOf({ steps: steps.ids.size, tools: steps.toolIds.size, isOver: true })]
         : [];
     const result = await spend(record, 'chat.stopStream', 'final-write', () =>
       stopNativeStream({ place, stream, text: record.text, actions, chunks }),
@@ -214,19 +214,24 @@ export function createReplySurface({
   // Tool steps as task cards. A stream started for them before the reply has text becomes its first
   // message once delivery posts; until then it is not in `messages`, so a message posted meanwhile
   // (an acting tool's Approve / Deny question) neither ends it nor takes its place.
-  const steps = { ids: new Set<string>(), planTs: undefined as string | undefined };
+  const steps = {
+    ids: new Set<string>(),
+    toolIds: new Set<string>(),
+    planTs: undefined as string | undefined,
+  };
   let stepStream: NativeStream | undefined;
   // Steps arrive without waiting for Slack: each is shown after the one before.
   let stepQueue: Promise<unknown> = Promise.resolve();
   const showStep = async (step: ToolStep): Promise<'shown' | 'not-shown'> => {
     const isNew = !steps.ids.has(step.id);
     steps.ids.add(step.id);
+    if (step.kind !== 'work') steps.toolIds.add(step.id);
     const last = messages.at(-1);
     const streamTs = stepStream?.ts ?? last?.stream?.ts;
     // Multi-step work: the plan's title says how far it has got.
     const chunks: TaskChunk[] = [
       ...(isNew && steps.ids.size > 1 && streamTs !== undefined && streamTs === steps.planTs
-        ? [planUpdateOf({ steps: steps.ids.size, isOver: false })]
+        ? [planUpdateOf({ steps: steps.ids.size, tools: steps.toolIds.size, isOver: false })]
         : []),
       taskUpdateOf(step),
     ];
