@@ -4,6 +4,7 @@ import type { Command } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import type { ConversationKey } from '../../src/conversation/turn.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
+import { agentSessionStatusOf, setAgentSessionStatus } from './agent-sessions.ts';
 import { createChannelResponder } from './channel-responder.ts';
 import { parseSlackCommandText } from './command-text.ts';
 import type { SlackMessageEvent } from './message-turn.ts';
@@ -102,16 +103,19 @@ export async function runThreadTextCommand({
     respond: undefined,
   });
   // While it works, the thread says so too ("🎨 drawing…", "📝 reading…"), as a chat reply's
-  // "is thinking…" does; Slack clears the status when the answer arrives.
+  // "is thinking…" does; Slack clears the status when the answer arrives. An agent's session is
+  // processing instead (agent-sessions.ts), from the first progress: a command only shows progress
+  // once the person may use it, so a refused one leaves no trace.
   const responder = {
     ...channelResponder,
     async progress(text: string) {
+      await setAgentSessionStatus({ place, context: adapter.delivery, status: 'processing' });
       await showThinkingStatus(place, adapter.delivery, text);
       return channelResponder.progress(text);
     },
   };
   const recentPlace = { client, channel, threadTs, botToken: adapter.botToken };
-  await runCommand({
+  const status = await runCommand({
     command: named.command,
     rawOptions: parseSlackCommandText({
       options: named.command.options,
@@ -135,5 +139,12 @@ export async function runThreadTextCommand({
         onNote: (note) => notes.push(note),
       }),
   });
+  // `reset` forgets the thread's conversation: its session, if parley holds one, is closed; a command
+  // that showed progress leaves it active, waiting for the next message.
+  if (status === 'done' && named.command.name === 'reset') {
+    await setAgentSessionStatus({ place, context: adapter.delivery, status: 'closed' });
+  } else if (agentSessionStatusOf(adapter.delivery, place) === 'processing') {
+    await setAgentSessionStatus({ place, context: adapter.delivery, status: 'active' });
+  }
   return true;
 }

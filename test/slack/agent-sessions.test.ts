@@ -94,4 +94,29 @@ describe('slack: agent sessions', () => {
     expect(statusesOf(under)).toEqual([]);
     expect(under.slack.callsTo('agents.sessions.rename')).toEqual([]);
   });
+
+  it('closes the session when the thread’s conversation is reset', async () => {
+    const under = await startSlackUnderTest({
+      mode: 'http',
+      thinkingStatusDelayMs: 0,
+      slackOptions: { isDeclaredAgent: true },
+    });
+    bot = under;
+    under.gateway.enqueue({ text: 'Noted.' });
+    under.gateway.enqueue({ text: JSON.stringify({ title: 'A note' }) });
+    const mention = appMention({ channel: 'C0SESSION5', text: 'remember 42' });
+    await under.deliverEvent(mention);
+    const key = `C0SESSION5 ${mention.ts}`;
+    await under.slack.waitFor(() => under.slack.agentSessions.sessions.get(key)?.title === 'A note');
+
+    await under.deliverEvent(
+      appMention({ channel: 'C0SESSION5', threadTs: String(mention.ts), text: 'reset' }),
+    );
+    const session = await under.slack.waitFor(() => {
+      const found = under.slack.agentSessions.sessions.get(key);
+      return found?.status === 'closed' ? found : undefined;
+    });
+
+    expect(session.statuses).toEqual(['processing', 'active', 'closed']);
+  });
 });
