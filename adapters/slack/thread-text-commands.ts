@@ -1,6 +1,6 @@
 import type { Context, webApi } from '@slack/bolt';
 import { allCommands } from '../../commands/all-commands.ts';
-import type { Command } from '../../commands/define-command.ts';
+import type { Command, ConversationRenameOutcome } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import type { ConversationKey } from '../../src/conversation/turn.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
@@ -15,6 +15,7 @@ import { slackActorOf } from './slack-actor.ts';
 import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 import { showThinkingStatus } from './thread-status.ts';
+import { mayNameThread, nameThread } from './thread-title.ts';
 
 /**
  * The commands a message may run where slash commands cannot: Slack offers no slash commands inside
@@ -113,6 +114,17 @@ export async function runThreadTextCommand({
       await showThinkingStatus(place, adapter.delivery, text);
       return channelResponder.progress(text);
     },
+    // `/title` names the thread where Slack shows a name: its agent session, or a thread of the DM.
+    ...(mayNameThread(adapter.delivery, place)
+      ? {
+          async renameConversation(title: string): Promise<ConversationRenameOutcome> {
+            const named = await nameThread({ place, context: adapter.delivery, title });
+            return named === 'named'
+              ? { status: 'renamed', title }
+              : { status: 'unavailable', reason: 'Slack would not rename this thread; try again later.' };
+          },
+        }
+      : {}),
   };
   const recentPlace = { client, channel, threadTs, botToken: adapter.botToken };
   const status = await runCommand({

@@ -3,7 +3,7 @@ import type { ReplyOutcome } from '../../src/conversation/engine.ts';
 import type { ConversationKey } from '../../src/conversation/turn.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { agentSessionStatusOf, renameAgentSession } from './agent-sessions.ts';
-import type { ReplyPlace } from './reply-place.ts';
+import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
 import { isMissingFeatureError } from './workspace-features.ts';
 
@@ -30,11 +30,7 @@ export async function titleThreadAfterFirstExchange({
   /** Who asked: the title is held on their budgets. */
   requester: { readonly id: string; readonly roleIds: readonly string[] };
 }): Promise<void> {
-  const { features, logger } = adapter.delivery;
-  if (place.threadTs === undefined || outcome.status !== 'complete') return;
-  const hasSession = agentSessionStatusOf(adapter.delivery, place) !== undefined;
-  if (!hasSession && (place.channelType !== 'im' || !features.isAvailable(place.teamId, 'threadStatus')))
-    return;
+  if (outcome.status !== 'complete' || !mayNameThread(adapter.delivery, place)) return;
   const history = await adapter.services.history.load(conversationKey).catch(() => []);
   const [question, answer] = history;
   if (history.length !== 2 || question?.role !== 'user' || answer?.role !== 'assistant') return;
@@ -44,19 +40,45 @@ export async function titleThreadAfterFirstExchange({
     conversationKey,
     exchange: { question: question.text, answer: answer.text },
   });
-  if (hasSession) {
-    const renamed = await renameAgentSession({ place, context: adapter.delivery, title });
-    if (renamed === 'renamed' || place.channelType !== 'im') return;
+  await nameThread({ place, context: adapter.delivery, title });
+}
+
+/** Whether the thread has a title Slack shows: an agent session parley holds, or a thread of the DM. */
+export function mayNameThread(context: SlackDeliveryContext, place: ReplyPlace): boolean {
+  if (place.threadTs === undefined) return false;
+  if (agentSessionStatusOf(context, place) !== undefined) return true;
+  return place.channelType === 'im' && context.features.isAvailable(place.teamId, 'threadStatus');
+}
+
+/**
+ * Names the thread: its agent session (agents.sessions.rename) where parley holds one, else, in the
+ * app's DM, its agent-view title (assistant.threads.setTitle). Answers whether Slack took it;
+ * never throws.
+ */
+export async function nameThread({
+  place,
+  context,
+  title,
+}: {
+  place: ReplyPlace;
+  context: SlackDeliveryContext;
+  title: string;
+}): Promise<'named' | 'not-available'> {
+  const { threadTs } = place;
+  if (threadTs === undefined) return 'not-available';
+  if (agentSessionStatusOf(context, place) !== undefined) {
+    if ((await renameAgentSession({ place, context, title })) === 'renamed') return 'named';
+  }
+  if (place.channelType !== 'im' || !context.features.isAvailable(place.teamId, 'threadStatus')) {
+    return 'not-available';
   }
   try {
-    await place.client.assistant.threads.setTitle({
-      channel_id: place.channel,
-      thread_ts: place.threadTs,
-      title,
-    });
+    await place.client.assistant.threads.setTitle({ channel_id: place.channel, thread_ts: threadTs, title });
+    return 'named';
   } catch (error) {
     if (isMissingFeatureError(slackErrorCodeOf(error)))
-      features.markUnavailable(place.teamId, 'threadStatus');
-    logger.debug({ err: error }, 'slack: could not set the title of a thread');
+      context.features.markUnavailable(place.teamId, 'threadStatus');
+    context.logger.debug({ err: error }, 'slack: could not set the title of a thread');
+    return 'not-available';
   }
 }

@@ -119,4 +119,29 @@ describe('slack: agent sessions', () => {
 
     expect(session.statuses).toEqual(['processing', 'active', 'closed']);
   });
+
+  it('renames the session with /title in its thread', async () => {
+    const under = await startSlackUnderTest({
+      mode: 'http',
+      thinkingStatusDelayMs: 0,
+      slackOptions: { isDeclaredAgent: true },
+    });
+    bot = under;
+    under.gateway.enqueue({ text: 'Planned.' });
+    under.gateway.enqueue({ text: JSON.stringify({ title: 'Some plan' }) });
+    const mention = appMention({ channel: 'C0SESSION6', text: 'plan the release' });
+    await under.deliverEvent(mention);
+    const key = `C0SESSION6 ${mention.ts}`;
+    await under.slack.waitFor(() => under.slack.agentSessions.sessions.get(key)?.title === 'Some plan');
+
+    await under.deliverEvent(
+      appMention({ channel: 'C0SESSION6', threadTs: String(mention.ts), text: '/title Release plan' }),
+    );
+    await under.slack.waitFor(() => under.slack.agentSessions.sessions.get(key)?.title === 'Release plan');
+
+    expect(under.slack.callsTo('agents.sessions.rename').map((call) => call.arguments.title)).toEqual([
+      'Some plan',
+      'Release plan',
+    ]);
+  });
 });
