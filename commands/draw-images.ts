@@ -58,9 +58,14 @@ export async function drawImages(drawing: Drawing): Promise<void> {
   }
   const startedAt = services.now().getTime();
   const what = request.count === 1 ? '1 image' : `${request.count} images`;
+  // Where the platform shows a step of its own (Slack's task card in a thread), the drawing is one,
+  // in progress and then complete or in error; elsewhere a progress line ticks the seconds.
+  const step = drawingStep({ responder, title: `🎨 drawing ${what}` });
+  const isStep = (await step.show('running')) === 'shown';
   // The progress line is journaled, so a restart after a kill tells the person the drawing stopped.
-  const journal = journalProgress(drawing);
+  const journal = isStep ? undefined : journalProgress(drawing);
   const showProgress = async () => {
+    if (isStep) return;
     const elapsedSeconds = Math.round((services.now().getTime() - startedAt) / 1000);
     const text = `🎨 drawing ${what}…${elapsedSeconds > 0 ? ` ${elapsedSeconds} s` : ''}`;
     const shown = await responder.progress(text);
@@ -73,12 +78,42 @@ export async function drawImages(drawing: Drawing): Promise<void> {
       what,
       showProgress,
       admission,
+      endStep: step.end,
     });
   } finally {
+    // A drawing that broke off between its steps does not stay "in progress".
+    await step.end('error');
     // Counts the images that came back; a drawing that ended before any did frees the hold.
     await admission.hold.settle();
     await journal?.end();
   }
+}
+
+/** The drawing as a step of the responder's own (`showStep`); ended once, whatever ends it. */
+interface DrawingStep {
+  show(status: 'running'): Promise<'shown' | 'not-shown'>;
+  end(status: 'complete' | 'error', detail?: string): Promise<void>;
+}
+
+function drawingStep({ responder, title }: { responder: CommandResponder; title: string }): DrawingStep {
+  const step = { id: 'draw-images', kind: 'work', title } as const;
+  let isShown = false;
+  let isEnded = false;
+  return {
+    async show(status) {
+      if (responder.showStep === undefined) return 'not-shown';
+      const shown = await responder.showStep({ ...step, status }).catch(() => 'not-shown' as const);
+      isShown = shown === 'shown';
+      return shown;
+    },
+    async end(status, detail) {
+      if (!isShown || isEnded) return;
+      isEnded = true;
+      await responder
+        .showStep?.({ ...step, status, ...(detail === undefined ? {} : { detail }) })
+        .catch(() => undefined);
+    },
+  };
 }
 
 /** One drawing: who asked, where it answers, and what it draws. */
@@ -109,12 +144,14 @@ async function drawAndSend(
     what,
     showProgress,
     admission,
+    endStep,
   }: {
     referenceImages: readonly string[];
     startedAt: number;
     what: string;
     showProgress: () => Promise<void>;
     admission: Extract<Admission, { isAdmitted: true }>;
+    endStep: DrawingStep['end'];
   },
 ): Promise<void> {
   await showProgress();
@@ -144,6 +181,7 @@ async function drawAndSend(
       error: failure,
       conversationKey: request.conversationKey,
     });
+    await endStep('error', reason);
     await responder.send({
       text: `⚠ ${reason}`,
       ...(request.isButtonPress ? { isPrivate: true } : {}),
@@ -187,6 +225,7 @@ async function drawAndSend(
     `_${user.name} · ${what} in ${seconds} s_`,
     ...[...result.notices, ...(notice ? [notice] : []), ...admission.notes].map((line) => `_${line}_`),
   ];
+  await endStep('complete');
   const sent = await postDrawnImages({
     services,
     responder,

@@ -3,6 +3,7 @@ import { allCommands } from '../../commands/all-commands.ts';
 import type { Command, ConversationRenameOutcome } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import type { ConversationKey } from '../../src/conversation/turn.ts';
+import type { ToolStep } from '../../src/gateway/chat-types.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { agentSessionStatusOf, setAgentSessionStatus } from './agent-sessions.ts';
 import { createChannelResponder } from './channel-responder.ts';
@@ -109,6 +110,10 @@ export async function runThreadTextCommand({
   // once the person may use it, so a refused one leaves no trace.
   const responder = {
     ...channelResponder,
+    async showStep(step: ToolStep) {
+      await setAgentSessionStatus({ place, context: adapter.delivery, status: 'processing' });
+      return (await channelResponder.showStep?.(step)) ?? 'not-shown';
+    },
     async progress(text: string) {
       await setAgentSessionStatus({ place, context: adapter.delivery, status: 'processing' });
       await showThinkingStatus(place, adapter.delivery, text);

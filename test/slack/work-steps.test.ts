@@ -176,4 +176,52 @@ describe('work steps on Slack', () => {
       await searxng.close();
     }
   });
+
+  it('draws in a thread with one task card for the drawing, above the images', async () => {
+    const under = await startSlackUnderTest({ mode: 'http' });
+    bot = under;
+    const root = under.slack.addMessage({
+      channel: 'C0WORK0006',
+      user: 'U0PERSON01',
+      text: 'ideas for the poster',
+    });
+    await under.deliverEvent(
+      appMention({ channel: 'C0WORK0006', threadTs: root.ts, text: '/imagine a red kite' }),
+    );
+    const upload = await under.slack.waitFor(() => under.slack.uploadedFiles[0]);
+    const stream = await under.slack.waitFor(() =>
+      under.slack.streams.find((entry) => entry.state === 'stopped'),
+    );
+
+    expect(upload).toBeDefined();
+    expect(stream).toMatchObject({ channel: 'C0WORK0006', threadTs: root.ts, text: '' });
+    expect(stream.writes[0]).toMatchObject({
+      method: 'chat.startStream',
+      chunks: [{ type: 'task_update', title: '🎨 drawing 1 image', status: 'in_progress' }],
+    });
+    expect([...stream.tasks.values()].map((task) => [task.title, task.status])).toEqual([
+      ['🎨 drawing 1 image', 'complete'],
+    ]);
+    // The card stands in for the progress line: no "drawing…" message to replace.
+    expect(JSON.stringify(under.slack.callsTo('chat.postMessage'))).not.toContain('drawing');
+  });
+
+  it('ends the drawing’s card in error, saying why, when the image model fails', async () => {
+    const under = await startSlackUnderTest({ mode: 'http' });
+    bot = under;
+    // A 400 is not retried: the drawing fails at once.
+    under.gateway.enqueue({ endpoint: 'images', error: { status: 400 } });
+    const root = under.slack.addMessage({ channel: 'C0WORK0007', user: 'U0PERSON01', text: 'a poster' });
+    await under.deliverEvent(
+      appMention({ channel: 'C0WORK0007', threadTs: root.ts, text: '/imagine a red kite' }),
+    );
+    const stream = await under.slack.waitFor(() =>
+      under.slack.streams.find((entry) => entry.state === 'stopped'),
+    );
+
+    const [card] = [...stream.tasks.values()];
+    expect(card).toMatchObject({ title: '🎨 drawing 1 image', status: 'error' });
+    expect(card?.details).toBeTruthy();
+    expect(under.slack.uploadedFiles).toEqual([]);
+  });
 });
