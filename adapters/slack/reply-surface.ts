@@ -3,6 +3,7 @@ import type { Action } from '../../src/delivery/card.ts';
 import type { CallPriority } from '../../src/delivery/outbound-queue.ts';
 import type { OutgoingFile, PostedMessage, Surface, SurfaceCall } from '../../src/delivery/surface.ts';
 import type { ToolStep } from '../../src/gateway/chat-types.ts';
+import { agentSessionStatusOf, setAgentSessionStatus } from './agent-sessions.ts';
 import { classifySlackFailure } from './classify-failure.ts';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
 import {
@@ -258,6 +259,18 @@ export function createReplySurface({
     }
     return startStepStream(chunks);
   };
+  // An agent session parley holds here is suspended while an acting tool waits for the asker's yes
+  // (their Approve/Deny), and processing again once the call runs (a denied call leaves it to the
+  // reply's end, which sets it active): parley's reading of the
+  // statuses, which "Agent sessions" (docs.slack.dev/ai/agent-sessions) lists without saying when.
+  const followInAgentSession = (step: ToolStep) => {
+    const current = agentSessionStatusOf(context, place);
+    if (step.status === 'waiting' && current === 'processing') {
+      void setAgentSessionStatus({ place, context, status: 'suspended' });
+    } else if (step.status === 'running' && current === 'suspended') {
+      void setAgentSessionStatus({ place, context, status: 'processing' });
+    }
+  };
   const startStepStream = async (chunks: readonly TaskChunk[]): Promise<'shown' | 'not-shown'> => {
     const { threadTs, recipientUserId } = place;
     if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively()) return 'not-shown';
@@ -486,6 +499,7 @@ export function createReplySurface({
     // Native streaming shows each tool step as a task card; without it, delivery's one status line.
     toolStepLines: 'latest',
     showToolStep(step) {
+      followInAgentSession(step);
       const shown = stepQueue.then(() => showStep(step));
       stepQueue = shown.catch(() => undefined);
       return shown.catch((error: unknown) => {

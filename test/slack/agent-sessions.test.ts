@@ -1,5 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { appMention, defaultPersonId } from '../fakes/slack/index.ts';
+import type { Tool } from '../../src/tools/tool.ts';
+import { appMention, buttonClick, defaultPersonId } from '../fakes/slack/index.ts';
+import { botReplies, buttonsOf } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
 
 /**
@@ -143,5 +145,61 @@ describe('slack: agent sessions', () => {
       'Some plan',
       'Release plan',
     ]);
+  });
+
+  it('is suspended while an acting tool waits for the asker’s yes, then processing again', async () => {
+    const under = await startSlackUnderTest({
+      mode: 'http',
+      thinkingStatusDelayMs: 0,
+      slackOptions: { isDeclaredAgent: true },
+      environment: { CHAT_MODEL: 'tools-model' },
+    });
+    bot = under;
+    const calls: unknown[] = [];
+    const acting: Tool = {
+      name: 'test_write',
+      title: 'test_write',
+      description: 'The test tool test_write.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      annotations: { isReadOnly: false, isDestructive: true, isOpenWorld: false },
+      source: 'test',
+      priceNanos: 0,
+      deadlineMs: 5_000,
+      maxResultCharacters: 1_000,
+      describeCall: () => '⚙ test_write',
+      async run({ arguments: toolArguments }) {
+        calls.push(toolArguments);
+        return { text: 'written' };
+      },
+    };
+    under.app.toolbox.replace('test', [acting]);
+    under.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: { text: 'hello' } }] });
+    under.gateway.enqueue({ text: 'Written.' });
+    under.gateway.enqueue({ text: JSON.stringify({ title: 'Writing hello' }) });
+    const mention = appMention({ channel: 'C0SESSION7', text: 'write hello' });
+    await under.deliverEvent(mention);
+    const key = `C0SESSION7 ${mention.ts}`;
+    const question = await under.slack.waitFor(() =>
+      botReplies(under, 'C0SESSION7', String(mention.ts)).find((message) =>
+        buttonsOf(message).some((button) => button.text.text === 'Approve'),
+      ),
+    );
+    await under.slack.waitFor(() => under.slack.agentSessions.sessions.get(key)?.status === 'suspended');
+    const approve = buttonsOf(question).find((button) => button.text.text === 'Approve');
+    await under.slack.deliverInteraction({
+      payload: buttonClick({
+        actionId: approve?.action_id ?? '',
+        messageTs: question.ts,
+        channel: 'C0SESSION7',
+        threadTs: String(mention.ts),
+      }),
+    });
+    const session = await under.slack.waitFor(() => {
+      const found = under.slack.agentSessions.sessions.get(key);
+      return found?.status === 'active' ? found : undefined;
+    });
+
+    expect(calls).toEqual([{ text: 'hello' }]);
+    expect(session.statuses).toEqual(['processing', 'suspended', 'processing', 'active']);
   });
 });
