@@ -8,6 +8,7 @@ import { fileExtensionOf } from '../src/images/image-type.ts';
 import type { Admission } from '../src/spending/spend-guard.ts';
 import type { DrawnImage, ImagineActionPayload, ReferenceImage } from './action-store.ts';
 import { encodeActionId } from './action-store.ts';
+import { type CommandStep, startCommandStep } from './command-step.ts';
 import type { CommandResponder, CommandResult, CommandServices } from './define-command.ts';
 import { acceptsImageWithoutLink, resolveReferences } from './reference-images.ts';
 
@@ -60,12 +61,11 @@ export async function drawImages(drawing: Drawing): Promise<void> {
   const what = request.count === 1 ? '1 image' : `${request.count} images`;
   // Where the platform shows a step of its own (Slack's task card in a thread), the drawing is one,
   // in progress and then complete or in error; elsewhere a progress line ticks the seconds.
-  const step = drawingStep({ responder, title: `🎨 drawing ${what}` });
-  const isStep = (await step.show('running')) === 'shown';
+  const step = await startCommandStep({ responder, id: 'draw-images', title: `🎨 drawing ${what}` });
   // The progress line is journaled, so a restart after a kill tells the person the drawing stopped.
-  const journal = isStep ? undefined : journalProgress(drawing);
+  const journal = step.isShown ? undefined : journalProgress(drawing);
   const showProgress = async () => {
-    if (isStep) return;
+    if (step.isShown) return;
     const elapsedSeconds = Math.round((services.now().getTime() - startedAt) / 1000);
     const text = `🎨 drawing ${what}…${elapsedSeconds > 0 ? ` ${elapsedSeconds} s` : ''}`;
     const shown = await responder.progress(text);
@@ -87,33 +87,6 @@ export async function drawImages(drawing: Drawing): Promise<void> {
     await admission.hold.settle();
     await journal?.end();
   }
-}
-
-/** The drawing as a step of the responder's own (`showStep`); ended once, whatever ends it. */
-interface DrawingStep {
-  show(status: 'running'): Promise<'shown' | 'not-shown'>;
-  end(status: 'complete' | 'error', detail?: string): Promise<void>;
-}
-
-function drawingStep({ responder, title }: { responder: CommandResponder; title: string }): DrawingStep {
-  const step = { id: 'draw-images', kind: 'work', title } as const;
-  let isShown = false;
-  let isEnded = false;
-  return {
-    async show(status) {
-      if (responder.showStep === undefined) return 'not-shown';
-      const shown = await responder.showStep({ ...step, status }).catch(() => 'not-shown' as const);
-      isShown = shown === 'shown';
-      return shown;
-    },
-    async end(status, detail) {
-      if (!isShown || isEnded) return;
-      isEnded = true;
-      await responder
-        .showStep?.({ ...step, status, ...(detail === undefined ? {} : { detail }) })
-        .catch(() => undefined);
-    },
-  };
 }
 
 /** One drawing: who asked, where it answers, and what it draws. */
@@ -151,7 +124,7 @@ async function drawAndSend(
     what: string;
     showProgress: () => Promise<void>;
     admission: Extract<Admission, { isAdmitted: true }>;
-    endStep: DrawingStep['end'];
+    endStep: CommandStep['end'];
   },
 ): Promise<void> {
   await showProgress();

@@ -224,4 +224,45 @@ describe('work steps on Slack', () => {
     expect(card?.details).toBeTruthy();
     expect(under.slack.uploadedFiles).toEqual([]);
   });
+
+  it('summarizes a thread with one task card while it reads and summarizes', async () => {
+    const under = await startSlackUnderTest({ mode: 'http' });
+    bot = under;
+    const root = under.slack.addMessage({
+      channel: 'C0WORK0008',
+      user: 'U0PERSON01',
+      text: 'Ship on Friday?',
+    });
+    under.slack.addMessage({
+      channel: 'C0WORK0008',
+      user: 'U0PERSON01',
+      text: 'Yes, Friday.',
+      threadTs: root.ts,
+    });
+    under.gateway.enqueue({
+      text: JSON.stringify({
+        title: 'Shipping',
+        tldr: 'We ship on Friday.',
+        keyPoints: ['Friday it is'],
+        decisions: ['Ship on Friday'],
+        actionItems: [],
+        openQuestions: [],
+      }),
+    });
+    await under.deliverEvent(appMention({ channel: 'C0WORK0008', threadTs: root.ts, text: 'summarize' }));
+    const stream = await under.slack.waitFor(() =>
+      under.slack.streams.find((entry) => entry.state === 'stopped'),
+    );
+    const summary = await under.slack.waitFor(() =>
+      under.slack
+        .messages('C0WORK0008', root.ts)
+        .find((message) => JSON.stringify(message.blocks ?? []).includes('We ship on Friday.')),
+    );
+
+    expect(summary).toBeDefined();
+    expect([...stream.tasks.values()].map((task) => [task.title, task.status])).toEqual([
+      ['📝 summarizing the last 50 messages', 'complete'],
+    ]);
+    expect(JSON.stringify(under.slack.callsTo('chat.postMessage'))).not.toContain('reading the last');
+  });
 });
