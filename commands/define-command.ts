@@ -14,6 +14,7 @@ import type { Action, Card } from '../src/delivery/card.ts';
 import type { Form, FormOutcome, FormSubmission } from '../src/delivery/form.ts';
 import type { OutgoingFile, PostedMessage, Surface } from '../src/delivery/surface.ts';
 import type { DocumentReader } from '../src/documents/document-reader.ts';
+import type { ToolStep } from '../src/gateway/chat-types.ts';
 import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { MemoryBook } from '../src/memory/memory-book.ts';
@@ -59,6 +60,12 @@ export interface CommandResponder {
    * Resolves with the message that shows it, where the platform has one (for the journal).
    */
   progress(text: string): Promise<PostedMessage | undefined>;
+  /**
+   * Shows a step of the command's long work the platform's own way (Slack: a task card in a native
+   * stream of the thread), as it starts and ends, and answers whether it did. Where it answers
+   * `not-shown`, or is absent, the command shows `progress` lines instead.
+   */
+  showStep?(step: ToolStep): Promise<'shown' | 'not-shown'>;
   // biome-ignore lint/suspicious/noConfusingVoidType: most responders report nothing; only those that post files with public links return them.
   send(result: CommandResult): Promise<SentResult | void>;
   /**

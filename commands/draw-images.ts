@@ -8,6 +8,7 @@ import { fileExtensionOf } from '../src/images/image-type.ts';
 import type { Admission } from '../src/spending/spend-guard.ts';
 import type { DrawnImage, ImagineActionPayload, ReferenceImage } from './action-store.ts';
 import { encodeActionId } from './action-store.ts';
+import { type CommandStep, startCommandStep } from './command-step.ts';
 import type { CommandResponder, CommandResult, CommandServices } from './define-command.ts';
 import { acceptsImageWithoutLink, resolveReferences } from './reference-images.ts';
 
@@ -58,9 +59,13 @@ export async function drawImages(drawing: Drawing): Promise<void> {
   }
   const startedAt = services.now().getTime();
   const what = request.count === 1 ? '1 image' : `${request.count} images`;
+  // Where the platform shows a step of its own (Slack's task card in a thread), the drawing is one,
+  // in progress and then complete or in error; elsewhere a progress line ticks the seconds.
+  const step = await startCommandStep({ responder, id: 'draw-images', title: `🎨 drawing ${what}` });
   // The progress line is journaled, so a restart after a kill tells the person the drawing stopped.
-  const journal = journalProgress(drawing);
+  const journal = step.isShown ? undefined : journalProgress(drawing);
   const showProgress = async () => {
+    if (step.isShown) return;
     const elapsedSeconds = Math.round((services.now().getTime() - startedAt) / 1000);
     const text = `🎨 drawing ${what}…${elapsedSeconds > 0 ? ` ${elapsedSeconds} s` : ''}`;
     const shown = await responder.progress(text);
@@ -73,8 +78,11 @@ export async function drawImages(drawing: Drawing): Promise<void> {
       what,
       showProgress,
       admission,
+      endStep: step.end,
     });
   } finally {
+    // A drawing that broke off between its steps does not stay "in progress".
+    await step.end('error');
     // Counts the images that came back; a drawing that ended before any did frees the hold.
     await admission.hold.settle();
     await journal?.end();
@@ -109,12 +117,14 @@ async function drawAndSend(
     what,
     showProgress,
     admission,
+    endStep,
   }: {
     referenceImages: readonly string[];
     startedAt: number;
     what: string;
     showProgress: () => Promise<void>;
     admission: Extract<Admission, { isAdmitted: true }>;
+    endStep: CommandStep['end'];
   },
 ): Promise<void> {
   await showProgress();
@@ -144,6 +154,7 @@ async function drawAndSend(
       error: failure,
       conversationKey: request.conversationKey,
     });
+    await endStep('error', reason);
     await responder.send({
       text: `⚠ ${reason}`,
       ...(request.isButtonPress ? { isPrivate: true } : {}),
@@ -187,6 +198,7 @@ async function drawAndSend(
     `_${user.name} · ${what} in ${seconds} s_`,
     ...[...result.notices, ...(notice ? [notice] : []), ...admission.notes].map((line) => `_${line}_`),
   ];
+  await endStep('complete');
   const sent = await postDrawnImages({
     services,
     responder,

@@ -5,6 +5,7 @@ import { type Action, renderCardAsText } from '../../src/delivery/card.ts';
 import type { Surface } from '../../src/delivery/surface.ts';
 import { userMessageOf } from '../../src/user-facing-error.ts';
 import { createAnswerMessage } from './answer-message.ts';
+import { createCommandStepCard } from './command-step-card.ts';
 import { withFeedbackButtons } from './feedback-surface.ts';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
 import {
@@ -164,6 +165,7 @@ export function createChannelResponder({
   };
   let isAnswered = false;
   let surface: Surface | undefined;
+  const stepCard = createCommandStepCard({ place, context });
   let isRefusalShown = false;
 
   return {
@@ -189,6 +191,8 @@ export function createChannelResponder({
       );
       return surface;
     },
+    // A command's long work (drawing) as a task card where the thread streams natively.
+    showStep: (step) => stepCard.show(step),
     progress: async (text) => {
       let ts: string | undefined;
       await inOrder(async () => {

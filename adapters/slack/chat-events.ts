@@ -2,6 +2,7 @@ import type { App, Context, webApi } from '@slack/bolt';
 import { replyWithActions } from '../../commands/chat-reply.ts';
 import { conversationKeyOf, placeOfConversation } from '../../src/conversation/turn.ts';
 import { dedupeTtlMs, type SlackAdapterContext } from './adapter-context.ts';
+import { setAgentSessionStatus } from './agent-sessions.ts';
 import { withFeedbackButtons } from './feedback-surface.ts';
 import { buildTurnFromEvent, type SlackMessageEvent, sentAtMicrosOf } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';
@@ -165,17 +166,28 @@ async function answerEvent({
     // Slack's own stop control names the thread (native-stop.ts).
     const stop =
       threadTs === undefined ? undefined : adapter.threadStops.track({ channel: event.channel, threadTs });
+    // An agent session goes to processing as the reply starts, for its status and stop button,
+    // without holding the reply for the round trip; it is active again once the reply has ended.
+    let sessionStart: Promise<'set' | 'not-available'> | undefined;
     try {
       const outcome = await replyWithActions({
         services: adapter.services,
         turn,
         surface,
-        beforeReply: async () =>
-          showThinkingStatusUnlessAnswered({
-            place,
-            context: adapter.delivery,
-            hasPosted: replySurface.hasPosted,
-          }),
+        beforeReply: async () => {
+          const started = setAgentSessionStatus({ place, context: adapter.delivery, status: 'processing' });
+          sessionStart = started;
+          // Without a session (not an agent, or SLACK_AGENT_SESSIONS=off), "is thinking…" instead.
+          void started.then((result) => {
+            if (result === 'not-available') {
+              showThinkingStatusUnlessAnswered({
+                place,
+                context: adapter.delivery,
+                hasPosted: replySurface.hasPosted,
+              });
+            }
+          });
+        },
         ...(stop === undefined ? {} : { signal: stop.signal }),
       });
       await titleThreadAfterFirstExchange({
@@ -187,6 +199,9 @@ async function answerEvent({
       });
     } finally {
       stop?.release();
+      if ((await sessionStart) === 'set') {
+        await setAgentSessionStatus({ place, context: adapter.delivery, status: 'active' });
+      }
     }
   } catch (error) {
     logger.error({ err: error, conversationKey, trigger }, 'slack: could not answer a message');

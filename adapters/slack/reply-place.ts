@@ -1,5 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../src/log.ts';
+import type { AgentSessions } from './agent-sessions.ts';
 import type { SlackOutbound } from './slack-outbound.ts';
 import type { WorkspaceFeatures } from './workspace-features.ts';
 
@@ -39,4 +40,6 @@ export interface SlackDeliveryContext {
    * `showThinkingStatusUnlessAnswered`): a reply that answers sooner shows no status at all.
    */
   readonly thinkingStatusDelayMs: number;
+  /** SLACK_AGENT_SESSIONS, and the session status parley set in each thread (agent-sessions.ts). */
+  readonly agentSessions: AgentSessions;
 }

@@ -3,6 +3,7 @@ import type { Action } from '../../src/delivery/card.ts';
 import type { CallPriority } from '../../src/delivery/outbound-queue.ts';
 import type { OutgoingFile, PostedMessage, Surface, SurfaceCall } from '../../src/delivery/surface.ts';
 import type { ToolStep } from '../../src/gateway/chat-types.ts';
+import { agentSessionStatusOf, setAgentSessionStatus } from './agent-sessions.ts';
 import { classifySlackFailure } from './classify-failure.ts';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.ts';
 import {
@@ -152,7 +153,7 @@ export function createReplySurface({
     const stream = record.stream;
     const chunks =
       record.ts === steps.planTs && steps.ids.size > 1
-        ? [planUpdateOf({ steps: steps.ids.size, isOver: true })]
+        ? [planUpdateOf({ steps: steps.ids.size, tools: steps.toolIds.size, isOver: true })]
         : [];
     const result = await spend(record, 'chat.stopStream', 'final-write', () =>
       stopNativeStream({ place, stream, text: record.text, actions, chunks }),
@@ -232,7 +233,11 @@ export function createReplySurface({
   // Tool steps as task cards. A stream started for them before the reply has text becomes its first
   // message once delivery posts; until then it is not in `messages`, so a message posted meanwhile
   // (an acting tool's Approve / Deny question) neither ends it nor takes its place.
-  const steps = { ids: new Set<string>(), planTs: undefined as string | undefined };
+  const steps = {
+    ids: new Set<string>(),
+    toolIds: new Set<string>(),
+    planTs: undefined as string | undefined,
+  };
   let stepStream: NativeStream | undefined;
   // Steps arrive without waiting for Slack: each is shown after the one before.
   let stepQueue: Promise<unknown> = Promise.resolve();
@@ -240,12 +245,13 @@ export function createReplySurface({
     await replyStreamStarting;
     const isNew = !steps.ids.has(step.id);
     steps.ids.add(step.id);
+    if (step.kind !== 'work') steps.toolIds.add(step.id);
     const last = messages.at(-1);
     const streamTs = stepStream?.ts ?? last?.stream?.ts;
     // Multi-step work: the plan's title says how far it has got.
     const chunks: TaskChunk[] = [
       ...(isNew && steps.ids.size > 1 && streamTs !== undefined && streamTs === steps.planTs
-        ? [planUpdateOf({ steps: steps.ids.size, isOver: false })]
+        ? [planUpdateOf({ steps: steps.ids.size, tools: steps.toolIds.size, isOver: false })]
         : []),
       taskUpdateOf(step),
     ];
@@ -271,6 +277,18 @@ export function createReplySurface({
       return result === 'written' ? 'shown' : 'not-shown';
     }
     return startStepStream(chunks);
+  };
+  // An agent session parley holds here is suspended while an acting tool waits for the asker's yes
+  // (their Approve/Deny), and processing again once the call runs (a denied call leaves it to the
+  // reply's end, which sets it active): parley's reading of the
+  // statuses, which "Agent sessions" (docs.slack.dev/ai/agent-sessions) lists without saying when.
+  const followInAgentSession = (step: ToolStep) => {
+    const current = agentSessionStatusOf(context, place);
+    if (step.status === 'waiting' && current === 'processing') {
+      void setAgentSessionStatus({ place, context, status: 'suspended' });
+    } else if (step.status === 'running' && current === 'suspended') {
+      void setAgentSessionStatus({ place, context, status: 'processing' });
+    }
   };
   const startStepStream = async (chunks: readonly TaskChunk[]): Promise<'shown' | 'not-shown'> => {
     const { threadTs, recipientUserId } = place;
@@ -523,6 +541,7 @@ export function createReplySurface({
     // Native streaming shows each tool step as a task card; without it, delivery's one status line.
     toolStepLines: 'latest',
     showToolStep(step) {
+      followInAgentSession(step);
       const shown = stepQueue.then(() => showStep(step));
       stepQueue = shown.catch(() => undefined);
       return shown.catch((error: unknown) => {

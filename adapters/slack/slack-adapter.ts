@@ -9,6 +9,7 @@ import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
+import { createAgentSessions } from './agent-sessions.ts';
 import { registerAgentViewEvents } from './agent-view-events.ts';
 import { registerAppHome } from './app-home.ts';
 import { createBoltLogger } from './bolt-logger.ts';
@@ -154,6 +155,7 @@ export async function startSlackAdapter({
       logger: adapterLogger,
       stopButtonDelayMs,
       thinkingStatusDelayMs,
+      agentSessions: createAgentSessions(slack.agentSessions),
     },
     directory: createUserDirectory({ logger: adapterLogger }),
     userGroups: createUserGroupDirectory({ logger: adapterLogger }),

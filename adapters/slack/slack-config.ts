@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEnvironmentFragment } from '../../src/environment/environment-fragment.ts';
 import { document, httpUrl, optionalText, section } from '../../src/environment/setting-schemas.ts';
+import type { AgentSessionsMode } from './agent-sessions.ts';
 
 /**
  * The variables of the Slack adapter; SLACK_BOT_TOKEN turns it on, with SLACK_APP_TOKEN (Socket Mode)
@@ -48,6 +49,11 @@ const slackVariables = z
       SLACK_REPLY_TO_BOTS: document(z.stringbool({ error: 'must be true or false' }).default(false), {
         description: 'Answer messages from other bots too (never its own).',
         typeText: 'true or false',
+      }),
+      SLACK_AGENT_SESSIONS: document(z.enum(['auto', 'on', 'off']).default('auto'), {
+        description:
+          'Agent sessions (agents.sessions.setStatus / rename) for an app declared as an agent: auto tries them and uses the assistant thread calls in a workspace that refuses them; on always tries them; off never does.',
+        typeText: 'auto, on or off',
       }),
       PORT: document(
         z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65_535).default(3000),
@@ -108,6 +114,8 @@ export interface SlackSettings {
   /** The interface HTTP mode listens on. */
   readonly host: string;
   readonly isReplyingToBots: boolean;
+  /** SLACK_AGENT_SESSIONS (agent-sessions.ts). */
+  readonly agentSessions: AgentSessionsMode;
 }
 
 export const slackConfig = defineEnvironmentFragment({
@@ -128,6 +136,7 @@ export const slackConfig = defineEnvironmentFragment({
       port: values.PORT,
       host: values.HOST,
       isReplyingToBots: values.SLACK_REPLY_TO_BOTS,
+      agentSessions: values.SLACK_AGENT_SESSIONS,
     };
   },
   secretsOf: (values) => [values.SLACK_BOT_TOKEN, values.SLACK_SIGNING_SECRET, values.SLACK_APP_TOKEN],

@@ -74,6 +74,13 @@ export const methodBudgets: Readonly<Record<string, MethodBudget>> = {
   'chat.postEphemeral': { perMinute: 90, burst: 10 },
   /** Per channel, like chat.postMessage (docs.slack.dev/reference/methods/assistant.threads.setStatus). */
   'assistant.threads.setStatus': { perMinute: 55, burst: 3, isPerChannel: true },
+  /**
+   * Tier 3 (slackapi/java-slack-sdk PR #1633, "Rate limit: Tier 3 (both)"): a session's status,
+   * processing as a reply starts and active as it ends, two calls a reply.
+   */
+  'agents.sessions.setStatus': { perMinute: 45, burst: 5 },
+  /** Tier 3, as setStatus: one rename a thread, after its first exchange. */
+  'agents.sessions.rename': { perMinute: 45, burst: 5 },
   /** Tier 4 (docs.slack.dev/reference/methods/users.info): display names, cached. */
   'users.info': { perMinute: 90, burst: 10 },
 };

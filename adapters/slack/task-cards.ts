@@ -18,7 +18,7 @@ const maxDetailCharacters = 200;
 const maxSources = 10;
 
 /**
- * A tool step as a `task_update` chunk (chat.appendStream, "task_update chunks"): the same id from
+ * A step (a tool call, or parley's own work) as a `task_update` chunk (chat.appendStream, "task_update chunks"): the same id from
  * start to end, `in_progress` while it runs, `pending` while it waits for the asker's yes, `complete`
  * or `error` at the end (a call that was not run ends as an error, with why), and the links a
  * search found as the card's `sources`.
@@ -53,7 +53,19 @@ function taskStatusOf(status: ToolStep['status']): TaskUpdateChunk['status'] {
   }
 }
 
-/** The plan's title once a reply runs more than one step ("multi-step work"), and at its end. */
-export function planUpdateOf({ steps, isOver }: { steps: number; isOver: boolean }): PlanUpdateChunk {
-  return { type: 'plan_update', title: isOver ? `Used ${steps} tools` : `Working: ${steps} steps` };
+/**
+ * The plan's title once a reply runs more than one step ("multi-step work"), and at its end: how
+ * many tools it used, or how many steps when some were parley's own work (reading a document).
+ */
+export function planUpdateOf({
+  steps,
+  tools,
+  isOver,
+}: {
+  steps: number;
+  tools: number;
+  isOver: boolean;
+}): PlanUpdateChunk {
+  if (!isOver) return { type: 'plan_update', title: `Working: ${steps} steps` };
+  return { type: 'plan_update', title: tools === steps ? `Used ${steps} tools` : `Done: ${steps} steps` };
 }

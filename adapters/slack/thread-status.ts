@@ -1,3 +1,4 @@
+import { agentSessionStatusOf } from './agent-sessions.ts';
 import type { ReplyPlace, SlackDeliveryContext } from './reply-place.ts';
 import { slackErrorCodeOf } from './slack-errors.ts';
 import { isMissingFeatureError } from './workspace-features.ts';
@@ -13,6 +14,10 @@ export async function showThinkingStatus(
   status = 'is thinking…',
 ): Promise<void> {
   if (place.threadTs === undefined || !context.features.isAvailable(place.teamId, 'threadStatus')) return;
+  // An agent session at work already shows it (processing, with its stop button; suspended while
+  // it waits for the asker), agent-sessions.ts.
+  const session = agentSessionStatusOf(context, place);
+  if (session === 'processing' || session === 'suspended') return;
   const threadTs = place.threadTs;
   try {
     // A courtesy: it goes when the method's budget has room, and is skipped rather than waited for.

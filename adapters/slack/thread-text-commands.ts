@@ -1,9 +1,11 @@
 import type { Context, webApi } from '@slack/bolt';
 import { allCommands } from '../../commands/all-commands.ts';
-import type { Command } from '../../commands/define-command.ts';
+import type { Command, ConversationRenameOutcome } from '../../commands/define-command.ts';
 import { runCommand } from '../../commands/run-command.ts';
 import type { ConversationKey } from '../../src/conversation/turn.ts';
+import type { ToolStep } from '../../src/gateway/chat-types.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
+import { agentSessionStatusOf, setAgentSessionStatus } from './agent-sessions.ts';
 import { createChannelResponder } from './channel-responder.ts';
 import { parseSlackCommandText } from './command-text.ts';
 import type { SlackMessageEvent } from './message-turn.ts';
@@ -14,6 +16,7 @@ import { slackActorOf } from './slack-actor.ts';
 import { slackHelp } from './slack-guide.ts';
 import { resolveSlackText } from './slack-text.ts';
 import { showThinkingStatus } from './thread-status.ts';
+import { mayNameThread, nameThread } from './thread-title.ts';
 
 /**
  * The commands a message may run where slash commands cannot: Slack offers no slash commands inside
@@ -102,16 +105,34 @@ export async function runThreadTextCommand({
     respond: undefined,
   });
   // While it works, the thread says so too ("🎨 drawing…", "📝 reading…"), as a chat reply's
-  // "is thinking…" does; Slack clears the status when the answer arrives.
+  // "is thinking…" does; Slack clears the status when the answer arrives. An agent's session is
+  // processing instead (agent-sessions.ts), from the first progress: a command only shows progress
+  // once the person may use it, so a refused one leaves no trace.
   const responder = {
     ...channelResponder,
+    async showStep(step: ToolStep) {
+      await setAgentSessionStatus({ place, context: adapter.delivery, status: 'processing' });
+      return (await channelResponder.showStep?.(step)) ?? 'not-shown';
+    },
     async progress(text: string) {
+      await setAgentSessionStatus({ place, context: adapter.delivery, status: 'processing' });
       await showThinkingStatus(place, adapter.delivery, text);
       return channelResponder.progress(text);
     },
+    // `/title` names the thread where Slack shows a name: its agent session, or a thread of the DM.
+    ...(mayNameThread(adapter.delivery, place)
+      ? {
+          async renameConversation(title: string): Promise<ConversationRenameOutcome> {
+            const named = await nameThread({ place, context: adapter.delivery, title });
+            return named === 'named'
+              ? { status: 'renamed', title }
+              : { status: 'unavailable', reason: 'Slack would not rename this thread; try again later.' };
+          },
+        }
+      : {}),
   };
   const recentPlace = { client, channel, threadTs, botToken: adapter.botToken };
-  await runCommand({
+  const status = await runCommand({
     command: named.command,
     rawOptions: parseSlackCommandText({
       options: named.command.options,
@@ -136,5 +157,12 @@ export async function runThreadTextCommand({
         onNote: (note) => notes.push(note),
       }),
   });
+  // `reset` forgets the thread's conversation: its session, if parley holds one, is closed; a command
+  // that showed progress leaves it active, waiting for the next message.
+  if (status === 'done' && named.command.name === 'reset') {
+    await setAgentSessionStatus({ place, context: adapter.delivery, status: 'closed' });
+  } else if (agentSessionStatusOf(adapter.delivery, place) === 'processing') {
+    await setAgentSessionStatus({ place, context: adapter.delivery, status: 'active' });
+  }
   return true;
 }

@@ -1,8 +1,9 @@
 /**
  * Features an app has only with Slack's Agents & AI Apps setting (and its `assistant:write` scope):
- * native streaming and the status line under a thread.
+ * native streaming and the status line under a thread; and, for an app declared as an agent, agent
+ * sessions (agent-sessions.ts).
  */
-export type OptionalFeature = 'nativeStreaming' | 'threadStatus';
+export type OptionalFeature = 'nativeStreaming' | 'threadStatus' | 'agentSessions';
 
 /**
  * What each workspace has shown it lacks. A feature is tried until Slack refuses it once, then not

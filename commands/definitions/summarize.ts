@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { DocumentAttachment } from '../../src/conversation/turn.ts';
 import type { Card, CardField } from '../../src/delivery/card.ts';
 import { fileOption, integerOption, textOption } from '../command-options.ts';
+import { startCommandStep } from '../command-step.ts';
 import { type CommandContext, defineCommand } from '../define-command.ts';
 import { readCommandDocument, visionCapable } from '../document-input.ts';
 import { askForStructuredAnswer, bulletList } from '../structured-answer.ts';
@@ -52,41 +53,55 @@ export const summarizeCommand = defineCommand({
       await summarizeFile({ context, file: input.file, focus: input.focus });
       return;
     }
-    await responder.progress(`📝 reading the last ${input.messages} messages…`);
-    const messages = (await readRecentMessages(input.messages)).filter(
-      (message) => message.text.trim() !== '',
-    );
-    if (messages.length === 0) {
-      await responder.send({ text: 'There is nothing here to summarize yet.', isPrivate: true });
-      return;
-    }
-    const transcript = fitTranscript(
-      messages.map((message) => `[${message.createdAt}] ${message.authorName}: ${message.text}`),
-    );
-    const summary = await askForStructuredAnswer({
-      services,
-      user,
-      conversationKey,
+    // Reading the messages and summarizing them are one step: a task card in a Slack thread.
+    const step = await startCommandStep({
       responder,
-      signal,
-      model: services.models.structured,
-      schema: summarySchema,
-      schemaName: 'channel_summary',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            `Summarize this chat transcript${input.focus ? `, focusing on: ${input.focus}` : ''}.`,
-            'Use the names as written. Do not invent decisions, owners or dates that are not in the transcript.',
-            '',
-            transcript.text,
-          ].join('\n'),
-        },
-      ],
+      id: 'summarize',
+      title: `📝 summarizing the last ${input.messages} messages`,
     });
-    if (!summary) return;
-    const footer = `${transcript.lineCount} messages${transcript.isShortened ? ' (the oldest were left out to fit)' : ''} · ${services.models.structured}`;
-    await responder.send({ card: summaryCard(summary, footer) });
+    try {
+      if (!step.isShown) await responder.progress(`📝 reading the last ${input.messages} messages…`);
+      const messages = (await readRecentMessages(input.messages)).filter(
+        (message) => message.text.trim() !== '',
+      );
+      if (messages.length === 0) {
+        await step.end('error', 'nothing to summarize yet');
+        await responder.send({ text: 'There is nothing here to summarize yet.', isPrivate: true });
+        return;
+      }
+      const transcript = fitTranscript(
+        messages.map((message) => `[${message.createdAt}] ${message.authorName}: ${message.text}`),
+      );
+      const summary = await askForStructuredAnswer({
+        services,
+        user,
+        conversationKey,
+        responder,
+        signal,
+        model: services.models.structured,
+        schema: summarySchema,
+        schemaName: 'channel_summary',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              `Summarize this chat transcript${input.focus ? `, focusing on: ${input.focus}` : ''}.`,
+              'Use the names as written. Do not invent decisions, owners or dates that are not in the transcript.',
+              '',
+              transcript.text,
+            ].join('\n'),
+          },
+        ],
+      });
+      // Without a summary the person was told why (askForStructuredAnswer); the card says it failed.
+      await step.end(summary ? 'complete' : 'error');
+      if (!summary) return;
+      const footer = `${transcript.lineCount} messages${transcript.isShortened ? ' (the oldest were left out to fit)' : ''} · ${services.models.structured}`;
+      await responder.send({ card: summaryCard(summary, footer) });
+    } finally {
+      // A summary that broke off (an error thrown) does not stay "in progress"; a no-op once ended.
+      await step.end('error');
+    }
   },
 });
 

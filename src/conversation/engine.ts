@@ -14,7 +14,8 @@ import {
   pageImageTokens,
 } from '../documents/document-context.ts';
 import type { ReadDocument } from '../documents/document-reader.ts';
-import { readTurnDocuments, type TurnReading } from '../documents/turn-documents.ts';
+import { readTurnDocumentsAsStep } from '../documents/reading-step.ts';
+import type { readTurnDocuments, TurnReading } from '../documents/turn-documents.ts';
 import type { MemoryMode } from '../environment/spend-access-values.ts';
 import type { ChatMessage, ChatRequest, FinishReason, TokenUsage, ToolStep } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
@@ -347,9 +348,12 @@ async function answerJournaled(
           : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),
       }),
   });
+  // The reply's steps, from reading its documents to the model's tool calls, shown as one list.
+  const progress = createToolProgress();
+  const showStep = (step: ToolStep) => showReplyStep({ surface, writer, progress, step });
   let prepared: PreparedTurn;
   try {
-    prepared = await prepareTurn(dependencies, request, logger);
+    prepared = await prepareTurn(dependencies, request, logger, showStep);
   } catch (error) {
     logger.error({ err: error }, 'conversation store unavailable');
     const delivered = await writer.fail({
@@ -387,6 +391,7 @@ async function answerJournaled(
     logger,
     hold: admission.hold,
     askApproval: request.askApproval,
+    showStep,
   });
   const failureReason = streamed.failure
     ? await dependencies.spending.describeFailure({
@@ -583,6 +588,7 @@ async function prepareTurn(
   dependencies: EngineDependencies,
   request: ReplyRequest,
   logger: Logger,
+  showStep: (step: ToolStep) => void,
 ): Promise<PreparedTurn> {
   const { turn } = request;
   const { gateway, defaults } = dependencies;
@@ -592,7 +598,7 @@ async function prepareTurn(
       dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
       dependencies.history.load(turn.conversationKey),
       loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
-      readTurnDocuments({ reading: dependencies.reading, turn, signal: request.signal }),
+      readTurnDocumentsAsStep({ reading: dependencies.reading, turn, signal: request.signal, showStep }),
       dependencies.folding?.summaries.get(turn.conversationKey),
     ]);
   const images = await withLinkImages({ images: attachedImages, read, dependencies, logger });
@@ -739,6 +745,7 @@ async function streamReply({
   logger,
   hold,
   askApproval,
+  showStep,
 }: {
   dependencies: EngineDependencies;
   prepared: PreparedTurn;
@@ -748,6 +755,7 @@ async function streamReply({
   hold: SpendHold;
   askApproval: AskApproval | undefined;
   logger: Logger;
+  showStep: (step: ToolStep) => void;
 }): Promise<StreamedReply> {
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
@@ -758,7 +766,6 @@ async function streamReply({
     surface: prepared.surface,
     indicators: dependencies.waiting ?? defaultWaitingIndicators,
   });
-  const progress = createToolProgress();
   try {
     const chat: ChatRequest = {
       model: prepared.model,
@@ -790,11 +797,7 @@ async function streamReply({
       else if (event.type === 'tool-step') {
         // The steps say what happens now: no typing renewals, no "still waiting" line over them.
         waiting.stop();
-        progress.update(event.step);
-        if (event.step.status === 'running' || event.step.status === 'waiting') {
-          prepared.surface.showStatus?.(event.step.title).catch(() => undefined);
-        }
-        showToolStep({ surface: prepared.surface, writer, progress, step: event.step });
+        showStep(event.step);
       } else if (event.type === 'response-started') waiting.responseStarted();
       else if (event.type === 'status') {
         if (text === '') waiting.showStatus(event.text);
@@ -817,11 +820,13 @@ async function streamReply({
 }
 
 /**
- * A tool step the way the surface shows it (Slack's task cards, the terminal's dimmed lines), or as
- * lines above the reply's text where it does not: every step so far, so a step the surface could not
- * show (a native stream refused midway) still appears.
+ * A step of the reply (a tool call, or parley reading a document) the way the surface shows it
+ * (Slack's task cards, the terminal's dimmed lines), or as lines above the reply's text where it
+ * does not: every step so far, so a step the surface could not show (a native stream refused
+ * midway) still appears. A step that starts or waits is the platform's status too (Slack's thread
+ * status), where the surface has one.
  */
-function showToolStep({
+function showReplyStep({
   surface,
   writer,
   progress,
@@ -832,6 +837,10 @@ function showToolStep({
   progress: ToolProgress;
   step: ToolStep;
 }): void {
+  progress.update(step);
+  if (step.status === 'running' || step.status === 'waiting') {
+    surface.showStatus?.(step.title).catch(() => undefined);
+  }
   const showLines = () => writer.showProgress(progress.render(surface.toolStepLines ?? 'each'));
   if (surface.showToolStep === undefined) {
     showLines();

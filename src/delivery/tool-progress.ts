@@ -1,7 +1,7 @@
 import type { ToolStep } from '../gateway/chat-types.ts';
 
 /**
- * The tool steps of one reply, as lines above its text where the platform shows none of its own
+ * The steps of one reply (tool calls, and parley's own work such as reading a document), as lines above its text where the platform shows none of its own
  * (Discord; Slack without native streaming): each step keeps its line, which changes as the step
  * waits, runs and ends. The lines go when the reply ends; its notes then say how many tools it used.
  */
@@ -26,7 +26,10 @@ export function createToolProgress(): ToolProgress {
       const latest = all.at(-1);
       if (latest === undefined) return '';
       if (style === 'each') return all.map(lineOf).join('\n');
-      return all.length === 1 ? lineOf(latest) : `${lineOf(latest)} · ${all.length} tools`;
+      if (all.length === 1) return lineOf(latest);
+      // Reading a document is not a tool: a count that holds one says steps.
+      const isAllTools = all.every((step) => step.kind !== 'work');
+      return `${lineOf(latest)} · ${all.length} ${isAllTools ? 'tools' : 'steps'}`;
     },
   };
 }

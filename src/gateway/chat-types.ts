@@ -85,10 +85,16 @@ export type ChatStreamEvent =
   | { readonly type: 'tool-step'; readonly step: ToolStep }
   | { readonly type: 'finish'; readonly finishReason: FinishReason; readonly usage: TokenUsage | undefined };
 
-/** One tool call of a reply as people see it: a line, or a task card on Slack. */
+/**
+ * One step of a reply as people see it, a line or a task card on Slack: a tool call of the model,
+ * or work parley does itself before the answer (`kind: 'work'`: reading the posted documents,
+ * searching first).
+ */
 export interface ToolStep {
   /** The call's id, the same for its start and its end. */
   readonly id: string;
+  /** `tool` (default): a call the model made; `work`: parley's own step, which the tool count leaves out. */
+  readonly kind?: 'tool' | 'work';
   /** "🔎 searching: tides Brest". */
   readonly title: string;
   /** `waiting`: an acting tool's call waits for the asker's yes; `not-run`: it never ran (denied, unanswered). */

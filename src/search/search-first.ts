@@ -36,8 +36,21 @@ export async function* searchFirst({
   const wanted = query ?? (await decideSearch({ gateway, chat, logger }));
   let messages = chat.messages;
   if (wanted) {
-    yield { type: 'status', text: `🔎 searching: ${wanted.slice(0, 80)}` };
+    // Parley's own step, not a tool the model called: a task card or the status line as it runs,
+    // ending with the pages it found (or an error when the search service failed).
+    const step = { id: searchStepId, kind: 'work', title: `🔎 searching: ${wanted.slice(0, 80)}` } as const;
+    yield { type: 'tool-step', step: { ...step, status: 'running' } };
+    const known = context.sources.all.length;
+    const noticesBefore = context.notices.length;
     const results = await searchAndNumber({ query: wanted, provider, ...context });
+    const found = context.sources.all.slice(known).map(({ title, url }) => ({ title, url }));
+    yield {
+      type: 'tool-step',
+      step:
+        context.notices.length > noticesBefore
+          ? { ...step, status: 'error', detail: 'web search is unavailable' }
+          : { ...step, status: 'complete', ...(found.length > 0 ? { sources: found } : {}) },
+    };
     messages = withResults(messages, { query: wanted, results });
   }
   let text = '';
@@ -51,6 +64,9 @@ export async function* searchFirst({
   }
   return { text, finish };
 }
+
+/** The search-first step's id: one search a reply. */
+const searchStepId = 'search-first';
 
 const decisionSchema = z.object({
   shouldSearch: z.boolean().describe('Whether a web search would help answer the message'),

@@ -107,8 +107,16 @@ describe('documents attached on Discord', () => {
     expect(
       botMessages(slowChannel).find((message) => message.content.startsWith('Answered.')),
     ).toBeUndefined();
+    // Meanwhile the slow reply says what it is doing: the reading step's line, the status-line path.
+    await under.discord.waitFor(
+      () => botMessages(slowChannel).find((message) => message.content === '_📄 reading: endless.pdf …_'),
+      { timeoutMs: 10_000 },
+    );
     const slow = await under.discord.waitFor(
-      () => botMessages(slowChannel).find((message) => message.content.includes('took longer')),
+      () =>
+        botMessages(slowChannel).find(
+          (message) => message.content.startsWith('Answered.') && message.content.includes('took longer'),
+        ),
       { timeoutMs: 15_000 },
     );
     expect(slow.content).toBe('Answered.\n\n_endless.pdf took longer than 4 s to read, so I left it out._');

@@ -1,5 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentSessions } from '../../adapters/slack/agent-sessions.ts';
 import { createChannelResponder } from '../../adapters/slack/channel-responder.ts';
 import { createSlackOutbound } from '../../adapters/slack/slack-outbound.ts';
 import { createWorkspaceFeatures } from '../../adapters/slack/workspace-features.ts';
@@ -36,6 +37,7 @@ function responderIn(channel: string) {
       logger: createCapturedLogger().logger,
       stopButtonDelayMs: 60_000,
       thinkingStatusDelayMs: 1_000,
+      agentSessions: createAgentSessions('auto'),
     },
     respond: undefined,
     attribution: '<@U0PERSON01> used `/extract rows`',

@@ -1,5 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAgentSessions } from '../../adapters/slack/agent-sessions.ts';
 import type { SlackDeliveryContext } from '../../adapters/slack/reply-place.ts';
 import { createReplySurface } from '../../adapters/slack/reply-surface.ts';
 import { editIntervals } from '../../adapters/slack/slack-limits.ts';
@@ -35,6 +36,7 @@ describe('slack reply surface', () => {
       logger: createCapturedLogger().logger,
       stopButtonDelayMs: 60_000,
       thinkingStatusDelayMs: 1_000,
+      agentSessions: createAgentSessions('auto'),
     };
   });
 

@@ -1,5 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll } from 'vitest';
+import { createAgentSessions } from '../../adapters/slack/agent-sessions.ts';
 import { createChannelResponder } from '../../adapters/slack/channel-responder.ts';
 import { slackLimits } from '../../adapters/slack/slack-limits.ts';
 import { createSlackOutbound } from '../../adapters/slack/slack-outbound.ts';
@@ -67,6 +68,7 @@ describeResponderContract({
         logger: createCapturedLogger().logger,
         stopButtonDelayMs: 60_000,
         thinkingStatusDelayMs: 1_000,
+        agentSessions: createAgentSessions('auto'),
       },
       respond: undefined,
     });

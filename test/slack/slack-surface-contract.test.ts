@@ -1,5 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll } from 'vitest';
+import { createAgentSessions } from '../../adapters/slack/agent-sessions.ts';
 import type { SlackDeliveryContext } from '../../adapters/slack/reply-place.ts';
 import { createReplySurface } from '../../adapters/slack/reply-surface.ts';
 import { createSlackOutbound } from '../../adapters/slack/slack-outbound.ts';
@@ -24,6 +25,7 @@ beforeAll(async () => {
     logger: createCapturedLogger().logger,
     stopButtonDelayMs: 60_000,
     thinkingStatusDelayMs: 1_000,
+    agentSessions: createAgentSessions('auto'),
   };
 });
 afterAll(() => slack.close());

@@ -1,3 +1,4 @@
+import type { AgentSessionsState } from './agent-sessions.ts';
 import type { AgentViewState } from './agent-view.ts';
 import type { ApiArguments } from './api-arguments.ts';
 import type { FileStore } from './file-store.ts';
@@ -95,6 +96,8 @@ export interface FakeSlackState {
   readonly openedViews: OpenedView[];
   /** Suggested prompts, thread titles and Home tabs (agent-view.ts). */
   readonly agent: AgentViewState;
+  /** Agent sessions, for an app declared as an agent (agent-sessions.ts). */
+  readonly agentSessions: AgentSessionsState;
   /** A fresh Socket Mode URL for `apps.connections.open`. */
   openSocketUrl(): string;
   /** Wakes `waitFor` after anything a test could observe has changed. */

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type AgentSessionsState, createAgentSessionsState } from './agent-sessions.ts';
 import {
   type AgentExperience,
   type AgentViewState,
@@ -84,6 +85,11 @@ export interface FakeSlackOptions {
   responseUrlLifetimeMs?: number;
   /** `agent` (manifest `agent_view`, the default) or the legacy `assistant` (`assistant_view`). */
   agentExperience?: AgentExperience;
+  /**
+   * The app is declared an agent in its settings (docs.slack.dev/ai/agent-sessions): it may call
+   * agents.sessions.*. Default off, as an app that is not (those calls answer `not_allowed`).
+   */
+  isDeclaredAgent?: boolean;
   /** The App Home's Home tab; default on. Off, views.publish of a home view answers `not_enabled`. */
   isHomeTabEnabled?: boolean;
   /** Called with each Web API call once it is answered, e.g. to log it or to time it in a benchmark. */
@@ -128,6 +134,8 @@ export interface FakeSlack extends AppDelivery {
   rateLimitedCount(method?: string): number;
   /** Suggested prompts, thread titles and Home tabs the app set. */
   readonly agent: AgentViewState;
+  /** The agent sessions the app created with agents.sessions.setStatus, by `channel thread_ts`. */
+  readonly agentSessions: AgentSessionsState;
   /**
    * A person pressed Slack's stop control in a thread: the app's streams there stop taking appends.
    * Returns their timestamps, for the `agent_session_stopped` event to deliver.
@@ -230,6 +238,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       experience: options.agentExperience,
       isHomeTabEnabled: options.isHomeTabEnabled,
     }),
+    agentSessions: createAgentSessionsState({ isDeclaredAgent: options.isDeclaredAgent }),
     openSocketUrl: () => socketServer.createConnectionUrl(state.origin),
     notifyChange: notifier.notify,
     onCall: options.onCall,
@@ -277,6 +286,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     rateLimitedCount: (method) => state.rateLimiter.rateLimitedCount(method),
     waitFor: notifier.waitFor,
     agent: state.agent,
+    agentSessions: state.agentSessions,
     stopAgentSession: (place) => stopAgentSession(state, place),
 
     addFile: ({ user, ...file }) => state.files.add({ ...file, user: user ?? defaultPersonId }),
@@ -313,6 +323,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       state.ephemeralMessages.length = 0;
       state.openedViews.length = 0;
       resetAgentViewState(state.agent);
+      state.agentSessions.sessions.clear();
       state.issuedTriggers.clear();
       state.calls.length = 0;
       state.mentions.length = 0;

@@ -5,6 +5,7 @@ export {
   assistantThreadContextChanged,
   assistantThreadStarted,
 } from './agent-event-payloads.ts';
+export type { AgentSession, AgentSessionStatus, AgentSessionsState } from './agent-sessions.ts';
 export type { AgentExperience, PublishedHomeView, SuggestedPrompts } from './agent-view.ts';
 export type { AppDelivery, Deliver, DeliveryTarget } from './app-delivery.ts';
 export {

@@ -42,6 +42,10 @@ export const defaultRateLimits: Readonly<Record<string, RateLimit>> = {
   'assistant.threads.setStatus': { perMinute: 60, burst: 3, scope: 'channel' },
   'assistant.threads.setTitle': tier4,
   'assistant.threads.setSuggestedPrompts': tier4,
+  // Tier 3 both: slackapi/java-slack-sdk PR #1633 ("Rate limit: Tier 3 (both)"), as slack-morphism's
+  // agents.rs registers them (SLACK_TIER3_METHOD_CONFIG).
+  'agents.sessions.setStatus': tier3,
+  'agents.sessions.rename': tier3,
   'conversations.history': tier3,
   'conversations.replies': tier3,
   'conversations.info': tier3,

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { agentSessionMethods } from './agent-sessions.ts';
 import { agentViewMethods } from './agent-view.ts';
 import { type ApiArguments, parseApiRequest, stringArgument } from './api-arguments.ts';
 import { chatMethods } from './chat-methods.ts';
@@ -18,6 +19,7 @@ const methods: Record<string, ApiMethod> = {
   ...fileMethods,
   ...workspaceMethods,
   ...agentViewMethods,
+  ...agentSessionMethods,
 };
 
 // Socket Mode's URL is the one thing an app-level token (xapp-…) may ask for.
