@@ -49,6 +49,12 @@ export interface Surface {
    * whole when the reply ends. The messages join to exactly the reply. Without it the post is held.
    */
   readonly earlyPartDelayMs?: number;
+  /**
+   * The text a message of this surface shows now, read back from the platform where it tells
+   * (Discord); undefined where it cannot. A restart finishing a dead process's reply asks it, since
+   * the reply journal is written at most every few seconds and may be behind the screen.
+   */
+  readText?(message: PostedMessage): Promise<string | undefined>;
   /** Attaches files (generated images, JSON, CSV) as a new message, with optional text. */
   upload?(files: readonly OutgoingFile[], text?: string): Promise<PostedMessage>;
   /** Shows a "typing…" / "thinking…" indicator; called only while nothing else needs the budget. */
