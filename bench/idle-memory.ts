@@ -97,7 +97,7 @@ async function measureIdle({
     const child =
       how === 'node'
         ? startChild({
-            args: [launch.script],
+            args: [...launch.nodeFlags, launch.script],
             environment,
             workingDirectory: workDirectory,
             logPath: join(workDirectory, 'child-output.log'),
