@@ -42,10 +42,11 @@ const firstPostHold = { quietShareMs: 3_000, longestMs: 15_000 } as const;
  * A held reply shows what it has this long after its first text was ready, as a message of its own
  * (`Surface.earlyPartDelayMs`): chat.postMessage counts per channel, not per workspace, so 20 or 300
  * replies at once each show text within a second, and each sends the rest as one more message when
- * it ends, with no chat.update at all. Long enough to carry a few words rather than one, short
- * enough to show text within a second of the mention (the model's first token takes about 0.4 s).
+ * it ends, with no chat.update at all. Long enough to carry a few words rather than one (10
+ * tokens at 50 a second), short enough to show text within a second of the mention: at 300 ms the
+ * N=20 bench showed it after 973 ms on a loaded machine (the model's first token alone takes 0.4 s).
  */
-const earlyPartDelayMs = 300;
+const earlyPartDelayMs = 200;
 
 /** One message of a reply, with what it should show and how it is written. */
 interface ReplyMessage {
