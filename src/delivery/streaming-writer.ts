@@ -301,12 +301,18 @@ function firstPostHoldEnd(state: WriterState, call: PlannedCall): number {
     state.slots.every((slot) => slot.message === null);
   if (!isEarlyPartPossible) return state.firstPostHeldUntilMs;
   const earlyPartAtMs = state.firstTextReadyAtMs + earlyPartDelayMs;
-  if (earlyPartAtMs <= nowMs && earlyPartEnd(state.text, state.growingStart) !== null) {
+  if (earlyPartAtMs <= nowMs && earlyPartEndOf(state) !== null) {
     state.isEarlyPartDue = true;
     return Number.NEGATIVE_INFINITY;
   }
   // No clean cut yet (one long word, a code block from the start): look again a little later.
   return Math.min(state.firstPostHeldUntilMs, Math.max(earlyPartAtMs, nowMs + earlyPartRetryMs));
+}
+
+/** Where an early part could end now: within one message's length of where the reply's text starts. */
+function earlyPartEndOf(state: WriterState): number | null {
+  const limitEnd = state.growingStart + state.surface.limits.maxMessageLength;
+  return earlyPartEnd(state.text.slice(0, limitEnd), state.growingStart);
 }
 
 /** How soon a reply that could not cut an early part yet looks again. */
@@ -329,7 +335,7 @@ async function sendEarlyPart(
     : 'not-available';
   if (streamed !== 'not-available') return { posted: streamed, text, actions: slot.desiredActions };
   // The text may have grown while the stream was asked for; it only grows, so a cut still exists.
-  const end = earlyPartEnd(state.text, state.growingStart) ?? state.text.length;
+  const end = earlyPartEndOf(state) ?? state.text.length;
   const partText = state.text.slice(state.growingStart, end);
   slot.desiredText = partText;
   slot.isSettled = true;

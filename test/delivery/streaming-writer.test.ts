@@ -665,6 +665,25 @@ describe('createStreamingWriter where edits are scarce but posts are not (earlyP
     expect([...surface.messageTexts.values()]).toEqual([text]);
   });
 
+  it('never makes an early part longer than a message', async () => {
+    const surface = createRecordingSurface({
+      maxMessageLength: 40,
+      minEditIntervalMs: 1000,
+      firstPostHoldMs: 15_000,
+      earlyPartDelayMs: 300,
+    });
+    const writer = createStreamingWriter({ surface });
+    // 42 characters, the last space the 41st: too few past the limit for a rollover cut to settle.
+    const text = 'alpha beta gamma delta epsilon zeta etas t';
+    writer.append(text);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(surface.calls).toHaveLength(1);
+    expect(surface.calls[0]?.text.length).toBeLessThanOrEqual(40);
+    writer.append('heta iota kappa.');
+    await settle(writer.finish());
+    expect([...surface.messageTexts.values()].join('')).toBe(`${text}heta iota kappa.`);
+  });
+
   it('posts the rest and edits it as usual once the hold is over, the part still untouched', async () => {
     const surface = createRecordingSurface({
       minEditIntervalMs: 1000,
