@@ -110,17 +110,21 @@ export function createReplyJournal({
 }): ReplyJournal {
   const processId = randomBytes(6).toString('base64url');
   const live = new Map<string, JournalEntry>();
+  const heartbeatIntervalMs = staleAfterMs / 4;
   const write = (key: string, entry: JournalEntry) =>
     store.set(key, entry, recordLifetimeMs).catch((error: unknown) => {
       logger.warn({ err: error, key }, 'reply journal: could not write a record');
     });
   const heartbeat = setInterval(() => {
+    const nowMs = now().getTime();
     for (const [key, entry] of live) {
-      const renewed = { ...entry, heartbeatAt: now().toISOString() };
+      // A record written since the last beat already says the process is alive.
+      if (nowMs - Date.parse(entry.heartbeatAt) < heartbeatIntervalMs) continue;
+      const renewed = { ...entry, heartbeatAt: new Date(nowMs).toISOString() };
       live.set(key, renewed);
       void write(key, renewed);
     }
-  }, staleAfterMs / 4);
+  }, heartbeatIntervalMs);
   heartbeat.unref();
 
   return {

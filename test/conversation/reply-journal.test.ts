@@ -80,4 +80,21 @@ describe('the reply journal writes', () => {
     expect(await journal.listOrphans('test')).toEqual([]);
     journal.close();
   });
+
+  it('a heartbeat only for a record not written since the last beat', async () => {
+    const { journal, record, writes } = journalWithWrites();
+    record.update({ messages: [{ id: 'm1', text: 'one' }], modelText: 'one' });
+    await vi.advanceTimersByTimeAsync(4_500);
+    record.update({ messages: [{ id: 'm1', text: 'one two' }], modelText: 'one two' });
+    expect(writes).toHaveLength(2);
+    // The beat at 5 s finds the record written at 4.5 s; the one at 10 s renews it.
+    await vi.advanceTimersByTimeAsync(500);
+    expect(writes).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(writes).toHaveLength(3);
+    expect(writes[2]?.heartbeatAt).toBe(new Date(10_000).toISOString());
+    expect(writes[2]?.messages).toEqual([{ id: 'm1', text: 'one two' }]);
+    await record.end();
+    journal.close();
+  });
 });
