@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parleyNodeFlags } from '../bin/node-flags.ts';
 import type { FakeDiscord } from '../test/fakes/discord/index.ts';
 import type { FakeGateway } from '../test/fakes/gateway/index.ts';
 import type { RunningChild } from './child-process.ts';
@@ -13,6 +14,8 @@ export const contenderNames: readonly ContenderName[] = ['bot', 'floor'];
 export interface ContenderLaunch {
   /** The script Node runs, an absolute path. */
   script: string;
+  /** Flags node starts with before the script (parley's own, as `npm start` passes them). */
+  nodeFlags: readonly string[];
   environment: Record<string, string>;
   waitUntilReady(options: { child: RunningChild; discord: FakeDiscord; timeoutMs: number }): Promise<void>;
 }
@@ -46,6 +49,7 @@ export function launchOf({
   if (contender === 'floor') {
     return {
       script: join(repositoryRoot, 'bench', 'floor-bot.ts'),
+      nodeFlags: [],
       environment: shared,
       waitUntilReady: ({ child, timeoutMs }) => child.waitForLine('ready', timeoutMs),
     };
@@ -60,6 +64,7 @@ export function launchOf({
   );
   return {
     script: join(repositoryRoot, 'bin', 'parley.ts'),
+    nodeFlags: parleyNodeFlags,
     environment: {
       ...shared,
       VISION_MODEL: benchModel,

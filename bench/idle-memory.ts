@@ -97,7 +97,7 @@ async function measureIdle({
     const child =
       how === 'node'
         ? startChild({
-            args: [launch.script],
+            args: [...launch.nodeFlags, launch.script],
             environment,
             workingDirectory: workDirectory,
             logPath: join(workDirectory, 'child-output.log'),
@@ -138,6 +138,16 @@ async function measureIdle({
         processes: tree.map((entry) => `${entry.name} ${(entry.rssBytes / 2 ** 20).toFixed(0)}`).join(', '),
       };
     } finally {
+      // Under `npm start` the child is npm: its shell and node would outlive it (orphans that kept
+      // running after the bench, idle parleys on dead fakes), so the tree is stopped from the leaves.
+      for (const entry of processTree(child.pid).reverse()) {
+        if (entry.pid === child.pid) continue;
+        try {
+          process.kill(entry.pid, 'SIGTERM');
+        } catch {
+          // Already gone.
+        }
+      }
       await child.stop(15_000);
     }
   } finally {

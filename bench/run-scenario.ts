@@ -117,6 +117,7 @@ export async function runScenario({
   const launch = launchOf({ contender, discord, gateway, workDirectory });
   const child = startChild({
     args: [
+      ...launch.nodeFlags,
       ...nodeArguments,
       ...(cpuProfileDirectory === undefined
         ? []

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { parleyNodeFlags } from '../bin/node-flags.ts';
 import { type StreamTimings, startFakeGateway } from '../test/fakes/gateway/index.ts';
 import { appMention, type FakeSlack, type StoredMessage, startFakeSlack } from '../test/fakes/slack/index.ts';
 import { startChild } from './child-process.ts';
@@ -157,7 +158,7 @@ async function runSlackScenario({
     });
   }
   const child = startChild({
-    args: [script],
+    args: [...(contender === 'parley' ? parleyNodeFlags : []), script],
     environment,
     workingDirectory: workDirectory,
     logPath: join(workDirectory, 'child-output.log'),

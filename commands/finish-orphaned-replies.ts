@@ -163,8 +163,9 @@ async function finishMessages({
   const last = entry.messages.at(-1);
   if (last === undefined) return;
   for (const message of entry.messages.slice(0, -1)) await surface.setActions?.(message, []);
-  const [lastText = last.text, ...overflow] = appendNotes({
-    messageTexts: [last.text],
+  const shownText = await shownTextOf(surface, last, services);
+  const [lastText = shownText, ...overflow] = appendNotes({
+    messageTexts: [shownText],
     notes: [interruptedByRestartNote],
     maxLength: surface.limits.maxMessageLength,
   });
@@ -175,6 +176,25 @@ async function finishMessages({
     buttonsMessage = await surface.post(text);
   }
   await surface.setActions?.(buttonsMessage, [regenerate]);
+}
+
+/**
+ * What the reply's last message shows: the journal's text, or the platform's where it can tell and
+ * the screen is ahead of the journal (written at most every few seconds). A text that does not go
+ * on from the journal's (a code fence closed for the moment) or already has the note (a recovery
+ * that died halfway) is not taken.
+ */
+async function shownTextOf(
+  surface: Surface,
+  message: JournalEntry['messages'][number],
+  services: CommandServices,
+): Promise<string> {
+  const shown = await surface.readText?.(message).catch((error: unknown) => {
+    services.logger.info({ err: error }, 'could not read what an orphaned reply shows; using the journal');
+    return undefined;
+  });
+  if (shown === undefined || shown.includes(interruptedByRestartNote)) return message.text;
+  return shown.startsWith(message.text) ? shown : message.text;
 }
 
 /** A command's progress line says the command stopped; nothing was said, so history is untouched. */

@@ -57,6 +57,22 @@ export function createOrphanedReplySurface({
     }
     await client.rest.patch(Routes.channelMessage(address.channelId, messageId), { body });
   };
+  // Through the interaction's webhook while its token works, else through the channel (which needs
+  // Read Message History: discord-api-docs resources/message, "Get Channel Message").
+  const read = async (messageId: string): Promise<unknown> => {
+    const { interaction } = address;
+    if (interaction !== undefined) {
+      try {
+        return await client.rest.get(
+          Routes.webhookMessage(interaction.applicationId, interaction.token, messageId),
+          { auth: false },
+        );
+      } catch {
+        // The token has expired: try the channel.
+      }
+    }
+    return client.rest.get(Routes.channelMessage(address.channelId, messageId));
+  };
   return {
     limits: { maxMessageLength: discordLimits.messageLength, minEditIntervalMs: 0 },
     address,
@@ -71,6 +87,10 @@ export function createOrphanedReplySurface({
       })) as { id: string };
       texts.set(posted.id, text);
       return { id: posted.id };
+    },
+    async readText(message) {
+      const fetched = (await read(message.id)) as { content?: unknown };
+      return typeof fetched.content === 'string' ? fetched.content : undefined;
     },
     async edit(message, text) {
       texts.set(message.id, text);

@@ -39,6 +39,16 @@ const replyingGroup = 'replies';
  */
 const firstPostHold = { quietShareMs: 3_000, longestMs: 15_000 } as const;
 
+/**
+ * A held reply shows what it has this long after its first text was ready, as a message of its own
+ * (`Surface.earlyPartDelayMs`): chat.postMessage counts per channel, not per workspace, so 20 or 300
+ * replies at once each show text within a second, and each sends the rest as one more message when
+ * it ends, with no chat.update at all. Long enough to carry a few words rather than one (10
+ * tokens at 50 a second), short enough to show text within a second of the mention: at 300 ms the
+ * N=20 bench showed it after 973 ms on a loaded machine (the model's first token alone takes 0.4 s).
+ */
+const earlyPartDelayMs = 200;
+
 /** One message of a reply, with what it should show and how it is written. */
 interface ReplyMessage {
   readonly ts: string;
@@ -178,11 +188,12 @@ export function createReplySurface({
     text: string,
     actions: readonly Action[],
     isWhole: boolean,
+    isFinal: boolean,
   ): Promise<PostedMessage | 'not-available'> => {
     // A stream started for the reply's tool steps (see showToolStep) is its first message.
     await stepQueue;
     if (stepStream !== undefined) return continueStepStream(text, actions, isWhole);
-    const starting = startReplyStream(text, actions, isWhole);
+    const starting = startReplyStream(text, actions, isWhole, isFinal);
     // A step shown meanwhile waits for this start, to go into its stream rather than open another.
     replyStreamStarting = starting.then(
       () => undefined,
@@ -196,12 +207,14 @@ export function createReplySurface({
     text: string,
     actions: readonly Action[],
     isWhole: boolean,
+    isFinal: boolean,
   ): Promise<PostedMessage | 'not-available'> => {
     const { threadTs, recipientUserId } = place;
     if (threadTs === undefined || recipientUserId === undefined || !canStreamNatively())
       return 'not-available';
-    // A whole reply is one chat.postMessage; a stream would spend a Tier 2 start and stop on it.
-    if (isWhole) return 'not-available';
+    // A whole reply (or an early part, see earlyPartDelayMs) is one chat.postMessage; a stream would
+    // spend a Tier 2 start and stop on it.
+    if (isWhole || isFinal) return 'not-available';
     // A reply that opens with what a stream must hold back (a table, say) could not start cleanly.
     if (streamableHead(text) === '') return 'not-available';
     let started: { result: NativeStream } | undefined;
@@ -371,7 +384,12 @@ export function createReplySurface({
     });
   };
 
-  const post = async (text: string, actions: readonly Action[], isWhole: boolean): Promise<PostedMessage> => {
+  const post = async (
+    text: string,
+    actions: readonly Action[],
+    isWhole: boolean,
+    isFinal: boolean,
+  ): Promise<PostedMessage> => {
     const response = await place.client.chat
       .postMessage({
         channel: place.channel,
@@ -385,7 +403,8 @@ export function createReplySurface({
       });
     if (typeof response.ts !== 'string') throw new Error('chat.postMessage answered without a ts');
     if (isWhole) forgetWriter();
-    else noteWriter('chat.update');
+    // An early part is never updated: the reply goes on in its next message, still counted as replying.
+    else if (!isFinal) noteWriter('chat.update');
     return addMessage(
       newRecord({ ts: response.ts, stream: undefined, text, shownActions: actions, streamActions: [] }),
     );
@@ -478,8 +497,11 @@ export function createReplySurface({
     },
     // Many replies at once in a workspace share its chat.update budget, so each waits long for the
     // edit that finishes it: a reply then holds its first post a while, and a short one goes out
-    // whole in one call that needs no edit at all. A reply counts from when it has text to show (one
+    // whole in one call that needs no edit at all. A longer one shows what it has after
+    // `earlyPartDelayMs` (a native stream if a start is left, else a chat.postMessage of its own) and
+    // the rest, held, in one more message. A reply counts from when it has text to show (one
     // refused, or waiting for its conversation's turn, writes nothing and is not counted).
+    earlyPartDelayMs,
     holdFirstPost() {
       noteWriter(replyingGroup);
       const updateShareMs = outbound.fairIntervalMs({
@@ -509,8 +531,10 @@ export function createReplySurface({
         },
       });
     },
-    stream: (text, options) => stream(text, options?.actions ?? [], options?.isWhole === true),
-    post: (text, options) => post(text, options?.actions ?? [], options?.isWhole === true),
+    stream: (text, options) =>
+      stream(text, options?.actions ?? [], options?.isWhole === true, options?.isFinal === true),
+    post: (text, options) =>
+      post(text, options?.actions ?? [], options?.isWhole === true, options?.isFinal === true),
     postAside: (text, options) => postAside(text, options?.actions ?? []),
     edit: (message, text, options) =>
       edit(recordOf(message), text, options?.isFinal === true, options?.actions),

@@ -76,6 +76,14 @@ export interface ReplyJournal {
 
 /** How long a reply's heartbeat may be silent before it counts as orphaned, by default. */
 const defaultStaleAfterMs = 20_000;
+/**
+ * How often a reply's record is written at most while only its texts change. Writing the whole
+ * record at every post and edit of every reply cost about a tenth of the CPU at 200 replies at once
+ * (docs/benchmarks.md, issue 24); a process killed mid-reply leaves a record at most this much
+ * behind the screen, and the restart reads what a message shows where the platform tells
+ * (`Surface.readText`). A new message is written at once: one the record does not name is lost.
+ */
+const defaultProgressWriteIntervalMs = 2_000;
 /** A record is kept at most this long; a reply never takes so long, and this bounds any leftovers. */
 const recordLifetimeMs = 24 * 60 * 60 * 1000;
 
@@ -84,6 +92,7 @@ export function createReplyJournal({
   isStoreShared,
   logger,
   staleAfterMs = defaultStaleAfterMs,
+  progressWriteIntervalMs = defaultProgressWriteIntervalMs,
   now = () => new Date(),
 }: {
   store: Keyv;
@@ -95,21 +104,27 @@ export function createReplyJournal({
    * live process renews its records every quarter of this.
    */
   staleAfterMs?: number;
+  /** See {@link defaultProgressWriteIntervalMs}. */
+  progressWriteIntervalMs?: number;
   now?: () => Date;
 }): ReplyJournal {
   const processId = randomBytes(6).toString('base64url');
   const live = new Map<string, JournalEntry>();
+  const heartbeatIntervalMs = staleAfterMs / 4;
   const write = (key: string, entry: JournalEntry) =>
     store.set(key, entry, recordLifetimeMs).catch((error: unknown) => {
       logger.warn({ err: error, key }, 'reply journal: could not write a record');
     });
   const heartbeat = setInterval(() => {
+    const nowMs = now().getTime();
     for (const [key, entry] of live) {
-      const renewed = { ...entry, heartbeatAt: now().toISOString() };
+      // A record written since the last beat already says the process is alive.
+      if (nowMs - Date.parse(entry.heartbeatAt) < heartbeatIntervalMs) continue;
+      const renewed = { ...entry, heartbeatAt: new Date(nowMs).toISOString() };
       live.set(key, renewed);
       void write(key, renewed);
     }
-  }, staleAfterMs / 4);
+  }, heartbeatIntervalMs);
   heartbeat.unref();
 
   return {
@@ -118,9 +133,19 @@ export function createReplyJournal({
       let entry: JournalEntry | undefined;
       let isEnded = false;
       const startedAt = now().toISOString();
+      let writtenAtMs = Number.NEGATIVE_INFINITY;
+      let writtenIds = '';
+      let pendingWrite: ReturnType<typeof setTimeout> | undefined;
+      const writeLatest = () => {
+        pendingWrite = undefined;
+        if (isEnded || entry === undefined) return;
+        writtenAtMs = now().getTime();
+        void write(key, entry);
+      };
       return {
         update({ messages, modelText }) {
           if (isEnded || messages.length === 0) return;
+          const ids = messages.map((message) => message.id).join(' ');
           entry = {
             kind,
             processId,
@@ -133,10 +158,19 @@ export function createReplyJournal({
             modelText,
           };
           live.set(key, entry);
-          void write(key, entry);
+          const dueAtMs = writtenAtMs + progressWriteIntervalMs;
+          if (ids !== writtenIds || now().getTime() >= dueAtMs) {
+            writtenIds = ids;
+            clearTimeout(pendingWrite);
+            writeLatest();
+          } else if (pendingWrite === undefined) {
+            pendingWrite = setTimeout(writeLatest, dueAtMs - now().getTime());
+            pendingWrite.unref();
+          }
         },
         async end() {
           isEnded = true;
+          clearTimeout(pendingWrite);
           live.delete(key);
           if (entry === undefined) return;
           await store.delete(key).catch((error: unknown) => {

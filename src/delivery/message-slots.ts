@@ -16,6 +16,11 @@ export interface MessageSlot {
   shownActions: readonly Action[];
   /** A final call of the message failed for good: it is left as it shows, buttons included. */
   isGivenUp?: boolean;
+  /**
+   * The message is a reply's early part: what it had when edits were scarce, posted with its final
+   * text at once (see `Surface.earlyPartDelayMs`); the reply goes on in the next message.
+   */
+  isEarlyPart?: boolean;
   /** When the message last showed fresh text (posted or edited): the stalest edit goes first. */
   shownAtMs: number;
   /** Whether `desiredText` is final: the message will not change again. */

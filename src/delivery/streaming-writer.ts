@@ -1,5 +1,6 @@
 import type { Action } from './card.ts';
 import { type Clock, systemClock } from './clock.ts';
+import { earlyPartEnd } from './early-part.ts';
 import { defaultFinalRetryWindowMs, finalRetryDelayMs } from './final-call-retries.ts';
 import { findFenceAt, findFenceRegions } from './markdown-fences.ts';
 import {
@@ -148,6 +149,10 @@ interface WriterState {
   finalFailures: { readonly firstAtMs: number; count: number } | null;
   /** Until when the first post waits for the reply to end (see `Surface.holdFirstPost`). */
   firstPostHeldUntilMs: number | null;
+  /** When the first post of model text was first ready: an early part is counted from there. */
+  firstTextReadyAtMs: number | null;
+  /** The post about to go is an early part (see `firstPostHoldEnd`). */
+  isEarlyPartDue: boolean;
   /**
    * When each message's last call went out, while that call succeeded: once the reply has ended,
    * its final edit is paced from there by the surface's `finalEditIntervalMs` (see `paceFinalEdits`).
@@ -195,6 +200,8 @@ export function createStreamingWriter({
     failuresInRow: 0,
     finalFailures: null,
     firstPostHeldUntilMs: null,
+    firstTextReadyAtMs: null,
+    isEarlyPartDue: false,
     lastCallAtMs: new Map(),
   };
   return {
@@ -273,14 +280,73 @@ function paceFinalEdits(state: WriterState): void {
  * surface says (counted from when it was first ready); `close` ends the wait, so a short reply goes
  * out whole. A waiting line ("still waiting…", a search status) and a message already
  * full (its text is settled) go at once: holding them would only hide that the bot is at work.
+ *
+ * Where the surface shows an early part (`earlyPartDelayMs`), the reply does not wait in silence:
+ * once its text has been ready that long and can be cut cleanly (`earlyPartEnd`), what it has goes
+ * out as a message of its own (see `sendEarlyPart`), and the rest is what the hold then keeps back.
  */
 function firstPostHoldEnd(state: WriterState, call: PlannedCall): number {
-  const isFirstPost = call.kind === 'post' && state.slots.every((slot) => slot.message === null);
-  if (!isFirstPost || state.closing !== null || call.slot.isSettled) return Number.NEGATIVE_INFINITY;
+  const isFirstGrowingPost =
+    call.kind === 'post' && state.slots.every((slot) => slot.message === null || slot.isEarlyPart === true);
+  if (!isFirstGrowingPost || state.closing !== null || call.slot.isSettled) return Number.NEGATIVE_INFINITY;
   const placeholder = state.progressLines ?? state.waitingText;
   if (placeholder !== null && call.slot.desiredText === placeholder) return Number.NEGATIVE_INFINITY;
-  state.firstPostHeldUntilMs ??= state.clock.now() + (state.surface.holdFirstPost?.() ?? 0);
-  return state.firstPostHeldUntilMs;
+  const nowMs = state.clock.now();
+  state.firstTextReadyAtMs ??= nowMs;
+  state.firstPostHeldUntilMs ??= nowMs + (state.surface.holdFirstPost?.() ?? 0);
+  const earlyPartDelayMs = state.surface.earlyPartDelayMs;
+  const isEarlyPartPossible =
+    earlyPartDelayMs !== undefined &&
+    state.firstPostHeldUntilMs > nowMs &&
+    state.slots.every((slot) => slot.message === null);
+  if (!isEarlyPartPossible) return state.firstPostHeldUntilMs;
+  const earlyPartAtMs = state.firstTextReadyAtMs + earlyPartDelayMs;
+  if (earlyPartAtMs <= nowMs && earlyPartEndOf(state) !== null) {
+    state.isEarlyPartDue = true;
+    return Number.NEGATIVE_INFINITY;
+  }
+  // No clean cut yet (one long word, a code block from the start): look again a little later.
+  return Math.min(state.firstPostHeldUntilMs, Math.max(earlyPartAtMs, nowMs + earlyPartRetryMs));
+}
+
+/** Where an early part could end now: within one message's length of where the reply's text starts. */
+function earlyPartEndOf(state: WriterState): number | null {
+  const limitEnd = state.growingStart + state.surface.limits.maxMessageLength;
+  return earlyPartEnd(state.text.slice(0, limitEnd), state.growingStart);
+}
+
+/** How soon a reply that could not cut an early part yet looks again. */
+const earlyPartRetryMs = 100;
+
+/**
+ * Sends the reply's first post as an early part: into the platform's own stream when it offers one
+ * now (then the reply streams as usual, in one message), else as a message of its own that gets its
+ * final text at once, cut where `earlyPartEnd` says; the text after the cut grows in the next slot,
+ * whose post the hold keeps back. Resolves to what was sent, for the caller's bookkeeping.
+ */
+async function sendEarlyPart(
+  state: WriterState,
+  slot: MessageSlot,
+  text: string,
+): Promise<{ readonly posted: PostedMessage; readonly text: string; readonly actions: readonly Action[] }> {
+  const { surface } = state;
+  const streamed = surface.stream
+    ? await surface.stream(text, { actions: slot.desiredActions })
+    : 'not-available';
+  if (streamed !== 'not-available') return { posted: streamed, text, actions: slot.desiredActions };
+  // The text may have grown while the stream was asked for; it only grows, so a cut still exists.
+  const end = earlyPartEndOf(state) ?? state.text.length;
+  const partText = state.text.slice(state.growingStart, end);
+  slot.desiredText = partText;
+  slot.isSettled = true;
+  slot.isEarlyPart = true;
+  slot.sentText = partText;
+  state.growingStart = end;
+  // The next message (empty for now) is the newest: Stop goes there, so this one is never edited.
+  openSlot(state.slots);
+  assignActions(state);
+  const posted = await surface.post(partText, { actions: slot.desiredActions, isFinal: true });
+  return { posted, text: partText, actions: slot.desiredActions };
 }
 
 /** Gives full messages their final piece and the open message the text that keeps growing. */
@@ -374,6 +440,13 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
       slot.isSettled &&
       text === slot.desiredText &&
       slot.desiredActions === state.finalActions;
+    if (kind === 'post' && state.isEarlyPartDue && state.closing === null) {
+      state.isEarlyPartDue = false;
+      return sendEarlyPart(state, slot, text).then((early) => {
+        sent = { text: early.text, actions: early.actions };
+        return early.posted;
+      });
+    }
     return callSurface(state.surface, kind, slot, text, isWhole);
   };
   const call = state.surface.enqueue ? state.surface.enqueue(surfaceCallOf(kind, slot), send) : send();
@@ -443,6 +516,8 @@ async function callSurface(
 ): Promise<PostedMessage | null> {
   const actions = slot.desiredActions;
   if (kind === 'post') {
+    // An early part that must be posted again (its first post failed) is still a plain post.
+    if (slot.isEarlyPart === true) return surface.post(text, { actions, isFinal: true });
     const options = { actions, ...(isWhole ? { isWhole } : {}) };
     const streamed = surface.stream ? await surface.stream(text, options) : 'not-available';
     return streamed === 'not-available' ? surface.post(text, options) : streamed;

@@ -47,6 +47,21 @@ export interface Surface {
    * surface may count the reply as writing. Without it: 0.
    */
   holdFirstPost?(): number;
+  /**
+   * Where posts are plentiful though edits are scarce (Slack: `chat.postMessage` counts per channel,
+   * `chat.update` per workspace), a reply whose first post `holdFirstPost` would hold does not stay
+   * silent: once its text has been ready this many milliseconds, what it has goes out as a message
+   * of its own with its final text (cut after a word, outside code, links and tables), and the rest
+   * follows as the next message, held as the first post would have been, so it usually goes out
+   * whole when the reply ends. The messages join to exactly the reply. Without it the post is held.
+   */
+  readonly earlyPartDelayMs?: number;
+  /**
+   * The text a message of this surface shows now, read back from the platform where it tells
+   * (Discord); undefined where it cannot. A restart finishing a dead process's reply asks it, since
+   * the reply journal is written at most every few seconds and may be behind the screen.
+   */
+  readText?(message: PostedMessage): Promise<string | undefined>;
   /** Attaches files (generated images, JSON, CSV) as a new message, with optional text. */
   upload?(files: readonly OutgoingFile[], text?: string): Promise<PostedMessage>;
   /** Shows a "typing…" / "thinking…" indicator; called only while nothing else needs the budget. */
@@ -101,6 +116,11 @@ export interface PlatformFailure {
 
 export interface PostOptions {
   readonly actions?: readonly Action[];
+  /**
+   * The post carries its message's final text, though the reply goes on in a next message (an early
+   * part, see `earlyPartDelayMs`): no edit will follow unless the post fails.
+   */
+  readonly isFinal?: boolean;
   /**
    * The post carries its message's final text and the reply has ended: no edit will follow (unless
    * the post fails). A platform whose streaming costs calls of its own posts such a reply plainly.

@@ -1,13 +1,21 @@
+import { createRequire } from 'node:module';
 import type { Config } from '../config.ts';
 import { systemClock } from '../delivery/clock.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../state/create-store.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import { parseStoreUrl } from '../state/store-url.ts';
-import { createBullmqEngine } from './bullmq-engine.ts';
 import { createScheduleStore } from './schedule-store.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
 import { createWheelEngine } from './wheel-engine.ts';
+
+/**
+ * BullMQ and the Redis client it needs (640 modules, about 10 MiB resident) are loaded when the store
+ * is Redis, not at start: a bot on SQLite runs its schedules on the timer wheel and never uses them
+ * (`npm run bench:memory -- --modules`, issue 24). Synchronously, because opening the scheduler is.
+ */
+const requireEngine = createRequire(import.meta.url);
+const bullmqEngine = () => requireEngine('./bullmq-engine.ts') as typeof import('./bullmq-engine.ts');
 
 /** Tries of a failed run, the first included. */
 const maxAttempts = 3;
@@ -43,7 +51,7 @@ export function openScheduler({
   if (location.kind === 'redis') {
     return createScheduler({
       store: schedules,
-      engine: createBullmqEngine({
+      engine: bullmqEngine().createBullmqEngine({
         redisUrl: location.url,
         prefix: 'parley',
         logger,

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import {
   addToolCalls,
-  type CounterAddress,
   type CounterState,
   noAmount,
   noSpending,
@@ -21,48 +20,72 @@ const counterRecordSchema = z.object({
     images: z.number(),
     costNanos: z.number(),
   }),
-  /** Holds of requests in flight, by reservation id. */
-  holds: z.record(z.string(), amountSchema.extend({ untilMs: z.number() })),
+  /**
+   * Holds of requests in flight, as records written before holds moved into the process (see
+   * `createKeyvSpendStore`); read, never written, so an older file still parses.
+   */
+  holds: z.record(z.string(), amountSchema.extend({ untilMs: z.number() })).optional(),
   /** By tool name; absent in a record written before tool calls were counted, which reads as none. */
   toolCalls: z.record(z.string(), z.object({ calls: z.number(), errors: z.number() })).optional(),
 });
 type CounterRecord = z.infer<typeof counterRecordSchema>;
 const rankingSchema = z.record(z.string(), z.number());
+type Hold = SpendAmount & { readonly untilMs: number };
 
 /** Every change runs under this one key: a hold reads and writes several counters as one step. */
 const lockKey = 'spend';
 
 /**
- * A SpendStore on a keyv store (memory or SQLite) for one bot process: each counter is one record,
- * and every change runs under one in-process lock, so a check and its hold cannot interleave with
- * another request's. Several processes must share a Redis instead (redis-spend-store.ts).
+ * A SpendStore on a keyv store (memory or SQLite) for one bot process: each counter's spending is
+ * one record, and every change runs under one in-process lock, so a check and its hold cannot
+ * interleave with another request's. The holds of requests in flight live in the process, not in
+ * the records: only this process makes them, they end with it, and writing them made every hold
+ * and settle read and rewrite a record that grew with the replies in flight (200 replies at once:
+ * 200 holds in the workspace's record, rewritten 400 times; docs/benchmarks.md, issue 24). Several
+ * processes must share a Redis instead (redis-spend-store.ts).
  */
 export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: KeyedLock }): SpendStore {
+  const holdsByCounter = new Map<string, Map<string, Hold>>();
   const readRecords = async (keys: readonly string[]): Promise<CounterRecord[]> => {
     const values = keys.length === 0 ? [] : await store.getMany(keys.map((key) => `counter:${key}`));
     return values.map((value) => {
       const parsed = counterRecordSchema.safeParse(value);
-      return parsed.success ? parsed.data : { spent: { ...noSpending }, holds: {} };
+      return parsed.success ? parsed.data : { spent: { ...noSpending } };
     });
+  };
+  const liveHoldsOf = (key: string, nowMs: number): Map<string, Hold> => {
+    const holds = holdsByCounter.get(key) ?? new Map<string, Hold>();
+    for (const [reservationId, hold] of holds) if (hold.untilMs <= nowMs) holds.delete(reservationId);
+    if (holds.size === 0) holdsByCounter.delete(key);
+    return holds;
+  };
+  const stateOf = (key: string, record: CounterRecord, nowMs: number): CounterState => {
+    const held = [...liveHoldsOf(key, nowMs).values(), ...Object.values(record.holds ?? {})]
+      .filter((hold) => hold.untilMs > nowMs)
+      .reduce<SpendAmount>(addAmounts, noAmount);
+    return { spent: record.spent, held };
+  };
+  const dropHold = (key: string, reservationId: string) => {
+    const holds = holdsByCounter.get(key);
+    holds?.delete(reservationId);
+    if (holds?.size === 0) holdsByCounter.delete(key);
   };
   return {
     hold: (request) =>
       lock.run(lockKey, async () => {
-        const records = await readRecords(request.counters.map((counter) => counter.key));
-        const states = records.map((record) => stateOf(record, request.nowMs));
+        const keys = request.counters.map((counter) => counter.key);
+        const records = await readRecords(keys);
+        const states = records.map((record, index) => stateOf(keys[index] ?? '', record, request.nowMs));
         for (const [index, counter] of request.counters.entries()) {
           const state = states[index] ?? { spent: noSpending, held: noAmount };
           const measure = overflowingMeasure({ state, amount: request.amount, limits: counter.limits });
           if (measure) return { isHeld: false as const, counterIndex: index, measure, state };
         }
-        await Promise.all(
-          request.counters.map((counter, index) => {
-            const record = records[index] ?? { spent: { ...noSpending }, holds: {} };
-            const holds = liveHolds(record, request.nowMs);
-            holds[request.reservationId] = { ...request.amount, untilMs: request.holdUntilMs };
-            return store.set(`counter:${counter.key}`, { ...record, holds }, counter.ttlMs);
-          }),
-        );
+        for (const key of keys) {
+          const holds = holdsByCounter.get(key) ?? new Map<string, Hold>();
+          holds.set(request.reservationId, { ...request.amount, untilMs: request.holdUntilMs });
+          holdsByCounter.set(key, holds);
+        }
         return {
           isHeld: true as const,
           states: states.map((state) => ({
@@ -75,9 +98,7 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
       lock.run(lockKey, async () => {
         const records = await readRecords(request.counters.map((counter) => counter.key));
         const writes = request.counters.map((counter, index) => {
-          const record = records[index] ?? { spent: { ...noSpending }, holds: {} };
-          const holds = { ...record.holds };
-          delete holds[request.reservationId];
+          const record = records[index] ?? { spent: { ...noSpending } };
           const spent = {
             requests: record.spent.requests + request.spent.requests,
             promptTokens: record.spent.promptTokens + request.spent.promptTokens,
@@ -86,13 +107,13 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
             costNanos: record.spent.costNanos + request.spent.costNanos,
           };
           const toolCalls = addToolCalls(record.toolCalls ?? {}, request.toolCalls ?? {});
-          return store.set(`counter:${counter.key}`, { spent, holds, toolCalls }, counter.ttlMs);
+          return store.set(`counter:${counter.key}`, { spent, toolCalls }, counter.ttlMs);
         });
-        const counterKeys = new Set(request.counters.map((counter) => counter.key));
-        const heldElsewhere = request.heldCounters.filter((counter) => !counterKeys.has(counter.key));
+        for (const counter of [...request.counters, ...request.heldCounters]) {
+          dropHold(counter.key, request.reservationId);
+        }
         await Promise.all([
           ...writes,
-          dropHolds({ store, counters: heldElsewhere, reservationId: request.reservationId }),
           ...request.rankings.map(async (ranking) => {
             const parsed = rankingSchema.safeParse(await store.get(`ranking:${ranking.key}`));
             const scores = parsed.success ? parsed.data : {};
@@ -102,9 +123,12 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
         ]);
       }),
     release: ({ reservationId, heldCounters }) =>
-      lock.run(lockKey, () => dropHolds({ store, counters: heldCounters, reservationId })),
+      lock.run(lockKey, async () => {
+        for (const counter of heldCounters) dropHold(counter.key, reservationId);
+      }),
     async read({ keys, nowMs }) {
-      return (await readRecords(keys)).map((record) => stateOf(record, nowMs));
+      const records = await readRecords(keys);
+      return records.map((record, index) => stateOf(keys[index] ?? '', record, nowMs));
     },
     async readToolCalls({ keys }) {
       return (await readRecords(keys)).map((record) => record.toolCalls ?? {});
@@ -143,35 +167,6 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
         .slice(0, count);
     },
   };
-}
-
-async function dropHolds({
-  store,
-  counters,
-  reservationId,
-}: {
-  store: Keyv;
-  counters: readonly CounterAddress[];
-  reservationId: string;
-}): Promise<void> {
-  await Promise.all(
-    counters.map(async ({ key, ttlMs }) => {
-      const parsed = counterRecordSchema.safeParse(await store.get(`counter:${key}`));
-      if (!parsed.success || parsed.data.holds[reservationId] === undefined) return;
-      const holds = { ...parsed.data.holds };
-      delete holds[reservationId];
-      await store.set(`counter:${key}`, { ...parsed.data, holds }, ttlMs);
-    }),
-  );
-}
-
-function liveHolds(record: CounterRecord, nowMs: number): CounterRecord['holds'] {
-  return Object.fromEntries(Object.entries(record.holds).filter(([, hold]) => hold.untilMs > nowMs));
-}
-
-function stateOf(record: CounterRecord, nowMs: number): CounterState {
-  const held = Object.values(liveHolds(record, nowMs)).reduce<SpendAmount>(addAmounts, noAmount);
-  return { spent: record.spent, held };
 }
 
 function addAmounts(first: SpendAmount, second: SpendAmount): SpendAmount {

@@ -570,3 +570,135 @@ describe('createStreamingWriter where edits are scarce (firstPostHoldMs)', () =>
     ]);
   });
 });
+
+describe('createStreamingWriter where edits are scarce but posts are not (earlyPartDelayMs)', () => {
+  const regenerate = { id: 'regenerate', label: 'Regenerate' };
+  const stop = { id: 'stop', label: 'Stop' };
+  const recordPostOptions = (surface: RecordingSurface): unknown[] => {
+    const postOptions: unknown[] = [];
+    const post = surface.post.bind(surface);
+    surface.post = (text, options) => {
+      postOptions.push(options);
+      return post(text, options);
+    };
+    return postOptions;
+  };
+
+  it('shows what the reply has at once, never edits it, and posts the rest whole when the reply ends', async () => {
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 1000,
+      firstPostHoldMs: 15_000,
+      earlyPartDelayMs: 300,
+    });
+    const postOptions = recordPostOptions(surface);
+    const writer = createStreamingWriter({ surface, actionsWhileStreaming: [stop] });
+    const text = `${words(60)}.\n\nA second paragraph, **bold** and \`code\`, to the end.`;
+    await streamText(writer, text, 4, 20);
+    const reply = await settle(writer.finish({ actions: [regenerate] }));
+
+    const [early, rest] = surface.calls;
+    // Text ready at 0 ms, the part 300 ms later, cut after a word, with what had arrived by then.
+    expect(early).toMatchObject({ kind: 'post', startedAtMs: 300 });
+    expect(early?.text).toMatch(/^word0 word1 .* $/);
+    expect(text.startsWith(early?.text ?? '-')).toBe(true);
+    expect(rest?.kind).toBe('post');
+    expect(surface.calls).toHaveLength(2);
+    expect([...surface.messageTexts.values()].join('')).toBe(text);
+    // The part carries no buttons (it is never edited to take Stop away); the rest carries the final ones.
+    expect(postOptions).toEqual([
+      { actions: [], isFinal: true },
+      { actions: [regenerate], isWhole: true },
+    ]);
+    expect(reply.editCount).toBe(0);
+    expect(reply.text).toBe(text);
+  });
+
+  it('posts a reply that ends before the early part is due whole, in one message', async () => {
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 1000,
+      firstPostHoldMs: 15_000,
+      earlyPartDelayMs: 300,
+    });
+    const writer = createStreamingWriter({ surface });
+    await streamText(writer, 'A short answer.', 5, 50);
+    await settle(writer.finish());
+    expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([['post', 'A short answer.']]);
+  });
+
+  it('does not cut inside a code block, an open span or a table: it waits for a clean place', async () => {
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 1000,
+      firstPostHoldMs: 15_000,
+      earlyPartDelayMs: 300,
+    });
+    const writer = createStreamingWriter({ surface });
+    await streamText(writer, '```ts\nconst a = 1;\nconst b = 2;\n', 6, 100);
+    expect(surface.calls).toEqual([]);
+    await streamText(writer, '```\n\nAfter the code, words.', 6, 100);
+    await vi.advanceTimersByTimeAsync(200);
+    // The first clean place is after the block; the part ends there or later, never inside it.
+    expect(surface.calls).toHaveLength(1);
+    expect(surface.calls[0]?.text).toMatch(/^```ts\nconst a = 1;\nconst b = 2;\n```\n/);
+    await settle(writer.finish());
+    expect([...surface.messageTexts.values()].join('')).toBe(
+      '```ts\nconst a = 1;\nconst b = 2;\n```\n\nAfter the code, words.',
+    );
+  });
+
+  it('streams natively instead when the surface can start a stream then, in one message', async () => {
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 1000,
+      firstPostHoldMs: 15_000,
+      earlyPartDelayMs: 300,
+    });
+    const streamed: string[] = [];
+    surface.stream = async (text) => {
+      streamed.push(text);
+      return surface.post(text);
+    };
+    const writer = createStreamingWriter({ surface });
+    const text = `${words(30)}.`;
+    await streamText(writer, text, 4, 20);
+    await settle(writer.finish());
+    expect(streamed).toHaveLength(1);
+    expect(surface.messageTexts.size).toBe(1);
+    expect([...surface.messageTexts.values()]).toEqual([text]);
+  });
+
+  it('never makes an early part longer than a message', async () => {
+    const surface = createRecordingSurface({
+      maxMessageLength: 40,
+      minEditIntervalMs: 1000,
+      firstPostHoldMs: 15_000,
+      earlyPartDelayMs: 300,
+    });
+    const writer = createStreamingWriter({ surface });
+    // 42 characters, the last space the 41st: too few past the limit for a rollover cut to settle.
+    const text = 'alpha beta gamma delta epsilon zeta etas t';
+    writer.append(text);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(surface.calls).toHaveLength(1);
+    expect(surface.calls[0]?.text.length).toBeLessThanOrEqual(40);
+    writer.append('heta iota kappa.');
+    await settle(writer.finish());
+    expect([...surface.messageTexts.values()].join('')).toBe(`${text}heta iota kappa.`);
+  });
+
+  it('posts the rest and edits it as usual once the hold is over, the part still untouched', async () => {
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 1000,
+      firstPostHoldMs: 2000,
+      earlyPartDelayMs: 300,
+    });
+    const writer = createStreamingWriter({ surface });
+    const text = words(200);
+    await streamText(writer, text, 5, 20);
+    const reply = await settle(writer.finish());
+    const [early, ...others] = surface.calls;
+    expect(early).toMatchObject({ kind: 'post', startedAtMs: 300 });
+    expect(callsFor(surface, 'message-1')).toHaveLength(1);
+    expect(others[0]).toMatchObject({ kind: 'post', messageId: 'message-2', startedAtMs: 2000 });
+    expect(reply.editCount).toBeGreaterThan(0);
+    expect([...surface.messageTexts.values()].join('')).toBe(text);
+  });
+});

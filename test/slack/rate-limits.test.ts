@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appMention, threadReply } from '../fakes/slack/index.ts';
-import { lastUserContent, markdownOf } from './reply-blocks.ts';
+import { botReplies, lastUserContent, markdownOf } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
 
 /**
@@ -71,6 +71,48 @@ describe('slack: rate limits hold back only the method Slack limited', () => {
     for (const reply of finished) {
       const shown = reply?.streamingState === 'completed' ? reply.text : markdownOf(reply);
       expect(shown).toBe('Short answer.');
+    }
+  });
+
+  it('shows every reply of a burst of mentions early, each final exact, with no 429', async () => {
+    const count = 20;
+    const paragraph = (index: number) =>
+      `Paragraph ${index} of the answer, with **bold words**, a \`command\` and plain prose that goes on.`;
+    const answer = Array.from({ length: 8 }, (_, index) => paragraph(index + 1)).join('\n\n');
+    // About 4 s of streaming: long enough that a reply held until it is whole shows nothing until then.
+    bot.gateway.setDefault({ text: answer, chunkSize: 8, delayBetweenChunksMs: 40 });
+    const mentions = Array.from({ length: count }, (_, index) =>
+      appMention({ channel: `C0EARLY0${String(index).padStart(2, '0')}`, text: `question ${index}` }),
+    );
+    const shown = (mention: (typeof mentions)[number]) => {
+      const messages = botReplies(bot, mention.channel as string, String(mention.ts));
+      return messages.length === 0
+        ? undefined
+        : messages.map((message) => markdownOf(message) ?? message.text).join('');
+    };
+
+    await Promise.all(mentions.map((mention) => bot.deliverEvent(mention)));
+    const firstShown = new Map<number, string>();
+    const finals = await bot.slack.waitFor(() => {
+      const texts = mentions.map(shown);
+      for (const [index, text] of texts.entries()) {
+        if (text !== undefined && /\S/.test(text) && !firstShown.has(index)) firstShown.set(index, text);
+      }
+      return texts.every((text) => text === answer) ? texts : undefined;
+    }, 30_000);
+
+    expect(finals).toHaveLength(count);
+    expect(bot.slack.rateLimitedCount()).toBe(0);
+    // Every reply showed text while its answer was still being written, not only once it was whole.
+    for (const index of mentions.keys()) {
+      const first = firstShown.get(index) ?? '';
+      expect(first.length, `reply ${index}`).toBeGreaterThan(0);
+      expect(first.length, `reply ${index}`).toBeLessThan(answer.length);
+      expect(answer.startsWith(first), `reply ${index}`).toBe(true);
+    }
+    // A reply is one native stream, or an early part and the rest: never more than two messages.
+    for (const mention of mentions) {
+      expect(botReplies(bot, mention.channel as string, String(mention.ts)).length).toBeLessThanOrEqual(2);
     }
   });
 });

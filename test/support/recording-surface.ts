@@ -14,6 +14,8 @@ export interface RecordedCall {
 export interface RecordingSurfaceOptions extends Partial<SurfaceLimits> {
   /** What `holdFirstPost` answers; without it the surface has no such method. */
   readonly firstPostHoldMs?: number;
+  /** What the surface says as `earlyPartDelayMs`; without it the surface shows no early part. */
+  readonly earlyPartDelayMs?: number;
   /** How long each call takes, in fake time. */
   readonly callDurationMs?: number;
   /** Decides whether a call fails; the fake rejects it with `new Error('platform unavailable')`. */
@@ -38,6 +40,7 @@ export function createRecordingSurface({
   minEditIntervalMs = 1000,
   finalEditIntervalMs,
   firstPostHoldMs,
+  earlyPartDelayMs,
   callDurationMs = 0,
   shouldReject = () => false,
 }: RecordingSurfaceOptions = {}): RecordingSurface {
@@ -88,6 +91,7 @@ export function createRecordingSurface({
       ...(finalEditIntervalMs === undefined ? {} : { finalEditIntervalMs }),
     },
     ...(firstPostHoldMs === undefined ? {} : { holdFirstPost: () => firstPostHoldMs }),
+    ...(earlyPartDelayMs === undefined ? {} : { earlyPartDelayMs }),
     calls,
     messageTexts,
     callDurationMs,

@@ -117,6 +117,8 @@ export const channelRoutes: RestRoute[] = [
     auth: 'bot',
     bucket: 'other',
     majorParameter: 'channelId',
+    // "If operating on a guild channel, this endpoint requires the READ_MESSAGE_HISTORY permission"
+    // (discord-api-docs resources/message.mdx, "Get Channel Message").
     handle(context, { params }) {
       const channel = requireChannel(context, params.channelId);
       assertBotMay(context, channel, 'read-message-history');
