@@ -309,11 +309,23 @@ function firstPostHoldEnd(state: WriterState, call: PlannedCall): number {
   return Math.min(state.firstPostHeldUntilMs, Math.max(earlyPartAtMs, nowMs + earlyPartRetryMs));
 }
 
-/** Where an early part could end now: within one message's length of where the reply's text starts. */
+/**
+ * Where an early part could end now: within one message's length of where the reply's text starts,
+ * and not before it holds `earlyPartMinimumCharacters`.
+ */
 function earlyPartEndOf(state: WriterState): number | null {
   const limitEnd = state.growingStart + state.surface.limits.maxMessageLength;
-  return earlyPartEnd(state.text.slice(0, limitEnd), state.growingStart);
+  const end = earlyPartEnd(state.text.slice(0, limitEnd), state.growingStart);
+  if (end === null) return null;
+  const partLength = state.text.slice(state.growingStart, end).trim().length;
+  return partLength >= earlyPartMinimumCharacters ? end : null;
 }
+
+/**
+ * The least text an early part shows: a few words alone ("Answer to") read as a broken reply, and a
+ * reply that short is usually whole a moment later, so it waits and goes out in one message.
+ */
+const earlyPartMinimumCharacters = 32;
 
 /** How soon a reply that could not cut an early part yet looks again. */
 const earlyPartRetryMs = 100;

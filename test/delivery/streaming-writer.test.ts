@@ -625,6 +625,24 @@ describe('createStreamingWriter where edits are scarce but posts are not (earlyP
     expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([['post', 'A short answer.']]);
   });
 
+  it('never shows a few words alone as an early part: a short reply still arriving waits and goes out whole', async () => {
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 1000,
+      firstPostHoldMs: 15_000,
+      earlyPartDelayMs: 300,
+    });
+    const writer = createStreamingWriter({ surface });
+    // 20 characters by 400 ms, well past the early part's time: too few to stand as a message.
+    await streamText(writer, 'Answer to the quest', 5, 100);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(surface.calls).toEqual([]);
+    await streamText(writer, 'ion.', 4, 100);
+    await settle(writer.finish());
+    expect(surface.calls.map((call) => [call.kind, call.text])).toEqual([
+      ['post', 'Answer to the question.'],
+    ]);
+  });
+
   it('does not cut inside a code block, an open span or a table: it waits for a clean place', async () => {
     const surface = createRecordingSurface({
       minEditIntervalMs: 1000,
