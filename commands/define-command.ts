@@ -215,6 +215,11 @@ export interface Command<Options extends CommandOptions = CommandOptions> {
    */
   readonly runsInConversationOrder: boolean;
   /**
+   * True when the command, done, ends the conversation where it ran (/reset): a platform that keeps
+   * a session for the conversation (Slack's agent sessions) closes it.
+   */
+  readonly endsConversation?: boolean;
+  /**
    * True when the answer to this input is private whatever the command finds (/help, /usage,
    * showing /model). A platform that must choose before the command runs (Discord's deferred reply,
    * whose privacy cannot change later) opens the answer privately. Absent: public.

@@ -157,9 +157,9 @@ export async function runThreadTextCommand({
         onNote: (note) => notes.push(note),
       }),
   });
-  // `reset` forgets the thread's conversation: its session, if parley holds one, is closed; a command
+  // A command that ends the conversation (/reset) closes its session, if parley holds one; a command
   // that showed progress leaves it active, waiting for the next message.
-  if (status === 'done' && named.command.name === 'reset') {
+  if (status === 'done' && named.command.endsConversation === true) {
     await setAgentSessionStatus({ place, context: adapter.delivery, status: 'closed' });
   } else if (agentSessionStatusOf(adapter.delivery, place) === 'processing') {
     await setAgentSessionStatus({ place, context: adapter.delivery, status: 'active' });

@@ -6,6 +6,7 @@ export const resetCommand = defineCommand({
   options: {},
   // engine.reset waits for the reply in progress by itself.
   runsInConversationOrder: false,
+  endsConversation: true,
   async run({ conversationKey, user, responder, services }) {
     // Anyone may clear the history; the model and system prompt are settings, so only those who may
     // change settings clear them too.
