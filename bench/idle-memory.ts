@@ -71,7 +71,7 @@ async function measureIdle({
 }): Promise<IdleFigures> {
   const workDirectory = mkdtempSync(join(tmpdir(), `parley-idle-${platform}-`));
   const gateway = await startFakeGateway({ apiKey: benchGatewayApiKey });
-  const discord = await startFakeDiscord({ textChannelCount: 2 });
+  const discord = await startFakeDiscord({ textChannelCount: 2, isCheckingSpecification: false });
   const slack = await startFakeSlack();
   try {
     const launch = launchOf({ contender: 'bot', discord, gateway, workDirectory });

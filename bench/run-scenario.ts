@@ -113,7 +113,10 @@ export async function runScenario({
   const gatewayRequestsCleanup = setInterval(() => {
     gateway.requests.length = 0;
   }, 1000);
-  const discord = await startFakeDiscord({ textChannelCount: Math.max(2, conversationCount * roundCount) });
+  const discord = await startFakeDiscord({
+    textChannelCount: Math.max(2, conversationCount * roundCount),
+    isCheckingSpecification: false,
+  });
   const launch = launchOf({ contender, discord, gateway, workDirectory });
   const child = startChild({
     args: [

@@ -160,6 +160,20 @@ describe('fake discord: every request checked against Discord’s OpenAPI specif
     expect(fake.specificationViolations).toEqual([]);
   });
 
+  it('checks nothing when started with isCheckingSpecification: false (the benches)', async () => {
+    const unchecked = await startFakeDiscord({ rateLimits: false, isCheckingSpecification: false });
+    try {
+      const misspelt = await fetch(
+        `${unchecked.apiUrl}/v10/channels/${unchecked.textChannelIds[0]}/messages?limt=5`,
+        { headers: { authorization: `Bot ${unchecked.token}` } },
+      );
+      expect(misspelt.status).toBe(200);
+      expect(unchecked.specificationViolations).toEqual([]);
+    } finally {
+      await unchecked.close();
+    }
+  });
+
   it('answers a path the specification does not have with 404 and a method it does not take with 405', async () => {
     const unknownRoute = await send('/channels/1/messages/2/reactions-of-everyone', { method: 'GET' });
     const unknownMethod = await send('/users/@me', { method: 'DELETE' });

@@ -30,6 +30,8 @@ export interface FakeDiscordContext {
   requests: RestCall[];
   /** Requests Discord's OpenAPI specification forbids, until a test takes them. */
   specificationViolations: SpecificationViolation[];
+  /** Whether requests are checked against the specification at all (`FakeDiscordOptions`). */
+  isCheckingSpecification: boolean;
   settings: {
     /** The upload limit of one file, sent to the bot as `attachment_size_limit`. */
     attachmentSizeLimitBytes: number;

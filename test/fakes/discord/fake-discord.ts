@@ -70,6 +70,13 @@ export interface FakeDiscordOptions {
    * for it is closed with 4014.
    */
   isMessageContentIntentEnabled?: boolean;
+  /**
+   * Whether every REST request is checked against Discord's OpenAPI specification (issue 27,
+   * "Proof"). Default `true`. The benches say `false`: the first check of each operation compiles
+   * its validator, a 60–180 ms stall of the fake's event loop that would land on whichever bot is
+   * measured first (docs/benchmarks.md, "The OpenAPI check").
+   */
+  isCheckingSpecification?: boolean;
 }
 
 /** A running fake Discord: REST under `/api/v10`, the gateway WebSocket and a file host. */
@@ -239,6 +246,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     invalidRequests: createInvalidRequestCounter(options.invalidRequestLimit),
     requests: [],
     specificationViolations: [],
+    isCheckingSpecification: options.isCheckingSpecification ?? true,
     settings: {
       attachmentSizeLimitBytes: options.attachmentSizeLimitBytes ?? messageLimits.attachmentSizeBytes,
       requestSizeLimitBytes: options.requestSizeLimitBytes ?? messageLimits.requestSizeBytes,

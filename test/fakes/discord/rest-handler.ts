@@ -105,7 +105,9 @@ async function handle(
     const body = await readRequestBody(request).catch(() => undefined);
     // A route the fake does not serve may still be a real one; only one the specification does not
     // know is the bot's mistake.
-    const violation = checkRequest(checkedRequest(method, url, body));
+    const violation = context.isCheckingSpecification
+      ? checkRequest(checkedRequest(method, url, body))
+      : undefined;
     if (violation?.kind === 'unknown-route' || violation?.kind === 'unknown-method') {
       context.specificationViolations.push(violation);
     }
@@ -148,7 +150,9 @@ async function handle(
     return outcome(429, { rateLimit: decision.kind, body, ...(rateLimitScope ? { rateLimitScope } : {}) });
   }
 
-  const violation = checkRequest(checkedRequest(method, url, body));
+  const violation = context.isCheckingSpecification
+    ? checkRequest(checkedRequest(method, url, body))
+    : undefined;
   if (violation !== undefined) {
     context.specificationViolations.push(violation);
     return sendError(
