@@ -67,87 +67,104 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         (tool) => tool.source === memoryToolSource,
       );
     },
-    async *stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval }) {
+    stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval }) {
       const tools = governTools({ tools: options.toolbox.all(), settings, actor });
       // Without a tool this person may use here (none enabled, MEMORY off: the memory tools are
-      // always in the toolbox, so the toolbox itself is never empty) a reply is a plain stream.
-      if (tools.length === 0 && !isSearchForced) {
-        yield* options.gateway.chatStream(chat);
-        return;
-      }
-      const provider = options.searchProvider;
-      const canSearch = provider !== undefined && tools.some((tool) => tool.name === 'web_search');
-      const context: ToolRunContext = {
-        signal: chat.signal ?? new AbortController().signal,
-        actor,
-        conversationKey,
-        sources: createSources(),
-        notices: [],
-        logger: options.logger,
-      };
-      const instructed: ChatRequest = {
-        ...chat,
-        messages: withInstructions(chat.messages, { tools, canSearch: canSearch || isSearchForced }),
-      };
-      const searchFirstWith = (query: string | undefined) =>
-        provider
-          ? searchFirst({
-              gateway: options.gateway,
-              provider,
-              chat: instructed,
-              query,
-              context,
-              logger: options.logger,
-            })
-          : undefined;
-      let ending:
-        | { text: string; finish: Extract<ChatStreamEvent, { type: 'finish' }> | undefined }
-        | undefined;
-      let stepsRun = 0;
-      const canUseTools =
-        tools.length > 0 &&
-        options.gateway.capabilitiesOf(chat.model).tools &&
-        !modelsRefusingTools.has(chat.model);
-      const forced = isSearchForced ? searchFirstWith(lastUserText(chat.messages)) : undefined;
-      if (forced) ending = yield* forced;
-      else if (canUseTools) {
-        const loop = streamWithTools({
-          gateway: options.gateway,
-          chat: instructed,
-          tools,
-          limits: options.limits,
-          context,
-          askApproval,
-          logger: options.logger,
-        });
-        for (let next = await loop.next(); ; next = await loop.next()) {
-          if (next.done) {
-            if (next.value.kind === 'answered') ending = next.value;
-            else {
-              options.logger.warn(
-                { model: chat.model },
-                'the gateway refused tools for this model; answering without them',
-              );
-              modelsRefusingTools.add(chat.model);
-            }
-            break;
-          }
-          if (next.value.type === 'tool-step' && next.value.step.status === 'running') stepsRun += 1;
-          yield next.value;
-        }
-      }
-      if (ending === undefined) {
-        const fallback = canSearch ? searchFirstWith(undefined) : undefined;
-        ending = fallback ? yield* fallback : yield* plainStream(options.gateway, instructed);
-      }
-      const sourceList = renderSources(context.sources.all, ending.text);
-      if (sourceList !== '' && /\S/.test(ending.text)) yield { type: 'text-delta', text: sourceList };
-      for (const notice of context.notices) yield { type: 'notice', message: notice };
-      if (stepsRun > 0)
-        yield { type: 'notice', message: `🔧 used ${stepsRun === 1 ? '1 tool' : `${stepsRun} tools`}` };
-      if (ending.finish) yield ending.finish;
+      // always in the toolbox, so the toolbox itself is never empty) a reply is the gateway's stream
+      // itself: no generator between them, whose every chunk would cost more microtasks
+      // (docs/benchmarks.md, issue 24's CPU profile).
+      if (tools.length === 0 && !isSearchForced) return options.gateway.chatStream(chat);
+      return toolStream({ chat, actor, tools, conversationKey, isSearchForced, askApproval });
     },
   };
+
+  async function* toolStream({
+    chat,
+    actor,
+    tools,
+    conversationKey,
+    isSearchForced,
+    askApproval,
+  }: {
+    chat: ChatRequest;
+    actor: Actor;
+    tools: readonly Tool[];
+    conversationKey: ConversationKey;
+    isSearchForced: boolean;
+    askApproval: AskApproval | undefined;
+  }): AsyncGenerator<ChatStreamEvent> {
+    const provider = options.searchProvider;
+    const canSearch = provider !== undefined && tools.some((tool) => tool.name === 'web_search');
+    const context: ToolRunContext = {
+      signal: chat.signal ?? new AbortController().signal,
+      actor,
+      conversationKey,
+      sources: createSources(),
+      notices: [],
+      logger: options.logger,
+    };
+    const instructed: ChatRequest = {
+      ...chat,
+      messages: withInstructions(chat.messages, { tools, canSearch: canSearch || isSearchForced }),
+    };
+    const searchFirstWith = (query: string | undefined) =>
+      provider
+        ? searchFirst({
+            gateway: options.gateway,
+            provider,
+            chat: instructed,
+            query,
+            context,
+            logger: options.logger,
+          })
+        : undefined;
+    let ending:
+      | { text: string; finish: Extract<ChatStreamEvent, { type: 'finish' }> | undefined }
+      | undefined;
+    let stepsRun = 0;
+    const canUseTools =
+      tools.length > 0 &&
+      options.gateway.capabilitiesOf(chat.model).tools &&
+      !modelsRefusingTools.has(chat.model);
+    const forced = isSearchForced ? searchFirstWith(lastUserText(chat.messages)) : undefined;
+    if (forced) ending = yield* forced;
+    else if (canUseTools) {
+      const loop = streamWithTools({
+        gateway: options.gateway,
+        chat: instructed,
+        tools,
+        limits: options.limits,
+        context,
+        askApproval,
+        logger: options.logger,
+      });
+      for (let next = await loop.next(); ; next = await loop.next()) {
+        if (next.done) {
+          if (next.value.kind === 'answered') ending = next.value;
+          else {
+            options.logger.warn(
+              { model: chat.model },
+              'the gateway refused tools for this model; answering without them',
+            );
+            modelsRefusingTools.add(chat.model);
+          }
+          break;
+        }
+        if (next.value.type === 'tool-step' && next.value.step.status === 'running') stepsRun += 1;
+        yield next.value;
+      }
+    }
+    if (ending === undefined) {
+      const fallback = canSearch ? searchFirstWith(undefined) : undefined;
+      ending = fallback ? yield* fallback : yield* plainStream(options.gateway, instructed);
+    }
+    const sourceList = renderSources(context.sources.all, ending.text);
+    if (sourceList !== '' && /\S/.test(ending.text)) yield { type: 'text-delta', text: sourceList };
+    for (const notice of context.notices) yield { type: 'notice', message: notice };
+    if (stepsRun > 0)
+      yield { type: 'notice', message: `🔧 used ${stepsRun === 1 ? '1 tool' : `${stepsRun} tools`}` };
+    if (ending.finish) yield ending.finish;
+  }
 }
 
 async function* plainStream(
