@@ -26,10 +26,17 @@ export type AgentSessionStatus = 'processing' | 'active' | 'suspended' | 'closed
 export interface AgentSessions {
   readonly mode: AgentSessionsMode;
   readonly statuses: Map<string, AgentSessionStatus>;
+  /** Workspaces where Slack has taken a session call: the app is an agent there. */
+  readonly acceptingTeams: Set<string>;
 }
 
 export function createAgentSessions(mode: AgentSessionsMode): AgentSessions {
-  return { mode, statuses: new Map() };
+  return { mode, statuses: new Map(), acceptingTeams: new Set() };
+}
+
+/** Whether Slack has taken a session call in the place's workspace since the process started. */
+export function hasAcceptedAgentSessions(context: SlackDeliveryContext, place: ReplyPlace): boolean {
+  return context.agentSessions.acceptingTeams.has(place.teamId);
 }
 
 const maxRememberedSessions = 10_000;
@@ -114,6 +121,7 @@ export async function setAgentSessionStatus({
     return 'not-available';
   }
   remember(context.agentSessions, key, status);
+  context.agentSessions.acceptingTeams.add(place.teamId);
   return 'set';
 }
 

@@ -7,9 +7,9 @@ import { withFeedbackButtons } from './feedback-surface.ts';
 import { buildTurnFromEvent, type SlackMessageEvent, sentAtMicrosOf } from './message-turn.ts';
 import { withPrivateNotice } from './private-notice.ts';
 import type { ReplyPlace } from './reply-place.ts';
+import { type ReplySessionStart, startReplySession } from './reply-session-start.ts';
 import { createReplySurface } from './reply-surface.ts';
 import { slackActorOf } from './slack-actor.ts';
-import { showThinkingStatusUnlessAnswered } from './thread-status.ts';
 import { runThreadTextCommand, threadTextCommandOf } from './thread-text-commands.ts';
 import { titleThreadAfterFirstExchange } from './thread-title.ts';
 
@@ -168,24 +168,17 @@ async function answerEvent({
       threadTs === undefined ? undefined : adapter.threadStops.track({ channel: event.channel, threadTs });
     // An agent session goes to processing as the reply starts, for its status and stop button,
     // without holding the reply for the round trip; it is active again once the reply has ended.
-    let sessionStart: Promise<'set' | 'not-available'> | undefined;
+    let session: ReplySessionStart | undefined;
     try {
       const outcome = await replyWithActions({
         services: adapter.services,
         turn,
         surface,
         beforeReply: async () => {
-          const started = setAgentSessionStatus({ place, context: adapter.delivery, status: 'processing' });
-          sessionStart = started;
-          // Without a session (not an agent, or SLACK_AGENT_SESSIONS=off), "is thinking…" instead.
-          void started.then((result) => {
-            if (result === 'not-available') {
-              showThinkingStatusUnlessAnswered({
-                place,
-                context: adapter.delivery,
-                hasPosted: replySurface.hasPosted,
-              });
-            }
+          session = startReplySession({
+            place,
+            context: adapter.delivery,
+            hasPosted: replySurface.hasPosted,
           });
         },
         ...(stop === undefined ? {} : { signal: stop.signal }),
@@ -199,7 +192,8 @@ async function answerEvent({
       });
     } finally {
       stop?.release();
-      if ((await sessionStart) === 'set') {
+      session?.stopWaiting();
+      if ((await session?.started) === 'set') {
         await setAgentSessionStatus({ place, context: adapter.delivery, status: 'active' });
       }
     }

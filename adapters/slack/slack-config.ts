@@ -52,7 +52,7 @@ const slackVariables = z
       }),
       SLACK_AGENT_SESSIONS: document(z.enum(['auto', 'on', 'off']).default('auto'), {
         description:
-          'Agent sessions (agents.sessions.setStatus / rename) for an app declared as an agent: auto tries them and uses the assistant thread calls in a workspace that refuses them; on always tries them; off never does.',
+          'Agent sessions (agents.sessions.setStatus / rename) for an app declared as an agent: auto tries them with the first reply slow enough to need a status, and from then on with every reply, using the assistant thread calls in a workspace that refuses them; on starts a session with every reply from the first; off never does.',
         typeText: 'auto, on or off',
       }),
       PORT: document(

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/tools/tool.ts';
 import { appMention, buttonClick, defaultPersonId } from '../fakes/slack/index.ts';
-import { botReplies, buttonsOf } from './reply-blocks.ts';
+import { botReplies, buttonsOf, finishedReplies } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
 
 /**
@@ -77,6 +77,32 @@ describe('slack: agent sessions', () => {
     expect(tried).toHaveLength(1);
     expect(tried[0]?.result).toMatchObject({ ok: false, error: 'not_allowed' });
     expect(under.slack.agentSessions.sessions.size).toBe(0);
+  });
+
+  it('in auto, asks whether the app is an agent only when a reply is slow to show text; then at once', async () => {
+    const under = await startSlackUnderTest({
+      mode: 'http',
+      thinkingStatusDelayMs: 800,
+      slackOptions: { isDeclaredAgent: true },
+    });
+    bot = under;
+    const ask = async (channel: string, latencyMs: number) => {
+      under.gateway.enqueue({ text: `Answer in ${channel}.`, latencyMs });
+      const mention = appMention({ channel, text: 'hello?' });
+      await under.deliverEvent(mention);
+      await finishedReplies(under, channel, String(mention.ts));
+      return `${channel} ${mention.ts}`;
+    };
+    // Quick, before Slack has said anything about sessions here: no call to find out.
+    await ask('C0SESSION5', 50);
+    expect(statusesOf(under)).toEqual([]);
+    // Slow: the question goes out when "is thinking…" would, and the session starts.
+    const slow = await ask('C0SESSION6', 1_500);
+    await under.slack.waitFor(() => under.slack.agentSessions.sessions.get(slow)?.status === 'active');
+    // Known to be an agent now: even a quick reply's session starts at once.
+    const quick = await ask('C0SESSION7', 50);
+    await under.slack.waitFor(() => under.slack.agentSessions.sessions.get(quick)?.status === 'active');
+    expect(statusesOf(under)).toEqual(['processing', 'active', 'processing', 'active']);
   });
 
   it('never calls agents.sessions.* with SLACK_AGENT_SESSIONS=off', async () => {
