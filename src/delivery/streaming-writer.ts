@@ -340,14 +340,19 @@ async function sendEarlyPart(
   state: WriterState,
   slot: MessageSlot,
   text: string,
-): Promise<{ readonly posted: PostedMessage; readonly text: string; readonly actions: readonly Action[] }> {
+): Promise<
+  { readonly posted: PostedMessage; readonly text: string; readonly actions: readonly Action[] } | undefined
+> {
   const { surface } = state;
   const streamed = surface.stream
     ? await surface.stream(text, { actions: slot.desiredActions })
     : 'not-available';
   if (streamed !== 'not-available') return { posted: streamed, text, actions: slot.desiredActions };
-  // The text may have grown while the stream was asked for; it only grows, so a cut still exists.
-  const end = earlyPartEndOf(state) ?? state.text.length;
+  // While the stream was asked for, the reply may have ended (this slot now holds its settled final
+  // text and notes) or grown past every clean cut (a long code block): then no part is cut, and
+  // the caller posts the slot as it is.
+  const end = state.closing === null ? earlyPartEndOf(state) : null;
+  if (end === null) return undefined;
   const partText = state.text.slice(state.growingStart, end);
   slot.desiredText = partText;
   slot.isSettled = true;
@@ -437,8 +442,8 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
   // platform budget), so a post queued behind others carries everything the model wrote by then.
   let sent: { readonly text: string; readonly actions: readonly Action[] } | undefined;
   let sentAtMs = state.clock.now();
-  const send = () => {
-    sentAtMs = state.clock.now();
+  // The slot as it is at this moment, in one call.
+  const sendAsItIs = () => {
     const text = currentTextOf(state, slot) ?? slot.desiredText;
     sent = { text, actions: slot.desiredActions };
     slot.sentText = text;
@@ -452,14 +457,22 @@ function startCall(state: WriterState, { kind, slot }: PlannedCall): void {
       slot.isSettled &&
       text === slot.desiredText &&
       slot.desiredActions === state.finalActions;
+    return callSurface(state.surface, kind, slot, text, isWhole);
+  };
+  const send = () => {
+    sentAtMs = state.clock.now();
     if (kind === 'post' && state.isEarlyPartDue && state.closing === null) {
       state.isEarlyPartDue = false;
+      const text = currentTextOf(state, slot) ?? slot.desiredText;
+      sent = { text, actions: slot.desiredActions };
+      slot.sentText = text;
       return sendEarlyPart(state, slot, text).then((early) => {
+        if (early === undefined) return sendAsItIs();
         sent = { text: early.text, actions: early.actions };
         return early.posted;
       });
     }
-    return callSurface(state.surface, kind, slot, text, isWhole);
+    return sendAsItIs();
   };
   const call = state.surface.enqueue ? state.surface.enqueue(surfaceCallOf(kind, slot), send) : send();
   call

@@ -702,6 +702,48 @@ describe('createStreamingWriter where edits are scarce but posts are not (earlyP
     expect([...surface.messageTexts.values()].join('')).toBe(`${text}heta iota kappa.`);
   });
 
+  it('keeps the whole reply when it ends while a stream for its early part is being asked for', async () => {
+    const surface = createRecordingSurface({
+      minEditIntervalMs: 1000,
+      firstPostHoldMs: 15_000,
+      earlyPartDelayMs: 300,
+    });
+    // Slack's chat.startStream, refused after a round trip.
+    surface.stream = () => new Promise((resolve) => setTimeout(() => resolve('not-available'), 200));
+    const writer = createStreamingWriter({ surface, actionsWhileStreaming: [stop] });
+    const text = `${words(40)}. The end of the answer.`;
+    writer.append(text.slice(0, 200));
+    await vi.advanceTimersByTimeAsync(350);
+    writer.append(text.slice(200));
+    const reply = await settle(writer.finish({ actions: [regenerate] }));
+    expect([...surface.messageTexts.values()].join('')).toBe(text);
+    expect(reply.text).toBe(text);
+  });
+
+  it('posts as usual when the text has no clean cut left by the time the part goes out', async () => {
+    const surface = createRecordingSurface({
+      maxMessageLength: 500,
+      minEditIntervalMs: 100,
+      firstPostHoldMs: 15_000,
+      earlyPartDelayMs: 50,
+    });
+    surface.stream = () => new Promise((resolve) => setTimeout(() => resolve('not-available'), 200));
+    const writer = createStreamingWriter({ surface });
+    const intro = 'Here is the program you asked for, in full:\n```python\n';
+    const code = Array.from({ length: 80 }, (_, index) => `x${index} = ${index} + 1\n`).join('');
+    writer.append(intro);
+    await vi.advanceTimersByTimeAsync(120);
+    writer.append(code);
+    await vi.advanceTimersByTimeAsync(600);
+    const ending = '```\nDone.';
+    writer.append(ending);
+    await settle(writer.finish());
+    const messages = [...surface.messageTexts.values()];
+    // A rollover inside the code block closes the fence and opens it again in the next message.
+    expect(messages.join('').replaceAll('``````python\n', '')).toBe(intro + code + ending);
+    for (const message of messages) expect(message.length).toBeLessThanOrEqual(500);
+  });
+
   it('posts the rest and edits it as usual once the hold is over, the part still untouched', async () => {
     const surface = createRecordingSurface({
       minEditIntervalMs: 1000,
