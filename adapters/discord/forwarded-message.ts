@@ -34,10 +34,7 @@ export function readableTextOf(
   botUserId: string,
   { withEmbeds }: { withEmbeds: boolean },
 ): string {
-  const own = [
-    resolveMentions(message, botUserId),
-    ...(withEmbeds ? message.embeds.map(embedText) : []),
-  ].filter(Boolean);
+  const own = ownWordsOf(message, botUserId, { withEmbeds });
   const snapshot = forwardedSnapshotOf(message);
   if (!snapshot) return own.join('\n');
   const forwarded = [resolveMentions(snapshot, botUserId), ...snapshot.embeds.map(embedText)]
@@ -45,6 +42,17 @@ export function readableTextOf(
     .join('\n');
   const quoted = forwarded ? `\n> ${forwarded.replaceAll('\n', '\n> ')}` : ' (no text)';
   return [...own, `Forwarded message:${quoted}`].join('\n');
+}
+
+/** The message's own text and embeds, without what it forwards: the author's words alone. */
+export function ownWordsOf(
+  message: Message,
+  botUserId: string,
+  { withEmbeds }: { withEmbeds: boolean },
+): string[] {
+  return [resolveMentions(message, botUserId), ...(withEmbeds ? message.embeds.map(embedText) : [])].filter(
+    Boolean,
+  );
 }
 
 /** The message's attachments and, for a forward, the forwarded message's. */

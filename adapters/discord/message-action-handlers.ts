@@ -164,6 +164,7 @@ async function answerAboutMessage({
     author: { id: user.id, name: user.name },
     actor: user,
     text,
+    ownText: question,
     images: [...target.images],
     documents: [...target.documents],
     isAddressedToBot: true,

@@ -10,7 +10,12 @@ import { downloadAttachment } from '../../src/images/download-attachment.ts';
 import { ImageLoadError } from '../../src/images/image-load-error.ts';
 import { originsOf, type UrlPolicy } from '../../src/net/url-policy.ts';
 import { discordMessageActorOf } from './discord-actor.ts';
-import { attachmentsWithForwarded, forwardedSnapshotOf, readableTextOf } from './forwarded-message.ts';
+import {
+  attachmentsWithForwarded,
+  forwardedSnapshotOf,
+  ownWordsOf,
+  readableTextOf,
+} from './forwarded-message.ts';
 
 const imageExtensions = /\.(png|jpe?g|gif|webp)$/i;
 
@@ -162,7 +167,8 @@ export async function buildTurnFromMessage({
     }
   }
   // A forward has no words of its own: what it says is the forwarded message's snapshot.
-  const text = readableTextOf(message, botUserId, { withEmbeds: forwardedSnapshotOf(message) !== undefined });
+  const isForward = forwardedSnapshotOf(message) !== undefined;
+  const text = readableTextOf(message, botUserId, { withEmbeds: isForward });
   const actor = discordMessageActorOf(message);
   const fallback = textOfWordlessMessage({ imageCount: images.length, documentCount: documents.length });
   return {
@@ -175,6 +181,8 @@ export async function buildTurnFromMessage({
     isAddressedToBot: !message.guild || message.mentions.users.has(botUserId),
     notices: [],
     sentAtMicros: sentAtMicrosOf(message.id),
+    // Someone else wrote what is forwarded: only the forwarder's own words are theirs.
+    ...(isForward ? { ownText: ownWordsOf(message, botUserId, { withEmbeds: true }).join('\n') } : {}),
   };
 }
 

@@ -294,6 +294,7 @@ async function answerQuestion({
     const person = await adapter.directory.lookUp({ client, userId });
     const turn = {
       ...built,
+      ownText: question,
       actor: slackActorOf({
         person,
         userGroups: adapter.userGroups,

@@ -224,6 +224,8 @@ interface PreparedTurn {
   readonly memoryMode: MemoryMode;
   /** The model gets the memory tools; otherwise the held extraction keeps memory after the reply. */
   readonly isMemoryKeptByTools: boolean;
+  /** The place's tool rules let this person have memory kept at all (TOOLS, TOOL_ROLE_IDS). */
+  readonly isMemoryAllowed: boolean;
 }
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
@@ -494,6 +496,8 @@ const extractMemoryAfterReply: AfterReplyStep = async ({ dependencies, turn, pre
   if (!memory || memoryExtractionModel === undefined) return;
   // The budget's fallback model may lack the tools the asked-for one had.
   if (prepared.isMemoryKeptByTools && dependencies.gateway.capabilitiesOf(prepared.model).tools) return;
+  // The owner kept `remember` from this person here: the extraction does not keep notes instead.
+  if (!prepared.isMemoryAllowed) return;
   // Only what the person said about themself: not a message someone else wrote (Continue pressed by another).
   if (turn.author.id !== turn.actor.id) return;
   try {
@@ -504,7 +508,8 @@ const extractMemoryAfterReply: AfterReplyStep = async ({ dependencies, turn, pre
       mode: prepared.memoryMode,
       actor: turn.actor,
       conversationKey: turn.conversationKey,
-      personText: turn.text,
+      // Only their own words: never a quoted or forwarded message someone else wrote.
+      personText: turn.ownText ?? turn.text,
       now: (dependencies.now ?? (() => new Date()))(),
       logger,
     });
@@ -626,6 +631,10 @@ async function prepareTurn(
     dependencies.tools !== undefined &&
     placeSettings !== undefined &&
     dependencies.tools.offersMemoryTools({ model, actor: turn.actor, settings: placeSettings });
+  const isMemoryAllowed =
+    dependencies.tools === undefined ||
+    placeSettings === undefined ||
+    dependencies.tools.allowsMemoryTools({ actor: turn.actor, settings: placeSettings });
   const memoryBlock = dependencies.memory
     ? await memoryBlockFor({
         book: dependencies.memory,
@@ -691,6 +700,7 @@ async function prepareTurn(
     placeSettings,
     memoryMode,
     isMemoryKeptByTools,
+    isMemoryAllowed,
   };
 }
 

@@ -98,6 +98,12 @@ export interface IncomingTurn {
    * whichever of them received each turn first.
    */
   readonly sentAtMicros?: number;
+  /**
+   * What the author wrote themself, when `text` also carries other people's words (the message
+   * they asked about, a forward). What parley keeps about the person (the memory extraction) reads
+   * only this; absent, all of `text` is theirs.
+   */
+  readonly ownText?: string;
 }
 
 const usageSchema = z.object({

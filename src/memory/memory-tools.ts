@@ -4,6 +4,9 @@ import { type MemoryBook, maxNoteCharacters } from './memory-book.ts';
 /** Where the memory tools come from, for the toolbox and for turning them off where memory is. */
 export const memoryToolSource = 'memory';
 
+/** The tool that keeps a note; TOOL_ROLE_IDS names it to keep memory to some roles. */
+export const rememberToolName = 'remember';
+
 /**
  * `remember` and `forget`: the model keeps short notes about the person who asks (or, where the
  * owner chose `MEMORY=place`, about the place) when they say something worth keeping, and removes
@@ -21,7 +24,7 @@ export function createMemoryTools({ book, now }: { book: MemoryBook; now: () => 
   };
   const remember: Tool = {
     ...common,
-    name: 'remember',
+    name: rememberToolName,
     title: 'Remember',
     description: `Keep a short note (at most ${maxNoteCharacters} characters) for later conversations: a lasting fact or preference the person told you about themself ("about": "me"), or about this server ("about": "place"). Never passwords, tokens or keys. Only when they asked you to remember, or it clearly matters later.`,
     inputSchema: {

@@ -28,8 +28,24 @@ export function governTools({
       pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern,
     );
     if (!isOn) return false;
-    const roles = rules.roleIds[name];
-    if (roles === undefined || roles.length === 0 || actor.isAdmin) return true;
-    return actor.roleIds.some((roleId) => roles.includes(roleId));
+    return isAllowedByRoles({ toolName: name, settings, actor });
   });
+}
+
+/**
+ * Whether TOOL_ROLE_IDS lets this person use the tool here: no roles named for it, a role they hold,
+ * or an admin.
+ */
+export function isAllowedByRoles({
+  toolName,
+  settings,
+  actor,
+}: {
+  toolName: string;
+  settings: Pick<PlaceSettings, 'tools'>;
+  actor: Actor;
+}): boolean {
+  const roles = settings.tools.roleIds[toolName.toLowerCase()];
+  if (roles === undefined || roles.length === 0 || actor.isAdmin) return true;
+  return actor.roleIds.some((roleId) => roles.includes(roleId));
 }

@@ -4,13 +4,13 @@ import type { ConversationKey } from '../conversation/turn.ts';
 import type { ChatMessage, ChatRequest, ChatStreamEvent } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
-import { memoryToolSource } from '../memory/memory-tools.ts';
+import { memoryToolSource, rememberToolName } from '../memory/memory-tools.ts';
 import { lastUserText, searchFirst } from '../search/search-first.ts';
 import type { SearchProvider } from '../search/search-provider.ts';
 import { searchInstructions } from '../search/search-tools.ts';
 import { createSources, renderSources } from '../search/sources.ts';
 import type { Tool, ToolRunContext } from './tool.ts';
-import { governTools } from './tool-governance.ts';
+import { governTools, isAllowedByRoles } from './tool-governance.ts';
 import { type AskApproval, streamWithTools, type ToolCallLimits } from './tool-loop.ts';
 import { toolResultInstructions } from './tool-output.ts';
 import type { Toolbox } from './toolbox.ts';
@@ -35,6 +35,12 @@ export interface ToolReplies {
    * tools, the gateway has not refused them, and the place's TOOLS and MEMORY let this person have
    * them. Otherwise memory is kept by the held extraction after the reply.
    */
+  /**
+   * Whether TOOL_ROLE_IDS lets this person have `remember` here, whatever the model: where the owner
+   * kept it to roles they lack, the held extraction does not keep notes for them either. (TOOLS
+   * turning tools off leaves memory to the extraction: MEMORY is its own setting.)
+   */
+  allowsMemoryTools(request: { actor: Actor; settings: Pick<PlaceSettings, 'tools' | 'memory'> }): boolean;
   offersMemoryTools(request: {
     model: string;
     actor: Actor;
@@ -61,6 +67,9 @@ export interface ToolRepliesOptions {
 export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
   const modelsRefusingTools = new Set<string>();
   return {
+    allowsMemoryTools({ actor, settings }) {
+      return isAllowedByRoles({ toolName: rememberToolName, settings, actor });
+    },
     offersMemoryTools({ model, actor, settings }) {
       if (!options.gateway.capabilitiesOf(model).tools || modelsRefusingTools.has(model)) return false;
       return governTools({ tools: options.toolbox.all(), settings, actor }).some(

@@ -191,3 +191,45 @@ describe('held memory extraction at the terminal', () => {
     }
   });
 });
+
+describe('held memory extraction reads only the person’s own words and follows the tool rules', () => {
+  it('reads the question, never the message someone else wrote that it is about', async () => {
+    const subject = await startWithMemory();
+    const messageId = subject.discord.sendUserMessage({
+      channelId: subject.generalChannelId,
+      content: 'I am Bob, I live in Lyon and work at Acme.',
+    });
+    const commandId = subject.discord.sendMessageCommand({ name: 'Ask parley about this', messageId });
+    await subject.discord.waitFor(() =>
+      subject.discord.interactionResponses(commandId).find((response) => response.type === 9),
+    );
+    subject.gateway.enqueue({ text: 'Bob introduces himself.' });
+    subject.gateway.enqueue({ text: JSON.stringify({ title: 'Bob' }) });
+    subject.gateway.enqueue({ text: JSON.stringify({ notes: [] }) });
+    subject.discord.submitModal({
+      interactionId: commandId,
+      values: { question: 'I run the support desk: who is this?' },
+    });
+    const extraction = await subject.discord.waitFor(() => chatRequests(subject).find(isExtraction));
+    const prompt = JSON.stringify(bodyOf(extraction)?.messages);
+    expect(prompt).toContain('I run the support desk: who is this?');
+    expect(prompt).not.toContain('Lyon');
+  });
+
+  it('keeps no notes for a person TOOL_ROLE_IDS keeps `remember` from', async () => {
+    under = await startDiscordUnderTest({
+      CHAT_MODEL: 'chat-model',
+      SUMMARY_MODEL: 'cheap-model',
+      MEMORY: 'user',
+      TOOL_ROLE_IDS: 'remember=123456789012345678',
+    });
+    const subject = under;
+    // A member without that role (the fake's default person owns the server, and admins may always).
+    const ada = subject.discord.createUser({ username: 'ada' });
+    subject.gateway.enqueue({ text: 'Hello.' });
+    await askAndWait(subject, 'I like sailing', 'Hello.', ada.id);
+    subject.gateway.enqueue({ text: 'Again.' });
+    await askAndWait(subject, 'still here', 'Again.', ada.id);
+    expect(chatRequests(subject).filter(isExtraction)).toHaveLength(0);
+  });
+});
