@@ -6,7 +6,10 @@ import { showThinkingStatus, showThinkingStatusUnlessAnswered } from './thread-s
 export interface ReplySessionStart {
   /** `set` once the thread's session is processing; `not-available` when it never will be. */
   readonly started: Promise<'set' | 'not-available'>;
-  /** The reply has ended: a session start still waiting for its moment is not made. */
+  /**
+   * The reply has ended: a session start still waiting for its moment is not made; one already
+   * asked for resolves with Slack's answer.
+   */
   stopWaiting(): void;
 }
 
@@ -43,7 +46,11 @@ export function startReplySession({
   const started = new Promise<'set' | 'not-available'>((resolve) => {
     resolveStarted = resolve;
   });
+  // Once the question is on its way, the reply's end waits for its answer (a session it started
+  // must be set active again, not left processing with its stop button).
+  let isAsked = false;
   const timer = setTimeout(async () => {
+    isAsked = true;
     if (hasPosted()) {
       resolveStarted('not-available');
       return;
@@ -56,6 +63,7 @@ export function startReplySession({
   return {
     started,
     stopWaiting() {
+      if (isAsked) return;
       clearTimeout(timer);
       resolveStarted('not-available');
     },

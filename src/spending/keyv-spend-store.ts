@@ -109,9 +109,6 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
           const toolCalls = addToolCalls(record.toolCalls ?? {}, request.toolCalls ?? {});
           return store.set(`counter:${counter.key}`, { spent, toolCalls }, counter.ttlMs);
         });
-        for (const counter of [...request.counters, ...request.heldCounters]) {
-          dropHold(counter.key, request.reservationId);
-        }
         await Promise.all([
           ...writes,
           ...request.rankings.map(async (ranking) => {
@@ -121,6 +118,11 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
             await store.set(`ranking:${ranking.key}`, scores, ranking.ttlMs);
           }),
         ]);
+        // Only once the spending is written: a write that fails leaves the hold to stand for the
+        // request until it expires, so what it cost is not forgotten meanwhile.
+        for (const counter of [...request.counters, ...request.heldCounters]) {
+          dropHold(counter.key, request.reservationId);
+        }
       }),
     release: ({ reservationId, heldCounters }) =>
       lock.run(lockKey, async () => {
