@@ -79,6 +79,22 @@ export function createOrphanedReplySurface({
       stopped.add(response.ts);
       return { id: response.ts };
     },
+    // What the message shows now: the journal writes at most every few seconds, so the screen may be
+    // ahead of it (commands/finish-orphaned-replies.ts). One read of that message: conversations.replies
+    // takes "a message in the thread" as `ts`, and `oldest`/`latest` with `inclusive` narrow the page
+    // to it (docs.slack.dev/reference/methods/conversations.replies); conversations.history for a
+    // message outside a thread.
+    async readText(message) {
+      const range = { channel: address.channel, oldest: message.id, latest: message.id, inclusive: true };
+      const page =
+        address.threadTs === undefined
+          ? await inTurn('conversations.history', () => client.conversations.history({ ...range, limit: 1 }))
+          : await inTurn('conversations.replies', () =>
+              client.conversations.replies({ ...range, ts: message.id, limit: 2 }),
+            );
+      const found = page.messages?.find((candidate) => candidate.ts === message.id);
+      return found === undefined ? undefined : shownMarkdownOf(found);
+    },
     async edit(message, text) {
       texts.set(message.id, text);
       await rewrite(message.id);
@@ -88,6 +104,18 @@ export function createOrphanedReplySurface({
       await rewrite(message.id);
     },
   };
+}
+
+/**
+ * A reply message's Markdown: its `markdown` block, as parley writes every finished message, or,
+ * for a message still streaming (no blocks yet), the text the stream wrote. A message with other
+ * blocks says nothing usable here (its `text` is the mrkdwn fallback, not the Markdown).
+ */
+function shownMarkdownOf(message: { text?: string; blocks?: unknown[] }): string | undefined {
+  const [first] = message.blocks ?? [];
+  if (first === undefined) return message.text;
+  const block = first as { type?: unknown; text?: unknown };
+  return block.type === 'markdown' && typeof block.text === 'string' ? block.text : undefined;
 }
 
 async function stopStreamIfOpen(client: webApi.WebClient, channel: string, ts: string): Promise<void> {

@@ -96,7 +96,8 @@ describe('kill -9 mid-stream', () => {
     await second.waitForLog((line) => line.msg === 'finished replies interrupted by a restart', 15_000);
     const [message] = slack.messages('C0KILLED01', String(mention.ts));
     const markdown = (message?.blocks?.[0] as { text?: string } | undefined)?.text ?? message?.text ?? '';
-    expect(markdown.startsWith(shownAtDeath.trimEnd().slice(0, 20))).toBe(true);
+    // All the text the person saw stays (read back from Slack: the journal may be up to 2 s behind).
+    expect(markdown.startsWith(shownAtDeath.trimEnd())).toBe(true);
     expect(markdown).toMatch(/_⚠ interrupted by a restart — press Regenerate to ask again_$/);
     expect(JSON.stringify(message?.blocks)).toContain('Regenerate');
     expect(JSON.stringify(message?.blocks)).not.toContain('"Stop"');
