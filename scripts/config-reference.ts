@@ -86,6 +86,10 @@ function defaultTextOf(schema: z.ZodType): string {
   const value = parsed.success ? parsed.data : undefined;
   if (value === undefined || (Array.isArray(value) && value.length === 0)) return 'unset';
   if (value === '') return 'none';
+  // Pairs read into a record (role=amount, tool=role|role): none set is an empty record.
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return Object.keys(value).length === 0 ? 'none' : JSON.stringify(value);
+  }
   return String(value);
 }
 

@@ -30,6 +30,8 @@ describe('the configuration reference, generated from the schema', () => {
       expect(row.description.length, row.variable).toBeGreaterThan(10);
       expect(row.typeText, row.variable).not.toBe('');
       expect(row.defaultText, row.variable).not.toBe('');
+      // A default read into a record or an object must be written out, not as JavaScript prints it.
+      expect(row.defaultText, row.variable).not.toContain('[object');
       expect(read('docs/configuration.md')).toContain(`| \`${row.variable}\` |`);
     }
     const example = parseEnv(read('.env.example'));
