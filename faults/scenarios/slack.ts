@@ -7,6 +7,7 @@ import { type SlackWorld, startSlackWorld } from '../slack-world.ts';
 import { describeHistory } from '../store-observations.ts';
 import { quote } from '../turn-judgement.ts';
 import { newTurnMarker, requestsFor } from '../turn-markers.ts';
+import { readiness } from './store-kinds.ts';
 
 /** Slack faults on a bot in HTTP mode, where every request Slack sends is signed and may be retried. */
 const slackWorld = (context: ScenarioContext): Promise<SlackWorld> =>
@@ -118,7 +119,20 @@ function finalWriteScenario({
         fault: serviceUnavailable(),
         count: burst,
       });
-      const turn = await askOnSlack({ world, channel, marker, timeoutMs: 60_000 });
+      // While the 503s last (retried for well over 3 s), /readyz must say Slack is degraded.
+      let sawDegraded = false;
+      let isAsking = true;
+      const watchReadiness = (async () => {
+        while (isAsking) {
+          const { body } = await readiness(world);
+          if (body.includes('slack: platform degraded')) sawDegraded = true;
+          await delay(500);
+        }
+      })();
+      const turn = await askOnSlack({ world, channel, marker, timeoutMs: 60_000 }).finally(() => {
+        isAsking = false;
+      });
+      await watchReadiness;
       const injected = burst - (rule?.count ?? burst);
       if (rule !== undefined) rule.count = 0;
       return observationOf({
@@ -127,8 +141,9 @@ function finalWriteScenario({
           { name: `${burst} 503s were injected on ${method}`, isMet: injected === burst },
           { name: 'the exact reply is shown and stored', isMet: turn.outcome.fate === 'answered' },
           { name: 'its buttons are there', isMet: turn.shown.buttons.includes('Regenerate') },
+          { name: '/readyz said "platform degraded" meanwhile', isMet: sawDegraded },
         ],
-        observed: `${injected} × 503 on ${method} · shown "${quote({ text: turn.shown.text, maxLength: 50 })}" · buttons ${turn.shown.buttons.join(', ') || 'none'} · ${describeHistory(turn.history)}`,
+        observed: `${injected} × 503 on ${method} · /readyz ${sawDegraded ? 'said' : 'never said'} "platform degraded" · shown "${quote({ text: turn.shown.text, maxLength: 50 })}" · buttons ${turn.shown.buttons.join(', ') || 'none'} · ${describeHistory(turn.history)}`,
       });
     },
   };

@@ -41,7 +41,9 @@ export function holdsExactly(
 }
 
 /** What /readyz says now. */
-export async function readiness(world: DiscordWorld): Promise<{ status: number; body: string }> {
+export async function readiness(
+  world: Pick<DiscordWorld, 'healthPort'>,
+): Promise<{ status: number; body: string }> {
   try {
     const response = await fetch(`http://127.0.0.1:${world.healthPort}/readyz`, {
       signal: AbortSignal.timeout(5_000),
