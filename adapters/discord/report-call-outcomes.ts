@@ -1,5 +1,6 @@
 import type { RESTOptions } from '@discordjs/rest';
 import { reportPlatformCall } from '../../src/operations/health.ts';
+import { noAnswerFailureOf } from '../../src/operations/no-answer.ts';
 import { DiscordRequestWithheldError, routeOf } from './invalid-request-guard.ts';
 
 /**
@@ -16,7 +17,7 @@ export function reportCallOutcomes(makeRequest: RESTOptions['makeRequest']): RES
       response = await makeRequest(url, init);
     } catch (error) {
       if (!(error instanceof DiscordRequestWithheldError)) {
-        reportPlatformCall({ platform: 'discord', route, failure: `no answer (${failureName(error)})` });
+        reportPlatformCall({ platform: 'discord', route, failure: noAnswerFailureOf(error) });
       }
       throw error;
     }
@@ -34,12 +35,4 @@ export function routeClassOf(method: string, url: string): string {
   return routeOf(method, url)
     .replace(/\/\d+/g, '/:id')
     .replace(/\/:token-[0-9a-f]+/g, '/:token');
-}
-
-function failureName(error: unknown): string {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code;
-  const causeCode = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
-  if (typeof code === 'string') return code;
-  if (typeof causeCode === 'string') return causeCode;
-  return error instanceof Error ? error.name : 'error';
 }

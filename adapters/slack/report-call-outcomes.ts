@@ -1,4 +1,5 @@
 import { reportPlatformCall } from '../../src/operations/health.ts';
+import { noAnswerFailureOf } from '../../src/operations/no-answer.ts';
 
 /**
  * The kind of a Slack call by its URL: the Web API method (`chat.postMessage`), or `file-upload` for
@@ -25,7 +26,7 @@ export function reportSlackCallOutcomes(innerFetch: typeof fetch): typeof fetch 
       response = await innerFetch(input, init);
     } catch (error) {
       if (!wasCancelledByParley(init?.signal)) {
-        reportPlatformCall({ platform: 'slack', route, failure: `no answer (${failureName(error)})` });
+        reportPlatformCall({ platform: 'slack', route, failure: noAnswerFailureOf(error) });
       }
       throw error;
     }
@@ -42,13 +43,4 @@ function wasCancelledByParley(signal: AbortSignal | null | undefined): boolean {
   if (signal?.aborted !== true) return false;
   const reason: unknown = signal.reason;
   return !(reason instanceof Error && reason.name === 'TimeoutError');
-}
-
-/** E.g. `ECONNREFUSED` from undici's `fetch failed` cause, else the error's name. */
-function failureName(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  const causeCode = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
-  if (typeof causeCode === 'string') return causeCode;
-  if (typeof code === 'string') return code;
-  return error instanceof Error ? error.name : 'error';
 }
