@@ -178,6 +178,9 @@ export async function startSlackAdapter({
   registerFeedbackButtons({ app, adapter });
   // In the background: the first replies use no groups rather than wait for Slack.
   if (identity.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
+  // Once Slack is connected (in either mode): replies a dead process left are finished.
+  const startSweepingOrphans = () =>
+    finishRepliesLeftByARestart({ app, adapter, botUserId: identity.botUserId, services, deduper, outbound });
 
   if (transport.mode === 'socket') {
     await app.start().catch((error: unknown) => {
@@ -188,14 +191,7 @@ export async function startSlackAdapter({
       'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
     );
     reportPlatformConnection({ platform: 'slack', isConnected: true, state: 'connected over Socket Mode' });
-    const stopSweeping = finishRepliesLeftByARestart({
-      app,
-      adapter,
-      botUserId: identity.botUserId,
-      services,
-      deduper,
-      outbound,
-    });
+    const stopSweeping = startSweepingOrphans();
     return { app, port: undefined, stop: () => stopApp(app, stopSweeping) };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
@@ -204,14 +200,7 @@ export async function startSlackAdapter({
   const { port } = server.address() as AddressInfo;
   logHttpMode({ logger: adapterLogger, host, port });
   reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
-  const stopSweeping = finishRepliesLeftByARestart({
-    app,
-    adapter,
-    botUserId: identity.botUserId,
-    services,
-    deduper,
-    outbound,
-  });
+  const stopSweeping = startSweepingOrphans();
   return { app, port, stop: () => stopApp(app, stopSweeping) };
 }
 
