@@ -87,14 +87,17 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
       throw new TypeError("SqliteStore stores keyv's serialized strings; keep keyv's default serialize");
     }
     const expiresAtMs = typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Date.now() + ttl : null;
-    this.#assertWritable();
-    this.#statements().upsert.run(this.#storageKey(key), value, expiresAtMs);
+    this.#assertOpen();
+    const storageKey = this.#storageKey(key);
+    await this.#database.write((statements) => statements.upsert.run(storageKey, value, expiresAtMs));
     return true;
   }
 
   async delete(key: string): Promise<boolean> {
-    this.#assertWritable();
-    return Number(this.#statements().delete.run(this.#storageKey(key)).changes) > 0;
+    this.#assertOpen();
+    const storageKey = this.#storageKey(key);
+    const changes = await this.#database.write((statements) => statements.delete.run(storageKey).changes);
+    return Number(changes) > 0;
   }
 
   async has(key: string): Promise<boolean> {
@@ -103,10 +106,12 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
 
   /** Removes every entry of this store's namespace, or every entry when it has no namespace. */
   async clear(): Promise<void> {
-    this.#assertWritable();
+    this.#assertOpen();
     const range = this.#namespaceRange(this.#namespace);
-    if (range === undefined) this.#statements().deleteAll.run();
-    else this.#statements().deleteRange.run(range.fromKey, range.toKey);
+    await this.#database.write((statements) => {
+      if (range === undefined) statements.deleteAll.run();
+      else statements.deleteRange.run(range.fromKey, range.toKey);
+    });
   }
 
   /** Yields `[key, serialized value]` for the live entries of a namespace, keys without the prefix. */

@@ -233,4 +233,56 @@ describe('SqliteStore', () => {
     expect(await keyv.get('restored')).toBe('from backup');
     expect(readRows().map((row) => row.key)).toEqual(['history:new', 'history:restored']);
   });
+  describe('group commit: the writes of one turn share one transaction', () => {
+    it('commits every write of a turn together, and each settles only once it is in the file', async () => {
+      const { store, keyv } = openStore();
+      const counters = openStore('spend').keyv;
+      // Writes a reply makes at once (its spend counters and its history), none awaited yet.
+      const writes = [
+        keyv.set('history-of-a', 'turns'),
+        counters.set('counter:a', 1),
+        counters.set('counter:b', 2),
+      ];
+      // The store itself sees them at once: a read after a write never reads the older value.
+      await Promise.resolve();
+      expect(await store.get('history-of-a')).toBeDefined();
+      // Another connection (another tool, another process) sees nothing before the commit.
+      expect(readRows()).toEqual([]);
+      expect(await Promise.all(writes)).toEqual([true, true, true]);
+      expect(readRows().map((row) => row.key)).toEqual([
+        'history:history-of-a',
+        'spend:counter:a',
+        'spend:counter:b',
+      ]);
+    });
+
+    it("writes the turn's writes before the connection closes", async () => {
+      const { store, keyv } = openStore();
+      const written = keyv.set('last-words', 'kept');
+      const deleted = keyv.delete('never-there');
+      await Promise.resolve();
+      await store.disconnect();
+      await expect(written).resolves.toBe(true);
+      await expect(deleted).resolves.toBe(false);
+      expect(readRows().map((row) => row.key)).toEqual(['history:last-words']);
+    });
+
+    it('fails the writes that could not get the file from another process, and writes again once it is free', async () => {
+      const store = new SqliteStore({ filePath, busyTimeoutMs: 50 });
+      openedStores.push(store);
+      const keyv = new Keyv({ store, namespace: 'history', useKeyPrefix: false });
+      keyv.throwOnErrors = true;
+      await keyv.set('before', 'value');
+      const otherProcess = new DatabaseSync(filePath);
+      try {
+        otherProcess.exec('BEGIN IMMEDIATE');
+        await expect(keyv.set('while-locked', 'value')).rejects.toThrow(/locked|busy/i);
+        otherProcess.exec('ROLLBACK');
+      } finally {
+        otherProcess.close();
+      }
+      await keyv.set('after', 'value');
+      expect(readRows().map((row) => row.key)).toEqual(['history:after', 'history:before']);
+    });
+  });
 });
