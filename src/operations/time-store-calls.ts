@@ -2,7 +2,18 @@ import type { Keyv } from 'keyv';
 import { recordStoreOperation } from './metrics.ts';
 
 /** The store operations parley's stores use; each is timed, whatever the backend. */
-const timedOperations = ['get', 'set', 'delete', 'has', 'getMany', 'setMany', 'deleteMany', 'clear'] as const;
+const timedOperations = [
+  'get',
+  'getRaw',
+  'getMany',
+  'getManyRaw',
+  'set',
+  'delete',
+  'has',
+  'setMany',
+  'deleteMany',
+  'clear',
+] as const;
 
 /**
  * Times every operation of a keyv store into `parley_store_operation_seconds`, by backend and

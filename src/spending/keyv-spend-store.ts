@@ -1,6 +1,7 @@
 import type { Keyv } from 'keyv';
 import { z } from 'zod';
 import type { KeyedLock } from '../state/keyed-lock.ts';
+import { createSpendRecordCache, type SpendRecordCache } from './spend-record-cache.ts';
 import {
   addToolCalls,
   type CounterState,
@@ -28,30 +29,122 @@ const counterRecordSchema = z.object({
   /** By tool name; absent in a record written before tool calls were counted, which reads as none. */
   toolCalls: z.record(z.string(), z.object({ calls: z.number(), errors: z.number() })).optional(),
 });
-type CounterRecord = z.infer<typeof counterRecordSchema>;
+type CounterRecord = Readonly<z.infer<typeof counterRecordSchema>>;
 const rankingSchema = z.record(z.string(), z.number());
+/** A ranking's scores by member; kept in the cache, so it is copied, never changed in place. */
+type Ranking = Readonly<Record<string, number>>;
 type Hold = SpendAmount & { readonly untilMs: number };
 
 /** Every change runs under this one key: a hold reads and writes several counters as one step. */
 const lockKey = 'spend';
 
 /**
- * A SpendStore on a keyv store (memory or SQLite) for one bot process: each counter's spending is
- * one record, and every change runs under one in-process lock, so a check and its hold cannot
- * interleave with another request's. The holds of requests in flight live in the process, not in
- * the records: only this process makes them, they end with it, and writing them made every hold
+ * Counter records kept parsed in the process: a reply touches about a dozen (its person, conversation,
+ * channel, server and process, by day and month), so this covers a few hundred people writing at once.
+ */
+const defaultCachedCounterLimit = 4_000;
+/** Ranking records kept parsed: four per server a reply is in (users and channels, by day and month). */
+const defaultCachedRankingLimit = 1_000;
+
+/**
+ * A SpendStore on a keyv store (memory, SQLite or Postgres) for one bot process: each counter's
+ * spending is one record, and every change runs under one in-process lock, so a check and its hold
+ * cannot interleave with another request's. The holds of requests in flight live in the process, not
+ * in the records: only this process makes them, they end with it, and writing them made every hold
  * and settle read and rewrite a record that grew with the replies in flight (200 replies at once:
  * 200 holds in the workspace's record, rewritten 400 times; docs/benchmarks.md, issue 24). Several
  * processes must share a Redis instead (redis-spend-store.ts).
+ *
+ * The parsed counter and ranking records are kept in the process too (write-through), so a hold or
+ * settle of a record in use reads no store and parses nothing (issue 24: keyv's deserialize and zod
+ * on every reply). That is correct because this process is the only writer of these records: every
+ * write is made here, under the lock, and puts what it wrote in the cache, expiring when the stored
+ * copy does (the counter's or ranking's TTL, taken just before keyv takes its own, so never later).
+ * A record absent from the store stays absent until this process writes it, so absence is kept too.
+ * Nothing else writes the `counter:` and `ranking:` keys of this namespace (/export and /forget go
+ * through this store; the deduper sharing the namespace writes only `sighting:`; the retention sweep
+ * and dropExpired only remove records already past their expiry). It would break if another
+ * process, a script or an operator wrote these keys while this one runs (two processes on one SQLite
+ * file or Postgres are already unsupported: their holds would not see each other), or if a write that
+ * timed out still landed later (the next settle then builds on the cached value and overwrites it,
+ * as it did before the cache when its read came before the late write).
+ *
+ * Only reads under the lock (hold, settle) fill the cache on a miss: a read outside it could fetch a
+ * record, lose the race to a settle that writes and caches a newer one, and then put back the older.
+ * `read`, `readToolCalls` and `readRanking` use a cached record when there is one and otherwise read
+ * the store.
  */
-export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: KeyedLock }): SpendStore {
+export function createKeyvSpendStore({
+  store,
+  lock,
+  cachedCounterLimit = defaultCachedCounterLimit,
+  cachedRankingLimit = defaultCachedRankingLimit,
+}: {
+  store: Keyv;
+  lock: KeyedLock;
+  /** At most this many parsed counter records stay in memory (least recently used go first). */
+  cachedCounterLimit?: number;
+  /** At most this many parsed ranking records stay in memory. */
+  cachedRankingLimit?: number;
+}): SpendStore {
   const holdsByCounter = new Map<string, Map<string, Hold>>();
-  const readRecords = async (keys: readonly string[]): Promise<CounterRecord[]> => {
-    const values = keys.length === 0 ? [] : await store.getMany(keys.map((key) => `counter:${key}`));
-    return values.map((value) => {
-      const parsed = counterRecordSchema.safeParse(value);
-      return parsed.success ? parsed.data : { spent: { ...noSpending } };
-    });
+  const cachedCounters = createSpendRecordCache<CounterRecord>({ maxRecords: cachedCounterLimit });
+  const cachedRankings = createSpendRecordCache<Ranking>({ maxRecords: cachedRankingLimit });
+  /** When a record written now with `ttlMs` expires in the store, as keyv reckons it (its default TTL included). */
+  const expiresAtOf = (ttlMs: number | undefined): number | undefined => {
+    const effectiveTtlMs = ttlMs ?? store.ttl;
+    return typeof effectiveTtlMs === 'number' && effectiveTtlMs !== 0
+      ? Date.now() + effectiveTtlMs
+      : undefined;
+  };
+  /** Writes a record and keeps it; a write that failed leaves nothing cached, so the store is read again. */
+  const writeThrough = async <Value>(
+    cache: SpendRecordCache<Value>,
+    key: string,
+    storeKey: string,
+    value: Value,
+    ttlMs: number | undefined,
+  ): Promise<void> => {
+    const expiresAtMs = expiresAtOf(ttlMs);
+    try {
+      const isWritten = await store.set(storeKey, value, ttlMs);
+      if (isWritten === false) cache.delete(key);
+      else cache.set(key, value, expiresAtMs);
+    } catch (error) {
+      cache.delete(key);
+      throw error;
+    }
+  };
+  const readRecords = async (
+    keys: readonly string[],
+    { fillsCache }: { fillsCache: boolean },
+  ): Promise<CounterRecord[]> => {
+    const nowMs = Date.now();
+    const records = keys.map((key) => cachedCounters.get(key, nowMs));
+    const missingIndexes = records.flatMap((record, index) => (record === undefined ? [index] : []));
+    if (missingIndexes.length > 0) {
+      const missingKeys = missingIndexes.map((index) => keys[index] ?? '');
+      const stored = await store.getManyRaw(missingKeys.map((key) => `counter:${key}`));
+      for (const [position, index] of missingIndexes.entries()) {
+        const raw = stored[position];
+        const parsed = counterRecordSchema.safeParse(raw?.value);
+        const record = parsed.success ? parsed.data : { spent: { ...noSpending } };
+        records[index] = record;
+        if (fillsCache) {
+          cachedCounters.set(missingKeys[position] ?? '', record, expiresAtOfStored(raw?.expires));
+        }
+      }
+    }
+    return records.map((record) => record ?? { spent: { ...noSpending } });
+  };
+  const readRanking = async (key: string, { fillsCache }: { fillsCache: boolean }): Promise<Ranking> => {
+    const cached = cachedRankings.get(key, Date.now());
+    if (cached !== undefined) return cached;
+    const raw = await store.getRaw(`ranking:${key}`);
+    const parsed = rankingSchema.safeParse(raw?.value);
+    const ranking = parsed.success ? parsed.data : {};
+    if (fillsCache) cachedRankings.set(key, ranking, expiresAtOfStored(raw?.expires));
+    return ranking;
   };
   const liveHoldsOf = (key: string, nowMs: number): Map<string, Hold> => {
     const holds = holdsByCounter.get(key) ?? new Map<string, Hold>();
@@ -74,7 +167,7 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
     hold: (request) =>
       lock.run(lockKey, async () => {
         const keys = request.counters.map((counter) => counter.key);
-        const records = await readRecords(keys);
+        const records = await readRecords(keys, { fillsCache: true });
         const states = records.map((record, index) => stateOf(keys[index] ?? '', record, request.nowMs));
         for (const [index, counter] of request.counters.entries()) {
           const state = states[index] ?? { spent: noSpending, held: noAmount };
@@ -96,7 +189,10 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
       }),
     settle: (request) =>
       lock.run(lockKey, async () => {
-        const records = await readRecords(request.counters.map((counter) => counter.key));
+        const records = await readRecords(
+          request.counters.map((counter) => counter.key),
+          { fillsCache: true },
+        );
         const writes = request.counters.map((counter, index) => {
           const record = records[index] ?? { spent: { ...noSpending } };
           const spent = {
@@ -107,17 +203,29 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
             costNanos: record.spent.costNanos + request.spent.costNanos,
           };
           const toolCalls = addToolCalls(record.toolCalls ?? {}, request.toolCalls ?? {});
-          return store.set(`counter:${counter.key}`, { spent, toolCalls }, counter.ttlMs);
+          return writeThrough(
+            cachedCounters,
+            counter.key,
+            `counter:${counter.key}`,
+            { spent, toolCalls },
+            counter.ttlMs,
+          );
         });
-        await Promise.all([
+        // Every write is waited for, failed or not, before the lock is let go: a write still under way
+        // when the next hold reads (and caches) the record could leave the cache behind the store.
+        const outcomes = await Promise.allSettled([
           ...writes,
           ...request.rankings.map(async (ranking) => {
-            const parsed = rankingSchema.safeParse(await store.get(`ranking:${ranking.key}`));
-            const scores = parsed.success ? parsed.data : {};
-            scores[ranking.member] = (scores[ranking.member] ?? 0) + request.spent.costNanos;
-            await store.set(`ranking:${ranking.key}`, scores, ranking.ttlMs);
+            const scores = await readRanking(ranking.key, { fillsCache: true });
+            const updated = {
+              ...scores,
+              [ranking.member]: (scores[ranking.member] ?? 0) + request.spent.costNanos,
+            };
+            await writeThrough(cachedRankings, ranking.key, `ranking:${ranking.key}`, updated, ranking.ttlMs);
           }),
         ]);
+        const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+        if (failure) throw failure.reason;
         // Only once the spending is written: a write that fails leaves the hold to stand for the
         // request until it expires, so what it cost is not forgotten meanwhile.
         for (const counter of [...request.counters, ...request.heldCounters]) {
@@ -129,22 +237,23 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
         for (const counter of heldCounters) dropHold(counter.key, reservationId);
       }),
     async read({ keys, nowMs }) {
-      const records = await readRecords(keys);
+      const records = await readRecords(keys, { fillsCache: false });
       return records.map((record, index) => stateOf(keys[index] ?? '', record, nowMs));
     },
     async readToolCalls({ keys }) {
-      return (await readRecords(keys)).map((record) => record.toolCalls ?? {});
+      return (await readRecords(keys, { fillsCache: false })).map((record) => record.toolCalls ?? {});
     },
     forgetToolCalls: ({ keys }) =>
       lock.run(lockKey, async () => {
         for (const key of keys) {
+          // From the store, not the cache: the remaining TTL is the stored record's (/forget is rare).
           const raw = await store.getRaw(`counter:${key}`);
           const parsed = counterRecordSchema.safeParse(raw?.value);
           if (!parsed.success || parsed.data.toolCalls === undefined) continue;
           const { toolCalls: _forgotten, ...rest } = parsed.data;
           // Kept until the counter's own end, as its last settle set it.
           const ttlMs = typeof raw?.expires === 'number' ? Math.max(1, raw.expires - Date.now()) : undefined;
-          await store.set(`counter:${key}`, rest, ttlMs);
+          await writeThrough(cachedCounters, key, `counter:${key}`, rest, ttlMs);
         }
       }),
     renameRankingMember: ({ keys, member, to }) =>
@@ -158,17 +267,22 @@ export function createKeyvSpendStore({ store, lock }: { store: Keyv; lock: Keyed
           delete scores[member];
           // Kept until the ranking's own end, as its settle set it.
           const ttlMs = typeof raw?.expires === 'number' ? Math.max(1, raw.expires - Date.now()) : undefined;
-          await store.set(`ranking:${key}`, scores, ttlMs);
+          await writeThrough(cachedRankings, key, `ranking:${key}`, scores, ttlMs);
         }
       }),
     async readRanking({ key, count }) {
-      const parsed = rankingSchema.safeParse(await store.get(`ranking:${key}`));
-      return Object.entries(parsed.success ? parsed.data : {})
+      const scores = await readRanking(key, { fillsCache: false });
+      return Object.entries(scores)
         .map(([member, costNanos]) => ({ member, costNanos }))
         .sort((first, second) => second.costNanos - first.costNanos)
         .slice(0, count);
     },
   };
+}
+
+/** The expiry keyv stored with a record (absent, or null from some adapters, when it has none). */
+function expiresAtOfStored(expires: number | null | undefined): number | undefined {
+  return typeof expires === 'number' ? expires : undefined;
 }
 
 function addAmounts(first: SpendAmount, second: SpendAmount): SpendAmount {

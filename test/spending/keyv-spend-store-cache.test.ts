@@ -1,0 +1,225 @@
+import { Keyv } from 'keyv';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createKeyvSpendStore } from '../../src/spending/keyv-spend-store.ts';
+import { createSpendRecordCache } from '../../src/spending/spend-record-cache.ts';
+import type { SettleRequest, SpendStore } from '../../src/spending/spend-store.ts';
+import { createInProcessLock } from '../../src/state/keyed-lock.ts';
+
+const dayMs = 24 * 60 * 60_000;
+const cents = (count: number) => count * 10_000_000;
+
+/** A memory store that counts the records read from it and can be made to refuse writes. */
+class CountingMap<Value> extends Map<string, Value> {
+  reads = 0;
+  isRefusingWrites = false;
+  override get(key: string): Value | undefined {
+    this.reads += 1;
+    return super.get(key);
+  }
+  override set(key: string, value: Value): this {
+    if (this.isRefusingWrites) throw new Error('the store refuses writes');
+    return super.set(key, value);
+  }
+}
+
+function openStore(options: { cachedCounterLimit?: number; cachedRankingLimit?: number } = {}) {
+  const map = new CountingMap<unknown>();
+  const keyv = new Keyv({ store: map, throwOnErrors: true });
+  const store = createKeyvSpendStore({ store: keyv, lock: createInProcessLock(), ...options });
+  return { map, keyv, store };
+}
+
+let reservationCount = 0;
+function settleRequest({
+  keys,
+  costCents = 1,
+  ttlMs = dayMs,
+  toolCalls,
+  rankings = [],
+}: {
+  keys: readonly string[];
+  costCents?: number;
+  ttlMs?: number;
+  toolCalls?: SettleRequest['toolCalls'];
+  rankings?: SettleRequest['rankings'];
+}): SettleRequest {
+  reservationCount += 1;
+  return {
+    reservationId: `reservation-${reservationCount}`,
+    heldCounters: [],
+    counters: keys.map((key) => ({ key, ttlMs })),
+    spent: { requests: 1, promptTokens: 10, completionTokens: 5, images: 0, costNanos: cents(costCents) },
+    ...(toolCalls === undefined ? {} : { toolCalls }),
+    rankings,
+  };
+}
+
+async function spentCents(store: SpendStore, key: string): Promise<number> {
+  const [state] = await store.read({ keys: [key], nowMs: Date.now() });
+  return (state?.spent.costNanos ?? 0) / cents(1);
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('keyv spend store, records kept in the process', () => {
+  it('reads a record it wrote without asking the store again', async () => {
+    const { map, store } = openStore();
+    await store.settle(settleRequest({ keys: ['user:a:day'] }));
+    map.reads = 0;
+    expect(await spentCents(store, 'user:a:day')).toBe(1);
+    await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 2 }));
+    expect(await spentCents(store, 'user:a:day')).toBe(3);
+    expect(map.reads).toBe(0);
+  });
+
+  it('lets a cached counter go at its TTL, as the stored one goes', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-04T12:00:00Z'));
+    const { store } = openStore();
+    const ttlMs = 60 * 60_000;
+    await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 5, ttlMs }));
+
+    vi.setSystemTime(new Date('2026-11-04T12:59:59.990Z'));
+    expect(await spentCents(store, 'user:a:day')).toBe(5);
+
+    vi.setSystemTime(new Date('2026-11-04T13:00:00.001Z'));
+    expect(await spentCents(store, 'user:a:day')).toBe(0);
+    // A hold reads through the same cache: the spending of the lapsed period no longer counts.
+    const outcome = await store.hold({
+      reservationId: 'after-expiry',
+      amount: { costNanos: cents(6), tokens: 0, images: 0 },
+      counters: [{ key: 'user:a:day', ttlMs, limits: { cost: cents(10) } }],
+      nowMs: Date.now(),
+      holdUntilMs: Date.now() + 60_000,
+    });
+    expect(outcome.isHeld).toBe(true);
+  });
+
+  it('lets a cached ranking go at its TTL', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-04T12:00:00Z'));
+    const { store } = openStore();
+    await store.settle(
+      settleRequest({ keys: [], rankings: [{ key: 'users:w:day', ttlMs: 60_000, member: 'a' }] }),
+    );
+    expect(await store.readRanking({ key: 'users:w:day', count: 5 })).toEqual([
+      { member: 'a', costNanos: cents(1) },
+    ]);
+    vi.setSystemTime(new Date('2026-11-04T12:01:00.001Z'));
+    expect(await store.readRanking({ key: 'users:w:day', count: 5 })).toEqual([]);
+  });
+
+  it('keeps at most its bound of records, reading an evicted one from the store again', async () => {
+    const { map, store } = openStore({ cachedCounterLimit: 2 });
+    await store.settle(settleRequest({ keys: ['first'], costCents: 1 }));
+    await store.settle(settleRequest({ keys: ['second'], costCents: 2 }));
+    map.reads = 0;
+    expect(await spentCents(store, 'first')).toBe(1);
+    expect(await spentCents(store, 'second')).toBe(2);
+    expect(map.reads).toBe(0);
+
+    // A third record pushes out the least recently used one, `first`.
+    await store.settle(settleRequest({ keys: ['third'], costCents: 3 }));
+    map.reads = 0;
+    expect(await spentCents(store, 'second')).toBe(2);
+    expect(await spentCents(store, 'third')).toBe(3);
+    expect(map.reads).toBe(0);
+    expect(await spentCents(store, 'first')).toBe(1);
+    expect(map.reads).toBe(1);
+  });
+
+  it('shows /forget through later reads and settles', async () => {
+    const { store } = openStore();
+    const toolCalls = { search: { calls: 2, errors: 1 } };
+    const rankings = [{ key: 'users:w:day', ttlMs: dayMs, member: 'a' }];
+    await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 4, toolCalls, rankings }));
+    expect(await store.readToolCalls({ keys: ['user:a:day'] })).toEqual([toolCalls]);
+
+    await store.forgetToolCalls({ keys: ['user:a:day'] });
+    await store.renameRankingMember({ keys: ['users:w:day'], member: 'a', to: 'forgotten' });
+    expect(await store.readToolCalls({ keys: ['user:a:day'] })).toEqual([{}]);
+    expect(await spentCents(store, 'user:a:day')).toBe(4);
+    expect(await store.readRanking({ key: 'users:w:day', count: 5 })).toEqual([
+      { member: 'forgotten', costNanos: cents(4) },
+    ]);
+
+    // The next settle builds on the forgotten records, not on a copy from before /forget.
+    await store.settle(
+      settleRequest({
+        keys: ['user:a:day'],
+        costCents: 1,
+        toolCalls: { fetch: { calls: 1, errors: 0 } },
+        rankings: [{ key: 'users:w:day', ttlMs: dayMs, member: 'b' }],
+      }),
+    );
+    expect(await store.readToolCalls({ keys: ['user:a:day'] })).toEqual([{ fetch: { calls: 1, errors: 0 } }]);
+    expect(await store.readRanking({ key: 'users:w:day', count: 5 })).toEqual([
+      { member: 'forgotten', costNanos: cents(4) },
+      { member: 'b', costNanos: cents(1) },
+    ]);
+  });
+
+  it('keeps a forgotten counter only until its own end', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-04T12:00:00Z'));
+    const { store } = openStore();
+    await store.settle(
+      settleRequest({ keys: ['user:a:day'], ttlMs: 60_000, toolCalls: { search: { calls: 1, errors: 0 } } }),
+    );
+    vi.setSystemTime(new Date('2026-11-04T12:00:30Z'));
+    await store.forgetToolCalls({ keys: ['user:a:day'] });
+    expect(await spentCents(store, 'user:a:day')).toBe(1);
+    vi.setSystemTime(new Date('2026-11-04T12:01:00.001Z'));
+    expect(await spentCents(store, 'user:a:day')).toBe(0);
+  });
+
+  it('reads after a restart what the process before it wrote', async () => {
+    const { keyv, store: before } = openStore();
+    const rankings = [{ key: 'users:w:day', ttlMs: dayMs, member: 'a' }];
+    await before.settle(settleRequest({ keys: ['user:a:day'], costCents: 7, rankings }));
+
+    const after = createKeyvSpendStore({ store: keyv, lock: createInProcessLock() });
+    expect(await spentCents(after, 'user:a:day')).toBe(7);
+    expect(await after.readRanking({ key: 'users:w:day', count: 5 })).toEqual([
+      { member: 'a', costNanos: cents(7) },
+    ]);
+    await after.settle(settleRequest({ keys: ['user:a:day'], costCents: 1, rankings }));
+    expect(await spentCents(after, 'user:a:day')).toBe(8);
+    expect(await after.readRanking({ key: 'users:w:day', count: 5 })).toEqual([
+      { member: 'a', costNanos: cents(8) },
+    ]);
+  });
+
+  it('does not count a settle whose write failed', async () => {
+    const { map, store } = openStore();
+    await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 1 }));
+    map.isRefusingWrites = true;
+    await expect(store.settle(settleRequest({ keys: ['user:a:day'], costCents: 2 }))).rejects.toThrow(
+      'the store refuses writes',
+    );
+    map.isRefusingWrites = false;
+    expect(await spentCents(store, 'user:a:day')).toBe(1);
+    await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 4 }));
+    expect(await spentCents(store, 'user:a:day')).toBe(5);
+  });
+});
+
+describe('spend record cache', () => {
+  it('stays within its bound however many records pass through', () => {
+    const cache = createSpendRecordCache<number>({ maxRecords: 100 });
+    for (let index = 0; index < 10_000; index += 1) cache.set(`record-${index}`, index, undefined);
+    expect(cache.size).toBe(100);
+    expect(cache.get('record-9999', 0)).toBe(9999);
+    expect(cache.get('record-9899', 0)).toBe(undefined);
+  });
+
+  it('gives nothing from the moment a record expires', () => {
+    const cache = createSpendRecordCache<string>({ maxRecords: 10 });
+    cache.set('counter', 'spent', 1_000);
+    expect(cache.get('counter', 999)).toBe('spent');
+    expect(cache.get('counter', 1_000)).toBe(undefined);
+    expect(cache.size).toBe(0);
+  });
+});
