@@ -17,7 +17,13 @@ import type { ReadDocument } from '../documents/document-reader.ts';
 import { readTurnDocumentsAsStep } from '../documents/reading-step.ts';
 import type { readTurnDocuments, TurnReading } from '../documents/turn-documents.ts';
 import type { MemoryMode } from '../environment/spend-access-values.ts';
-import type { ChatMessage, ChatRequest, FinishReason, TokenUsage, ToolStep } from '../gateway/chat-types.ts';
+import type {
+  ChatMessage,
+  ChatStreamRequest,
+  FinishReason,
+  TokenUsage,
+  ToolStep,
+} from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
@@ -776,13 +782,23 @@ async function streamReply({
     surface: prepared.surface,
     indicators: dependencies.waiting ?? defaultWaitingIndicators,
   });
+  // Text reaches the writer as it arrives; `text` is always exactly what was appended, so a reply
+  // cut off midway keeps what the person saw.
+  const appendText = (delta: string) => {
+    if (text === '') waiting.stop();
+    text += delta;
+    writer.append(delta);
+  };
   try {
-    const chat: ChatRequest = {
+    const chat: ChatStreamRequest = {
       model: prepared.model,
       messages: prepared.fit.messages,
       maxTokens: dependencies.defaults.replyMaxTokens,
       hold,
       ...(signal ? { signal } : {}),
+      // The gateway's stream hands its text straight to the writer rather than as an event each
+      // (no async-iterator hop per piece); where tools wrap the stream, text comes as events below.
+      onTextDelta: appendText,
     };
     // With search, the reply's further calls (tool rounds, the search decision) go out on the same
     // hold: each is covered as it is sent, with the tool results that grew its prompt.
@@ -799,11 +815,8 @@ async function streamReply({
           })
         : dependencies.gateway.chatStream(chat);
     for await (const event of events) {
-      if (event.type === 'text-delta') {
-        if (text === '') waiting.stop();
-        text += event.text;
-        writer.append(event.text);
-      } else if (event.type === 'notice') prepared.notices.push(event.message);
+      if (event.type === 'text-delta') appendText(event.text);
+      else if (event.type === 'notice') prepared.notices.push(event.message);
       else if (event.type === 'tool-step') {
         // The steps say what happens now: no typing renewals, no "still waiting" line over them.
         waiting.stop();

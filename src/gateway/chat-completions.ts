@@ -8,6 +8,7 @@ import type {
   ChatReply,
   ChatRequest,
   ChatStreamEvent,
+  ChatStreamRequest,
   FinishReason,
   TokenUsage,
   ToolCall,
@@ -76,14 +77,16 @@ export async function completeChat(
 }
 
 /**
- * A streamed reply as typed events. Retries happen only inside the SDK, before the response starts,
- * so text that was already yielded is never repeated. A stream that goes quiet for longer than
- * `streamIdleTimeoutMs` is cancelled and reported as a timeout.
+ * A streamed reply as typed events, its text to `request.onTextDelta` where given. Retries happen
+ * only inside the SDK, before the response starts, so text that was already yielded is never
+ * repeated. A stream that goes quiet for longer than `streamIdleTimeoutMs` is cancelled and reported
+ * as a timeout.
  */
 export async function* streamChat(
   options: ChatCompletionsOptions,
-  request: ChatRequest,
+  request: ChatStreamRequest,
 ): AsyncGenerator<ChatStreamEvent, void, undefined> {
+  const { onTextDelta } = request;
   const { messages, notices } = fitMessagesToModel(options.catalog, request);
   const work = workOf(request, messages);
   const covered = await coverRequest(request.hold, work);
@@ -103,6 +106,9 @@ export async function* streamChat(
   const toolCalls = createToolCallCollector();
   // What the model wrote, for the hold when the gateway sends no usage (a stream cut short).
   let writtenCharacters = 0;
+  // A throw from the text sink is the consumer's, as if thrown from its loop over the events: it
+  // passes through as it is, not counted or reported as a gateway failure.
+  let sinkFailure: { readonly error: unknown } | undefined;
   recordGatewayRequest({ operation: 'chat-stream' });
   try {
     // No signal goes to the SDK: it would join ours with its own, and a joined signal re-checks its
@@ -131,16 +137,30 @@ export async function* streamChat(
       const text = choice?.delta?.content;
       if (typeof text === 'string' && text.length > 0) {
         writtenCharacters += text.length;
-        yield { type: 'text-delta', text };
+        if (onTextDelta === undefined) yield { type: 'text-delta', text };
+        else {
+          try {
+            onTextDelta(text);
+          } catch (error) {
+            sinkFailure = { error };
+            throw error;
+          }
+        }
       }
-      for (const delta of choice?.delta?.tool_calls ?? []) {
-        writtenCharacters += delta.function?.arguments?.length ?? 0;
-        toolCalls.add(delta);
+      // Most chunks carry no tool calls: no empty array to loop over for each of them. (A gateway
+      // may send `null` where the reference leaves the field out.)
+      const toolCallDeltas = choice?.delta?.tool_calls;
+      if (toolCallDeltas !== undefined && toolCallDeltas !== null) {
+        for (const delta of toolCallDeltas) {
+          writtenCharacters += delta.function?.arguments?.length ?? 0;
+          toolCalls.add(delta);
+        }
       }
       if (choice?.finish_reason) finishReason = toFinishReason(choice.finish_reason);
       if (chunk.usage) usage = toUsage(chunk.usage);
     }
   } catch (error) {
+    if (sinkFailure !== undefined) throw sinkFailure.error;
     throw countedFailure(
       'chat-stream',
       idle.reasonForStop() ?? toGatewayError(error, chatRequestOf(options)),

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import type { z } from 'zod';
 import type { Logger } from '../log.ts';
 import { completeChat, streamChat } from './chat-completions.ts';
-import type { ChatReply, ChatRequest, ChatStreamEvent } from './chat-types.ts';
+import type { ChatReply, ChatRequest, ChatStreamEvent, ChatStreamRequest } from './chat-types.ts';
 import {
   gatewayImagePolicy,
   generateImages,
@@ -15,7 +15,8 @@ import { generateStructured, type StructuredReply, type StructuredRequest } from
 /** Everything parley asks of the Model Gateway. Every method throws only `GatewayError`. */
 export interface Gateway {
   chat(request: ChatRequest): Promise<ChatReply>;
-  chatStream(request: ChatRequest): AsyncIterable<ChatStreamEvent>;
+  /** With `request.onTextDelta`, the text goes to it instead of `text-delta` events. */
+  chatStream(request: ChatStreamRequest): AsyncIterable<ChatStreamEvent>;
   generateStructured<Schema extends z.ZodType>(
     request: StructuredRequest<Schema>,
   ): Promise<StructuredReply<z.output<Schema>>>;

@@ -1,7 +1,7 @@
 import type { Actor } from '../access/actor.ts';
 import type { PlaceSettings } from '../administration/place-settings.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
-import type { ChatMessage, ChatRequest, ChatStreamEvent } from '../gateway/chat-types.ts';
+import type { ChatMessage, ChatRequest, ChatStreamEvent, ChatStreamRequest } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
 import { memoryToolSource, rememberToolName } from '../memory/memory-tools.ts';
@@ -18,8 +18,12 @@ import type { Toolbox } from './toolbox.ts';
 /** A streamed reply that may call tools first; the events are the gateway's, plus tool steps. */
 export interface ToolReplies {
   stream(request: {
-    /** Its hold covers every round, every priced tool call, the search decision. */
-    chat: ChatRequest;
+    /**
+     * Its hold covers every round, every priced tool call, the search decision. Its `onTextDelta`
+     * gets the text only where the reply is the gateway's stream itself (no tools here); with
+     * tools, the text comes as `text-delta` events.
+     */
+    chat: ChatStreamRequest;
     /** Who asked: the tools they may use here are governed by the place's rules. */
     actor: Actor;
     /** The place's settings as the engine read them for this turn (TOOLS, TOOL_ROLE_IDS, MEMORY). */
@@ -83,7 +87,11 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       // itself: no generator between them, whose every chunk would cost more microtasks
       // (docs/benchmarks.md, issue 24's CPU profile).
       if (tools.length === 0 && !isSearchForced) return options.gateway.chatStream(chat);
-      return toolStream({ chat, actor, tools, conversationKey, isSearchForced, askApproval });
+      // The tool loop, search-first and the plain round read the text themselves (a round's text
+      // for the next prompt, a refusal before any text, the sources after it): their requests go
+      // without the sink, so every piece comes back to them as an event.
+      const { onTextDelta: _textGoesAsEvents, ...eventsOnly } = chat;
+      return toolStream({ chat: eventsOnly, actor, tools, conversationKey, isSearchForced, askApproval });
     },
   };
 

@@ -146,6 +146,92 @@ describe('chatStream against the fake gateway', () => {
     expect((caught as GatewayError).kind).toBe('cancelled');
   });
 
+  it('hands the text to onTextDelta in order, after response-started and before finish, with no text-delta events', async () => {
+    subject.fake.enqueue({ text: 'Hello Ada, nice to meet you.', chunkSize: 4 });
+    // One log of what the consumer saw, in the order it saw it: sink calls and events alike.
+    const seen: string[] = [];
+    for await (const event of subject.gateway.chatStream({
+      hold: subject.hold,
+      model: 'chat-model',
+      messages: hello,
+      maxTokens: 200,
+      onTextDelta: (text) => seen.push(`text:${text}`),
+    })) {
+      seen.push(event.type);
+    }
+    expect(seen[0]).toBe('response-started');
+    expect(seen.at(-1)).toBe('finish');
+    const texts = seen.slice(1, -1);
+    expect(texts.every((entry) => entry.startsWith('text:'))).toBe(true);
+    expect(texts.length).toBeGreaterThan(3);
+    expect(texts.map((entry) => entry.slice('text:'.length)).join('')).toBe('Hello Ada, nice to meet you.');
+  });
+
+  it('has handed the sink exactly the text before a cut, then throws stream-interrupted', async () => {
+    subject.fake.enqueue({
+      text: 'one two three four five six seven eight',
+      chunkSize: 4,
+      cutAfterChunks: 3,
+    });
+    let text = '';
+    const { events, error } = await drain(
+      subject.gateway.chatStream({
+        hold: subject.hold,
+        maxTokens: 100,
+        model: 'chat-model',
+        messages: hello,
+        onTextDelta: (delta) => {
+          text += delta;
+        },
+      }),
+    );
+    expect(text).toBe('one two thre');
+    expect(events.some((event) => event.type === 'text-delta')).toBe(false);
+    expect((error as GatewayError).kind).toBe('stream-interrupted');
+  });
+
+  it('stops as cancelled when the caller aborts from inside the sink', async () => {
+    subject.fake.enqueue({ text: 'a b c d e f g h i j k l m n o p', chunkSize: 2, delayBetweenChunksMs: 30 });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const { error } = await drain(
+      subject.gateway.chatStream({
+        hold: subject.hold,
+        maxTokens: 100,
+        model: 'chat-model',
+        messages: hello,
+        signal: controller.signal,
+        onTextDelta: (text) => {
+          seen.push(text);
+          if (seen.length === 2) controller.abort();
+        },
+      }),
+    );
+    expect(seen.length).toBeLessThan(5);
+    expect((error as GatewayError).kind).toBe('cancelled');
+  });
+
+  it("ends the stream with the sink's own error when the sink throws, as a throw from the consumer's loop would", async () => {
+    subject.fake.enqueue({ text: 'one two three four five', chunkSize: 4, delayBetweenChunksMs: 5 });
+    const broken = new Error('the writer broke');
+    let calls = 0;
+    const { events, error } = await drain(
+      subject.gateway.chatStream({
+        hold: subject.hold,
+        maxTokens: 100,
+        model: 'chat-model',
+        messages: hello,
+        onTextDelta: () => {
+          calls += 1;
+          if (calls === 2) throw broken;
+        },
+      }),
+    );
+    expect(error).toBe(broken);
+    expect(calls).toBe(2);
+    expect(events.map((event) => event.type)).toEqual(['response-started']);
+  });
+
   it('gives up on a stream that goes silent for longer than the timeout', async () => {
     const slow = await startGatewayUnderTest({ timeoutMs: 150 });
     try {
