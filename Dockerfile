@@ -33,4 +33,4 @@ VOLUME ["/app/data"]
 EXPOSE 8080 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HEALTH_PORT || 8080) + '/healthz').then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--max-semi-space-size=8", "bin/parley.ts"]
+CMD ["node", "--expose-gc", "bin/parley.ts"]

@@ -19,7 +19,12 @@ import { readMemory } from './process-stats.ts';
  */
 
 const repositoryRoot = resolve(import.meta.dirname, '..');
-const settleMs = 3_000;
+/**
+ * Idle means the bot has had nothing to do for a while: long enough for the idle memory trim's first
+ * check (every 5 s, src/operations/idle-memory-trim.ts) to have come after start-up's work. A bot
+ * idles for hours; at 3 s this measured start-up's leftovers rather than the idle process.
+ */
+const settleMs = 8_000;
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

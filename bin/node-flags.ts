@@ -1,12 +1,12 @@
 /**
  * The flags parley's node process starts with: `npm start` (package.json's start script), the
- * Docker image (Dockerfile's CMD) and the benches all pass these, and test/docs checks that they
- * agree.
+ * Docker image (Dockerfile's CMD) and the benches all pass these, and test/boundary/node-flags.test.ts
+ * checks that they agree.
  *
- * `--max-semi-space-size`: V8 grows its young generation up to 2 × 32 MiB while parley starts (it
- * allocates a lot, briefly, loading modules) and never gives those pages back: at idle 36–41 MiB of
- * it stayed resident holding 2 MiB of live objects (`npm run bench:memory -- --modules`, issue 24).
- * At 8 MiB the young generation stays small at idle; under load it collects more often, which the
- * N=200 bench measured (docs/benchmarks.md, "Issue 24").
+ * `--expose-gc`: lets the process give memory back once it is idle (src/operations/idle-memory-trim.ts).
+ * V8 keeps its own young-generation sizing: capping it (`--max-semi-space-size=8`, issue 24's second
+ * session) kept idle memory lower but cost 15–20 % more CPU per token at 200 replies at once and
+ * later first texts at 500 (docs/benchmarks.md, "Issue 24, third session"); the idle trim gets the
+ * memory back without that cost.
  */
-export const parleyNodeFlags: readonly string[] = ['--max-semi-space-size=8'];
+export const parleyNodeFlags: readonly string[] = ['--expose-gc'];

@@ -9,6 +9,7 @@ import { checkGateway } from '../src/gateway/gateway-check.ts';
 import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
 import { checkReadiness } from '../src/operations/health.ts';
 import { startHealthServer } from '../src/operations/health-server.ts';
+import { startIdleMemoryTrim } from '../src/operations/idle-memory-trim.ts';
 import { unwritableFileProblems, type WritableFile } from '../src/operations/writable-paths.ts';
 import { shutDownWithin, shutdownShares } from '../src/shut-down.ts';
 import type { Coordination } from '../src/state/coordination.ts';
@@ -205,7 +206,9 @@ async function runPlatforms({
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info({ platforms: platforms.map(({ adapter }) => adapter.name) }, 'parley running');
+  const memoryTrim = startIdleMemoryTrim({ logger });
   const signal = await signalled;
+  memoryTrim.stop();
   logger.info(
     { signal },
     'shutting down: no new messages; replies in progress may finish, then are cut with a note',
