@@ -129,7 +129,7 @@ const metrics: Metric[] = [
     name: 'CPU s per 1,000 tokens',
     value: (figures) => figures.cpuSecondsPerThousandTokens,
     format: decimals(3),
-    targetAt: (count, outcomes) => (count === 200 ? targetText(outcomes, 'cpu', '≤ 1.2 × floor') : undefined),
+    targetAt: (count, outcomes) => (count === 200 ? targetText(outcomes, 'cpu', '≤ 1.1 × floor') : undefined),
   },
   {
     name: 'busiest second, CPU cores',
