@@ -25,8 +25,14 @@ export interface PeopleIndex {
 }
 
 const recordSchema = z.object({
-  /** Conversation key → when the person last wrote there (ISO time, refreshed at most hourly). */
-  conversations: z.record(z.string(), z.iso.datetime()),
+  /**
+   * Conversation key → when the person last wrote there (ISO time, refreshed at most hourly). A time
+   * is not checked here: one unreadable time must not make the whole record read as empty (the next
+   * write would then drop every other conversation from the index, and /forget would miss them); the
+   * sweep never drops an entry whose time it cannot read. Checking each time also cost a regular
+   * expression per entry on every reply (issue 24).
+   */
+  conversations: z.record(z.string(), z.string()),
 });
 
 /** A conversation seen again within this long is not written to the index again. */
