@@ -26,6 +26,13 @@ export const noPings = { parse: [], repliedUser: false } as const;
 
 /** One channel edit a second at most, and less when several replies stream in the channel at once. */
 const minEditIntervalMs = 1_000;
+/**
+ * How long a reply's first typing indicator waits. Meanwhile the reply counts among those about to
+ * post (see `RepliesAwaitingText`), so that in a burst of mentions the gate has seen the burst before
+ * any typing takes a slot; one reply alone shows it a fifth of a second later than at once.
+ */
+const firstTypingDelayMs = 200;
+
 /** A channel's edit bucket: about 5 per 5 s. */
 const channelEditsPerMinute = (60_000 / discordLimits.editWindowMs) * discordLimits.editsPerWindow;
 
@@ -48,6 +55,8 @@ export function createChannelSurface({
   botUserId: string;
 }): Surface {
   let isFirstPost = true;
+  // Set by the reply's first typing indicator: until its first text is posted, it is awaited.
+  let awaitingFirstText: (() => void) | undefined;
   const writerId = `${channel.id}:${Math.random().toString(36).slice(2)}`;
   const editGroup = channelEditGroup(channel.id);
   const botMay = (permission: PermissionResolvable) => {
@@ -85,6 +94,7 @@ export function createChannelSurface({
           })
       : await channel.send(payload);
     isFirstPost = false;
+    awaitingFirstText?.();
     return { id: sent.id };
   };
   return {
@@ -152,10 +162,20 @@ export function createChannelSurface({
     },
     async showTyping() {
       // Typing is a courtesy: it goes only when nothing waits and the budget has room, never later.
-      await outbound.tryNow({
-        target: { kind: 'typing', channelId: channel.id },
-        run: () => channel.sendTyping(),
-      });
+      const sendTyping = () =>
+        outbound.tryNow({
+          target: { kind: 'typing', channelId: channel.id },
+          run: () => channel.sendTyping(),
+        });
+      if (awaitingFirstText === undefined && isFirstPost) {
+        awaitingFirstText = outbound.awaitFirstText();
+        const timer = setTimeout(() => {
+          if (isFirstPost) sendTyping().catch(() => undefined);
+        }, firstTypingDelayMs);
+        timer.unref();
+        return;
+      }
+      await sendTyping();
     },
     setActions: (message: PostedMessage, actions: readonly Action[]) =>
       outbound.schedule({

@@ -9,6 +9,7 @@ import {
 } from '../../src/delivery/rate-limits.ts';
 import { countedRequests } from './counted-requests.ts';
 import { discordLimits } from './discord-limits.ts';
+import { createRepliesAwaitingText, type RepliesAwaitingText } from './replies-awaiting-text.ts';
 
 /** What a Discord call is, as far as its rate limits go. */
 export interface DiscordCallTarget {
@@ -29,6 +30,11 @@ export interface DiscordOutbound extends OutboundQueue<DiscordCallTarget> {
    * a final edit: 0 when it could go now, at most one window.
    */
   inBetweenEditWaitMs(channelId: string): number;
+  /**
+   * A reply began and has no text on screen yet; call what this returns once its first text is
+   * posted. While many replies wait so, typing waits too (see `RepliesAwaitingText`).
+   */
+  awaitFirstText(): () => void;
 }
 
 /**
@@ -42,19 +48,23 @@ export const finalEditReserve = 1;
  * Discord's limits as data (topics/rate-limits.mdx): 50 requests a second for the whole bot token,
  * and each channel's message creates and edits in buckets of their own (about 5 per 5 s; the real
  * sizes are learned from `X-RateLimit-*`, see `learnBucketSizes`). Typing goes only while the
- * bot's window is used below a quarter, so that renewing the indicators of many waiting replies
- * never takes the budget the text right behind them needs.
+ * bot's window is used below a quarter, counting the replies about to post their first text as if
+ * they had, so that neither renewing the indicators of many waiting replies nor greeting a burst of
+ * mentions takes the budget the text right behind them needs.
  */
 export interface DiscordRateLimits {
   readonly bot: SlidingWindow;
   readonly channel: SlidingWindow;
   readonly typing: RateLimit;
+  readonly awaitingText: RepliesAwaitingText;
 }
 
 export function createDiscordRateLimits(): DiscordRateLimits {
   const bot = createSlidingWindow({ limit: discordLimits.schedulerRequestsPerSecond, windowMs: 1_000 });
+  const awaitingText = createRepliesAwaitingText();
   return {
     bot,
+    awaitingText,
     channel: createSlidingWindow({
       limit: discordLimits.editsPerWindow,
       windowMs: discordLimits.editWindowMs + discordLimits.bucketMarginMs,
@@ -64,6 +74,7 @@ export function createDiscordRateLimits(): DiscordRateLimits {
       key: 'bot',
       limit: discordLimits.schedulerRequestsPerSecond,
       fraction: discordLimits.typingShareOfBudget,
+      alsoComing: (nowMs) => awaitingText.count(nowMs),
     }),
   };
 }
@@ -111,10 +122,12 @@ export function createDiscordOutbound(
     );
     return Math.min(Math.max(0, roomAtMs - nowMs), discordLimits.editWindowMs);
   };
-  if (sharedBudget === undefined) return { ...queue, inBetweenEditWaitMs };
+  const awaitFirstText = () => limits.awaitingText.begin(Date.now());
+  if (sharedBudget === undefined) return { ...queue, inBetweenEditWaitMs, awaitFirstText };
   return {
     ...queue,
     inBetweenEditWaitMs,
+    awaitFirstText,
     schedule: (call) => queue.schedule({ ...call, run: () => countedRequests.run(true, call.run) }),
     tryNow: (call) => queue.tryNow({ ...call, run: () => countedRequests.run(true, call.run) }),
   };

@@ -75,15 +75,18 @@ export function createQuietGate({
   key,
   limit,
   fraction,
+  alsoComing = () => 0,
 }: {
   window: SlidingWindow;
   key: string;
   limit: number;
   fraction: number;
+  /** Calls not yet in the window that will soon need it (replies about to post), counted as used. */
+  alsoComing?: (nowMs: number) => number;
 }): RateLimit {
   return {
     tryAcquire(_gateKey, nowMs) {
-      if (window.usedAt(key, nowMs) >= limit * fraction) {
+      if (window.usedAt(key, nowMs) + alsoComing(nowMs) >= limit * fraction) {
         return { isGranted: false, retryAtMs: Number.POSITIVE_INFINITY };
       }
       return { isGranted: true, release: () => undefined };

@@ -81,4 +81,37 @@ describe('the Discord channel surface', () => {
       await flaky.destroy();
     }
   });
+  it('shows typing for one reply a moment after it began, and none in a burst of replies waiting for their first text', async () => {
+    const typingIn = (channelIds: readonly string[]) =>
+      fake.requests.filter(
+        (call) => call.route === 'typing' && channelIds.includes(call.params.channelId ?? ''),
+      );
+    const surfaceIn = async (channelId: string, outbound: ReturnType<typeof createDiscordOutbound>) => {
+      const channel = await fake.waitFor(
+        () => client.channels.cache.get(channelId) as TextChannel | undefined,
+      );
+      return createChannelSurface({ channel, outbound, botUserId: fake.bot.id });
+    };
+
+    const aloneId = fake.createTextChannel({ name: 'alone' });
+    const alone = await surfaceIn(aloneId, createDiscordOutbound());
+    await alone.showTyping?.();
+    expect(typingIn([aloneId])).toHaveLength(0);
+    await fake.waitFor(() => (typingIn([aloneId]).length === 1 ? true : undefined));
+
+    // Twenty mentions at once: each would need a create from the bot's 50/s soon; typing would take
+    // a dozen of the first second's slots from them (Discord: topics/rate-limits.mdx, global limit).
+    const outbound = createDiscordOutbound();
+    const burstIds = Array.from({ length: 20 }, (_, index) =>
+      fake.createTextChannel({ name: `burst-${index}` }),
+    );
+    const burst = await Promise.all(burstIds.map((channelId) => surfaceIn(channelId, outbound)));
+    for (const surface of burst) await surface.showTyping?.();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(typingIn(burstIds)).toHaveLength(0);
+    // Once their first texts are posted, a reply's typing goes again.
+    for (const surface of burst) await surface.post('the answer');
+    await burst[0]?.showTyping?.();
+    expect(typingIn(burstIds)).toHaveLength(1);
+  });
 });
