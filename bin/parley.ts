@@ -22,7 +22,7 @@ import {
   terminalAdapter,
 } from './platform-adapters.ts';
 
-const usage = `usage: npm start            (or: node bin/parley.ts, on Node.js 22.18 or newer)
+const usage = `usage: npm start            (or: node --expose-gc bin/parley.ts, on Node.js 22.18 or newer)
 
 parley reads its settings from the environment and from .env in the project folder:
   GATEWAY_BASE_URL, GATEWAY_API_KEY   required: the Model Gateway (try: npm run fake-gateway)
