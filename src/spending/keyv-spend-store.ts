@@ -65,9 +65,10 @@ const defaultCachedRankingLimit = 1_000;
  * through this store; the deduper sharing the namespace writes only `sighting:`; the retention sweep
  * and dropExpired only remove records already past their expiry). It would break if another
  * process, a script or an operator wrote these keys while this one runs (two processes on one SQLite
- * file or Postgres are already unsupported: their holds would not see each other), or if a write that
- * timed out still landed later (the next settle then builds on the cached value and overwrites it,
- * as it did before the cache when its read came before the late write).
+ * file or Postgres are already unsupported: their holds would not see each other). A write that
+ * failed (a store that timed out may still write it later) leaves its key distrusted: reads of it go
+ * to the store and are not kept until a write of it succeeds, so a late write is read as it lands,
+ * as before the cache, rather than overwritten by a settle building on an older kept value.
  *
  * Only reads under the lock (hold, settle) fill the cache on a miss: a read outside it could fetch a
  * record, lose the race to a settle that writes and caches a newer one, and then put back the older.
@@ -108,10 +109,10 @@ export function createKeyvSpendStore({
     const expiresAtMs = expiresAtOf(ttlMs);
     try {
       const isWritten = await store.set(storeKey, value, ttlMs);
-      if (isWritten === false) cache.delete(key);
+      if (isWritten === false) cache.distrust(key);
       else cache.set(key, value, expiresAtMs);
     } catch (error) {
-      cache.delete(key);
+      cache.distrust(key);
       throw error;
     }
   };
@@ -131,7 +132,7 @@ export function createKeyvSpendStore({
         const record = parsed.success ? parsed.data : { spent: { ...noSpending } };
         records[index] = record;
         if (fillsCache) {
-          cachedCounters.set(missingKeys[position] ?? '', record, expiresAtOfStored(raw?.expires));
+          cachedCounters.fill(missingKeys[position] ?? '', record, expiresAtOfStored(raw?.expires));
         }
       }
     }
@@ -143,7 +144,7 @@ export function createKeyvSpendStore({
     const raw = await store.getRaw(`ranking:${key}`);
     const parsed = rankingSchema.safeParse(raw?.value);
     const ranking = parsed.success ? parsed.data : {};
-    if (fillsCache) cachedRankings.set(key, ranking, expiresAtOfStored(raw?.expires));
+    if (fillsCache) cachedRankings.fill(key, ranking, expiresAtOfStored(raw?.expires));
     return ranking;
   };
   const liveHoldsOf = (key: string, nowMs: number): Map<string, Hold> => {

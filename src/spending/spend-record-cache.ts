@@ -6,8 +6,20 @@
 export interface SpendRecordCache<Value> {
   /** The record, or undefined when it is not kept or its time is up (then it is dropped). */
   get(key: string, nowMs: number): Value | undefined;
-  /** Keeps `value` until `expiresAtMs` (forever when undefined: the stored copy has no end either). */
+  /**
+   * Keeps `value`, just written, until `expiresAtMs` (forever when undefined: the stored copy has no
+   * end either). A successful write also ends any doubt about the key (see `distrust`).
+   */
   set(key: string, value: Value, expiresAtMs: number | undefined): void;
+  /** Keeps `value`, just read from the store, unless the key's last write failed (see `distrust`). */
+  fill(key: string, value: Value, expiresAtMs: number | undefined): void;
+  /**
+   * The key's last write failed: it may still land later (a store that timed out but wrote), so what
+   * a read finds until the next successful write is not kept; each read asks the store again, as it
+   * did before the cache, rather than keeping an older value that the next settle would build on and
+   * write over the late one.
+   */
+  distrust(key: string): void;
   delete(key: string): void;
   readonly size: number;
 }
@@ -25,6 +37,17 @@ export function createSpendRecordCache<Value>({
   // A Map iterates in insertion order: re-inserting a record on every use keeps the least recently
   // used at the front, where eviction takes it.
   const records = new Map<string, CachedRecord<Value>>();
+  // Failed writes are rare; bounded all the same (forgetting a doubt only lets a read be kept again).
+  const distrusted = new Set<string>();
+  const keep = (key: string, value: Value, expiresAtMs: number | undefined) => {
+    records.delete(key);
+    records.set(key, { value, expiresAtMs });
+    while (records.size > maxRecords) {
+      const oldest = records.keys().next().value;
+      if (oldest === undefined) break;
+      records.delete(oldest);
+    }
+  };
   return {
     get(key, nowMs) {
       const cached = records.get(key);
@@ -36,12 +59,18 @@ export function createSpendRecordCache<Value>({
       return cached.value;
     },
     set(key, value, expiresAtMs) {
+      distrusted.delete(key);
+      keep(key, value, expiresAtMs);
+    },
+    fill(key, value, expiresAtMs) {
+      if (!distrusted.has(key)) keep(key, value, expiresAtMs);
+    },
+    distrust(key) {
       records.delete(key);
-      records.set(key, { value, expiresAtMs });
-      while (records.size > maxRecords) {
-        const oldest = records.keys().next().value;
-        if (oldest === undefined) break;
-        records.delete(oldest);
+      distrusted.add(key);
+      if (distrusted.size > maxRecords) {
+        const oldest = distrusted.values().next().value;
+        if (oldest !== undefined) distrusted.delete(oldest);
       }
     },
     delete(key) {

@@ -12,12 +12,19 @@ const cents = (count: number) => count * 10_000_000;
 class CountingMap<Value> extends Map<string, Value> {
   reads = 0;
   isRefusingWrites = false;
+  /** Writes that fail for the caller (a timeout) and land later, when the test lands them. */
+  isLandingLate = false;
+  readonly lateWrites: Array<() => void> = [];
   override get(key: string): Value | undefined {
     this.reads += 1;
     return super.get(key);
   }
   override set(key: string, value: Value): this {
     if (this.isRefusingWrites) throw new Error('the store refuses writes');
+    if (this.isLandingLate) {
+      this.lateWrites.push(() => super.set(key, value));
+      throw new Error('the store timed out');
+    }
     return super.set(key, value);
   }
 }
@@ -203,6 +210,28 @@ describe('keyv spend store, records kept in the process', () => {
     expect(await spentCents(store, 'user:a:day')).toBe(1);
     await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 4 }));
     expect(await spentCents(store, 'user:a:day')).toBe(5);
+  });
+  it('reads a write that failed for it but landed later, rather than writing over it from an older kept value', async () => {
+    const { map, store } = openStore();
+    await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 1 }));
+    map.isLandingLate = true;
+    await expect(store.settle(settleRequest({ keys: ['user:a:day'], costCents: 2 }))).rejects.toThrow(
+      'the store timed out',
+    );
+    map.isLandingLate = false;
+    // The next request's hold reads the record before the late write lands...
+    const held = await store.hold({
+      reservationId: 'after-the-timeout',
+      counters: [{ key: 'user:a:day', ttlMs: dayMs, limits: {} }],
+      amount: { costNanos: 0, tokens: 0, images: 0 },
+      holdUntilMs: Date.now() + 60_000,
+      nowMs: Date.now(),
+    });
+    expect(held.isHeld).toBe(true);
+    // ...which then lands: what it spent is in the store, and the next settle must build on it.
+    for (const land of map.lateWrites.splice(0)) land();
+    await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 4 }));
+    expect(await spentCents(store, 'user:a:day')).toBe(7);
   });
 });
 
