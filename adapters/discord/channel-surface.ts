@@ -57,6 +57,7 @@ export function createChannelSurface({
   let isFirstPost = true;
   // Set by the reply's first typing indicator: until its first text is posted, it is awaited.
   let awaitingFirstText: (() => void) | undefined;
+  let hasStartedPosting = false;
   const writerId = `${channel.id}:${Math.random().toString(36).slice(2)}`;
   const editGroup = channelEditGroup(channel.id);
   const botMay = (permission: PermissionResolvable) => {
@@ -75,6 +76,8 @@ export function createChannelSurface({
     // Message); without it the answer is a plain message, which the person still sees under theirs.
     // A first post tried again after a failure is still the answer to the person's message.
     const isReply = isFirstPost && replyTo !== undefined && botMay(PermissionFlagsBits.ReadMessageHistory);
+    // From here on a delayed first typing would land under (or after) the text: it no longer goes.
+    hasStartedPosting = true;
     outbound.noteWriter(editGroup, writerId);
     const payload: MessageCreateOptions = {
       content: text,
@@ -167,10 +170,10 @@ export function createChannelSurface({
           target: { kind: 'typing', channelId: channel.id },
           run: () => channel.sendTyping(),
         });
-      if (awaitingFirstText === undefined && isFirstPost) {
+      if (awaitingFirstText === undefined && !hasStartedPosting) {
         awaitingFirstText = outbound.awaitFirstText();
         const timer = setTimeout(() => {
-          if (isFirstPost) sendTyping().catch(() => undefined);
+          if (!hasStartedPosting) sendTyping().catch(() => undefined);
         }, firstTypingDelayMs);
         timer.unref();
         return;

@@ -8,15 +8,17 @@
 export interface RepliesAwaitingText {
   /** A reply began; call what this returns once its first text is posted (calling it twice is harmless). */
   begin(nowMs: number): () => void;
-  /** How many began in the last `forgetAfterMs` and have not posted yet. */
+  /** How many began in the last second (`forgetAfterMs`) and have not posted yet. */
   count(nowMs: number): number;
 }
 
 /**
- * A reply that ends without posting (a failure before any text, a refused request) stops counting
- * after this long: about as long as one typing indicator lasts on Discord (10 s).
+ * A reply counts for a second after it began: a burst is many replies beginning within a second,
+ * and a reply whose model is slow to start must not keep others' typing away for long (at 2.5
+ * replies a second with 5 s to the first token, a longer span counted a dozen and no reply showed
+ * typing, while the window was nearly idle). One that ends without posting is forgotten the same way.
  */
-const defaultForgetAfterMs = 10_000;
+const defaultForgetAfterMs = 1_000;
 
 export function createRepliesAwaitingText({
   forgetAfterMs = defaultForgetAfterMs,

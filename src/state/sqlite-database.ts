@@ -204,8 +204,13 @@ function commitGroup(connection: SharedConnection): void {
 function failGroup(connection: SharedConnection, error: unknown): void {
   const group = connection.group;
   connection.group = undefined;
-  if (connection.database.isTransaction) connection.database.exec('ROLLBACK');
-  for (const waiter of group?.waiters ?? []) waiter.reject(error);
+  try {
+    if (connection.database.isTransaction) connection.database.exec('ROLLBACK');
+  } catch {
+    // The commit's own error is the one worth telling; a rollback that fails too changes nothing.
+  } finally {
+    for (const waiter of group?.waiters ?? []) waiter.reject(error);
+  }
 }
 
 function ensureFileInPlace(filePath: string, busyTimeoutMs: number): string | undefined {

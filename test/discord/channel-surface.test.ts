@@ -1,5 +1,5 @@
 import { DefaultRestOptions } from '@discordjs/rest';
-import type { Client, TextChannel } from 'discord.js';
+import type { Client, SendableChannels, TextChannel } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelSurface } from '../../adapters/discord/channel-surface.ts';
 import { createDiscordOutbound } from '../../adapters/discord/discord-outbound.ts';
@@ -113,5 +113,32 @@ describe('the Discord channel surface', () => {
     for (const surface of burst) await surface.post('the answer');
     await burst[0]?.showTyping?.();
     expect(typingIn(burstIds)).toHaveLength(1);
+  });
+  it('sends no delayed typing once the first post has started, however long Discord takes to answer it', async () => {
+    const calls: string[] = [];
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // A channel whose create takes longer than the typing delay: the model answered at once.
+    const channel = {
+      id: '1000000000000000001',
+      async send() {
+        calls.push('create sent');
+        await pause(300);
+        calls.push('create answered');
+        return { id: '1000000000000000002' };
+      },
+      async sendTyping() {
+        calls.push('typing');
+      },
+    } as unknown as SendableChannels;
+    const surface = createChannelSurface({
+      channel,
+      outbound: createDiscordOutbound(),
+      botUserId: fake.bot.id,
+    });
+    await surface.showTyping?.();
+    await pause(50);
+    await surface.post('a quick answer');
+    await pause(100);
+    expect(calls).toEqual(['create sent', 'create answered']);
   });
 });
