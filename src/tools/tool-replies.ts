@@ -35,16 +35,16 @@ export interface ToolReplies {
     askApproval: AskApproval | undefined;
   }): AsyncIterable<ChatStreamEvent>;
   /**
-   * Whether this reply's model will be offered the memory tools (`remember`, `forget`) here: it takes
-   * tools, the gateway has not refused them, and the place's TOOLS and MEMORY let this person have
-   * them. Otherwise memory is kept by the held extraction after the reply.
-   */
-  /**
    * Whether TOOL_ROLE_IDS lets this person have `remember` here, whatever the model: where the owner
    * kept it to roles they lack, the held extraction does not keep notes for them either. (TOOLS
    * turning tools off leaves memory to the extraction: MEMORY is its own setting.)
    */
   allowsMemoryTools(request: { actor: Actor; settings: Pick<PlaceSettings, 'tools' | 'memory'> }): boolean;
+  /**
+   * Whether this reply's model will be offered the memory tools (`remember`, `forget`) here: it takes
+   * tools, the gateway has not refused them, and the place's TOOLS and MEMORY let this person have
+   * them. Otherwise memory is kept by the held extraction after the reply.
+   */
   offersMemoryTools(request: {
     model: string;
     actor: Actor;
