@@ -185,6 +185,10 @@ function progressLine(figures: ScenarioFigures): string {
   return (
     `${figures.exactReplies}/${figures.replyCount} exact, first text p50 ${format(figures.eventToFirstTextMs.p50)} ms, ` +
     `final lag p99 ${format(figures.finalLagMs.p99)} ms, 429s ${figures.rateLimits.total}` +
+    // Per run, because a pooled CPU figure hides how much one run drifts from the next.
+    (figures.cpuSecondsPerThousandTokens === undefined
+      ? ''
+      : `, CPU ${figures.cpuSecondsPerThousandTokens.toFixed(3)} s/1k tokens`) +
     (figures.isTimedOut ? ', TIMED OUT' : '') +
     // Another process on the same cores (a test run, say) skews every figure of this run.
     (figures.otherLoad.otherProcessesCores > busyMachineCores

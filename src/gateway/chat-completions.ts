@@ -15,6 +15,7 @@ import type {
 } from './chat-types.ts';
 import { type FailedRequest, GatewayError, toGatewayError } from './gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from './model-catalog.ts';
+import { chatChunkBatches } from './server-sent-chunks.ts';
 import { coverRequest } from './spend-cover.ts';
 import { estimateCompletionTokens, estimatePromptTokens } from './token-estimate.ts';
 
@@ -112,8 +113,9 @@ export async function* streamChat(
   recordGatewayRequest({ operation: 'chat-stream' });
   try {
     // No signal goes to the SDK: it would join ours with its own, and a joined signal re-checks its
-    // sources on every chunk (measurable at hundreds of streams). Cancellation goes through the
-    // stream's own controller instead, and a request still being made when we stop is let go.
+    // sources on every chunk (measurable at hundreds of streams). The SDK makes the request (with
+    // its retries, timeouts and errors); its raw response is read here, so that cancelling is
+    // cancelling the body, and a request still being made when we stop is let go.
     const streamRequest = options.client.chat.completions.create(
       {
         model: request.model,
@@ -126,38 +128,42 @@ export async function* streamChat(
       // Per attempt, until the response headers: the SDK retries an attempt that timed out.
       { timeout: firstByteTimeoutMs },
     );
-    const stream = await untilAborted(streamRequest, idle.signal);
-    idle.signal.addEventListener('abort', () => stream.controller.abort(), { once: true });
-    if (idle.signal.aborted) stream.controller.abort();
+    const response = await untilAborted(streamRequest.asResponse(), idle.signal);
+    const body = response.body;
+    if (body === null) {
+      throw new GatewayError({ kind: 'invalid-reply', message: 'gateway stream response has no body' });
+    }
     idle.startWaitingForFirstChunk();
     yield { type: 'response-started' };
-    for await (const chunk of stream) {
+    for await (const chunks of chatChunkBatches(body, idle.signal)) {
       idle.touch();
-      const choice = chunk.choices?.[0];
-      const text = choice?.delta?.content;
-      if (typeof text === 'string' && text.length > 0) {
-        writtenCharacters += text.length;
-        if (onTextDelta === undefined) yield { type: 'text-delta', text };
-        else {
-          try {
-            onTextDelta(text);
-          } catch (error) {
-            sinkFailure = { error };
-            throw error;
+      for (const chunk of chunks) {
+        const choice = chunk.choices?.[0];
+        const text = choice?.delta?.content;
+        if (typeof text === 'string' && text.length > 0) {
+          writtenCharacters += text.length;
+          if (onTextDelta === undefined) yield { type: 'text-delta', text };
+          else {
+            try {
+              onTextDelta(text);
+            } catch (error) {
+              sinkFailure = { error };
+              throw error;
+            }
           }
         }
-      }
-      // Most chunks carry no tool calls: no empty array to loop over for each of them. (A gateway
-      // may send `null` where the reference leaves the field out.)
-      const toolCallDeltas = choice?.delta?.tool_calls;
-      if (toolCallDeltas !== undefined && toolCallDeltas !== null) {
-        for (const delta of toolCallDeltas) {
-          writtenCharacters += delta.function?.arguments?.length ?? 0;
-          toolCalls.add(delta);
+        // Most chunks carry no tool calls: no empty array to loop over for each of them. (A gateway
+        // may send `null` where the reference leaves the field out.)
+        const toolCallDeltas = choice?.delta?.tool_calls;
+        if (toolCallDeltas !== undefined && toolCallDeltas !== null) {
+          for (const delta of toolCallDeltas) {
+            writtenCharacters += delta.function?.arguments?.length ?? 0;
+            toolCalls.add(delta);
+          }
         }
+        if (choice?.finish_reason) finishReason = toFinishReason(choice.finish_reason);
+        if (chunk.usage) usage = toUsage(chunk.usage);
       }
-      if (choice?.finish_reason) finishReason = toFinishReason(choice.finish_reason);
-      if (chunk.usage) usage = toUsage(chunk.usage);
     }
   } catch (error) {
     if (sinkFailure !== undefined) throw sinkFailure.error;
@@ -336,31 +342,27 @@ function toUsage(
   };
 }
 
-/** Settles with the request, or rejects as soon as `signal` aborts; an abandoned stream is closed. */
-async function untilAborted<Stream extends { controller: AbortController }>(
-  request: Promise<Stream>,
-  signal: AbortSignal,
-): Promise<Stream> {
-  if (signal.aborted) {
+/** Settles with the response, or rejects as soon as `signal` aborts; an abandoned body is cancelled. */
+async function untilAborted(request: Promise<Response>, signal: AbortSignal): Promise<Response> {
+  const cancelWhenItArrives = () =>
     request.then(
-      (stream) => stream.controller.abort(),
+      (response) => response.body?.cancel().catch(() => undefined),
       () => undefined,
     );
+  if (signal.aborted) {
+    cancelWhenItArrives();
     throw new DOMException('aborted', 'AbortError');
   }
-  return new Promise<Stream>((resolve, reject) => {
+  return new Promise<Response>((resolve, reject) => {
     const onAbort = () => {
-      request.then(
-        (stream) => stream.controller.abort(),
-        () => undefined,
-      );
+      cancelWhenItArrives();
       reject(new DOMException('aborted', 'AbortError'));
     };
     signal.addEventListener('abort', onAbort, { once: true });
     request.then(
-      (stream) => {
+      (response) => {
         signal.removeEventListener('abort', onAbort);
-        resolve(stream);
+        resolve(response);
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
