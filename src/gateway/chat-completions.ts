@@ -110,6 +110,11 @@ export async function* streamChat(
   // A throw from the text sink is the consumer's, as if thrown from its loop over the events: it
   // passes through as it is, not counted or reported as a gateway failure.
   let sinkFailure: { readonly error: unknown } | undefined;
+  let body: ReadableStream<Uint8Array> | null = null;
+  let isBodyRead = false;
+  const cancelUnreadBody = () => {
+    if (!isBodyRead) body?.cancel().catch(() => undefined);
+  };
   recordGatewayRequest({ operation: 'chat-stream' });
   try {
     // No signal goes to the SDK: it would join ours with its own, and a joined signal re-checks its
@@ -129,12 +134,16 @@ export async function* streamChat(
       { timeout: firstByteTimeoutMs },
     );
     const response = await untilAborted(streamRequest.asResponse(), idle.signal);
-    const body = response.body;
+    body = response.body;
     if (body === null) {
       throw new GatewayError({ kind: 'invalid-reply', message: 'gateway stream response has no body' });
     }
+    // Until the reading below starts, a stop (the caller's, a timeout, a consumer that leaves at
+    // `response-started`) must still let the connection go; once reading, the reader cancels it.
+    idle.signal.addEventListener('abort', cancelUnreadBody, { once: true });
     idle.startWaitingForFirstChunk();
     yield { type: 'response-started' };
+    isBodyRead = true;
     for await (const chunks of chatChunkBatches(body, idle.signal)) {
       idle.touch();
       for (const chunk of chunks) {
@@ -172,6 +181,8 @@ export async function* streamChat(
       idle.reasonForStop() ?? toGatewayError(error, chatRequestOf(options)),
     );
   } finally {
+    idle.signal.removeEventListener('abort', cancelUnreadBody);
+    cancelUnreadBody();
     idle.stop();
     covered.record({
       usage:

@@ -12,14 +12,17 @@ const maxEventCharacters = 1024 * 1024;
 /**
  * Reads the body of a streamed chat completion (Server-Sent Events: each `data:` line one JSON
  * chunk, then `data: [DONE]`, per the gateway reference's "Events") and yields, for every network
- * read, the chunks it completed, in order (none when it brought only part of one: the read still
- * shows the stream is alive). The many chunks of one read cost one await, not the four async
- * generators per chunk of the SDK's own stream; `eventsource-parser` does the SSE framing (lines
- * split across reads, CR/LF, comments).
+ * read that completed any, the chunks it completed, in order. A read that brought only part of an
+ * event, or only a comment (a gateway's keep-alive), yields nothing: a stream that sends nothing but
+ * keep-alives is as silent to the caller's idle watch as one that sends nothing. The many chunks of
+ * one read cost one await, not the four async generators per chunk of the SDK's own stream;
+ * `eventsource-parser` does the SSE framing (lines split across reads, CR/LF, comments).
  *
  * Ends at `[DONE]` or at the end of the body, whichever comes first: the caller decides whether an
- * end without a finish chunk was complete. Like the SDK, an event named `error` or a chunk carrying
- * `error` ends the stream as interrupted, and data that is not a JSON object as an invalid reply.
+ * end without a finish chunk was complete. As the SDK does, a last event whose blank line never came
+ * still counts when the body ends; one cut off mid-line ends the stream as interrupted. Like the
+ * SDK, an event named `error` or a chunk carrying `error` ends the stream as interrupted, and data
+ * that is not a JSON object as an invalid reply.
  * `signal` cancels the body, which ends the reading quietly (the caller knows why it stopped).
  * However the reading stops, the body is released: cancelled unless it had already ended.
  */
@@ -35,6 +38,7 @@ export async function* chatChunkBatches(
   if (signal.aborted) cancel();
   const decoder = new TextDecoder();
   let isDone = false;
+  let isBodyEnded = false;
   let batch: ChatCompletionChunk[] = [];
   let failure: { readonly error: unknown } | undefined;
   const parser = createParser({
@@ -48,7 +52,7 @@ export async function* chatChunkBatches(
       try {
         batch.push(chunkOf(event));
       } catch (error) {
-        failure = { error };
+        failure = { error: isBodyEnded ? cutOffMidEvent(error) : error };
       }
     },
     onError: (error: ParseError) => {
@@ -63,25 +67,28 @@ export async function* chatChunkBatches(
       }
     },
   });
-  let hasEnded = false;
   try {
-    while (!isDone) {
+    while (!isDone && !isBodyEnded) {
       const { value, done } = await reader.read();
       if (done) {
-        hasEnded = true;
-        return;
+        isBodyEnded = true;
+        // What is left of the last event, ended as if its blank line had come.
+        parser.feed(`${decoder.decode()}\n\n`);
+      } else {
+        parser.feed(decoder.decode(value, { stream: true }));
       }
-      parser.feed(decoder.decode(value, { stream: true }));
       // The chunks before a failure in the same read still count: the text they carry was written.
-      const chunks = batch;
-      batch = [];
-      yield chunks;
+      if (batch.length > 0) {
+        const chunks = batch;
+        batch = [];
+        yield chunks;
+      }
       if (failure !== undefined) throw failure.error;
     }
   } finally {
     signal.removeEventListener('abort', cancel);
     // After [DONE] the gateway closes the stream; not waiting for that frees the reply at once.
-    if (!hasEnded) reader.cancel().catch(() => undefined);
+    if (!isBodyEnded) reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
 }
@@ -109,6 +116,16 @@ function chunkOf(event: EventSourceMessage): ChatCompletionChunk {
     });
   }
   return data as ChatCompletionChunk;
+}
+
+/** A last event that does not parse once the body has ended was cut off, not wrong. */
+function cutOffMidEvent(error: unknown): unknown {
+  if (!(error instanceof GatewayError) || error.kind !== 'invalid-reply') return error;
+  return new GatewayError({
+    kind: 'stream-interrupted',
+    message: 'gateway stream ended in the middle of an event',
+    cause: error,
+  });
 }
 
 /** The gateway's own words about a failure it sent mid-stream, for the log (never its raw payload). */

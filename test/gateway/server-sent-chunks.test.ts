@@ -47,8 +47,8 @@ describe('chatChunkBatches', () => {
     const { body } = bodyOf([whole.slice(0, splitAt), whole.slice(splitAt), 'data: [DONE]\n\n']);
     const { batches, error } = await readAll(body);
     expect(error).toBeUndefined();
-    // The first read completes "Hello" and part of the next event; that read still counts.
-    expect(batches).toEqual([['Hello'], [' there', '!'], []]);
+    // The first read completes "Hello" and part of the next event; the last brings only [DONE].
+    expect(batches).toEqual([['Hello'], [' there', '!']]);
   });
 
   it('reads CRLF line endings and skips comments, as the SSE standard allows', async () => {
@@ -76,6 +76,22 @@ describe('chatChunkBatches', () => {
     expect(error).toBeUndefined();
     expect(batches.flat()).toEqual(['half']);
     expect(wasCancelled()).toBe(false);
+  });
+
+  it('yields nothing for a read of comments alone, so keep-alives do not look like text', async () => {
+    const { body } = bodyOf([': keep-alive\n\n', ': keep-alive\n\n', chunkEvent('a'), 'data: [DONE]\n\n']);
+    const { batches, error } = await readAll(body);
+    expect(error).toBeUndefined();
+    expect(batches).toEqual([['a']]);
+  });
+
+  it('counts a last event without its blank line when the body ends, and calls one cut mid-line interrupted', async () => {
+    const whole = bodyOf([chunkEvent('a'), chunkEvent('b').trimEnd()]);
+    expect((await readAll(whole.body)).batches.flat()).toEqual(['a', 'b']);
+    const cut = bodyOf([chunkEvent('a'), 'data: {"choices": [{"de']);
+    const { batches, error } = await readAll(cut.body);
+    expect(batches.flat()).toEqual(['a']);
+    expect((error as GatewayError).kind).toBe('stream-interrupted');
   });
 
   it('ends as interrupted at an error event or a chunk carrying an error, after the text before it', async () => {
