@@ -69,6 +69,14 @@ const parentById = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parentById.set(child, node.id);
 
 const selfByPlace = new Map<string, number>();
+/**
+ * Each sample given to the innermost frame of the repository's own code on its stack (the bot's, or
+ * the floor's), else to the package of the function running: what each of our functions costs with
+ * the libraries it calls, and what runs with none of ours above it (a library's stream, GC). The
+ * fourth pass of issue 24 found the `openai` SDK's stream this way, where self time was spread thin.
+ */
+const byOwnCaller = new Map<string, number>();
+const isOwnCode = (url: string) => url.startsWith('file://') && !url.includes('/node_modules/');
 const selfByFunction = new Map<string, number>();
 const inclusiveByFunction = new Map<string, number>();
 let totalMicroseconds = 0;
@@ -96,13 +104,16 @@ for (const [index, nodeId] of profile.samples.entries()) {
   add(selfByFunction, labelOf(node), duration);
   // Each function counts once per sample, however deep its recursion.
   const seen = new Set<string>();
+  let ownCaller: string | undefined;
   for (let current: number | undefined = nodeId; current !== undefined; current = parentById.get(current)) {
     const frame = nodesById.get(current);
     if (frame === undefined) break;
     const label = labelOf(frame);
     if (!seen.has(label)) add(inclusiveByFunction, label, duration);
     seen.add(label);
+    if (ownCaller === undefined && isOwnCode(frame.callFrame.url)) ownCaller = label;
   }
+  add(byOwnCaller, ownCaller ?? `(none of ours) ${placeOf(node.callFrame.url)}`, duration);
 }
 
 const busyMicroseconds = totalMicroseconds - idleMicroseconds;
@@ -129,3 +140,4 @@ if (values.timeline) {
 print('self time by package / folder', selfByPlace);
 print('self time by function', selfByFunction);
 print('inclusive time by function', inclusiveByFunction);
+print('time by the innermost function of our own code on the stack', byOwnCaller);
