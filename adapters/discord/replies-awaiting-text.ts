@@ -2,7 +2,7 @@
  * The replies of this bot that have not shown any text yet. Each needs a message create soon, from
  * the same 50 requests a second as typing: in a burst of mentions, a typing indicator for the first
  * dozen replies took a dozen slots of the first second, and every first text after them came a
- * quarter of a second later (500 mentions at once; docs/benchmarks.md, "Issue 24, third session").
+ * quarter of a second later (500 mentions at once; docs/benchmarks.md, "Third pass").
  * The typing gate counts these replies as if their creates were already in the bot's window.
  */
 export interface RepliesAwaitingText {

@@ -20,7 +20,8 @@ const maxEventCharacters = 1024 * 1024;
  *
  * Ends at `[DONE]` or at the end of the body, whichever comes first: the caller decides whether an
  * end without a finish chunk was complete. As the SDK does, a last event whose blank line never came
- * still counts when the body ends; one cut off mid-line ends the stream as interrupted. Like the
+ * still counts when the body ends (the SSE standard would drop it, but that event is often the
+ * finish chunk of a whole reply); one cut off mid-line ends the stream as interrupted. Like the
  * SDK, an event named `error` or a chunk carrying `error` ends the stream as interrupted, and data
  * that is not a JSON object as an invalid reply.
  * `signal` cancels the body, which ends the reading quietly (the caller knows why it stopped).

@@ -20,7 +20,6 @@ export interface SpendRecordCache<Value> {
    * write over the late one.
    */
   distrust(key: string): void;
-  delete(key: string): void;
   readonly size: number;
 }
 
@@ -72,9 +71,6 @@ export function createSpendRecordCache<Value>({
         const oldest = distrusted.values().next().value;
         if (oldest !== undefined) distrusted.delete(oldest);
       }
-    },
-    delete(key) {
-      records.delete(key);
     },
     get size() {
       return records.size;

@@ -211,6 +211,7 @@ describe('keyv spend store, records kept in the process', () => {
     await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 4 }));
     expect(await spentCents(store, 'user:a:day')).toBe(5);
   });
+
   it('reads a write that failed for it but landed later, rather than writing over it from an older kept value', async () => {
     const { map, store } = openStore();
     await store.settle(settleRequest({ keys: ['user:a:day'], costCents: 1 }));
