@@ -80,6 +80,7 @@ async function simulate({ isRetentionOn }: { isRetentionOn: boolean }) {
         groupDirectMessages: 'off',
         userInstalls: 'off',
         commandRoleIds: {},
+        sharedWriterRoleIds: [],
       },
       tools: { patterns: ['*'], roleIds: {} },
       retentionDays: defaultRetentionDays,

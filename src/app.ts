@@ -255,7 +255,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         })
       : []),
     // Offered only where MEMORY is on (tool-replies.ts decides per place).
-    ...createMemoryTools({ book: memory, now: () => new Date() }),
+    ...createMemoryTools({ book: memory, now: () => new Date(), shared: { places, access } }),
   ]);
   const mcpServers = startMcpServers({
     servers: config.tools.servers,

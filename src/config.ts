@@ -316,6 +316,7 @@ function accessConfigOf(values: EnvironmentValues) {
     groupDirectMessages: values.ACCESS_GROUP_DMS,
     userInstalls: values.ACCESS_USER_INSTALLS,
     commandRoleIds: values.ACCESS_COMMAND_ROLE_IDS as Readonly<Record<string, readonly string[]>>,
+    sharedWriterRoleIds: values.ACCESS_SHARED_ROLE_IDS as readonly string[],
   };
 }
 

@@ -2,7 +2,7 @@ import { type ActionDefinition, defineAction } from '../define-action.ts';
 
 /**
  * Forget, under /memory: one note or all of them. A person's notes only by that person; the place's
- * only by an admin, asked through the one gate.
+ * only by someone who may change them now (admins, ACCESS_SHARED_ROLE_IDS), asked through the one gate.
  */
 export const forgetMemoryAction: ActionDefinition = defineAction({
   verb: 'memory.forget',
@@ -20,7 +20,7 @@ export const forgetMemoryAction: ActionDefinition = defineAction({
             await services.access.authorize({
               actor: user,
               conversationKey: payload.conversationKey,
-              capability: { kind: 'administer' },
+              capability: { kind: 'write-shared', thing: 'place-memory' },
             })
           ).isAllowed;
     if (!isAllowed) {

@@ -29,6 +29,16 @@ export interface AccessGate {
     conversationKey: ConversationKey;
     capability: Capability;
   }): Promise<AccessVerdict>;
+  /**
+   * The same decision, asked for a deed the model does on the person's turn (a memory tool writing
+   * the place's notes): the rules in force now, the refusal logged, and nobody told, since the
+   * model hears why its call was not run.
+   */
+  permits(request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+    capability: Capability;
+  }): Promise<boolean>;
 }
 
 export function createAccessGate({
@@ -40,16 +50,34 @@ export function createAccessGate({
   sightings: Deduper;
   logger: Logger;
 }): AccessGate {
-  return {
-    async authorize({ actor, conversationKey, capability }) {
-      const place = placeOfConversation(conversationKey);
-      const { access } = await places.settingsAt(place);
-      const decision = decideAccess({ rules: access, actor, channelId: place.channel, capability });
-      if (decision.isAllowed) return decision;
+  const decide = async ({
+    actor,
+    conversationKey,
+    capability,
+  }: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+    capability: Capability;
+  }) => {
+    const place = placeOfConversation(conversationKey);
+    const { access } = await places.settingsAt(place);
+    const decision = decideAccess({ rules: access, actor, channelId: place.channel, capability });
+    if (!decision.isAllowed) {
       logger.info(
         { userId: actor.id, context: actor.context, conversationKey, capability, refusal: decision.refusal },
         'request refused by the access rules',
       );
+    }
+    return decision;
+  };
+  return {
+    async permits(request) {
+      return (await decide(request)).isAllowed;
+    },
+    async authorize({ actor, conversationKey, capability }) {
+      const decision = await decide({ actor, conversationKey, capability });
+      if (decision.isAllowed) return decision;
+      const place = placeOfConversation(conversationKey);
       const text = describeRefusal({ refusal: decision.refusal, capability });
       const isDue = await sightings
         .isFirstSighting(

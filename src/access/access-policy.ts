@@ -17,6 +17,11 @@ export interface AccessRules {
   readonly userInstalls: DirectMessageMode;
   /** Commands only people with one of the roles may use, by command name. */
   readonly commandRoleIds: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Roles whose people may change what everyone at the place shares (ACCESS_SHARED_ROLE_IDS), as
+   * admins always may: the place's memory notes, said by a person or asked of the model.
+   */
+  readonly sharedWriterRoleIds: readonly string[];
 }
 
 /** Why a request was refused; each has one short sentence for the person. */
@@ -31,15 +36,24 @@ export type AccessRefusal =
   | 'user-installs-off'
   | 'command-role'
   | 'not-admin'
+  | 'not-a-shared-writer'
   | 'not-the-asker';
 
 /**
+ * What everyone at a place shares, which one person (or the model on their turn) may change only
+ * with the `write-shared` capability: the place's memory notes.
+ */
+export type SharedThing = 'place-memory';
+
+/**
  * What someone asks to do: use a command (a chat message counts as `chat`), administer the place
- * (/config, another person's /usage), or stop a reply, which only its asker and admins may.
+ * (/config, another person's /usage), change what the place shares (its memory notes, whether a
+ * person or the model on their turn asks), or stop a reply, which only its asker and admins may.
  */
 export type Capability =
   | { readonly kind: 'command'; readonly name: string }
   | { readonly kind: 'administer' }
+  | { readonly kind: 'write-shared'; readonly thing: SharedThing }
   | { readonly kind: 'stop-reply'; readonly askerId: string };
 
 export type AccessDecision =
@@ -103,6 +117,9 @@ export function decideAccess({
     }
   }
   if (capability.kind === 'administer') return { isAllowed: false, refusal: 'not-admin' };
+  if (capability.kind === 'write-shared' && !holdsSharedWriting({ rules, actor })) {
+    return { isAllowed: false, refusal: 'not-a-shared-writer' };
+  }
   if (capability.kind === 'stop-reply' && capability.askerId !== actor.id && !actor.isAdmin) {
     return { isAllowed: false, refusal: 'not-the-asker' };
   }
@@ -116,6 +133,15 @@ export function decideAccess({
     return { isAllowed: false, refusal: 'command-role' };
   }
   return allowed;
+}
+
+/**
+ * Whether the person may change what the place shares, once they may be answered there at all:
+ * admins, and people with a role of ACCESS_SHARED_ROLE_IDS. The tool governance asks it to decide
+ * whether the model is offered `about: "place"` on their turn.
+ */
+export function holdsSharedWriting({ rules, actor }: { rules: AccessRules; actor: Actor }): boolean {
+  return actor.isAdmin || actor.roleIds.some((roleId) => rules.sharedWriterRoleIds.includes(roleId));
 }
 
 /** The private notice for a refusal: short, and never naming who else may. */
@@ -146,6 +172,8 @@ export function describeRefusal({
       return `/${command} is only for some roles here. A server admin decides who can use it.`;
     case 'not-admin':
       return 'Only a server admin can do that.';
+    case 'not-a-shared-writer':
+      return 'Only a server admin (or a role they chose) can change what parley keeps for everyone here.';
     case 'not-the-asker':
       return 'Only the person who asked (or a server admin) can stop this reply.';
   }

@@ -288,6 +288,7 @@ export const adminSettings: readonly AdminSetting[] = [
   idListSetting('ACCESS_BLOCK_ROLE_IDS', 'Blocked roles', 'role (Slack: user group)'),
   idListSetting('ACCESS_ALLOW_CHANNEL_IDS', 'Only in these channels', 'channel'),
   idListSetting('ACCESS_BLOCK_CHANNEL_IDS', 'Not in these channels', 'channel'),
+  idListSetting('ACCESS_SHARED_ROLE_IDS', 'Roles that may change shared memory', 'role (Slack: user group)'),
   choiceSetting('ACCESS_DMS', 'Direct messages', directMessageModes, ['server']),
   choiceSetting('MEMORY', 'What parley remembers across conversations', memoryModes, ['server']),
   toolListSetting(),

@@ -140,6 +140,7 @@ function toPlaceSettings(settingValue: (name: string) => OverrideValue | undefin
       groupDirectMessages: (text('ACCESS_GROUP_DMS') ?? 'off') as DirectMessageMode,
       userInstalls: (text('ACCESS_USER_INSTALLS') ?? 'off') as DirectMessageMode,
       commandRoleIds: map<readonly string[]>('ACCESS_COMMAND_ROLE_IDS'),
+      sharedWriterRoleIds: list('ACCESS_SHARED_ROLE_IDS'),
     },
     replyMode: toReplyMode(replyMode),
     chatModel: text('CHAT_MODEL'),
@@ -204,5 +205,6 @@ export function environmentDefaults({
     ACCESS_GROUP_DMS: access.groupDirectMessages,
     ACCESS_USER_INSTALLS: access.userInstalls,
     ACCESS_COMMAND_ROLE_IDS: access.commandRoleIds,
+    ACCESS_SHARED_ROLE_IDS: access.sharedWriterRoleIds,
   };
 }

@@ -288,6 +288,9 @@ const spendAndAccessSettings = section('Spend and access', {
   ACCESS_BLOCK_ROLE_IDS: ids('People with one of these roles or user groups may not use parley.'),
   ACCESS_ALLOW_CHANNEL_IDS: ids('When set, parley answers only in these channels (and their threads).'),
   ACCESS_BLOCK_CHANNEL_IDS: ids('parley does not answer in these channels (and their threads).'),
+  ACCESS_SHARED_ROLE_IDS: ids(
+    "Besides admins, people with one of these roles (Slack: user groups) may change what everyone at the place shares: the server's memory notes (MEMORY=place), whether they ask with /memory or the model does on their turn.",
+  ),
   ACCESS_DMS: document(directMessageMode, {
     description:
       'Direct messages: on (anyone who may use parley), off, or allowlisted (only people in ACCESS_ALLOW_USER_IDS).',

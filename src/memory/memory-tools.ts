@@ -1,5 +1,10 @@
-import type { Tool } from '../tools/tool.ts';
-import { type MemoryBook, maxNoteCharacters } from './memory-book.ts';
+import type { AccessGate } from '../access/access-gate.ts';
+import { holdsSharedWriting } from '../access/access-policy.ts';
+import type { Actor } from '../access/actor.ts';
+import type { PlaceSettingsReader } from '../administration/place-settings.ts';
+import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
+import type { Tool, ToolOutput } from '../tools/tool.ts';
+import { type MemoryBook, type MemoryScope, maxNoteCharacters } from './memory-book.ts';
 
 /** Where the memory tools come from, for the toolbox and for turning them off where memory is. */
 export const memoryToolSource = 'memory';
@@ -7,13 +12,29 @@ export const memoryToolSource = 'memory';
 /** The tool that keeps a note; TOOL_ROLE_IDS names it to keep memory to some roles. */
 export const rememberToolName = 'remember';
 
+/** What a memory tool is told to do with the place's notes, checked again when it runs. */
+export interface SharedMemoryRules {
+  readonly places: PlaceSettingsReader;
+  readonly access: AccessGate;
+}
+
 /**
- * `remember` and `forget`: the model keeps short notes about the person who asks (or, where the
- * owner chose `MEMORY=place`, about the place) when they say something worth keeping, and removes
- * one when told. They change only what parley keeps, which people see and control with /memory, so
- * they do not ask for approval.
+ * `remember` and `forget`: the model keeps short notes about the person who asks when they say
+ * something worth keeping, and removes one when told. They change only what parley keeps about the
+ * asker, which people see and control with /memory, so they do not ask for approval. The place's
+ * notes (`about: "place"`, where the owner chose `MEMORY=place`) are everyone's: the model is offered
+ * them only on the turns of someone who may change them (admins, ACCESS_SHARED_ROLE_IDS), and each
+ * call asks the access gate again with the rules in force when it runs.
  */
-export function createMemoryTools({ book, now }: { book: MemoryBook; now: () => Date }): Tool[] {
+export function createMemoryTools({
+  book,
+  now,
+  shared,
+}: {
+  book: MemoryBook;
+  now: () => Date;
+  shared: SharedMemoryRules;
+}): Tool[] {
   const common = {
     annotations: { isReadOnly: false, isDestructive: false, isOpenWorld: false },
     asksApproval: false,
@@ -22,27 +43,72 @@ export function createMemoryTools({ book, now }: { book: MemoryBook; now: () => 
     deadlineMs: 10_000,
     maxResultCharacters: 2_000,
   };
-  const remember: Tool = {
+  /** The scope a call names, or why it cannot be served here and now. */
+  const scopeOf = async (
+    about: unknown,
+    actor: Actor,
+    conversationKey: ConversationKey,
+  ): Promise<{ scope: MemoryScope } | { refusal: ToolOutput }> => {
+    if (about === undefined || about === 'me') return { scope: 'person' };
+    if (about !== 'place') {
+      return { refusal: { text: '"about" is "me" or "place".', isError: true } };
+    }
+    const { memory } = await shared.places.settingsAt(placeOfConversation(conversationKey));
+    if (memory !== 'place') {
+      return {
+        refusal: {
+          text: 'Not done: this server keeps no shared notes (MEMORY is not place).',
+          isError: true,
+        },
+      };
+    }
+    const isPermitted = await shared.access.permits({
+      actor,
+      conversationKey,
+      capability: { kind: 'write-shared', thing: 'place-memory' },
+    });
+    if (!isPermitted) {
+      return {
+        refusal: {
+          text: `Not done: ${actor.name} may not change the server's shared notes; only admins (or roles they chose) may.`,
+          isError: true,
+        },
+      };
+    }
+    return { scope: 'place' };
+  };
+  const aboutProperty = (mayWriteShared: boolean) =>
+    mayWriteShared
+      ? {
+          about: {
+            type: 'string',
+            enum: ['me', 'place'],
+            description: 'The person who asks, or this server (notes everyone here shares)',
+          },
+        }
+      : {};
+  const rememberFor = (mayWriteShared: boolean): Tool => ({
     ...common,
     name: rememberToolName,
     title: 'Remember',
-    description: `Keep a short note (at most ${maxNoteCharacters} characters) for later conversations: a lasting fact or preference the person told you about themself ("about": "me"), or about this server ("about": "place"). Never passwords, tokens or keys. Only when they asked you to remember, or it clearly matters later.`,
+    description: `Keep a short note (at most ${maxNoteCharacters} characters) for later conversations: a lasting fact or preference the person told you about themself${mayWriteShared ? ' ("about": "me"), or about this server ("about": "place")' : ''}. Never passwords, tokens or keys. Only when they asked you to remember, or it clearly matters later.`,
     inputSchema: {
       type: 'object',
       properties: {
         text: { type: 'string', description: 'The note, in one short sentence' },
-        about: { type: 'string', enum: ['me', 'place'], description: 'The person who asks, or this server' },
+        ...aboutProperty(mayWriteShared),
       },
       required: ['text'],
       additionalProperties: false,
     },
     describeCall: () => '🧠 remembering',
     async run({ arguments: toolArguments, context }) {
-      const scope = toolArguments.about === 'place' ? 'place' : 'person';
+      const decided = await scopeOf(toolArguments.about, context.actor, context.conversationKey);
+      if ('refusal' in decided) return decided.refusal;
       const outcome = await book.remember({
         actor: context.actor,
         conversationKey: context.conversationKey,
-        scope,
+        scope: decided.scope,
         text: typeof toolArguments.text === 'string' ? toolArguments.text : '',
         now: now(),
       });
@@ -50,8 +116,8 @@ export function createMemoryTools({ book, now }: { book: MemoryBook; now: () => 
         ? { text: `Kept as note ${outcome.note.id}.` }
         : { text: `Not kept: ${outcome.reason}.`, isError: true };
     },
-  };
-  const forget: Tool = {
+  });
+  const forgetFor = (mayWriteShared: boolean): Tool => ({
     ...common,
     name: 'forget',
     title: 'Forget',
@@ -61,7 +127,7 @@ export function createMemoryTools({ book, now }: { book: MemoryBook; now: () => 
       type: 'object',
       properties: {
         id: { type: 'string', description: 'The note id' },
-        about: { type: 'string', enum: ['me', 'place'] },
+        ...aboutProperty(mayWriteShared),
       },
       required: ['id'],
       additionalProperties: false,
@@ -69,14 +135,27 @@ export function createMemoryTools({ book, now }: { book: MemoryBook; now: () => 
     describeCall: () => '🧠 forgetting',
     async run({ arguments: toolArguments, context }) {
       if (typeof toolArguments.id !== 'string') return { text: 'forget takes {"id": "…"}.', isError: true };
+      const decided = await scopeOf(toolArguments.about, context.actor, context.conversationKey);
+      if ('refusal' in decided) return decided.refusal;
       const removed = await book.forget({
         actor: context.actor,
         conversationKey: context.conversationKey,
-        scope: toolArguments.about === 'place' ? 'place' : 'person',
+        scope: decided.scope,
         id: toolArguments.id,
       });
       return removed > 0 ? { text: 'Forgotten.' } : { text: 'There is no such note.', isError: true };
     },
+  });
+  const tailored = (build: (mayWriteShared: boolean) => Tool): Tool => {
+    const personOnly = build(false);
+    const full: Tool = {
+      ...build(true),
+      tailorFor: ({ actor, settings }) =>
+        settings.memory === 'place' && holdsSharedWriting({ rules: settings.access, actor })
+          ? full
+          : personOnly,
+    };
+    return full;
   };
-  return [remember, forget];
+  return [tailored(rememberFor), tailored(forgetFor)];
 }

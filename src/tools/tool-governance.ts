@@ -8,7 +8,8 @@ import type { Tool } from './tool.ts';
  * The tools this person may have the model call here: those TOOLS turns on at the place (a name,
  * `server_*`, or `*`), less those TOOL_ROLE_IDS keeps to roles the person lacks, and the memory
  * tools only where MEMORY is on (never in DMs). Admins pass the role rules, as they pass commands'
- * roles; the place's list holds for them too.
+ * roles; the place's list holds for them too. Each tool is offered as it fits this person here (the
+ * memory tools speak of the place's notes only to those who may change them).
  */
 export function governTools({
   tools,
@@ -16,12 +17,12 @@ export function governTools({
   actor,
 }: {
   tools: readonly Tool[];
-  settings: Pick<PlaceSettings, 'tools' | 'memory'>;
+  settings: Pick<PlaceSettings, 'tools' | 'memory' | 'access'>;
   actor: Actor;
 }): Tool[] {
   const rules = settings.tools;
   const hasMemory = settings.memory !== 'off' && isMemoryPlace(actor);
-  return tools.filter((tool) => {
+  const offered = tools.filter((tool) => {
     if (tool.source === memoryToolSource && !hasMemory) return false;
     const name = tool.name.toLowerCase();
     const isOn = rules.patterns.some((pattern) =>
@@ -30,6 +31,7 @@ export function governTools({
     if (!isOn) return false;
     return isAllowedByRoles({ toolName: name, settings, actor });
   });
+  return offered.map((tool) => tool.tailorFor?.({ actor, settings }) ?? tool);
 }
 
 /**

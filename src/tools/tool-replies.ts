@@ -27,7 +27,7 @@ export interface ToolReplies {
     /** Who asked: the tools they may use here are governed by the place's rules. */
     actor: Actor;
     /** The place's settings as the engine read them for this turn (TOOLS, TOOL_ROLE_IDS, MEMORY). */
-    settings: Pick<PlaceSettings, 'tools' | 'memory'>;
+    settings: Pick<PlaceSettings, 'tools' | 'memory' | 'access'>;
     conversationKey: ConversationKey;
     /** `/search`: search with the message as the query, whatever the model would decide. */
     isSearchForced: boolean;
@@ -39,7 +39,10 @@ export interface ToolReplies {
    * kept it to roles they lack, the held extraction does not keep notes for them either. (TOOLS
    * turning tools off leaves memory to the extraction: MEMORY is its own setting.)
    */
-  allowsMemoryTools(request: { actor: Actor; settings: Pick<PlaceSettings, 'tools' | 'memory'> }): boolean;
+  allowsMemoryTools(request: {
+    actor: Actor;
+    settings: Pick<PlaceSettings, 'tools' | 'memory' | 'access'>;
+  }): boolean;
   /**
    * Whether this reply's model will be offered the memory tools (`remember`, `forget`) here: it takes
    * tools, the gateway has not refused them, and the place's TOOLS and MEMORY let this person have
@@ -49,7 +52,7 @@ export interface ToolReplies {
     model: string;
     actor: Actor;
     /** The place's settings as the engine read them for this turn. */
-    settings: Pick<PlaceSettings, 'tools' | 'memory'>;
+    settings: Pick<PlaceSettings, 'tools' | 'memory' | 'access'>;
   }): boolean;
 }
 

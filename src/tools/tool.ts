@@ -1,4 +1,5 @@
 import type { Actor } from '../access/actor.ts';
+import type { PlaceSettings } from '../administration/place-settings.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
 import type { Sources } from '../search/sources.ts';
@@ -65,6 +66,12 @@ export interface Tool {
    * /memory) need not ask.
    */
   readonly asksApproval?: boolean;
+  /**
+   * The version of the tool this person is offered here, when it depends on what they may do (the
+   * memory tools offer `about: "place"` only to those who may change the place's notes). Absent:
+   * the tool as it is.
+   */
+  tailorFor?(request: { actor: Actor; settings: Pick<PlaceSettings, 'access' | 'memory'> }): Tool;
   /** The progress line while it runs ("🔎 searching: tides Brest"). */
   describeCall(toolArguments: Record<string, unknown>): string;
   run(request: { arguments: Record<string, unknown>; context: ToolRunContext }): Promise<ToolOutput>;

@@ -13,6 +13,7 @@ const open: AccessRules = {
   groupDirectMessages: 'off',
   userInstalls: 'off',
   commandRoleIds: {},
+  sharedWriterRoleIds: [],
 };
 const person: Actor = { id: 'U1', name: 'Ada', roleIds: ['R1'], isAdmin: false, context: 'server' };
 const admin: Actor = { ...person, id: 'A1', roleIds: [], isAdmin: true };
@@ -126,6 +127,27 @@ describe('the access policy', () => {
     expect(administer({ ...person, context: 'direct-message' })).toEqual({
       isAllowed: false,
       refusal: 'not-admin',
+    });
+  });
+
+  it('lets admins and ACCESS_SHARED_ROLE_IDS change what the place shares, and nobody blocked', () => {
+    const writeShared = (actor: Actor, rules: Partial<AccessRules> = {}) =>
+      decideAccess({
+        rules: { ...open, ...rules },
+        actor,
+        channelId: 'C1',
+        capability: { kind: 'write-shared', thing: 'place-memory' },
+      });
+    expect(writeShared(admin)).toEqual({ isAllowed: true });
+    expect(writeShared(person)).toEqual({ isAllowed: false, refusal: 'not-a-shared-writer' });
+    expect(writeShared(person, { sharedWriterRoleIds: ['R1'] })).toEqual({ isAllowed: true });
+    expect(writeShared(person, { sharedWriterRoleIds: ['R1'], blockRoleIds: ['R1'] })).toEqual({
+      isAllowed: false,
+      refusal: 'blocked-user',
+    });
+    expect(writeShared(admin, { blockChannelIds: ['C1'] })).toEqual({
+      isAllowed: false,
+      refusal: 'blocked-channel',
     });
   });
 });

@@ -130,6 +130,7 @@ function buildRig(storeUrl: string, runId: string, markerKeyv?: Keyv): Rig {
         groupDirectMessages: 'off',
         userInstalls: 'off',
         commandRoleIds: {},
+        sharedWriterRoleIds: [],
       },
       tools: { patterns: ['*'], roleIds: {} },
       retentionDays: 30,
