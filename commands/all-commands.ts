@@ -1,5 +1,6 @@
 import type { Command } from './define-command.ts';
 import { defineCommand } from './define-command.ts';
+import { auditCommand } from './definitions/audit.ts';
 import { chatCommand } from './definitions/chat.ts';
 import { configCommand } from './definitions/config.ts';
 import { exportCommand } from './definitions/export.ts';
@@ -64,6 +65,7 @@ export const allCommands: readonly Command[] = [
   forgetCommand,
   exportCommand,
   configCommand,
+  auditCommand,
   remindCommand,
   scheduleCommand,
   schedulesCommand,

@@ -29,6 +29,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     usage: app.usage,
     spending: app.spending,
     access: app.access,
+    audit: app.audit,
     overrides: app.overrides,
     places: app.places,
     actionStore,

@@ -104,9 +104,22 @@ export async function storeConfigChange({
     'setting changed with /config',
   );
   const where = placeWords(place.platform)[scope];
-  if (value === undefined) return `${setting.name} for ${where} is back to the default.`;
   const was = previous === undefined ? '' : ` (was ${setting.format(previous)})`;
-  return `${setting.name} for ${where} is now ${setting.format(value)}${was}.`;
+  const description =
+    value === undefined
+      ? `${setting.name} for ${where} is back to the default.`
+      : `${setting.name} for ${where} is now ${setting.format(value)}${was}.`;
+  await services.audit.record({
+    platform: place.platform,
+    workspace: place.workspace,
+    channel: place.channel,
+    actor: { id: user.id, name: user.name },
+    kind: 'config-change',
+    what: description,
+    result: 'done',
+    details: { setting: setting.name, scope },
+  });
+  return description;
 }
 
 /** Checks and stores one change. */

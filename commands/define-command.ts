@@ -2,6 +2,7 @@ import type { AccessGate } from '../src/access/access-gate.ts';
 import type { Actor } from '../src/access/actor.ts';
 import type { OverrideStore } from '../src/administration/override-store.ts';
 import type { PlaceSettingsReader } from '../src/administration/place-settings.ts';
+import type { AuditLog } from '../src/audit/audit-log.ts';
 import type { ActiveReplies } from '../src/conversation/active-replies.ts';
 import type { ConversationEngine } from '../src/conversation/engine.ts';
 import type { HistoryStore } from '../src/conversation/history-store.ts';
@@ -119,6 +120,8 @@ export interface CommandServices {
   /** Budgets and the request rate: every gateway call is admitted here first. */
   readonly spending: SpendGuard;
   readonly access: AccessGate;
+  /** The audit trail: deeds done here and on whose authority (/audit reads it). */
+  readonly audit: AuditLog;
   readonly overrides: OverrideStore;
   readonly places: PlaceSettingsReader;
   readonly actionStore: ActionStore;

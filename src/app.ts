@@ -7,6 +7,7 @@ import {
   environmentDefaults,
   type PlaceSettingsReader,
 } from './administration/place-settings.ts';
+import { type AuditLog, createAuditLog } from './audit/audit-log.ts';
 import { type Config, projectRoot } from './config.ts';
 import { createConversationSummaries } from './conversation/conversation-summaries.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
@@ -66,6 +67,8 @@ export interface App {
   readonly spending: SpendGuard;
   /** Who may use parley where; refused people get one private notice an hour. */
   readonly access: AccessGate;
+  /** What was done at each place and on whose authority: /audit, /export, the sweep. */
+  readonly audit: AuditLog;
   /** What /config changed, per server and channel. */
   readonly overrides: OverrideStore;
   /** The settings in force at a place: /config's overrides over the environment. */
@@ -164,7 +167,14 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       scheduleTimeZone: config.scheduling.timeZone,
     }),
   });
+  const audit = createAuditLog({
+    store: store.namespace('audit'),
+    lock: coordination.recordLock,
+    logger,
+    minimumRetentionDays: config.history.auditRetentionDays,
+  });
   const spending = createSpendGuard({
+    audit,
     ledger: usage,
     places,
     sightings: spendBackend.sightings,
@@ -174,7 +184,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     fallbackModel: config.spending.fallbackModel,
     logger,
   });
-  const access = createAccessGate({ places, sightings: spendBackend.sightings, logger });
+  const access = createAccessGate({ places, sightings: spendBackend.sightings, audit, logger });
   const journalKeyv = store.namespace('journal');
   const journal = createReplyJournal({
     store: journalKeyv,
@@ -217,6 +227,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   keptData.register(memoryKeptData({ memory }));
   keptData.register(timeZoneKeptData({ timeZones: personalTimeZones }));
   if (scheduler) keptData.register(scheduleKeptData({ scheduler }));
+  keptData.register(audit.keptData);
   keptData.register(summaryKeptData({ summaries, conversationKeys: () => listConversations(historyKeyv) }));
   const retention = createRetentionSweep({
     registry: keptData,
@@ -255,7 +266,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         })
       : []),
     // Offered only where MEMORY is on (tool-replies.ts decides per place).
-    ...createMemoryTools({ book: memory, now: () => new Date(), shared: { places, access } }),
+    ...createMemoryTools({ book: memory, now: () => new Date(), shared: { places, access, audit } }),
   ]);
   const mcpServers = startMcpServers({
     servers: config.tools.servers,
@@ -314,6 +325,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     journal,
     spending,
     access,
+    audit,
     overrides,
     places,
     documents,

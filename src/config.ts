@@ -200,6 +200,8 @@ function toConfig({
       summaryMaxCharacters: values.SUMMARY_MAX_CHARACTERS,
       /** Days data about conversations is kept (HISTORY_RETENTION_DAYS); null: no time limit. */
       retentionDays: values.HISTORY_RETENTION_DAYS,
+      /** The audit trail is kept at least this many days (AUDIT_RETENTION_DAYS); undefined: as history. */
+      auditRetentionDays: values.AUDIT_RETENTION_DAYS,
     },
     images: {
       maxInputBytes: values.IMAGE_MAX_BYTES,

@@ -1,3 +1,4 @@
+import { placeOfConversation } from '../../src/conversation/turn.ts';
 import type { ActionDefinition } from '../define-action.ts';
 import { defineAction } from '../define-action.ts';
 
@@ -18,6 +19,19 @@ export const confirmForgetAction: ActionDefinition = defineAction({
       await responder.send({ text: 'Only the person who asked can confirm this.', isPrivate: true });
       return;
     }
+    const isSelf = payload.subjectId === user.id;
+    // An admin's /forget of a member is done when pressed: still an admin here, asked now.
+    if (!isSelf) {
+      const verdict = await services.access.authorize({
+        actor: user,
+        conversationKey: payload.conversationKey,
+        capability: { kind: 'administer' },
+      });
+      if (!verdict.isAllowed) {
+        await responder.send({ text: verdict.text, isPrivate: true });
+        return;
+      }
+    }
     await services.actionStore.remove(pressed.token);
     await responder.removePressedAction?.();
     const report = await services.personData.forget({
@@ -26,7 +40,21 @@ export const confirmForgetAction: ActionDefinition = defineAction({
     });
     const failed = Object.entries(report).filter(([, count]) => count < 0);
     const removed = Object.values(report).reduce((total, count) => total + Math.max(0, count), 0);
-    const who = payload.subjectId === user.id ? 'you' : `member ${payload.subjectId}`;
+    const who = isSelf ? 'you' : `member ${payload.subjectId}`;
+    const place = placeOfConversation(payload.conversationKey);
+    await services.audit.record({
+      platform: place.platform,
+      workspace: place.workspace,
+      channel: place.channel,
+      actor: { id: user.id, name: user.name },
+      ...(isSelf ? {} : { onBehalfOf: { id: payload.subjectId, name: payload.subjectId } }),
+      kind: 'forget',
+      what: isSelf
+        ? `/forget me: ${removed} entries deleted`
+        : `/forget --user ${payload.subjectId}: ${removed} entries deleted in this server`,
+      result: failed.length === 0 ? 'done' : 'failed',
+      details: { removed, isSelf },
+    });
     await responder.send({
       text:
         failed.length === 0

@@ -1,3 +1,4 @@
+import { placeOfConversation } from '../../src/conversation/turn.ts';
 import { type ActionDefinition, defineAction } from '../define-action.ts';
 
 /**
@@ -37,6 +38,21 @@ export const forgetMemoryAction: ActionDefinition = defineAction({
       id: payload.noteId,
     });
     services.logger.info({ userId: user.id, scope: payload.scope, removed }, 'memory forgotten with /memory');
+    if (payload.scope === 'place' && removed > 0) {
+      const place = placeOfConversation(payload.conversationKey);
+      await services.audit.record({
+        platform: place.platform,
+        workspace: place.workspace,
+        channel: place.channel,
+        actor: { id: user.id, name: user.name },
+        kind: 'shared-memory',
+        what:
+          payload.noteId === undefined
+            ? `removed every server note with /memory (${removed})`
+            : `removed server note ${payload.noteId} with /memory`,
+        result: 'done',
+      });
+    }
     await responder.send({
       text:
         removed === 0

@@ -1,3 +1,4 @@
+import { placeOfConversation } from '../../src/conversation/turn.ts';
 import { userOption } from '../command-options.ts';
 import { defineCommand } from '../define-command.ts';
 import { dataSubjectOf } from '../person-data-subject.ts';
@@ -52,6 +53,20 @@ export const exportCommand = defineCommand({
       });
       return;
     }
+    const place = placeOfConversation(conversationKey);
+    await services.audit.record({
+      platform: place.platform,
+      workspace: place.workspace,
+      channel: place.channel,
+      actor: { id: user.id, name: user.name },
+      ...(subject.isSelf ? {} : { onBehalfOf: { id: subject.person.userId, name: subject.person.userId } }),
+      kind: 'export',
+      what: subject.isSelf
+        ? '/export of their own data'
+        : `/export --user ${subject.person.userId}: their data in this server`,
+      result: 'done',
+      details: { bytes: file.bytes.byteLength },
+    });
     await responder.send({
       text: 'Sent: your data is in a direct message from me, as a JSON file.',
       isPrivate: true,

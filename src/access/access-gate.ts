@@ -1,4 +1,5 @@
 import type { PlaceSettingsReader } from '../administration/place-settings.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
 import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
 import type { Deduper } from '../state/dedupe.ts';
@@ -44,10 +45,13 @@ export interface AccessGate {
 export function createAccessGate({
   places,
   sightings,
+  audit,
   logger,
 }: {
   places: PlaceSettingsReader;
   sightings: Deduper;
+  /** Where refusals are recorded: once per person an hour, with the notice. */
+  audit?: AuditLog;
   logger: Logger;
 }): AccessGate {
   const decide = async ({
@@ -88,7 +92,30 @@ export function createAccessGate({
           logger.warn({ err: error }, 'could not tell whether the person was already told; telling them');
           return true;
         });
+      if (isDue) {
+        await audit?.record({
+          platform: place.platform,
+          workspace: place.workspace,
+          channel: place.channel,
+          actor: { id: actor.id, name: actor.name },
+          kind: 'access-refused',
+          what: `${describeCapability(capability)} refused: ${decision.refusal} (recorded once an hour)`,
+          result: 'refused',
+        });
+      }
       return { isAllowed: false, refusal: decision.refusal, notice: isDue ? text : undefined, text };
     },
   };
+}
+
+/** A capability as the audit trail names it: `/usage`, `administer`, `write-shared place-memory`. */
+function describeCapability(capability: Capability): string {
+  switch (capability.kind) {
+    case 'command':
+      return `/${capability.name}`;
+    case 'write-shared':
+      return `write-shared ${capability.thing}`;
+    default:
+      return capability.kind;
+  }
 }

@@ -127,6 +127,12 @@ const conversationSettings = section('Conversations', {
     typeText: 'days | off',
     defaultText: '90',
   }),
+  AUDIT_RETENTION_DAYS: document(optionalPositiveCount, {
+    description:
+      "How long the audit trail (/audit: settings changed, refusals, tool calls, scheduled runs, shared memory, /forget and /export) is kept at least, in days. Unset: as long as the place's HISTORY_RETENTION_DAYS; set, the longer of the two.",
+    typeText: 'days',
+    defaultText: "the place's HISTORY_RETENTION_DAYS",
+  }),
   REPLY_MAX_TOKENS: document(wholeNumber({ min: 1, fallback: 1_024 }), {
     description:
       "Tokens reserved for each reply (sent as max_tokens); the rest of the model's context holds history.",

@@ -2,6 +2,7 @@ import type { AccessGate } from '../access/access-gate.ts';
 import { holdsSharedWriting } from '../access/access-policy.ts';
 import type { Actor } from '../access/actor.ts';
 import type { PlaceSettingsReader } from '../administration/place-settings.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
 import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
 import type { Tool, ToolOutput } from '../tools/tool.ts';
 import { type MemoryBook, type MemoryScope, maxNoteCharacters } from './memory-book.ts';
@@ -16,6 +17,8 @@ export const rememberToolName = 'remember';
 export interface SharedMemoryRules {
   readonly places: PlaceSettingsReader;
   readonly access: AccessGate;
+  /** Every change to the place's notes is recorded, with whose turn asked for it. */
+  readonly audit: AuditLog;
 }
 
 /**
@@ -77,6 +80,26 @@ export function createMemoryTools({
     }
     return { scope: 'place' };
   };
+  const recordSharedChange = ({
+    actor,
+    conversationKey,
+    what,
+  }: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+    what: string;
+  }) => {
+    const place = placeOfConversation(conversationKey);
+    return shared.audit.record({
+      platform: place.platform,
+      workspace: place.workspace,
+      channel: place.channel,
+      actor: { id: actor.id, name: actor.name },
+      kind: 'shared-memory',
+      what,
+      result: 'done',
+    });
+  };
   const aboutProperty = (mayWriteShared: boolean) =>
     mayWriteShared
       ? {
@@ -112,6 +135,13 @@ export function createMemoryTools({
         text: typeof toolArguments.text === 'string' ? toolArguments.text : '',
         now: now(),
       });
+      if (decided.scope === 'place' && outcome.isKept) {
+        await recordSharedChange({
+          actor: context.actor,
+          conversationKey: context.conversationKey,
+          what: `the model kept server note ${outcome.note.id}: ${outcome.note.text}`,
+        });
+      }
       return outcome.isKept
         ? { text: `Kept as note ${outcome.note.id}.` }
         : { text: `Not kept: ${outcome.reason}.`, isError: true };
@@ -143,6 +173,13 @@ export function createMemoryTools({
         scope: decided.scope,
         id: toolArguments.id,
       });
+      if (decided.scope === 'place' && removed > 0) {
+        await recordSharedChange({
+          actor: context.actor,
+          conversationKey: context.conversationKey,
+          what: `the model removed server note ${toolArguments.id}`,
+        });
+      }
       return removed > 0 ? { text: 'Forgotten.' } : { text: 'There is no such note.', isError: true };
     },
   });

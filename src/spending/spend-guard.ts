@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PlaceSettings, PlaceSettingsReader } from '../administration/place-settings.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
 
 export type { SpendWork } from './budget-checks.ts';
 
@@ -84,6 +85,8 @@ export interface BudgetStanding {
 
 export interface SpendGuardDependencies {
   readonly ledger: UsageLedger;
+  /** Where budget refusals are recorded, once per person an hour. */
+  readonly audit?: AuditLog;
   readonly places: PlaceSettingsReader;
   readonly sightings: Deduper;
   readonly requestRate: RequestRate | undefined;
@@ -223,11 +226,44 @@ async function admit(
     },
     'request refused by a budget',
   );
+  await recordBudgetRefusal({ dependencies, request, budget: describeBudget(first.budget.rule) });
   return {
     isAdmitted: false,
     reason: 'budget',
     message: refusalMessage({ refused: first, work: request.work, timeZone: dependencies.timeZone, at }),
   };
+}
+
+/** How often one person's budget refusals reach the audit trail: counted, not each one kept. */
+const refusalAuditIntervalMs = 60 * 60_000;
+
+async function recordBudgetRefusal({
+  dependencies,
+  request,
+  budget,
+}: {
+  dependencies: SpendGuardDependencies;
+  request: SpendRequest;
+  budget: string;
+}): Promise<void> {
+  if (dependencies.audit === undefined) return;
+  const place = placeOfConversation(request.conversationKey);
+  const isFirst = await dependencies.sightings
+    .isFirstSighting(
+      `audit-budget:${place.platform}:${place.workspace}:${request.userId}`,
+      refusalAuditIntervalMs,
+    )
+    .catch(() => false);
+  if (!isFirst) return;
+  await dependencies.audit.record({
+    platform: place.platform,
+    workspace: place.workspace,
+    channel: place.channel,
+    actor: { id: request.userId, name: request.userId },
+    kind: 'budget-refused',
+    what: `${request.model} refused by ${budget} (recorded once an hour)`,
+    result: 'refused',
+  });
 }
 
 const budgetsUnreadableMessage =

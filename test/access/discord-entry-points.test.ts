@@ -147,6 +147,7 @@ const scenarios: Scenario[] = [
         expected: /Only the person who asked \(or a server admin\) can stop this reply/,
       },
       'slash-command:memory-of-the-place': { place: 'server', expected: /Only a server admin can do that/ },
+      'slash-command:audit': { place: 'server', expected: /Only a server admin can do that/ },
       // SCHEDULERS is admins unless the owner says otherwise.
       'slash-command:schedule-in-a-channel': {
         place: 'server',
@@ -255,6 +256,9 @@ async function triggerAndWait({
       break;
     case 'slash-command:memory-of-the-place':
       under.discord.sendSlashCommand({ name: 'memory', channelId, user, options: { place: true } });
+      break;
+    case 'slash-command:audit':
+      under.discord.sendSlashCommand({ name: 'audit', channelId, user });
       break;
     case 'slash-command:summarize':
       under.discord.sendSlashCommand({ name: 'summarize', channelId, user });

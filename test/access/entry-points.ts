@@ -24,6 +24,8 @@ export const discordEntryPoints = [
   'scheduled-run',
   // A person's own time zone: it spends nothing and names no one else, but a blocked person is refused.
   'slash-command:timezone',
+  // The place's audit trail: who did what, readable by admins only.
+  'slash-command:audit',
 ] as const;
 export type DiscordEntryPoint = (typeof discordEntryPoints)[number];
 
@@ -40,6 +42,7 @@ export const slackEntryPoints = [
   'button:regenerate',
   'slash-command:schedule-in-a-channel',
   'scheduled-run',
+  'slash-command:audit',
 ] as const;
 export type SlackEntryPoint = (typeof slackEntryPoints)[number];
 

@@ -91,6 +91,7 @@ const scenarios: Scenario[] = [
       'slash-command:usage-of-another': /Only server admins can see what others spent/,
       'slash-command:forget-another': /Only a server admin can do that/,
       'slash-command:export-another': /Only a server admin can do that/,
+      'slash-command:audit': /Only a server admin can do that/,
       // SCHEDULERS is admins unless the owner says otherwise.
       'slash-command:schedule-in-a-channel':
         /Only server admins \(and the roles the owner allows\) can schedule prompts in a channel/,
@@ -235,6 +236,9 @@ async function trigger(
       await bot.deliverCommand(
         slashCommand({ command: '/export', user: mallory, channel, text: `--user <@${admin}>` }),
       );
+      return;
+    case 'slash-command:audit':
+      await bot.deliverCommand(slashCommand({ command: '/audit', user: mallory, channel, text: '' }));
       return;
     case 'message-shortcut:ask': {
       const asked = bot.slack.addMessage({ channel, user: admin, text: 'Meet at 10 by the lake.' });
