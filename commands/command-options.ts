@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { NamedTool } from '../src/administration/tool-suggestions.ts';
 import type { DocumentAttachment, ImageAttachment } from '../src/conversation/turn.ts';
 import { bareId } from '../src/environment/spend-access-values.ts';
-import { flagOf, type ParsedCommandText, strayTextKey, typedFlags } from './parse-command-text.ts';
+import { flagOf, type ParsedCommandText, strayTextKey, typedFlags } from './command-flags.ts';
 
 /**
  * A command option, declared once: the zod schema that validates it, and what each platform needs to

@@ -1,18 +1,5 @@
+import { flagOf, type ParsedCommandText, strayTextKey, typedFlags } from './command-flags.ts';
 import type { CommandOptions } from './command-options.ts';
-
-/**
- * The flags as the person typed them, by option name (`{ count: '--n' }`), kept on the parsed record
- * under this symbol so that a problem names what they wrote. A symbol, so that code that walks the
- * record's entries (or an adapter that adds to it) never sees it as an option; a copy of the record
- * loses it, and problems then name options by their names.
- */
-export const typedFlags: unique symbol = Symbol('typedFlags');
-
-/** Raw option values by name, as `parseCommandText` reads them; see the keys it adds below. */
-export type ParsedCommandText = Record<string, string> & { [typedFlags]?: Record<string, string> };
-
-/** Key under which text is kept when the command has no free-text option. */
-export const strayTextKey = '(text)';
 
 /**
  * Reads `/command free text --flag value --other=value --switch` (Slack and the terminal) into raw
@@ -89,11 +76,6 @@ function removeSpans(text: string, spans: ReadonlyArray<[number, number]>): stri
 }
 
 /** One line that shows how to type a command, e.g. `/imagine <prompt> [--count 1–4] [--aspect-ratio 1:1|16:9]`. */
-/** How a flag is written in help and docs: `aspect_ratio` is `--aspect-ratio`. */
-export function flagOf(optionName: string): string {
-  return `--${optionName.replaceAll('_', '-')}`;
-}
-
 export function describeUsage(name: string, options: CommandOptions): string {
   const parts = [`/${name}`];
   for (const [optionName, option] of Object.entries(options)) {

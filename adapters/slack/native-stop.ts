@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import type { SlackAdapterContext } from './adapter-context.ts';
+import type { Logger } from '../../src/log.ts';
 
 /**
  * The replies being written in each thread, so that Slack's own stop control can end them. Slack
@@ -51,7 +51,13 @@ interface AgentSessionStoppedEvent {
 }
 
 /** Answers Slack's stop control (`agent_session_stopped`) by stopping the thread's replies. */
-export function registerNativeStop({ app, adapter }: { app: App; adapter: SlackAdapterContext }): void {
+export function registerNativeStop({
+  app,
+  adapter,
+}: {
+  app: App;
+  adapter: { readonly threadStops: ThreadStops; readonly logger: Logger };
+}): void {
   // @slack/bolt 5.1 does not name this event in its types; @slack/types has AgentSessionStoppedEvent.
   app.event('agent_session_stopped' as 'app_mention', async ({ event }) => {
     const stopped = event as unknown as AgentSessionStoppedEvent;

@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../src/log.ts';
-import type { AgentSessions } from './agent-sessions.ts';
+import type { AgentSessions } from './agent-session-records.ts';
 import type { SlackOutbound } from './slack-outbound.ts';
 import type { WorkspaceFeatures } from './workspace-features.ts';
 

@@ -9,7 +9,7 @@ import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
-import { createAgentSessions } from './agent-sessions.ts';
+import { createAgentSessions } from './agent-session-records.ts';
 import { registerAgentViewEvents } from './agent-view-events.ts';
 import { registerAppHome } from './app-home.ts';
 import { createBoltLogger } from './bolt-logger.ts';

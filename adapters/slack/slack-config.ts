@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineEnvironmentFragment } from '../../src/environment/environment-fragment.ts';
 import { document, httpUrl, optionalText, section } from '../../src/environment/setting-schemas.ts';
-import type { AgentSessionsMode } from './agent-sessions.ts';
+import type { AgentSessionsMode } from './agent-session-records.ts';
 
 /**
  * The variables of the Slack adapter; SLACK_BOT_TOKEN turns it on, with SLACK_APP_TOKEN (Socket Mode)

@@ -1,4 +1,8 @@
 import type { SpendHold } from '../spending/spend-hold.ts';
+import type { TokenUsage } from './token-usage.ts';
+
+// Spending reads TokenUsage from its own file, so that it need not import the chat types (which hold a SpendHold).
+export type { TokenUsage } from './token-usage.ts';
 
 /** Shapes of the chat operation as parley uses them; the wire names stay inside `gateway/`. */
 
@@ -32,12 +36,6 @@ export interface ToolCall {
   readonly id: string;
   readonly name: string;
   readonly arguments: string;
-}
-
-export interface TokenUsage {
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly totalTokens: number;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { TokenUsage } from '../gateway/chat-types.ts';
 import type { ModelCatalog, modelPriceSchema } from '../gateway/model-catalog.ts';
+import type { TokenUsage } from '../gateway/token-usage.ts';
 
 /** What a model costs, in the gateway's currency units: per million tokens, and per image drawn. */
 export type ModelPrice = z.infer<typeof modelPriceSchema>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BudgetCheck, SpendSubject, UsageLedger } from '../conversation/usage-ledger.ts';
-import type { TokenUsage } from '../gateway/chat-types.ts';
 import type { ModelCatalog } from '../gateway/model-catalog.ts';
+import type { TokenUsage } from '../gateway/token-usage.ts';
 import type { Logger } from '../log.ts';
 import { amountFor, type SpendWork } from './budget-checks.ts';
 import { imageCostNanos, priceOf, usageCostNanos } from './prices.ts';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/all-commands.ts';
-import { flagOf } from '../../commands/parse-command-text.ts';
+import { flagOf } from '../../commands/command-flags.ts';
 import { commandsTableMarkers, renderCommandsTable } from '../../scripts/commands-reference.ts';
 import { allEnvironmentSchemas } from '../../scripts/config-reference.ts';
 import { adminSettings } from '../../src/administration/admin-settings.ts';

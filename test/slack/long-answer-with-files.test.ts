@@ -1,6 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentSessions } from '../../adapters/slack/agent-sessions.ts';
+import { createAgentSessions } from '../../adapters/slack/agent-session-records.ts';
 import { createChannelResponder } from '../../adapters/slack/channel-responder.ts';
 import { createSlackOutbound } from '../../adapters/slack/slack-outbound.ts';
 import { createWorkspaceFeatures } from '../../adapters/slack/workspace-features.ts';

@@ -1,6 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAgentSessions } from '../../adapters/slack/agent-sessions.ts';
+import { createAgentSessions } from '../../adapters/slack/agent-session-records.ts';
 import type { SlackDeliveryContext } from '../../adapters/slack/reply-place.ts';
 import { createReplySurface } from '../../adapters/slack/reply-surface.ts';
 import { editIntervals } from '../../adapters/slack/slack-limits.ts';

@@ -1,6 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll } from 'vitest';
-import { createAgentSessions } from '../../adapters/slack/agent-sessions.ts';
+import { createAgentSessions } from '../../adapters/slack/agent-session-records.ts';
 import { createChannelResponder } from '../../adapters/slack/channel-responder.ts';
 import { slackLimits } from '../../adapters/slack/slack-limits.ts';
 import { createSlackOutbound } from '../../adapters/slack/slack-outbound.ts';
