@@ -47,7 +47,8 @@ const parleyPatterns: readonly ParleyPattern[] = [
   },
   // user:password@ in any URL (redis://, postgres://, https://): the preset's basic-auth and
   // database rules know some schemes only, and report the whole URL, host included.
-  { kind: 'URL_CREDENTIALS', pattern: /\/\/[^:/\s@]*:(?<secret>[^@\s/]+)@/g },
+  // The user information ends at the first / ? # (RFC 3986, 3.2.1), so `?:a@` in a query is not one.
+  { kind: 'URL_CREDENTIALS', pattern: /\/\/[^:/?#@\s[\]]*:(?<secret>[^/?#@\s[\]]+)@/g },
 ];
 
 /** Every credential of a shape only parley knows, with the range of its value. */

@@ -67,7 +67,7 @@ export function redactFindings({
  */
 function narrowToUrlPassword(text: string, finding: SecretFinding): SecretFinding {
   const found = text.slice(finding.start, finding.end);
-  const credentials = /^[a-z][\w+.-]*:\/\/[^:/\s@]*:([^@\s/]+)@/i.exec(found);
+  const credentials = /^[a-z][\w+.-]*:\/\/[^:/?#@\s[\]]*:([^/?#@\s[\]]+)@/i.exec(found);
   if (!credentials?.[1]) return finding;
   const start = finding.start + credentials[0].length - 1 - credentials[1].length;
   return { kind: finding.kind, start, end: start + credentials[1].length };

@@ -215,6 +215,7 @@ describe('the secret detector: memory, logs and exports', () => {
         'Was born on 1990-04-12 and lives in Lyon.',
         'Uses the sk-learn library and the AWS console daily.',
         'Asked about the token bucket algorithm and API keys in general.',
+        'Reads https://example.com?q=a:b@c and https://example.org#x:y@z every morning.',
       ),
     );
     const book = createMemoryBook({ store: new Keyv() });
