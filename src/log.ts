@@ -4,10 +4,9 @@ import { dirname } from 'node:path';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.ts';
 import { capLogLine, serializeErrorForLog, summarizeLogObject } from './log-values.ts';
+import { findSecrets, redactedMarker, redactFindings } from './secrets/secret-detector.ts';
 
 export type { Logger } from 'pino';
-
-const redactedMarker = '[redacted]';
 
 /** No line is longer than this; values are capped far below it (see log-values.ts). */
 const maxLineCharacters = 32_000;
@@ -29,26 +28,20 @@ const redactedPaths = [
   '*.*.headers.Authorization',
 ];
 
-// Credentials that look like credentials even when parley was not told their value.
-const credentialReplacements: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\b(Bearer|Bot)\s+[\w.~+/=-]{8,}/g, `$1 ${redactedMarker}`],
-  [/\bxox[abposr]-[\w-]{8,}/g, redactedMarker],
-  [/\bxapp-[\w-]{8,}/g, redactedMarker],
-  [/\b(sk|rk)-[\w-]{16,}/g, redactedMarker],
-  // user:password@ in connection URLs (redis://, postgres://)
-  [/(\/\/[^:/\s@]*:)[^@\s/]+@/g, `$1${redactedMarker}@`],
-];
-
-/** Replaces every known secret value and every credential-shaped string in `text`. */
+/**
+ * Replaces every known secret value and every credential-shaped string in `text` (the secret
+ * detector's shapes: secretlint's rules and parley's additions). Written lines are JSON, where a
+ * newline before a token is the two characters `\n`: the shapes are looked for in a copy with
+ * those escapes blanked, so `\nghp_…` is still a token at a word boundary, and the ranges found
+ * there are redacted in the line itself.
+ */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let scrubbed = text;
   for (const secret of secrets) {
     if (secret.length >= 4) scrubbed = scrubbed.replaceAll(secret, redactedMarker);
   }
-  for (const [pattern, replacement] of credentialReplacements) {
-    scrubbed = scrubbed.replace(pattern, replacement);
-  }
-  return scrubbed;
+  const scanned = scrubbed.replace(/\\[nrtfb]/g, '  ');
+  return redactFindings({ text: scrubbed, findings: findSecrets({ text: scanned }) });
 }
 
 export interface CreateLoggerOptions {

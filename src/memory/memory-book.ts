@@ -3,7 +3,7 @@ import type Keyv from 'keyv';
 import { z } from 'zod';
 import type { Actor } from '../access/actor.ts';
 import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
-import { scrubSecrets } from '../log.ts';
+import { containsSecret } from '../secrets/secret-detector.ts';
 
 /**
  * Whose memory a note is: the person's (it follows them across the channels of one server or
@@ -86,15 +86,17 @@ export function createMemoryBook({ store }: { store: Keyv }): MemoryBook {
     async remember(request) {
       const text = request.text.replace(/\s+/g, ' ').trim();
       if (text === '') return { isKept: false, reason: 'there is nothing to remember' };
-      if (text.length > maxNoteCharacters) {
-        return { isKept: false, reason: `a note may be at most ${maxNoteCharacters} characters` };
-      }
-      // A pasted token or key is never kept: the log's own patterns decide what looks like one.
-      if (scrubSecrets(text, []) !== text) {
+      // A pasted token or key is never kept: the secret detector (the same the log and /export
+      // use) decides what looks like one. Asked before the length, so a long key is refused as a
+      // key rather than as too long, and nobody is invited to shorten it until it fits.
+      if (containsSecret({ text })) {
         return {
           isKept: false,
           reason: 'it looks like a password, token or key, which parley never remembers',
         };
+      }
+      if (text.length > maxNoteCharacters) {
+        return { isKept: false, reason: `a note may be at most ${maxNoteCharacters} characters` };
       }
       const key = keyOf(request);
       const note: MemoryNote = {

@@ -1,5 +1,6 @@
 import type { HistoryStore } from '../conversation/history-store.ts';
 import type { Logger } from '../log.ts';
+import { redactSecretsInValue } from '../secrets/redact-in-value.ts';
 import { forgetTurns, type RunInConversation } from './history-retention.ts';
 import type { KeptDataRegistry, Person, PersonRequest } from './kept-data.ts';
 import type { PeopleIndex } from './people-index.ts';
@@ -7,7 +8,7 @@ import type { PeopleIndex } from './people-index.ts';
 /** What /forget removed, by kind of kept data (`history` counts turns). */
 export type ForgetReport = Readonly<Record<string, number>>;
 
-/** Everything parley holds about a person, as the JSON /export sends them. */
+/** Everything parley holds about a person, as the JSON /export sends them (secrets redacted). */
 export interface PersonExport {
   readonly person: Person;
   readonly workspace: string | undefined;
@@ -80,7 +81,9 @@ export function createPersonData({
       for (const kept of registry.list()) {
         if (!kept.export) continue;
         const exported = await kept.export(request);
-        if (exported !== undefined) data[kept.name] = exported;
+        // What looks like a password, token or key is redacted in the file, as in the log: the
+        // person who pasted it has it, and an admin's /export --user must not hand it on.
+        if (exported !== undefined) data[kept.name] = redactSecretsInValue({ value: exported });
       }
       return {
         person: asked.person,

@@ -35,6 +35,7 @@ describe('logging never writes a secret', () => {
       'xoxb-1234567890',
       'MTIzNDU2Nzg5',
       'hunter2',
+      'swordfish',
     ]) {
       expect(text).not.toContain(secret);
     }

@@ -78,13 +78,22 @@ describe('memory', () => {
   it('never keeps something that looks like a secret, and is not offered where memory is off', async () => {
     const subject = await startDiscordUnderTest({ CHAT_MODEL: 'tools-model', MEMORY: 'user' });
     under = subject;
+    // The log scrubber's old shape, and two it never knew (issue 34): the secret detector's.
+    const secrets = [
+      'Her API key is sk-abcdefghijklmnopqrstuvwx',
+      'Her GitHub token is ghp_R2d2C3poX9wingK7Jedi0Falcon4Tatooine',
+      'Her Wi-Fi password: correct-horse-battery',
+    ];
     subject.gateway.enqueue({
-      toolCalls: [{ name: 'remember', arguments: { text: 'Her API key is sk-abcdefghijklmnopqrstuvwx' } }],
+      toolCalls: secrets.map((text) => ({ name: 'remember', arguments: { text } })),
     });
     subject.gateway.enqueue({ text: 'I will not keep that.' });
-    await askAndWait(subject, 'remember my key sk-abcdefghijklmnopqrstuvwx', 'I will not keep that.');
-    const toolMessage = chatBodies(subject)[1]?.messages.find((message) => message.role === 'tool');
-    expect(String(toolMessage?.content)).toContain('Not kept: it looks like a password, token or key');
+    await askAndWait(subject, 'remember my keys', 'I will not keep that.');
+    const toolMessages = chatBodies(subject)[1]?.messages.filter((message) => message.role === 'tool');
+    expect(toolMessages).toHaveLength(secrets.length);
+    for (const toolMessage of toolMessages ?? []) {
+      expect(String(toolMessage.content)).toContain('Not kept: it looks like a password, token or key');
+    }
     await subject.close();
 
     const off = await startDiscordUnderTest({ CHAT_MODEL: 'tools-model' });
