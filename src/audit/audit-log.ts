@@ -3,8 +3,8 @@ import type Keyv from 'keyv';
 import { z } from 'zod';
 import { conversationKeyOf } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
-import { scrubSecrets } from '../log.ts';
 import type { KeptData } from '../retention/kept-data.ts';
+import { redactSecrets } from '../secrets/secret-detector.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import {
   type AuditEntry,
@@ -139,7 +139,7 @@ export function createAuditLog({
         id: randomBytes(6).toString('base64url'),
         atMs: now(),
         // A line for admins: short, and never a credential someone typed into a setting or a prompt.
-        what: scrubSecrets(newEntry.what, []).slice(0, maxAuditWhatCharacters),
+        what: redactSecrets({ text: newEntry.what }).slice(0, maxAuditWhatCharacters),
       };
       try {
         await append(entry);
