@@ -5,7 +5,9 @@ import { z } from 'zod';
  * The owner's list of MCP servers (`TOOLS_FILE`, default config/tools.json): servers parley starts
  * (`command`, over stdio) and servers it reaches (`url`, Streamable HTTP), each with what the owner
  * decides about its tools. Secrets stay out of the file as `${NAME}` placeholders, filled from the
- * environment at start and handed to the logger's scrubber, so they never reach a log.
+ * environment at start and handed to the logger's scrubber, so they never reach a log. parley's own
+ * variables (the gateway key, platform tokens, the store's URL…) are refused as placeholders unless
+ * the server names them in `allowParleyVariables`: a copied file cannot hand them on silently.
  */
 
 /** How parley talks to one server. */
@@ -46,6 +48,14 @@ export interface McpServerSettings {
   readonly deadlineMs: number;
   /** The most characters of one answer the model gets. */
   readonly maxResultCharacters: number;
+  /** The variables its placeholders were filled from, and where each went: for the start-up line. */
+  readonly variables: readonly PlaceholderVariable[];
+}
+
+/** One variable a server's entry names as `${NAME}`, and the field it went into (`headers`, `args`…). */
+export interface PlaceholderVariable {
+  readonly name: string;
+  readonly field: string;
 }
 
 /** What reading the file gives: the servers, the values to scrub, the variables it names. */
@@ -63,6 +73,9 @@ const defaultMaxResultCharacters = 20_000;
 // No `_`: a tool's name is `<server>_<tool>`, so `files_*` in TOOLS is this server's tools and no other's.
 const serverNamePattern = /^[a-z0-9][a-z0-9-]{0,23}$/;
 const placeholderPattern = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const variableNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is a variable name');
+/** parley's own variables this server may have as placeholders (the owner's explicit yes). */
+const allowParleyVariablesSchema = z.array(variableNameSchema).optional();
 
 const annotationOverrideSchema = z.strictObject({
   readOnlyHint: z.boolean().optional(),
@@ -78,6 +91,7 @@ const commonShape = {
   pricePerCall: z.number().min(0).max(1_000).optional(),
   deadlineSeconds: z.number().positive().max(3_600).optional(),
   maxResultCharacters: z.number().int().min(200).max(1_000_000).optional(),
+  allowParleyVariables: allowParleyVariablesSchema,
 };
 
 const stdioServerSchema = z.strictObject({
@@ -108,11 +122,17 @@ export function readToolsFile({
   path,
   isDefaultPath,
   environment,
+  parleyVariableNames,
   resolvePath,
 }: {
   path: string;
   isDefaultPath: boolean;
   environment: Readonly<Record<string, string | undefined>>;
+  /**
+   * Every variable parley itself reads (the core's schema and each platform's fragment): refused
+   * as a placeholder unless the server's `allowParleyVariables` names it.
+   */
+  parleyVariableNames: ReadonlySet<string>;
   /** Makes a relative `cwd` absolute, as every path of the configuration is. */
   resolvePath: (path: string) => string;
 }): ToolsFileReading | { readonly problems: readonly string[] } {
@@ -149,6 +169,18 @@ export function readToolsFile({
       );
       continue;
     }
+    const allowed = allowedParleyVariables({ raw, name, path, parleyVariableNames });
+    if ('problems' in allowed) {
+      problems.push(...allowed.problems);
+      continue;
+    }
+    const refused = refusedPlaceholders({ raw, parleyVariableNames, allowed: allowed.names });
+    for (const variable of refused) {
+      problems.push(
+        `TOOLS_FILE ${path}: servers.${name} names \${${variable}}, one of parley's own variables, refused unless the server lists it in "allowParleyVariables" (docs/tools.md)`,
+      );
+    }
+    if (refused.length > 0) continue;
     const filled = fillPlaceholders(raw, { environment, secrets, variableNames });
     for (const missing of filled.missing) {
       problems.push(
@@ -156,7 +188,7 @@ export function readToolsFile({
       );
     }
     if (filled.missing.length > 0) continue;
-    const server = serverOf({ name, value: filled.value, path, resolvePath });
+    const server = serverOf({ name, value: filled.value, variables: filled.variables, path, resolvePath });
     if ('problems' in server) problems.push(...server.problems);
     else {
       servers.push(server.settings);
@@ -172,11 +204,13 @@ export function readToolsFile({
 function serverOf({
   name,
   value,
+  variables,
   path,
   resolvePath,
 }: {
   name: string;
   value: unknown;
+  variables: readonly PlaceholderVariable[];
   path: string;
   resolvePath: (path: string) => string;
 }): { settings: McpServerSettings } | { problems: string[] } {
@@ -196,6 +230,7 @@ function serverOf({
     priceNanos: Math.round((parsed.pricePerCall ?? 0) * 1e9),
     deadlineMs: Math.round((parsed.deadlineSeconds ?? defaultDeadlineSeconds) * 1_000),
     maxResultCharacters: parsed.maxResultCharacters ?? defaultMaxResultCharacters,
+    variables,
   });
   if (isHttp) {
     const parsed = httpServerSchema.safeParse(fields);
@@ -235,12 +270,14 @@ function fillPlaceholders(
     secrets: Set<string>;
     variableNames: Set<string>;
   },
-): { value: unknown; missing: string[] } {
+): { value: unknown; missing: string[]; variables: PlaceholderVariable[] } {
   const missing: string[] = [];
-  const fill = (item: unknown): unknown => {
+  const variables = new Map<string, PlaceholderVariable>();
+  const fill = (item: unknown, field: string): unknown => {
     if (typeof item === 'string') {
       return item.replace(placeholderPattern, (_, variable: string) => {
         variableNames.add(variable);
+        variables.set(`${variable} ${field}`, { name: variable, field });
         const filled = environment[variable];
         if (filled === undefined || filled === '') {
           missing.push(variable);
@@ -250,14 +287,74 @@ function fillPlaceholders(
         return filled;
       });
     }
-    if (Array.isArray(item)) return item.map(fill);
+    if (Array.isArray(item)) return item.map((inner) => fill(inner, field));
     if (typeof item === 'object' && item !== null) {
-      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, fill(inner)]));
+      // The field a value lands in is the entry's own key (`headers`, `env`, `args`, `url`).
+      return Object.fromEntries(
+        Object.entries(item).map(([key, inner]) => [key, fill(inner, field === '' ? key : field)]),
+      );
     }
     return item;
   };
-  const filled = fill(value);
-  return { value: filled, missing: [...new Set(missing)] };
+  const filled = fill(value, '');
+  return { value: filled, missing: [...new Set(missing)], variables: [...variables.values()] };
+}
+
+/** The server's `allowParleyVariables`, read before its placeholders are filled; each must be parley's. */
+function allowedParleyVariables({
+  raw,
+  name,
+  path,
+  parleyVariableNames,
+}: {
+  raw: unknown;
+  name: string;
+  path: string;
+  parleyVariableNames: ReadonlySet<string>;
+}): { names: ReadonlySet<string> } | { problems: string[] } {
+  const value =
+    typeof raw === 'object' && raw !== null
+      ? (raw as Record<string, unknown>).allowParleyVariables
+      : undefined;
+  const parsed = allowParleyVariablesSchema.safeParse(value);
+  if (!parsed.success) {
+    return { problems: issuesOf(path, ['servers', name, 'allowParleyVariables'], parsed.error) };
+  }
+  const names = parsed.data ?? [];
+  // A name parley does not read is a typo: allowing it would allow nothing, silently.
+  const strangers = names.filter((variable) => !parleyVariableNames.has(variable));
+  if (strangers.length > 0) {
+    return {
+      problems: strangers.map(
+        (variable) =>
+          `TOOLS_FILE ${path}: servers.${name}.allowParleyVariables names ${variable}, which is not one of parley's variables (a placeholder of any other variable needs no allowing)`,
+      ),
+    };
+  }
+  return { names: new Set(names) };
+}
+
+/** parley's own variables the entry names as placeholders without the server's allow list saying so. */
+function refusedPlaceholders({
+  raw,
+  parleyVariableNames,
+  allowed,
+}: {
+  raw: unknown;
+  parleyVariableNames: ReadonlySet<string>;
+  allowed: ReadonlySet<string>;
+}): string[] {
+  const refused = new Set<string>();
+  const visit = (item: unknown): void => {
+    if (typeof item === 'string') {
+      for (const [, variable = ''] of item.matchAll(placeholderPattern)) {
+        if (parleyVariableNames.has(variable) && !allowed.has(variable)) refused.add(variable);
+      }
+    } else if (Array.isArray(item)) item.forEach(visit);
+    else if (typeof item === 'object' && item !== null) Object.values(item).forEach(visit);
+  };
+  visit(raw);
+  return [...refused];
 }
 
 // zod's messages name the field and what is wrong; none of them repeats the value.
