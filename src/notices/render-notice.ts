@@ -33,6 +33,10 @@ export function renderNotice(notice: Notice): string {
     case 'link-refused':
       return `I did not read ${notice.name}: ${notice.why}.`;
     case 'link-unreachable':
+      if (notice.cause === 'host-not-found')
+        return `I could not read ${notice.name}: its host name has no address (no such site).`;
+      if (notice.cause === 'connection-refused')
+        return `I could not read ${notice.name}: the site refused the connection.`;
       return `I could not read ${notice.name} (the site did not answer in time, or the connection failed).`;
     case 'link-too-large':
       return `I did not read ${notice.name}: it is over the ${formatSize(notice.maxBytes)} I read of a link.`;
