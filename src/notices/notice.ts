@@ -54,6 +54,8 @@ export type Notice =
   | { readonly type: 'page-cut'; readonly name: string; readonly maxBytes: number }
   // Tools and models that could not do all that was asked.
   | { readonly type: 'search-unavailable' }
+  /** `server`: an MCP server's name in the tools file, down now, whose tools this reply would have had. */
+  | { readonly type: 'tools-unavailable'; readonly server: string }
   | {
       readonly type: 'image-option-unsupported';
       readonly model: string;

@@ -44,6 +44,8 @@ export function renderNotice(notice: Notice): string {
       return `${notice.name} is longer than the ${formatSize(notice.maxBytes)} I read of a page, so I read only its start.`;
     case 'search-unavailable':
       return 'Web search is unavailable right now (the search service did not answer), so I answered without it.';
+    case 'tools-unavailable':
+      return `The ${notice.server} tools are unavailable right now (their server is down), so I answered without them.`;
     case 'image-option-unsupported':
       return notice.option === 'aspect-ratio'
         ? `The image model ${notice.model} has no aspect ratio setting, so I used its default shape.`

@@ -24,6 +24,7 @@ const everyNotice: readonly Notice[] = [
   { type: 'link-too-large', name: 'example.com/video.mp4', maxBytes: 5 * 1024 * 1024 },
   { type: 'page-cut', name: 'example.com/long', maxBytes: 5 * 1024 * 1024 },
   { type: 'search-unavailable' },
+  { type: 'tools-unavailable', server: 'github' },
   { type: 'image-option-unsupported', model: 'plain-image-model', option: 'aspect-ratio' },
   { type: 'image-option-unsupported', model: 'plain-image-model', option: 'reference-image' },
 ];
