@@ -108,8 +108,12 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       const whyOffHere = (toolName: string): ToolOffReason | undefined => {
         const known = everyTool.find((tool) => tool.name === toolName);
         if (known) return whyToolIsOff({ tool: known, settings, actor });
-        const missing = outages.some((outage) => outage.lastTools.some((tool) => tool.name === toolName));
-        return missing ? 'unavailable-now' : undefined;
+        const missing = options.toolbox
+          .outages()
+          .flatMap((outage) => outage.lastTools)
+          .find((tool) => tool.name === toolName);
+        if (missing === undefined) return undefined;
+        return whyToolIsOff({ tool: missing, settings, actor }) ?? 'unavailable-now';
       };
       // The tool loop, search-first and the plain round read the text themselves (a round's text
       // for the next prompt, a refusal before any text, the sources after it): their requests go
