@@ -1,5 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import {
+  allowedParleyVariables,
+  allowParleyVariablesSchema,
+  fillPlaceholders,
+  type PlaceholderVariable,
+  refusedPlaceholders,
+} from './tools-file-placeholders.ts';
+
+export type { PlaceholderVariable } from './tools-file-placeholders.ts';
 
 /**
  * The owner's list of MCP servers (`TOOLS_FILE`, default config/tools.json): servers parley starts
@@ -52,12 +61,6 @@ export interface McpServerSettings {
   readonly variables: readonly PlaceholderVariable[];
 }
 
-/** One variable a server's entry names as `${NAME}`, and the field it went into (`headers`, `args`…). */
-export interface PlaceholderVariable {
-  readonly name: string;
-  readonly field: string;
-}
-
 /** What reading the file gives: the servers, the values to scrub, the variables it names. */
 export interface ToolsFileReading {
   readonly servers: readonly McpServerSettings[];
@@ -72,11 +75,6 @@ const defaultMaxResultCharacters = 20_000;
 
 // No `_`: a tool's name is `<server>_<tool>`, so `files_*` in TOOLS is this server's tools and no other's.
 const serverNamePattern = /^[a-z0-9][a-z0-9-]{0,23}$/;
-const placeholderPattern = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const variableNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is a variable name');
-/** parley's own variables this server may have as placeholders (the owner's explicit yes). */
-const allowParleyVariablesSchema = z.array(variableNameSchema).optional();
-
 const annotationOverrideSchema = z.strictObject({
   readOnlyHint: z.boolean().optional(),
   destructiveHint: z.boolean().optional(),
@@ -169,26 +167,16 @@ export function readToolsFile({
       );
       continue;
     }
-    const allowed = allowedParleyVariables({ raw, name, path, parleyVariableNames });
-    if ('problems' in allowed) {
-      problems.push(...allowed.problems);
-      continue;
-    }
-    const refused = refusedPlaceholders({ raw, parleyVariableNames, allowed: allowed.names });
-    for (const variable of refused) {
-      problems.push(
-        `TOOLS_FILE ${path}: servers.${name} names \${${variable}}, one of parley's own variables, refused unless the server lists it in "allowParleyVariables" (docs/tools.md)`,
-      );
-    }
-    if (refused.length > 0) continue;
-    const filled = fillPlaceholders(raw, { environment, secrets, variableNames });
-    for (const missing of filled.missing) {
-      problems.push(
-        `TOOLS_FILE ${path}: servers.${name} names \${${missing}}, which is not set in the environment or .env`,
-      );
-    }
-    if (filled.missing.length > 0) continue;
-    const server = serverOf({ name, value: filled.value, variables: filled.variables, path, resolvePath });
+    const server = readServerEntry({
+      name,
+      raw,
+      path,
+      environment,
+      parleyVariableNames,
+      resolvePath,
+      secrets,
+      variableNames,
+    });
     if ('problems' in server) problems.push(...server.problems);
     else {
       servers.push(server.settings);
@@ -199,6 +187,49 @@ export function readToolsFile({
   }
   if (problems.length > 0) return { problems };
   return { servers, secrets: [...secrets], variableNames: [...variableNames] };
+}
+
+/** One server's entry: its allow list, its placeholders (refused, missing or filled), its fields. */
+function readServerEntry({
+  name,
+  raw,
+  path,
+  environment,
+  parleyVariableNames,
+  resolvePath,
+  secrets,
+  variableNames,
+}: {
+  name: string;
+  raw: unknown;
+  path: string;
+  environment: Readonly<Record<string, string | undefined>>;
+  parleyVariableNames: ReadonlySet<string>;
+  resolvePath: (path: string) => string;
+  secrets: Set<string>;
+  variableNames: Set<string>;
+}): { settings: McpServerSettings } | { problems: string[] } {
+  const allowed = allowedParleyVariables({ raw, name, path, parleyVariableNames });
+  if ('problems' in allowed) return allowed;
+  const refused = refusedPlaceholders({ raw, parleyVariableNames, allowed: allowed.names });
+  if (refused.length > 0) {
+    return {
+      problems: refused.map(
+        (variable) =>
+          `TOOLS_FILE ${path}: servers.${name} names \${${variable}}, one of parley's own variables, refused unless the server lists it in "allowParleyVariables" (docs/tools.md)`,
+      ),
+    };
+  }
+  const filled = fillPlaceholders(raw, { environment, secrets, variableNames });
+  if (filled.missing.length > 0) {
+    return {
+      problems: filled.missing.map(
+        (missing) =>
+          `TOOLS_FILE ${path}: servers.${name} names \${${missing}}, which is not set in the environment or .env`,
+      ),
+    };
+  }
+  return serverOf({ name, value: filled.value, variables: filled.variables, path, resolvePath });
 }
 
 function serverOf({
@@ -256,105 +287,6 @@ function serverOf({
       },
     },
   };
-}
-
-// Every string in the server's entry may hold placeholders; each value put in is a secret.
-function fillPlaceholders(
-  value: unknown,
-  {
-    environment,
-    secrets,
-    variableNames,
-  }: {
-    environment: Readonly<Record<string, string | undefined>>;
-    secrets: Set<string>;
-    variableNames: Set<string>;
-  },
-): { value: unknown; missing: string[]; variables: PlaceholderVariable[] } {
-  const missing: string[] = [];
-  const variables = new Map<string, PlaceholderVariable>();
-  const fill = (item: unknown, field: string): unknown => {
-    if (typeof item === 'string') {
-      return item.replace(placeholderPattern, (_, variable: string) => {
-        variableNames.add(variable);
-        variables.set(`${variable} ${field}`, { name: variable, field });
-        const filled = environment[variable];
-        if (filled === undefined || filled === '') {
-          missing.push(variable);
-          return '';
-        }
-        secrets.add(filled);
-        return filled;
-      });
-    }
-    if (Array.isArray(item)) return item.map((inner) => fill(inner, field));
-    if (typeof item === 'object' && item !== null) {
-      // The field a value lands in is the entry's own key (`headers`, `env`, `args`, `url`).
-      return Object.fromEntries(
-        Object.entries(item).map(([key, inner]) => [key, fill(inner, field === '' ? key : field)]),
-      );
-    }
-    return item;
-  };
-  const filled = fill(value, '');
-  return { value: filled, missing: [...new Set(missing)], variables: [...variables.values()] };
-}
-
-/** The server's `allowParleyVariables`, read before its placeholders are filled; each must be parley's. */
-function allowedParleyVariables({
-  raw,
-  name,
-  path,
-  parleyVariableNames,
-}: {
-  raw: unknown;
-  name: string;
-  path: string;
-  parleyVariableNames: ReadonlySet<string>;
-}): { names: ReadonlySet<string> } | { problems: string[] } {
-  const value =
-    typeof raw === 'object' && raw !== null
-      ? (raw as Record<string, unknown>).allowParleyVariables
-      : undefined;
-  const parsed = allowParleyVariablesSchema.safeParse(value);
-  if (!parsed.success) {
-    return { problems: issuesOf(path, ['servers', name, 'allowParleyVariables'], parsed.error) };
-  }
-  const names = parsed.data ?? [];
-  // A name parley does not read is a typo: allowing it would allow nothing, silently.
-  const strangers = names.filter((variable) => !parleyVariableNames.has(variable));
-  if (strangers.length > 0) {
-    return {
-      problems: strangers.map(
-        (variable) =>
-          `TOOLS_FILE ${path}: servers.${name}.allowParleyVariables names ${variable}, which is not one of parley's variables (a placeholder of any other variable needs no allowing)`,
-      ),
-    };
-  }
-  return { names: new Set(names) };
-}
-
-/** parley's own variables the entry names as placeholders without the server's allow list saying so. */
-function refusedPlaceholders({
-  raw,
-  parleyVariableNames,
-  allowed,
-}: {
-  raw: unknown;
-  parleyVariableNames: ReadonlySet<string>;
-  allowed: ReadonlySet<string>;
-}): string[] {
-  const refused = new Set<string>();
-  const visit = (item: unknown): void => {
-    if (typeof item === 'string') {
-      for (const [, variable = ''] of item.matchAll(placeholderPattern)) {
-        if (parleyVariableNames.has(variable) && !allowed.has(variable)) refused.add(variable);
-      }
-    } else if (Array.isArray(item)) item.forEach(visit);
-    else if (typeof item === 'object' && item !== null) Object.values(item).forEach(visit);
-  };
-  visit(raw);
-  return [...refused];
 }
 
 // zod's messages name the field and what is wrong; none of them repeats the value.
