@@ -52,6 +52,7 @@ const common = {
   priceNanos: 0,
   deadlineMs: 30_000,
   maxResultCharacters: 20_000,
+  variables: [],
 } satisfies Partial<McpServerSettings>;
 const stdioServer = (name: string, script: string, ...args: string[]): McpServerSettings => ({
   ...common,

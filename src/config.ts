@@ -80,10 +80,17 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
     readModelCatalog(resolveFromProjectRoot(merged.MODEL_CAPABILITIES_FILE?.trim() || 'config/models.json')),
   );
   const toolsFileSetting = merged.TOOLS_FILE?.trim();
+  // parley's own variables, from the schemas that declare them: the tools file may not hand them on
+  // to an MCP server unless the server's entry allows them by name.
+  const parleyVariableNames = new Set([
+    ...Object.keys(environmentSchema.shape),
+    ...Object.values(platforms).flatMap((fragment) => Object.keys(fragment.schema.shape)),
+  ]);
   const toolsFile = readToolsFile({
     path: resolveFromProjectRoot(toolsFileSetting || 'config/tools.json'),
     isDefaultPath: !toolsFileSetting,
     environment: merged,
+    parleyVariableNames,
     resolvePath: resolveFromProjectRoot,
   });
   const storeResult = collectProblems(() =>
@@ -121,11 +128,7 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
     toolsFile,
     isOnPlatform,
   });
-  const knownNames = new Set([
-    ...Object.keys(environmentSchema.shape),
-    ...toolsFile.variableNames,
-    ...Object.values(platforms).flatMap((fragment) => Object.keys(fragment.schema.shape)),
-  ]);
+  const knownNames = new Set([...parleyVariableNames, ...toolsFile.variableNames]);
   return {
     ...config,
     warnings: [...config.warnings, ...unknownVariableWarnings({ names: Object.keys(merged), knownNames })],

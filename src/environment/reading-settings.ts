@@ -90,7 +90,7 @@ const searchSettings = section('Web search', {
     description: 'The longest one search may take, in milliseconds.',
   }),
   TOOLS_FILE: document(text('config/tools.json'), {
-    description: `JSON file of MCP servers whose tools the model may call: programs parley starts (command, args) and Streamable HTTP servers (url, headers), each with its enabled tools, annotation overrides, price per call, deadline and result cap; \${NAME} in it is filled from the environment and never logged. Missing at the default path: no servers. A relative path starts at the project folder (docs/tools.md).`,
+    description: `JSON file of MCP servers whose tools the model may call: programs parley starts (command, args) and Streamable HTTP servers (url, headers), each with its enabled tools, annotation overrides, price per call, deadline and result cap; \${NAME} in it is filled from the environment and never logged, except parley's own variables, refused unless the server lists them in allowParleyVariables. Missing at the default path: no servers. A relative path starts at the project folder (docs/tools.md).`,
     typeText: 'path',
   }),
   TOOL_CALLS_PER_ROUND: document(wholeNumber({ min: 1, max: 20, fallback: 3 }), {

@@ -5,7 +5,8 @@ import { BlockedUrlError, describeRefusal, guardedFetch } from '../net/guarded-f
 import type { UrlPolicy } from '../net/url-policy.ts';
 import { renderNotice } from '../notices/render-notice.ts';
 import { findLinks } from './find-links.ts';
-import { createRobotsRules, type RobotsRules } from './robots-rules.ts';
+import { createRobotsRules, type RobotsRules, type RobotsVerdict } from './robots-rules.ts';
+import { unreachableCauseOf } from './unreachable-cause.ts';
 
 /** When links in a message are read: always, never, or only in messages addressed to the bot. */
 export type LinkReadingMode = 'on' | 'off' | 'mention-only';
@@ -101,12 +102,9 @@ async function fetchLink({
 }): Promise<LinkFinding> {
   const name = shortName(url);
   try {
-    if (!(await robots.isAllowed(new URL(url)))) {
-      return {
-        kind: 'refused',
-        notice: renderNotice({ type: 'link-disallowed-by-robots', name }),
-      };
-    }
+    const robotsVerdict = await robots.verdictFor(new URL(url));
+    if (robotsVerdict.kind !== 'allowed')
+      return { kind: 'refused', notice: robotsRefusal(robotsVerdict, name) };
     const { response, finalUrl } = await guardedFetch({
       url,
       policy,
@@ -148,8 +146,21 @@ async function fetchLink({
     }
     return {
       kind: 'refused',
-      notice: renderNotice({ type: 'link-unreachable', name }),
+      notice: renderNotice({ type: 'link-unreachable', name, cause: unreachableCauseOf(error) }),
     };
+  }
+}
+
+// Only the site's own rules are told as robots.txt: a site that cannot be reached, or that fails to
+// serve its robots.txt, is told as such (parley still does not fetch from it, as RFC 9309 asks).
+function robotsRefusal(verdict: Exclude<RobotsVerdict, { kind: 'allowed' }>, name: string): string {
+  switch (verdict.kind) {
+    case 'disallowed':
+      return renderNotice({ type: 'link-disallowed-by-robots', name });
+    case 'unreachable':
+      return renderNotice({ type: 'link-unreachable', name, cause: verdict.cause });
+    case 'server-error':
+      return renderNotice({ type: 'link-answered-with-error', name, status: verdict.status });
   }
 }
 

@@ -2,6 +2,7 @@ import robotsParserModule from 'robots-parser';
 import type { Logger } from '../log.ts';
 import { BlockedUrlError, guardedFetch } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
+import { type UnreachableCause, unreachableCauseOf } from './unreachable-cause.ts';
 
 // The package is CommonJS whose module.exports is the parser itself, while its types declare a default
 // export: Node hands the function over as the default import, the types see a namespace.
@@ -16,10 +17,24 @@ const maxCachedSites = 500;
 /** RFC 9309, 2.5: crawlers must read at least 500 KiB of a robots.txt. */
 const maxRobotsBytes = 512 * 1024;
 
+/**
+ * Whether a link may be fetched, and if not, why: the site's rules forbid it, or its robots.txt
+ * could not be had (the site unreachable, or answering with a server error), which RFC 9309 counts
+ * as "disallow everything" but a person reads as the site's problem, not its rules.
+ */
+export type RobotsVerdict =
+  | { readonly kind: 'allowed' }
+  | { readonly kind: 'disallowed' }
+  | { readonly kind: 'unreachable'; readonly cause: UnreachableCause | undefined }
+  | { readonly kind: 'server-error'; readonly status: number };
+
 export interface RobotsRules {
-  /** Whether the site allows `userAgent` to fetch `url`. */
-  isAllowed(url: URL): Promise<boolean>;
+  /** Whether the site allows `userAgent` to fetch `url`, or why not. */
+  verdictFor(url: URL): Promise<RobotsVerdict>;
 }
+
+const allowed: RobotsVerdict = { kind: 'allowed' };
+const disallowed: RobotsVerdict = { kind: 'disallowed' };
 
 /**
  * robots.txt, per RFC 9309: fetched once an hour per site through the guarded fetch; a missing
@@ -37,7 +52,7 @@ export function createRobotsRules({
   timeoutMs: number;
   logger: Logger;
 }): RobotsRules {
-  const cache = new Map<string, { fetchedAtMs: number; rules: Promise<(url: string) => boolean> }>();
+  const cache = new Map<string, { fetchedAtMs: number; rules: Promise<(url: string) => RobotsVerdict> }>();
   const rulesOf = (origin: string) => {
     const cached = cache.get(origin);
     if (cached && cached.fetchedAtMs + cacheLifetimeMs > Date.now()) return cached.rules;
@@ -48,7 +63,7 @@ export function createRobotsRules({
     return rules;
   };
   return {
-    async isAllowed(url) {
+    async verdictFor(url) {
       return (await rulesOf(url.origin))(url.href);
     },
   };
@@ -66,7 +81,7 @@ async function fetchRules({
   policy: UrlPolicy;
   timeoutMs: number;
   logger: Logger;
-}): Promise<(url: string) => boolean> {
+}): Promise<(url: string) => RobotsVerdict> {
   const robotsUrl = `${origin}/robots.txt`;
   try {
     const { response } = await guardedFetch({
@@ -78,20 +93,22 @@ async function fetchRules({
     });
     if (response.status >= 400 && response.status < 500) {
       await response.body.cancel();
-      return () => true;
+      return () => allowed;
     }
     if (!response.ok) {
       await response.body.cancel();
-      return () => false;
+      const verdict: RobotsVerdict = { kind: 'server-error', status: response.status };
+      return () => verdict;
     }
     const text = await readText(response.body, maxRobotsBytes);
     const robots = robotsParser(robotsUrl, text);
-    return (url) => robots.isAllowed(url, userAgent) !== false;
+    return (url) => (robots.isAllowed(url, userAgent) === false ? disallowed : allowed);
   } catch (error) {
     // A refused address is the link's problem, said as such, not the site's robots.txt.
     if (error instanceof BlockedUrlError) throw error;
     logger.info({ err: error, origin }, 'robots.txt unreachable; not fetching from the site');
-    return () => false;
+    const verdict: RobotsVerdict = { kind: 'unreachable', cause: unreachableCauseOf(error) };
+    return () => verdict;
   }
 }
 

@@ -44,11 +44,18 @@ export type Notice =
   | { readonly type: 'link-answered-with-error'; readonly name: string; readonly status: number }
   /** `why`: the guarded fetch's own words for the refusal (a private address, a scheme…). */
   | { readonly type: 'link-refused'; readonly name: string; readonly why: string }
-  | { readonly type: 'link-unreachable'; readonly name: string }
+  /** `cause`: what the error said, when it named the address as the problem (src/links/unreachable-cause.ts). */
+  | {
+      readonly type: 'link-unreachable';
+      readonly name: string;
+      readonly cause?: 'host-not-found' | 'connection-refused' | undefined;
+    }
   | { readonly type: 'link-too-large'; readonly name: string; readonly maxBytes: number }
   | { readonly type: 'page-cut'; readonly name: string; readonly maxBytes: number }
   // Tools and models that could not do all that was asked.
   | { readonly type: 'search-unavailable' }
+  /** `server`: an MCP server's name in the tools file, down now, whose tools this reply would have had. */
+  | { readonly type: 'tools-unavailable'; readonly server: string }
   | {
       readonly type: 'image-option-unsupported';
       readonly model: string;

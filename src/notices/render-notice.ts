@@ -33,6 +33,10 @@ export function renderNotice(notice: Notice): string {
     case 'link-refused':
       return `I did not read ${notice.name}: ${notice.why}.`;
     case 'link-unreachable':
+      if (notice.cause === 'host-not-found')
+        return `I could not read ${notice.name}: its host name has no address (no such site).`;
+      if (notice.cause === 'connection-refused')
+        return `I could not read ${notice.name}: the site refused the connection.`;
       return `I could not read ${notice.name} (the site did not answer in time, or the connection failed).`;
     case 'link-too-large':
       return `I did not read ${notice.name}: it is over the ${formatSize(notice.maxBytes)} I read of a link.`;
@@ -40,6 +44,8 @@ export function renderNotice(notice: Notice): string {
       return `${notice.name} is longer than the ${formatSize(notice.maxBytes)} I read of a page, so I read only its start.`;
     case 'search-unavailable':
       return 'Web search is unavailable right now (the search service did not answer), so I answered without it.';
+    case 'tools-unavailable':
+      return `The ${notice.server} tools are unavailable right now (their server is down), so I answered without them.`;
     case 'image-option-unsupported':
       return notice.option === 'aspect-ratio'
         ? `The image model ${notice.model} has no aspect ratio setting, so I used its default shape.`

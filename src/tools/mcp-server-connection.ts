@@ -247,7 +247,7 @@ export function connectMcpServer({
     problem = describeProblem(error, settings.transport.kind);
     retryAt = Date.now() + delayMs;
     const hadTools = toolCount;
-    toolbox.replace(name, []);
+    toolbox.markDown(name);
     toolCount = 0;
     recordMcpServerUp({ server: name, isUp: false });
     const old = client;

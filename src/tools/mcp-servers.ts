@@ -34,6 +34,7 @@ export function startMcpServers({
   agents?: GuardedAgents;
 }): McpServers {
   if (servers.length === 0) return { states: () => [], close: async () => {} };
+  for (const settings of servers) logVariablesOf({ settings, logger });
   let connections: McpServerConnection[] | undefined;
   let isClosed = false;
   const loading = import('./mcp-server-connection.ts').then(
@@ -74,6 +75,21 @@ export function startMcpServers({
       await Promise.all((connections ?? []).map((connection) => connection.close()));
     },
   };
+}
+
+/**
+ * One line a server at start: which of the environment's variables it receives, by name and the
+ * field each goes into, never a value (the owner can check that no credential of parley's leaves).
+ */
+function logVariablesOf({ settings, logger }: { settings: McpServerSettings; logger: Logger }): void {
+  const { name, variables, transport } = settings;
+  const named = variables.map((variable) => `${variable.name} (${variable.field})`).join(', ');
+  // A child process also inherits the SDK's few defaults (PATH, HOME…), none of them parley's.
+  const inherited = transport.kind === 'stdio' ? ', besides the usual PATH, HOME, USER, SHELL, TERM' : '';
+  logger.info(
+    { server: name, variables: variables.map((variable) => variable.name) },
+    `MCP server ${name} receives ${named === '' ? 'no variables' : named} from the environment${inherited}`,
+  );
 }
 
 function downWarning(states: readonly McpServerState[]): string | undefined {

@@ -5,6 +5,7 @@ import { coverRequest } from '../gateway/spend-cover.ts';
 import type { Logger } from '../log.ts';
 import { recordToolCall } from '../operations/metrics.ts';
 import { isActingTool, type Tool, type ToolOutput, type ToolRunContext } from './tool.ts';
+import type { ToolOffReason } from './tool-governance.ts';
 import { wrapToolOutput } from './tool-output.ts';
 
 /**
@@ -42,6 +43,11 @@ export interface ToolLoopRequest {
   readonly context: ToolRunContext;
   /** Absent where nobody can be asked (an acting tool is then not run). */
   readonly askApproval: AskApproval | undefined;
+  /**
+   * Why a tool parley has, but not among `tools`, is not this person's here, so a call to it is
+   * answered with that rather than "unknown" (it is never offered).
+   */
+  readonly whyOffHere?: (toolName: string) => ToolOffReason | undefined;
   readonly logger: Logger;
 }
 
@@ -102,6 +108,13 @@ export type ToolLoopEnd =
     }
   | { readonly kind: 'tools-refused' };
 
+/** Why a call to a tool that is not offered was not run, in the model's words. */
+const offWords: Record<ToolOffReason, string> = {
+  'switched-off-here': 'switched off in this channel',
+  'not-for-this-person': 'not available to this person here',
+  'unavailable-now': 'unavailable right now: its server is down',
+};
+
 /** Runs one call (or says why not) and returns the text of the `tool` message that answers it. */
 async function* runOneCall({
   request,
@@ -116,6 +129,11 @@ async function* runOneCall({
 }): AsyncGenerator<ChatStreamEvent, string> {
   const tool = request.tools.find((candidate) => candidate.name === call.name);
   const parsed = argumentsOf(call);
+  const offReason = tool ? undefined : request.whyOffHere?.(call.name);
+  if (offReason !== undefined) {
+    request.logger.info({ tool: call.name, offReason }, 'model called a tool that is off here');
+    return `Not run: ${call.name} is ${offWords[offReason]}. Do not call it again in this reply; tell the person if it matters.`;
+  }
   if (!tool || parsed === undefined) {
     request.logger.warn({ tool: call.name }, 'model called an unknown tool or gave bad arguments');
     return tool

@@ -5,15 +5,22 @@ import type { ChatMessage, ChatRequest, ChatStreamEvent, ChatStreamRequest } fro
 import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
 import { memoryToolSource, rememberToolName } from '../memory/memory-tools.ts';
+import { renderNotice } from '../notices/render-notice.ts';
 import { lastUserText, searchFirst } from '../search/search-first.ts';
 import type { SearchProvider } from '../search/search-provider.ts';
 import { searchInstructions } from '../search/search-tools.ts';
 import { createSources, renderSources } from '../search/sources.ts';
 import type { Tool, ToolRunContext } from './tool.ts';
-import { governTools, isAllowedByRoles } from './tool-governance.ts';
+import {
+  governTools,
+  isAllowedByRoles,
+  isOutageForThisPerson,
+  type ToolOffReason,
+  whyToolIsOff,
+} from './tool-governance.ts';
 import { type AskApproval, streamWithTools, type ToolCallLimits } from './tool-loop.ts';
 import { toolResultInstructions } from './tool-output.ts';
-import type { Toolbox } from './toolbox.ts';
+import type { Toolbox, ToolOutage } from './toolbox.ts';
 
 /** A streamed reply that may call tools first; the events are the gateway's, plus tool steps. */
 export interface ToolReplies {
@@ -73,6 +80,8 @@ export interface ToolRepliesOptions {
  */
 export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
   const modelsRefusingTools = new Set<string>();
+  const takesTools = (model: string) =>
+    options.gateway.capabilitiesOf(model).tools && !modelsRefusingTools.has(model);
   return {
     allowsMemoryTools({ actor, settings }) {
       return isAllowedByRoles({ toolName: rememberToolName, settings, actor });
@@ -84,17 +93,45 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       );
     },
     stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval }) {
-      const tools = governTools({ tools: options.toolbox.all(), settings, actor });
+      const everyTool = options.toolbox.all();
+      const tools = governTools({ tools: everyTool, settings, actor });
+      // Servers that are down and would have offered this person a tool here: the reply says so
+      // (only where the model would have been offered tools at all).
+      const outages =
+        isSearchForced || !takesTools(chat.model)
+          ? []
+          : options.toolbox.outages().filter((outage) => isOutageForThisPerson({ outage, settings, actor }));
       // Without a tool this person may use here (none enabled, MEMORY off: the memory tools are
       // always in the toolbox, so the toolbox itself is never empty) a reply is the gateway's stream
       // itself: no generator between them, whose every chunk would cost more microtasks
       // (docs/benchmarks.md, issue 24's CPU profile).
-      if (tools.length === 0 && !isSearchForced) return options.gateway.chatStream(chat);
+      if (tools.length === 0 && outages.length === 0 && !isSearchForced)
+        return options.gateway.chatStream(chat);
+      // A call to a tool parley has but this person may not use here is answered with why.
+      const whyOffHere = (toolName: string): ToolOffReason | undefined => {
+        const known = everyTool.find((tool) => tool.name === toolName);
+        if (known) return whyToolIsOff({ tool: known, settings, actor });
+        const missing = options.toolbox
+          .outages()
+          .flatMap((outage) => outage.lastTools)
+          .find((tool) => tool.name === toolName);
+        if (missing === undefined) return undefined;
+        return whyToolIsOff({ tool: missing, settings, actor }) ?? 'unavailable-now';
+      };
       // The tool loop, search-first and the plain round read the text themselves (a round's text
       // for the next prompt, a refusal before any text, the sources after it): their requests go
       // without the sink, so every piece comes back to them as an event.
       const { onTextDelta: _textGoesAsEvents, ...eventsOnly } = chat;
-      return toolStream({ chat: eventsOnly, actor, tools, conversationKey, isSearchForced, askApproval });
+      return toolStream({
+        chat: eventsOnly,
+        actor,
+        tools,
+        outages,
+        whyOffHere,
+        conversationKey,
+        isSearchForced,
+        askApproval,
+      });
     },
   };
 
@@ -102,6 +139,8 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     chat,
     actor,
     tools,
+    outages,
+    whyOffHere,
     conversationKey,
     isSearchForced,
     askApproval,
@@ -109,6 +148,8 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     chat: ChatRequest;
     actor: Actor;
     tools: readonly Tool[];
+    outages: readonly ToolOutage[];
+    whyOffHere: (toolName: string) => ToolOffReason | undefined;
     conversationKey: ConversationKey;
     isSearchForced: boolean;
     askApproval: AskApproval | undefined;
@@ -125,7 +166,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     };
     const instructed: ChatRequest = {
       ...chat,
-      messages: withInstructions(chat.messages, { tools, canSearch: canSearch || isSearchForced }),
+      messages: withInstructions(chat.messages, { tools, outages, canSearch: canSearch || isSearchForced }),
     };
     const searchFirstWith = (query: string | undefined) =>
       provider
@@ -156,6 +197,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         limits: options.limits,
         context,
         askApproval,
+        whyOffHere,
         logger: options.logger,
       });
       for (let next = await loop.next(); ; next = await loop.next()) {
@@ -181,6 +223,9 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     const sourceList = renderSources(context.sources.all, ending.text);
     if (sourceList !== '' && /\S/.test(ending.text)) yield { type: 'text-delta', text: sourceList };
     for (const notice of context.notices) yield { type: 'notice', message: notice };
+    for (const outage of outages) {
+      yield { type: 'notice', message: renderNotice({ type: 'tools-unavailable', server: outage.source }) };
+    }
     if (stepsRun > 0)
       yield { type: 'notice', message: `🔧 used ${stepsRun === 1 ? '1 tool' : `${stepsRun} tools`}` };
     if (ending.finish) yield ending.finish;
@@ -208,11 +253,20 @@ async function* plainStream(
 
 function withInstructions(
   messages: readonly ChatMessage[],
-  { tools, canSearch }: { tools: readonly Tool[]; canSearch: boolean },
+  {
+    tools,
+    outages,
+    canSearch,
+  }: { tools: readonly Tool[]; outages: readonly ToolOutage[]; canSearch: boolean },
 ): ChatMessage[] {
   const additions = [
     ...(canSearch ? [searchInstructions] : []),
     ...(tools.length > 0 ? [toolResultInstructions] : []),
+    // So the model does not claim it never had them, nor pretend to use them.
+    ...outages.map(
+      (outage) =>
+        `The tools of ${outage.source} are unavailable right now (its server is down); if the person asks for them, say so.`,
+    ),
   ];
   const [first, ...rest] = messages;
   if (additions.length === 0 || first?.role !== 'system' || typeof first.content !== 'string')

@@ -1,11 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import {
+  allowedParleyVariables,
+  allowParleyVariablesSchema,
+  fillPlaceholders,
+  type PlaceholderVariable,
+  refusedPlaceholders,
+} from './tools-file-placeholders.ts';
+
+export type { PlaceholderVariable } from './tools-file-placeholders.ts';
 
 /**
  * The owner's list of MCP servers (`TOOLS_FILE`, default config/tools.json): servers parley starts
  * (`command`, over stdio) and servers it reaches (`url`, Streamable HTTP), each with what the owner
  * decides about its tools. Secrets stay out of the file as `${NAME}` placeholders, filled from the
- * environment at start and handed to the logger's scrubber, so they never reach a log.
+ * environment at start and handed to the logger's scrubber, so they never reach a log. parley's own
+ * variables (the gateway key, platform tokens, the store's URL…) are refused as placeholders unless
+ * the server names them in `allowParleyVariables`: a copied file cannot hand them on silently.
  */
 
 /** How parley talks to one server. */
@@ -46,6 +57,8 @@ export interface McpServerSettings {
   readonly deadlineMs: number;
   /** The most characters of one answer the model gets. */
   readonly maxResultCharacters: number;
+  /** The variables its placeholders were filled from, and where each went: for the start-up line. */
+  readonly variables: readonly PlaceholderVariable[];
 }
 
 /** What reading the file gives: the servers, the values to scrub, the variables it names. */
@@ -62,8 +75,6 @@ const defaultMaxResultCharacters = 20_000;
 
 // No `_`: a tool's name is `<server>_<tool>`, so `files_*` in TOOLS is this server's tools and no other's.
 const serverNamePattern = /^[a-z0-9][a-z0-9-]{0,23}$/;
-const placeholderPattern = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 const annotationOverrideSchema = z.strictObject({
   readOnlyHint: z.boolean().optional(),
   destructiveHint: z.boolean().optional(),
@@ -78,6 +89,7 @@ const commonShape = {
   pricePerCall: z.number().min(0).max(1_000).optional(),
   deadlineSeconds: z.number().positive().max(3_600).optional(),
   maxResultCharacters: z.number().int().min(200).max(1_000_000).optional(),
+  allowParleyVariables: allowParleyVariablesSchema,
 };
 
 const stdioServerSchema = z.strictObject({
@@ -108,11 +120,17 @@ export function readToolsFile({
   path,
   isDefaultPath,
   environment,
+  parleyVariableNames,
   resolvePath,
 }: {
   path: string;
   isDefaultPath: boolean;
   environment: Readonly<Record<string, string | undefined>>;
+  /**
+   * Every variable parley itself reads (the core's schema and each platform's fragment): refused
+   * as a placeholder unless the server's `allowParleyVariables` names it.
+   */
+  parleyVariableNames: ReadonlySet<string>;
   /** Makes a relative `cwd` absolute, as every path of the configuration is. */
   resolvePath: (path: string) => string;
 }): ToolsFileReading | { readonly problems: readonly string[] } {
@@ -149,14 +167,16 @@ export function readToolsFile({
       );
       continue;
     }
-    const filled = fillPlaceholders(raw, { environment, secrets, variableNames });
-    for (const missing of filled.missing) {
-      problems.push(
-        `TOOLS_FILE ${path}: servers.${name} names \${${missing}}, which is not set in the environment or .env`,
-      );
-    }
-    if (filled.missing.length > 0) continue;
-    const server = serverOf({ name, value: filled.value, path, resolvePath });
+    const server = readServerEntry({
+      name,
+      raw,
+      path,
+      environment,
+      parleyVariableNames,
+      resolvePath,
+      secrets,
+      variableNames,
+    });
     if ('problems' in server) problems.push(...server.problems);
     else {
       servers.push(server.settings);
@@ -169,14 +189,59 @@ export function readToolsFile({
   return { servers, secrets: [...secrets], variableNames: [...variableNames] };
 }
 
+/** One server's entry: its allow list, its placeholders (refused, missing or filled), its fields. */
+function readServerEntry({
+  name,
+  raw,
+  path,
+  environment,
+  parleyVariableNames,
+  resolvePath,
+  secrets,
+  variableNames,
+}: {
+  name: string;
+  raw: unknown;
+  path: string;
+  environment: Readonly<Record<string, string | undefined>>;
+  parleyVariableNames: ReadonlySet<string>;
+  resolvePath: (path: string) => string;
+  secrets: Set<string>;
+  variableNames: Set<string>;
+}): { settings: McpServerSettings } | { problems: string[] } {
+  const allowed = allowedParleyVariables({ raw, name, path, parleyVariableNames });
+  if ('problems' in allowed) return allowed;
+  const refused = refusedPlaceholders({ raw, parleyVariableNames, allowed: allowed.names });
+  if (refused.length > 0) {
+    return {
+      problems: refused.map(
+        (variable) =>
+          `TOOLS_FILE ${path}: servers.${name} names \${${variable}}, one of parley's own variables, refused unless the server lists it in "allowParleyVariables" (docs/tools.md)`,
+      ),
+    };
+  }
+  const filled = fillPlaceholders(raw, { environment, secrets, variableNames });
+  if (filled.missing.length > 0) {
+    return {
+      problems: filled.missing.map(
+        (missing) =>
+          `TOOLS_FILE ${path}: servers.${name} names \${${missing}}, which is not set in the environment or .env`,
+      ),
+    };
+  }
+  return serverOf({ name, value: filled.value, variables: filled.variables, path, resolvePath });
+}
+
 function serverOf({
   name,
   value,
+  variables,
   path,
   resolvePath,
 }: {
   name: string;
   value: unknown;
+  variables: readonly PlaceholderVariable[];
   path: string;
   resolvePath: (path: string) => string;
 }): { settings: McpServerSettings } | { problems: string[] } {
@@ -196,6 +261,7 @@ function serverOf({
     priceNanos: Math.round((parsed.pricePerCall ?? 0) * 1e9),
     deadlineMs: Math.round((parsed.deadlineSeconds ?? defaultDeadlineSeconds) * 1_000),
     maxResultCharacters: parsed.maxResultCharacters ?? defaultMaxResultCharacters,
+    variables,
   });
   if (isHttp) {
     const parsed = httpServerSchema.safeParse(fields);
@@ -221,43 +287,6 @@ function serverOf({
       },
     },
   };
-}
-
-// Every string in the server's entry may hold placeholders; each value put in is a secret.
-function fillPlaceholders(
-  value: unknown,
-  {
-    environment,
-    secrets,
-    variableNames,
-  }: {
-    environment: Readonly<Record<string, string | undefined>>;
-    secrets: Set<string>;
-    variableNames: Set<string>;
-  },
-): { value: unknown; missing: string[] } {
-  const missing: string[] = [];
-  const fill = (item: unknown): unknown => {
-    if (typeof item === 'string') {
-      return item.replace(placeholderPattern, (_, variable: string) => {
-        variableNames.add(variable);
-        const filled = environment[variable];
-        if (filled === undefined || filled === '') {
-          missing.push(variable);
-          return '';
-        }
-        secrets.add(filled);
-        return filled;
-      });
-    }
-    if (Array.isArray(item)) return item.map(fill);
-    if (typeof item === 'object' && item !== null) {
-      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, fill(inner)]));
-    }
-    return item;
-  };
-  const filled = fill(value);
-  return { value: filled, missing: [...new Set(missing)] };
 }
 
 // zod's messages name the field and what is wrong; none of them repeats the value.

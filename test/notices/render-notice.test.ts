@@ -19,9 +19,12 @@ const everyNotice: readonly Notice[] = [
   { type: 'link-answered-with-error', name: 'example.com/page', status: 503 },
   { type: 'link-refused', name: '10.0.0.1/admin', why: 'it is on a private network' },
   { type: 'link-unreachable', name: 'example.com/page' },
+  { type: 'link-unreachable', name: 'example.com/page', cause: 'host-not-found' },
+  { type: 'link-unreachable', name: 'example.com/page', cause: 'connection-refused' },
   { type: 'link-too-large', name: 'example.com/video.mp4', maxBytes: 5 * 1024 * 1024 },
   { type: 'page-cut', name: 'example.com/long', maxBytes: 5 * 1024 * 1024 },
   { type: 'search-unavailable' },
+  { type: 'tools-unavailable', server: 'github' },
   { type: 'image-option-unsupported', model: 'plain-image-model', option: 'aspect-ratio' },
   { type: 'image-option-unsupported', model: 'plain-image-model', option: 'reference-image' },
 ];
@@ -35,7 +38,7 @@ describe('notices, rendered in one place', () => {
         if (
           typeof value === 'string' &&
           value !== notice.type &&
-          !['aspect-ratio', 'reference-image'].includes(value)
+          !['aspect-ratio', 'reference-image', 'host-not-found', 'connection-refused'].includes(value)
         ) {
           expect(words, notice.type).toContain(value);
         }

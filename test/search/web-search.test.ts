@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Keyv } from 'keyv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentReader } from '../../src/documents/document-reader.ts';
@@ -115,23 +117,7 @@ describe('web search with sources', () => {
   });
 
   it('read_url reads a page through the link reader and the document reader', async () => {
-    const { logger } = createCapturedLogger([]);
-    const links = createLinkReader({
-      mode: 'on',
-      maxLinks: 3,
-      maxBytes: 1_000_000,
-      timeoutMs: 5_000,
-      userAgent: 'parley-test',
-      privateOrigins: [],
-      logger,
-    });
-    const documents = createDocumentReader({
-      store: createDocumentStore({ store: new Keyv(), maxTotalBytes: 10_000_000, lifetimeMs: 60_000 }),
-      maxBytes: 1_000_000,
-      readLimits: { maxUnits: 10, maxCharacters: 50_000, maxRenderedPages: 1, maxUnpackedBytes: 5_000_000 },
-      workerLimits: { timeoutMs: 20_000, maxHeapMb: 256 },
-      logger,
-    });
+    const { links, documents } = linkAndDocumentReaders();
     web.setPage('/menu', {
       body: '<html><head><title>Café menu</title></head><body><p>Soup of the day: leek.</p></body></html>',
     });
@@ -145,6 +131,47 @@ describe('web search with sources', () => {
     // And with the model's own policy, the same page is refused.
     expect(await createReadPage({ links, documents })({ url: `${web.origin}/menu` })).toEqual({
       problem: expect.stringContaining('its link points to a private network address'),
+    });
+  });
+
+  it('read_url says a site that cannot be reached is the reason, not robots.txt', async () => {
+    const { links, documents } = linkAndDocumentReaders();
+    // Nothing listens on this port: it stands for a public site whose server is down.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedOrigin = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const readPage = createReadPage({
+      links,
+      documents,
+      policy: { ...modelFetchPolicy, trustedOrigins: [closedOrigin, web.origin] },
+    });
+    const refused = await readPage({ url: `${closedOrigin}/menu` });
+    expect(refused).toEqual({
+      problem: `I could not read ${new URL(closedOrigin).host}/menu: the site refused the connection.`,
+    });
+    // A name with no address (`.invalid` never resolves, RFC 2606): the name is the reason.
+    const nowhere = await readPage({ url: 'http://no-such-host.invalid/menu' });
+    expect(nowhere).toEqual({
+      problem: expect.stringMatching(/^I could not read no-such-host\.invalid\/menu/),
+    });
+    expect(JSON.stringify(nowhere)).not.toContain('robots.txt');
+    // A robots.txt that fails with a server error: parley does not read the site (RFC 9309, 2.3.1.4),
+    // and says the site failed, not that its rules forbid it.
+    web.setRobots({ status: 503 });
+    const failing = await readPage({ url: `${web.origin}/menu` });
+    expect(failing).toEqual({
+      problem: `I could not read ${new URL(web.origin).host}/menu (the site answered 503).`,
+    });
+    // A site whose robots.txt forbids the page is still told as robots.txt (a fresh reader: robots.txt
+    // answers are kept an hour per site).
+    web.setRobots('User-agent: *\nDisallow: /private/');
+    const forbidden = await createReadPage({
+      ...linkAndDocumentReaders(),
+      policy: { ...modelFetchPolicy, trustedOrigins: [web.origin] },
+    })({ url: `${web.origin}/private/notes` });
+    expect(forbidden).toEqual({
+      problem: expect.stringContaining("the site's robots.txt asks bots like me not to"),
     });
   });
 
@@ -250,3 +277,25 @@ describe('web search with sources', () => {
     );
   });
 });
+
+/** The link reader and document reader `read_url` reads with, as the app builds them. */
+function linkAndDocumentReaders() {
+  const { logger } = createCapturedLogger([]);
+  const links = createLinkReader({
+    mode: 'on',
+    maxLinks: 3,
+    maxBytes: 1_000_000,
+    timeoutMs: 5_000,
+    userAgent: 'parley-test',
+    privateOrigins: [],
+    logger,
+  });
+  const documents = createDocumentReader({
+    store: createDocumentStore({ store: new Keyv(), maxTotalBytes: 10_000_000, lifetimeMs: 60_000 }),
+    maxBytes: 1_000_000,
+    readLimits: { maxUnits: 10, maxCharacters: 50_000, maxRenderedPages: 1, maxUnpackedBytes: 5_000_000 },
+    workerLimits: { timeoutMs: 20_000, maxHeapMb: 256 },
+    logger,
+  });
+  return { links, documents };
+}

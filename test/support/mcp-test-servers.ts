@@ -52,7 +52,8 @@ export async function startHttpEverything({ port: wanted }: { port?: number } = 
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     async close() {
-      if (child.exitCode !== null) return;
+      // Closed already (a test stops it, then the cleanup closes it again): a signal ended it.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
       child.kill('SIGTERM');
       await exited;

@@ -216,6 +216,51 @@ describe('a stdio server parley starts', () => {
   });
 });
 
+describe('the variables a server receives', () => {
+  it('are said at start, one line a server, by name and field, never a value', async () => {
+    const values = {
+      MCP_ROOT: 'root-value-1a2b3c4d',
+      MCP_KEY: 'key-value-5e6f7a8b',
+      MCP_BEARER: 'bearer-value-9c0d1e2f',
+      GATEWAY_API_KEY: 'allowed-gateway-key-3a4b5c6d',
+    };
+    const bot = botBuiltWith(
+      {
+        local: {
+          command: process.execPath,
+          args: ['-e', 'process.exit(0)', placeholder('MCP_ROOT')],
+          env: { KEY: placeholder('MCP_KEY') },
+        },
+        remote: {
+          url: 'http://127.0.0.1:9/mcp',
+          headers: {
+            Authorization: `Bearer ${placeholder('MCP_BEARER')}`,
+            'X-Gateway-Key': placeholder('GATEWAY_API_KEY'),
+          },
+          allowParleyVariables: ['GATEWAY_API_KEY'],
+        },
+        plain: { command: process.execPath, args: ['-e', 'process.exit(0)'] },
+      },
+      values,
+    );
+    const lines = bot
+      .logOutput()
+      .split('\n')
+      .filter((line) => line.includes('from the environment'));
+    expect(lines).toHaveLength(3);
+    expect(bot.logOutput()).toContain(
+      'MCP server local receives MCP_ROOT (args), MCP_KEY (env) from the environment, besides the usual PATH, HOME, USER, SHELL, TERM',
+    );
+    expect(bot.logOutput()).toContain(
+      'MCP server remote receives MCP_BEARER (headers), GATEWAY_API_KEY (headers) from the environment"',
+    );
+    expect(bot.logOutput()).toContain('MCP server plain receives no variables from the environment');
+    // Not even scrubbed: no value was written in the first place.
+    for (const value of Object.values(values)) expect(lines.join('\n')).not.toContain(value);
+    expect(lines.join('\n')).not.toContain('[redacted]');
+  });
+});
+
 describe('a Streamable HTTP server', () => {
   let everything: HttpEverything | undefined;
   afterEach(async () => {

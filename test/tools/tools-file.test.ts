@@ -70,6 +70,7 @@ describe('TOOLS_FILE', () => {
         priceNanos: 2_000_000,
         deadlineMs: 20_000,
         maxResultCharacters: 5_000,
+        variables: [{ name: 'FILES_ROOT', field: 'args' }],
       },
       {
         name: 'docs',
@@ -83,6 +84,7 @@ describe('TOOLS_FILE', () => {
         priceNanos: 0,
         deadlineMs: 60_000,
         maxResultCharacters: 20_000,
+        variables: [{ name: 'DOCS_TOKEN', field: 'headers' }],
       },
     ]);
     expect(config.secrets).toEqual(
@@ -125,6 +127,98 @@ describe('TOOLS_FILE', () => {
 
   it('says when the file is not JSON', () => {
     expect(problemsOf({ TOOLS_FILE: fileWith('{ "servers": ') })).toMatch(/TOOLS_FILE .* is not valid JSON/);
+  });
+});
+
+describe('parley’s own variables as placeholders', () => {
+  // The issue's four leaks: the gateway key into a header, a platform token into a URL, another into a
+  // stdio server's arguments (visible in `ps`), the store's URL with its password into its environment.
+  const parleyValues = {
+    GATEWAY_API_KEY: required.GATEWAY_API_KEY,
+    DISCORD_TOKEN: 'discord-token-aaaa.bbbb.cccc',
+    SLACK_BOT_TOKEN: 'xoxb-1111-2222-slack-token',
+    SLACK_SIGNING_SECRET: 'slack-signing-secret-3333',
+    STORE_URL: 'postgres://parley:store-password-4444@127.0.0.1:5432/parley',
+  };
+  const leakyServers = (allow: (variable: string) => Record<string, unknown> = () => ({})) => ({
+    gateway: {
+      url: 'https://mcp.example/mcp',
+      headers: { Authorization: `Bearer ${placeholder('GATEWAY_API_KEY')}` },
+      ...allow('GATEWAY_API_KEY'),
+    },
+    discord: { url: `https://mcp.example/${placeholder('DISCORD_TOKEN')}/mcp`, ...allow('DISCORD_TOKEN') },
+    slack: {
+      command: 'slack-mcp',
+      args: ['--token', placeholder('SLACK_BOT_TOKEN')],
+      ...allow('SLACK_BOT_TOKEN'),
+    },
+    store: { command: 'store-mcp', env: { DATABASE: placeholder('STORE_URL') }, ...allow('STORE_URL') },
+  });
+
+  it('refuses each, one line naming the server and the variable, and no value', () => {
+    const message = problemsOf({ ...parleyValues, TOOLS_FILE: fileWith({ servers: leakyServers() }) });
+    const refusals = message.split('\n').filter((line) => line.includes("one of parley's own variables"));
+    expect(refusals).toHaveLength(4);
+    for (const [server, variable] of [
+      ['gateway', 'GATEWAY_API_KEY'],
+      ['discord', 'DISCORD_TOKEN'],
+      ['slack', 'SLACK_BOT_TOKEN'],
+      ['store', 'STORE_URL'],
+    ]) {
+      expect(message).toContain(
+        `servers.${server} names ${placeholder(variable ?? '')}, one of parley's own variables, refused unless the server lists it in "allowParleyVariables"`,
+      );
+    }
+    for (const value of Object.values(parleyValues)) expect(message).not.toContain(value);
+  });
+
+  it('fills them where the server lists them in allowParleyVariables, and only those', () => {
+    const config = load({
+      ...parleyValues,
+      TOOLS_FILE: fileWith({
+        servers: leakyServers((variable) => ({ allowParleyVariables: [variable] })),
+      }),
+    });
+    const byName = Object.fromEntries(config.tools.servers.map((server) => [server.name, server.transport]));
+    expect(byName.gateway).toMatchObject({
+      headers: { Authorization: `Bearer ${parleyValues.GATEWAY_API_KEY}` },
+    });
+    expect(byName.discord).toMatchObject({ url: `https://mcp.example/${parleyValues.DISCORD_TOKEN}/mcp` });
+    expect(byName.slack).toMatchObject({ args: ['--token', parleyValues.SLACK_BOT_TOKEN] });
+    expect(byName.store).toMatchObject({ env: { DATABASE: parleyValues.STORE_URL } });
+    // One server's yes is not another's.
+    const message = problemsOf({
+      ...parleyValues,
+      TOOLS_FILE: fileWith({
+        servers: {
+          allowed: {
+            command: 'x',
+            args: [placeholder('SLACK_BOT_TOKEN')],
+            allowParleyVariables: ['SLACK_BOT_TOKEN'],
+          },
+          other: { command: 'x', args: [placeholder('SLACK_BOT_TOKEN')] },
+        },
+      }),
+    });
+    expect(message).toContain(
+      `servers.other names ${placeholder('SLACK_BOT_TOKEN')}, one of parley's own variables`,
+    );
+    expect(message).not.toContain('servers.allowed');
+  });
+
+  it('says when allowParleyVariables names what parley does not read, or is not a list of names', () => {
+    const message = problemsOf({
+      TOOLS_FILE: fileWith({
+        servers: {
+          typo: { command: 'x', allowParleyVariables: ['GATEWAY_API_KEYS'] },
+          shape: { command: 'x', allowParleyVariables: 'GATEWAY_API_KEY' },
+        },
+      }),
+    });
+    expect(message).toContain(
+      "servers.typo.allowParleyVariables names GATEWAY_API_KEYS, which is not one of parley's variables",
+    );
+    expect(message).toMatch(/servers\.shape\.allowParleyVariables .*array/);
   });
 });
 

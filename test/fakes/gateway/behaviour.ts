@@ -71,6 +71,12 @@ export interface FakeBehaviour {
    * assistant message, as the openai SDK's `ChatCompletionAssistantMessageParam` allows).
    */
   toolCalls?: readonly { name: string; arguments: unknown }[];
+  /**
+   * Lets `toolCalls` name tools the request did not offer: a model may call one it saw earlier in
+   * the conversation, or one it made up (the API does not hold its calls to the list unless strict
+   * structured outputs are asked for, which parley does not). Off by default, so a test's slip is loud.
+   */
+  callsToolsNotOffered?: boolean;
   /** Answer with this error instead of a reply. */
   error?: FakeErrorBehaviour;
   /** Reply with content that is not valid JSON, whatever `response_format` asked for. */

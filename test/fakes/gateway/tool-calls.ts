@@ -27,7 +27,7 @@ export function scriptedToolCalls(
 ): ToolCall[] {
   const offered = new Set((request.tools ?? []).map((tool) => tool.function.name));
   return (behaviour.toolCalls ?? []).map((call, index) => {
-    if (!offered.has(call.name)) {
+    if (!offered.has(call.name) && behaviour.callsToolsNotOffered !== true) {
       throw new Error(`fake gateway: the script calls ${call.name}, which the request did not offer`);
     }
     return {

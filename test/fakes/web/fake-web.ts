@@ -25,8 +25,11 @@ export interface FakeWeb {
   readonly requests: FakeWebRequest[];
   /** Serves `page` at `path` (with its query, if it has one). */
   setPage(path: string, page: FakePage): void;
-  /** The robots.txt; undefined answers 404, which RFC 9309 (2.3.1.3) reads as "allow everything". */
-  setRobots(text: string | undefined): void;
+  /**
+   * The robots.txt; undefined answers 404, which RFC 9309 (2.3.1.3) reads as "allow everything";
+   * `{ status }` answers that status (a 5xx is "unreachable", 2.3.1.4: disallow everything).
+   */
+  setRobots(text: string | undefined | { status: number }): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -37,12 +40,13 @@ const chunk = Buffer.alloc(64 * 1024, '<p>padding</p>\n');
 export async function startFakeWeb(): Promise<FakeWeb> {
   const pages = new Map<string, FakePage>();
   const requests: FakeWebRequest[] = [];
-  let robots: string | undefined;
+  let robots: string | undefined | { status: number };
   const server = createServer((request, response) => {
     const path = request.url ?? '/';
     requests.push({ path, headers: request.headers });
     if (path === '/robots.txt') {
       if (robots === undefined) response.writeHead(404).end();
+      else if (typeof robots === 'object') response.writeHead(robots.status).end();
       else response.writeHead(200, { 'content-type': 'text/plain' }).end(robots);
       return;
     }
