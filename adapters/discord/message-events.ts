@@ -1,7 +1,7 @@
-import { type Message, PermissionFlagsBits, type SendableChannels } from 'discord.js';
-import { replyWithActions, type TurnFacts } from '../../commands/chat-reply.ts';
+import { type Message, PermissionFlagsBits, type SendableChannels, type ThreadChannel } from 'discord.js';
+import { replyWithActions, type TurnFacts, type TurnToRead } from '../../commands/chat-reply.ts';
 import type { AccessVerdict } from '../../src/access/access-gate.ts';
-import { conversationKeyOf } from '../../src/conversation/turn.ts';
+import { conversationKeyOf, type IncomingTurn } from '../../src/conversation/turn.ts';
 import { type DiscordAdapterContext, messageDedupeTtlMs } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
 import { discordMessageActorOf } from './discord-actor.ts';
@@ -71,43 +71,8 @@ async function answerInPlace({
   // points at is read: a refused person's files, links and mentions cost nothing.
   const facts = { actor: discordMessageActorOf(message), conversationKey: conversationKeyOfMessage(message) };
   const verdict = await channelVerdict({ facts, adapter });
-  const readChannelTurn = () =>
-    buildTurnFromMessage({
-      message,
-      botUserId,
-      maxImageBytes: adapter.maxImageBytes,
-      maxDocumentBytes: adapter.services.maxDocumentBytes,
-    });
-  // Thread mode: a mention in a channel gets a thread (or a forum post) of its own, which is then
-  // its conversation. In a forum or media channel every message is in a post already (a thread).
-  // Only for someone parley may answer: a refused person leaves no thread or post behind.
-  const isThreadMode =
-    verdict?.isAllowed === true &&
-    isAddressedToBot(message, botUserId) &&
-    !channel.isThread() &&
-    message.guild !== null &&
-    (await replyModeOf({ message, adapter })) === 'thread';
-  const channelTurn = isThreadMode ? await readChannelTurn() : undefined;
-  const { thread, problem } = channelTurn
-    ? await openConversationThread({ message, question: channelTurn.text, adapter })
-    : { thread: undefined, problem: undefined };
+  const { thread, channelTurn, turn } = await placeTheTurn({ message, adapter, botUserId, facts, verdict });
   if (thread) givePlaceUp();
-  // A post's conversation is keyed by its forum, as every later message in it will be.
-  const conversationKey = thread
-    ? conversationKeyOf({
-        platform: 'discord',
-        workspace: message.guildId ?? 'dm',
-        channel: thread.parentId ?? channel.id,
-        thread: thread.id,
-      })
-    : facts.conversationKey;
-  const turn = {
-    facts: { actor: facts.actor, conversationKey },
-    read: async () => {
-      const read = channelTurn ?? (await readChannelTurn());
-      return { ...read, conversationKey, notices: [...(read.notices ?? []), ...(problem ? [problem] : [])] };
-    },
-  };
   // The channel was checked to be sendable on the way in.
   const answerChannel = (thread ?? channel) as SendableChannels;
   const surface = createChannelSurface({
@@ -141,9 +106,62 @@ async function answerInPlace({
       outcome,
       adapter,
       requester: facts.actor,
-      conversationKey,
+      conversationKey: turn.facts.conversationKey,
     });
   }
+}
+
+/**
+ * Where the turn is answered and how it is read. Thread mode: a mention in a channel gets a thread
+ * (or a forum post) of its own, which is then its conversation (in a forum or media channel every
+ * message is in a post already). Only for someone parley may answer: a refused person leaves no
+ * thread or post behind, and their message is read only if the gate lets them in.
+ */
+async function placeTheTurn({
+  message,
+  adapter,
+  botUserId,
+  facts,
+  verdict,
+}: {
+  message: Message;
+  adapter: DiscordAdapterContext;
+  botUserId: string;
+  facts: TurnFacts;
+  verdict: AccessVerdict | undefined;
+}): Promise<{ thread: ThreadChannel | undefined; channelTurn: IncomingTurn | undefined; turn: TurnToRead }> {
+  const channel = message.channel;
+  const readChannelTurn = () =>
+    buildTurnFromMessage({
+      message,
+      botUserId,
+      maxImageBytes: adapter.maxImageBytes,
+      maxDocumentBytes: adapter.services.maxDocumentBytes,
+    });
+  const isThreadMode =
+    verdict?.isAllowed === true &&
+    isAddressedToBot(message, botUserId) &&
+    !channel.isThread() &&
+    message.guild !== null &&
+    (await replyModeOf({ message, adapter })) === 'thread';
+  const channelTurn = isThreadMode ? await readChannelTurn() : undefined;
+  const { thread, problem } = channelTurn
+    ? await openConversationThread({ message, question: channelTurn.text, adapter })
+    : { thread: undefined, problem: undefined };
+  // A post's conversation is keyed by its forum, as every later message in it will be.
+  const conversationKey = thread
+    ? conversationKeyOf({
+        platform: 'discord',
+        workspace: message.guildId ?? 'dm',
+        channel: thread.parentId ?? channel.id,
+        thread: thread.id,
+      })
+    : facts.conversationKey;
+  const read = async () => {
+    const built = channelTurn ?? (await readChannelTurn());
+    return { ...built, conversationKey, notices: [...(built.notices ?? []), ...(problem ? [problem] : [])] };
+  };
+  return { thread, channelTurn, turn: { facts: { actor: facts.actor, conversationKey }, read } };
 }
 
 /** The access gate's answer in the channel; undefined when it cannot say (the reply asks again). */
