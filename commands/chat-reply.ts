@@ -11,6 +11,18 @@ import type { AskApproval } from '../src/tools/tool-loop.ts';
 import { type ChatActionPayload, encodeActionId } from './action-store.ts';
 import type { CommandServices } from './define-command.ts';
 
+/** Who asks and where: all the access gate needs, known from a message before anything it points at is read. */
+export type TurnFacts = Pick<IncomingTurn, 'actor' | 'conversationKey'>;
+
+/**
+ * A turn read only once the gate has let its asker in: resolving the names a message mentions,
+ * or anything else a platform must ask for, is not done for someone refused.
+ */
+export interface TurnToRead {
+  readonly facts: TurnFacts;
+  read(): Promise<IncomingTurn>;
+}
+
 /**
  * A chat reply with its buttons: Stop under the newest message while it streams, then Regenerate
  * (and Continue when the token limit cut the reply) under the last one, sent with its final text.
@@ -19,7 +31,7 @@ import type { CommandServices } from './define-command.ts';
  */
 export async function replyWithActions({
   services,
-  turn,
+  turn: given,
   surface,
   replacesReplyCreatedAt,
   beforeReply,
@@ -28,7 +40,11 @@ export async function replyWithActions({
   verdict: askedVerdict,
 }: {
   services: CommandServices;
-  turn: IncomingTurn;
+  /**
+   * The turn, or its facts and how to read the rest: the gate answers on the facts, and a refused
+   * person's message is never read (its mentions resolved, its files or links fetched).
+   */
+  turn: IncomingTurn | TurnToRead;
   surface: Surface;
   replacesReplyCreatedAt?: string;
   /**
@@ -49,13 +65,14 @@ export async function replyWithActions({
    */
   verdict?: AccessVerdict;
 }): Promise<ReplyOutcome> {
+  const facts = 'read' in given ? given.facts : given;
   let verdict: AccessVerdict;
   try {
     verdict =
       askedVerdict ??
       (await services.access.authorize({
-        actor: turn.actor,
-        conversationKey: turn.conversationKey,
+        actor: facts.actor,
+        conversationKey: facts.conversationKey,
         capability: { kind: 'command', name: 'chat' },
       }));
   } catch (error) {
@@ -70,6 +87,7 @@ export async function replyWithActions({
     await tellRefused({ services, surface, text: isAnswerOwed ? verdict.text : verdict.notice });
     return refusedOutcome(services);
   }
+  const turn = 'read' in given ? await given.read() : given;
   await beforeReply?.().catch((error: unknown) => {
     services.logger.debug({ err: error }, 'could not show that a reply is coming');
   });

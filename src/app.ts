@@ -24,7 +24,12 @@ import type { Logger } from './log.ts';
 import { createMemoryBook, type MemoryBook } from './memory/memory-book.ts';
 import { createMemoryTools } from './memory/memory-tools.ts';
 import { documentKeptData } from './retention/document-retention.ts';
-import { historyKeptData, listConversations, type RunInConversation } from './retention/history-retention.ts';
+import {
+  documentHashesCited,
+  historyKeptData,
+  listConversations,
+  type RunInConversation,
+} from './retention/history-retention.ts';
 import { journalKeptData } from './retention/journal-retention.ts';
 import { createKeptDataRegistry, type KeptDataRegistry } from './retention/kept-data.ts';
 import { memoryKeptData } from './retention/memory-retention.ts';
@@ -221,14 +226,34 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
   const keptData = createKeptDataRegistry();
   keptData.register(historyKeptData({ historyKeyv, history, index: people, runInConversation }));
   keptData.register(people.keptData);
-  keptData.register(documentKeptData({ documents: documentStore }));
+  keptData.register(
+    documentKeptData({
+      documents: documentStore,
+      // A walk of every conversation's turns: /forget is rare, and a shared file must not go with one person.
+      citedHashes: () =>
+        documentHashesCited({ history, conversationKeys: () => listConversations(historyKeyv) }),
+    }),
+  );
   keptData.register(journalKeptData({ journalKeyv }));
   keptData.register(usageKeptData({ usage }));
   keptData.register(memoryKeptData({ memory }));
   keptData.register(timeZoneKeptData({ timeZones: personalTimeZones }));
   if (scheduler) keptData.register(scheduleKeptData({ scheduler }));
   keptData.register(audit.keptData);
-  keptData.register(summaryKeptData({ summaries, conversationKeys: () => listConversations(historyKeyv) }));
+  keptData.register(
+    summaryKeptData({
+      summaries,
+      conversationKeys: () => listConversations(historyKeyv),
+      rewriting: {
+        gateway,
+        spending,
+        model: config.models.summary,
+        maxCharacters: config.history.summaryMaxCharacters,
+      },
+      runInConversation,
+      logger,
+    }),
+  );
   const retention = createRetentionSweep({
     registry: keptData,
     store,

@@ -1,9 +1,10 @@
-import { type Message, PermissionFlagsBits, type SendableChannels } from 'discord.js';
-import { replyWithActions } from '../../commands/chat-reply.ts';
+import { type Message, PermissionFlagsBits, type SendableChannels, type ThreadChannel } from 'discord.js';
+import { replyWithActions, type TurnFacts, type TurnToRead } from '../../commands/chat-reply.ts';
 import type { AccessVerdict } from '../../src/access/access-gate.ts';
 import { conversationKeyOf, type IncomingTurn } from '../../src/conversation/turn.ts';
 import { type DiscordAdapterContext, messageDedupeTtlMs } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
+import { discordMessageActorOf } from './discord-actor.ts';
 import { buildTurnFromMessage, conversationKeyOfMessage, sentAtMicrosOf } from './message-turn.ts';
 import { replyModeOf } from './reply-mode.ts';
 import { tellAskerTheAnswerIsDone } from './slow-answer-notice.ts';
@@ -66,40 +67,12 @@ async function answerInPlace({
       return;
     }
   }
-  const channelTurn = await buildTurnFromMessage({
-    message,
-    botUserId,
-    maxImageBytes: adapter.maxImageBytes,
-    maxDocumentBytes: adapter.services.maxDocumentBytes,
-  });
-  // Thread mode: a mention in a channel gets a thread (or a forum post) of its own, which is then
-  // its conversation. In a forum or media channel every message is in a post already (a thread).
-  const isThreadMode =
-    channelTurn.isAddressedToBot &&
-    !channel.isThread() &&
-    message.guild !== null &&
-    (await replyModeOf({ message, adapter })) === 'thread';
-  // Only for someone parley may answer: a refused person leaves no thread or post behind, and hears
-  // why as in any other mode (the reply passes the same verdict on, asked once).
-  const verdict = isThreadMode ? await channelVerdict({ turn: channelTurn, adapter }) : undefined;
-  const { thread, problem } = verdict?.isAllowed
-    ? await openConversationThread({ message, question: channelTurn.text, adapter })
-    : { thread: undefined, problem: undefined };
+  // The gate answers on the message's own facts, in every reply mode, before anything the message
+  // points at is read: a refused person's files, links and mentions cost nothing.
+  const facts = { actor: discordMessageActorOf(message), conversationKey: conversationKeyOfMessage(message) };
+  const verdict = await channelVerdict({ facts, adapter });
+  const { thread, channelTurn, turn } = await placeTheTurn({ message, adapter, botUserId, facts, verdict });
   if (thread) givePlaceUp();
-  const turn = thread
-    ? {
-        ...channelTurn,
-        // A post's conversation is keyed by its forum, as every later message in it will be.
-        conversationKey: conversationKeyOf({
-          platform: 'discord',
-          workspace: message.guildId ?? 'dm',
-          channel: thread.parentId ?? channel.id,
-          thread: thread.id,
-        }),
-      }
-    : problem === undefined
-      ? channelTurn
-      : { ...channelTurn, notices: [...(channelTurn.notices ?? []), problem] };
   // The channel was checked to be sendable on the way in.
   const answerChannel = (thread ?? channel) as SendableChannels;
   const surface = createChannelSurface({
@@ -115,6 +88,7 @@ async function answerInPlace({
     surface,
     beforeReply: async () => surface.showTyping?.(),
     // In a thread or post of its own the conversation is another place: its gate is asked there.
+    // A verdict that could not be had (the store) is asked again there, and its failure said.
     ...(verdict && !thread ? { verdict } : {}),
   });
   await tellAskerTheAnswerIsDone({
@@ -125,33 +99,91 @@ async function answerInPlace({
     askedAtMs: Math.floor(sentAtMicrosOf(message.id) / 1000),
     isInThread: answerChannel.isThread(),
   });
-  if (thread) {
+  if (thread && channelTurn) {
     await titleThreadAfterFirstExchange({
       thread,
       question: channelTurn.text,
       outcome,
       adapter,
-      requester: turn.actor,
-      conversationKey: turn.conversationKey,
+      requester: facts.actor,
+      conversationKey: turn.facts.conversationKey,
     });
   }
 }
 
+/**
+ * Where the turn is answered and how it is read. Thread mode: a mention in a channel gets a thread
+ * (or a forum post) of its own, which is then its conversation (in a forum or media channel every
+ * message is in a post already). Only for someone parley may answer: a refused person leaves no
+ * thread or post behind, and their message is read only if the gate lets them in.
+ */
+async function placeTheTurn({
+  message,
+  adapter,
+  botUserId,
+  facts,
+  verdict,
+}: {
+  message: Message;
+  adapter: DiscordAdapterContext;
+  botUserId: string;
+  facts: TurnFacts;
+  verdict: AccessVerdict | undefined;
+}): Promise<{ thread: ThreadChannel | undefined; channelTurn: IncomingTurn | undefined; turn: TurnToRead }> {
+  const channel = message.channel;
+  const readChannelTurn = () =>
+    buildTurnFromMessage({
+      message,
+      botUserId,
+      maxImageBytes: adapter.maxImageBytes,
+      maxDocumentBytes: adapter.services.maxDocumentBytes,
+    });
+  const isThreadMode =
+    verdict?.isAllowed === true &&
+    isAddressedToBot(message, botUserId) &&
+    !channel.isThread() &&
+    message.guild !== null &&
+    (await replyModeOf({ message, adapter })) === 'thread';
+  const channelTurn = isThreadMode ? await readChannelTurn() : undefined;
+  const { thread, problem } = channelTurn
+    ? await openConversationThread({ message, question: channelTurn.text, adapter })
+    : { thread: undefined, problem: undefined };
+  // A post's conversation is keyed by its forum, as every later message in it will be.
+  const conversationKey = thread
+    ? conversationKeyOf({
+        platform: 'discord',
+        workspace: message.guildId ?? 'dm',
+        channel: thread.parentId ?? channel.id,
+        thread: thread.id,
+      })
+    : facts.conversationKey;
+  const read = async () => {
+    const built = channelTurn ?? (await readChannelTurn());
+    return { ...built, conversationKey, notices: [...(built.notices ?? []), ...(problem ? [problem] : [])] };
+  };
+  return { thread, channelTurn, turn: { facts: { actor: facts.actor, conversationKey }, read } };
+}
+
 /** The access gate's answer in the channel; undefined when it cannot say (the reply asks again). */
 async function channelVerdict({
-  turn,
+  facts,
   adapter,
 }: {
-  turn: Pick<IncomingTurn, 'actor' | 'conversationKey'>;
+  facts: TurnFacts;
   adapter: DiscordAdapterContext;
 }): Promise<AccessVerdict | undefined> {
   return adapter.services.access
     .authorize({
-      actor: turn.actor,
-      conversationKey: turn.conversationKey,
+      actor: facts.actor,
+      conversationKey: facts.conversationKey,
       capability: { kind: 'command', name: 'chat' },
     })
     .catch(() => undefined);
+}
+
+/** Someone spoke to parley: a DM, or a mention of it in a server (a fact of the message itself). */
+function isAddressedToBot(message: Message, botUserId: string): boolean {
+  return !message.guild || message.mentions.users.has(botUserId);
 }
 
 async function shouldAnswer({

@@ -140,25 +140,31 @@ async function answerEvent({
     ) {
       return;
     }
-    const built = await buildTurnFromEvent({
-      event,
-      conversationKey,
+    // The gate answers on who asks and where: the author's own directory entry (admin, groups) is
+    // all it needs. The people the message names are looked up only for someone it lets in.
+    const authorId = event.user ?? event.bot_id ?? 'unknown';
+    const person = await adapter.directory.lookUp({ client, userId: authorId });
+    const actor = slackActorOf({
+      person: { ...person, name: event.user === undefined ? authorId : person.name },
+      userGroups: adapter.userGroups,
       client,
-      botUserId: context.botUserId,
-      botToken: adapter.botToken,
-      maxImageBytes: adapter.maxImageBytes,
-      maxDocumentBytes: adapter.services.maxDocumentBytes,
-      directory: adapter.directory,
+      teamId,
+      channel: { id: event.channel, type: event.channel_type },
     });
-    const person = await adapter.directory.lookUp({ client, userId: event.user ?? built.author.id });
     const turn = {
-      ...built,
-      actor: slackActorOf({
-        person: { ...person, name: built.author.name },
-        userGroups: adapter.userGroups,
-        client,
-        teamId,
-        channel: { id: event.channel, type: event.channel_type },
+      facts: { actor, conversationKey },
+      read: async () => ({
+        ...(await buildTurnFromEvent({
+          event,
+          conversationKey,
+          client,
+          botUserId: context.botUserId,
+          botToken: adapter.botToken,
+          maxImageBytes: adapter.maxImageBytes,
+          maxDocumentBytes: adapter.services.maxDocumentBytes,
+          directory: adapter.directory,
+        })),
+        actor,
       }),
     };
     const replySurface = createReplySurface({ place, context: adapter.delivery });
@@ -188,7 +194,7 @@ async function answerEvent({
         place,
         conversationKey,
         outcome,
-        requester: turn.actor,
+        requester: actor,
       });
     } finally {
       stop?.release();

@@ -256,14 +256,6 @@ async function answerQuestion({
     channel,
     thread: threadTs,
   });
-  const authorName =
-    asked.authorId === undefined
-      ? 'someone'
-      : (await adapter.directory.lookUp({ client, userId: asked.authorId })).name;
-  const quoted = asked.text
-    .split('\n')
-    .map((line) => `> ${line}`)
-    .join('\n');
   const place: ReplyPlace = {
     client,
     teamId,
@@ -273,36 +265,46 @@ async function answerQuestion({
     channelType: channel.startsWith('D') ? 'im' : undefined,
   };
   try {
-    const built = await buildTurnFromEvent({
-      // The question, with the message it is about quoted under it, and that message's files.
-      event: {
-        type: 'message',
-        channel,
-        user: userId,
-        ts: asked.messageTs,
-        text: `${question}\n\nAbout this message from ${authorName}:\n${quoted}`,
-        files: asked.files,
-      },
-      conversationKey,
-      client,
-      botUserId: undefined,
-      botToken: adapter.botToken,
-      maxImageBytes: adapter.maxImageBytes,
-      maxDocumentBytes: adapter.services.maxDocumentBytes,
-      directory: adapter.directory,
-    });
+    // The gate answers on who asks and where; the message asked about (its author's name, the
+    // people it names, its files) is read only for someone it lets in.
     const person = await adapter.directory.lookUp({ client, userId });
-    const turn = {
-      ...built,
-      ownText: question,
-      actor: slackActorOf({
-        person,
-        userGroups: adapter.userGroups,
+    const actor = slackActorOf({
+      person,
+      userGroups: adapter.userGroups,
+      client,
+      teamId,
+      channel: { id: channel, type: place.channelType },
+    });
+    const read = async () => {
+      const authorName =
+        asked.authorId === undefined
+          ? 'someone'
+          : (await adapter.directory.lookUp({ client, userId: asked.authorId })).name;
+      const quoted = asked.text
+        .split('\n')
+        .map((line) => `> ${line}`)
+        .join('\n');
+      const built = await buildTurnFromEvent({
+        // The question, with the message it is about quoted under it, and that message's files.
+        event: {
+          type: 'message',
+          channel,
+          user: userId,
+          ts: asked.messageTs,
+          text: `${question}\n\nAbout this message from ${authorName}:\n${quoted}`,
+          files: asked.files,
+        },
+        conversationKey,
         client,
-        teamId,
-        channel: { id: channel, type: place.channelType },
-      }),
+        botUserId: undefined,
+        botToken: adapter.botToken,
+        maxImageBytes: adapter.maxImageBytes,
+        maxDocumentBytes: adapter.services.maxDocumentBytes,
+        directory: adapter.directory,
+      });
+      return { ...built, ownText: question, actor };
     };
+    const turn = { facts: { actor, conversationKey }, read };
     const surface = withFeedbackButtons(
       withPrivateNotice(createReplySurface({ place, context: adapter.delivery }), place, adapter.delivery),
     );

@@ -36,6 +36,8 @@ export const confirmForgetAction: ActionDefinition = defineAction({
     await responder.removePressedAction?.();
     const report = await services.personData.forget({
       person: { platform: payload.platform, userId: payload.subjectId },
+      // The summaries shared with others are rewritten on the presser's budgets, as summaries are folded.
+      asker: user,
       ...(payload.workspace === undefined ? {} : { workspace: payload.workspace }),
     });
     const failed = Object.entries(report).filter(([, count]) => count < 0);
@@ -46,7 +48,8 @@ export const confirmForgetAction: ActionDefinition = defineAction({
       platform: place.platform,
       workspace: place.workspace,
       channel: place.channel,
-      actor: { id: user.id, name: user.name },
+      // Their name has just left the trail: this entry does not bring it back.
+      actor: { id: user.id, name: isSelf ? 'forgotten person' : user.name },
       ...(isSelf ? {} : { onBehalfOf: { id: payload.subjectId, name: payload.subjectId } }),
       kind: 'forget',
       what: isSelf

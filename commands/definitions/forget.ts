@@ -45,7 +45,7 @@ export const forgetCommand = defineCommand({
       ...(subject.workspace === undefined ? {} : { workspace: subject.workspace }),
     });
     const what =
-      'the conversation turns written, the replies to them, the documents and images posted, button data, ratings and the index of where they wrote; spending and tool calls stay counted without the name';
+      'the conversation turns written, the replies to them, what conversation summaries retell of them (a summary shared with others is rewritten without them), the documents and images posted (a file someone else shared too stays), button data, ratings and the index of where they wrote; spending and tool calls stay counted without the name';
     await responder.send({
       text: subject.isSelf
         ? `This deletes everything parley keeps about you, in every server here: ${what}. It cannot be undone. Press Forget to go ahead; ignore this to keep it.`

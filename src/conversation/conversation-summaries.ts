@@ -9,7 +9,16 @@ const summarySchema = z.object({
   coversThrough: z.iso.datetime(),
   /** How many turns it holds, for the log and /usage-like reports. */
   foldedTurnCount: z.number().int().min(0),
+  /**
+   * The people whose turns were folded in (id, and the name the transcript gave them), so /forget
+   * knows whether a summary retells someone. Absent on summaries written before it was recorded:
+   * those are taken to be by several people.
+   */
+  authors: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
 });
+
+/** Someone whose words a summary retells. */
+export type SummaryAuthor = NonNullable<ConversationSummary['authors']>[number];
 
 /** What a conversation's older turns came to, once they no longer fit the context. */
 export type ConversationSummary = z.infer<typeof summarySchema>;

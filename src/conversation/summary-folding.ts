@@ -3,7 +3,7 @@ import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
 import type { SpendGuard } from '../spending/spend-guard.ts';
 import { estimateTokens, promptBudgetTokens, toChatMessage } from './context-budget.ts';
-import type { ConversationSummaries, ConversationSummary } from './conversation-summaries.ts';
+import type { ConversationSummaries, ConversationSummary, SummaryAuthor } from './conversation-summaries.ts';
 import { foldIntoSummary } from './fold-into-summary.ts';
 import type { ConversationKey, StoredTurn } from './turn.ts';
 
@@ -119,10 +119,12 @@ export async function foldOlderTurns({
       maxCharacters: folding.maxCharacters,
     });
     if (text === '') return;
+    const authors = authorsAfterFold(summary, toFold);
     await folding.summaries.set(conversationKey, {
       text,
       coversThrough: newest.createdAt,
       foldedTurnCount: (summary?.foldedTurnCount ?? 0) + toFold.length,
+      ...(authors ? { authors } : {}),
     });
     logger.info(
       { conversationKey, foldedTurnCount: toFold.length, summaryCharacters: text.length },
@@ -133,6 +135,21 @@ export async function foldOlderTurns({
   } finally {
     await admission.hold.settle();
   }
+}
+
+/**
+ * Who the summary retells once these turns are folded in: its authors and the people who wrote them
+ * (a name as the newest turn gives it). An older summary whose authors were never recorded stays
+ * without them: it is then taken to be by several people, never by the newcomers alone.
+ */
+function authorsAfterFold(
+  summary: ConversationSummary | undefined,
+  folded: readonly StoredTurn[],
+): SummaryAuthor[] | undefined {
+  if (summary && summary.authors === undefined) return undefined;
+  const byId = new Map((summary?.authors ?? []).map((author) => [author.id, author.name]));
+  for (const turn of folded) if (turn.role === 'user') byId.set(turn.authorId, turn.authorName);
+  return [...byId].map(([id, name]) => ({ id, name }));
 }
 
 /**

@@ -105,3 +105,20 @@ export async function forgetTurns({
   }
   return forgotten;
 }
+
+/** The document hashes the turns of every conversation cite now. */
+export async function documentHashesCited({
+  history,
+  conversationKeys,
+}: {
+  history: HistoryStore;
+  conversationKeys: () => Promise<readonly ConversationKey[]>;
+}): Promise<Set<string>> {
+  const cited = new Set<string>();
+  for (const key of await conversationKeys()) {
+    for (const turn of await history.load(key)) {
+      for (const document of turn.documents ?? []) cited.add(document.documentHash);
+    }
+  }
+  return cited;
+}

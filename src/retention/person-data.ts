@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor.ts';
 import type { HistoryStore } from '../conversation/history-store.ts';
 import type { Logger } from '../log.ts';
 import { redactSecretsInValue } from '../secrets/redact-in-value.ts';
@@ -22,7 +23,7 @@ export interface PersonExport {
  * (history is per conversation) and every registered kind of kept data.
  */
 export interface PersonData {
-  forget(request: { person: Person; workspace?: string }): Promise<ForgetReport>;
+  forget(request: { person: Person; workspace?: string; asker?: Actor }): Promise<ForgetReport>;
   export(request: { person: Person; workspace?: string }): Promise<PersonExport>;
 }
 
@@ -62,7 +63,11 @@ export function createPersonData({
         if (!kept.forget) continue;
         // Every kind is tried: one that fails is named in the log and the report, the rest still go.
         try {
-          report[kept.name] = await kept.forget({ ...request, forgottenTurns });
+          report[kept.name] = await kept.forget({
+            ...request,
+            forgottenTurns,
+            ...(asked.asker ? { asker: asked.asker } : {}),
+          });
         } catch (error) {
           logger.error({ err: error, kept: kept.name }, 'forget: could not remove one kind of data');
           report[kept.name] = -1;

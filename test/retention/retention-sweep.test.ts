@@ -13,7 +13,12 @@ import { createDocumentStore, type DocumentStore } from '../../src/documents/doc
 import type { ExtractedDocument } from '../../src/documents/extracted-document.ts';
 import { documentKeptData } from '../../src/retention/document-retention.ts';
 import { feedbackKeptData } from '../../src/retention/feedback-retention.ts';
-import { historyKeptData, type RunInConversation } from '../../src/retention/history-retention.ts';
+import {
+  documentHashesCited,
+  historyKeptData,
+  listConversations,
+  type RunInConversation,
+} from '../../src/retention/history-retention.ts';
 import { journalKeptData } from '../../src/retention/journal-retention.ts';
 import { createKeptDataRegistry } from '../../src/retention/kept-data.ts';
 import { createPeopleIndex, indexedHistory, type PeopleIndex } from '../../src/retention/people-index.ts';
@@ -147,7 +152,13 @@ function buildRig(storeUrl: string, runId: string, markerKeyv?: Keyv): Rig {
   const runInConversation: RunInConversation = (key, task) => lock.run(key, task);
   registry.register(historyKeptData({ historyKeyv, history, index, runInConversation }));
   registry.register(index.keptData);
-  registry.register(documentKeptData({ documents }));
+  registry.register(
+    documentKeptData({
+      documents,
+      citedHashes: () =>
+        documentHashesCited({ history, conversationKeys: () => listConversations(historyKeyv) }),
+    }),
+  );
   registry.register(feedbackKeptData({ feedbackKeyv }));
   registry.register(journalKeptData({ journalKeyv }));
   const timers: Rig['timers'] = [];
