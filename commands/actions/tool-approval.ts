@@ -1,32 +1,114 @@
+import { placeOfConversation } from '../../src/conversation/turn.ts';
+import type { PendingApproval } from '../../src/tools/tool-approvals.ts';
+import { governTools } from '../../src/tools/tool-governance.ts';
+import { replyWithActions } from '../chat-reply.ts';
 import type { ActionContext, ActionDefinition } from '../define-action.ts';
 import { defineAction } from '../define-action.ts';
 
-/** Approve, under a tool call that would act on the world: only the asker's press counts. */
+/**
+ * Approve, under a tool call that would act on the world: only the asker's press counts, and it
+ * answers anew — the call runs in a reply of its own, in the conversation's order.
+ */
 export const approveToolAction: ActionDefinition = defineAction({
   verb: 'tool.approve',
-  acknowledgement: 'in-place',
-  run: (context) => answer(context, 'approved'),
+  acknowledgement: 'new-answer',
+  run: (context) => decideApproval(context, 'approved'),
 });
 
-/** Deny: the call is not run, and the model is told so. */
+/** Deny: the call is not run, and its question says so. */
 export const denyToolAction: ActionDefinition = defineAction({
   verb: 'tool.deny',
   acknowledgement: 'in-place',
-  run: (context) => answer(context, 'denied'),
+  run: (context) => decideApproval(context, 'denied'),
 });
 
-async function answer(
-  { pressed, user, responder, services }: ActionContext,
+/**
+ * Where an approval is decided. The question is taken once (a second press finds it gone); an
+ * Approve asks the gate again with the presser as they are now — may they chat here, and may they
+ * still use this tool here under the place's current rules — and only then runs the call, with
+ * exactly the arguments the question showed, in a new reply that takes the conversation's turn
+ * like any other, so the model goes on from the call's result.
+ */
+async function decideApproval(
+  { pressed, user, responder, services, signal }: ActionContext,
   decision: 'approved' | 'denied',
 ): Promise<void> {
-  const outcome = services.toolApprovals.answer({ token: pressed.token, actor: user, decision });
-  if (outcome === 'answered') return;
-  await responder.send({
-    text:
-      outcome === 'not-yours'
-        ? 'Only the person who asked can approve or deny this.'
-        : 'This question was already answered, or it waited too long.',
-    isPrivate: true,
+  const press = services.toolApprovals.take({ token: pressed.token, actor: user });
+  if (press.kind !== 'taken') {
+    await responder.send({
+      text:
+        press.kind === 'not-yours'
+          ? 'Only the person who asked can approve or deny this.'
+          : 'This question was already answered, or it waited too long.',
+      isPrivate: true,
+    });
+    if (press.kind === 'gone') await responder.removePressedAction?.();
+    return;
+  }
+  const { approval } = press;
+  if (decision === 'denied') {
+    await endQuestion({
+      services,
+      approval,
+      ending: { decision: 'not-run', detail: `${user.name} denied it` },
+    });
+    return;
+  }
+  const { conversationKey, call } = approval;
+  const verdict = await services.access.authorize({
+    actor: user,
+    conversationKey,
+    capability: { kind: 'command', name: 'chat' },
   });
-  if (outcome === 'gone') await responder.removePressedAction?.();
+  const settings = await services.places.settingsAt(placeOfConversation(conversationKey));
+  const isToolAllowed = governTools({ tools: services.toolbox.all(), settings, actor: user }).some(
+    (tool) => tool.name === call.name,
+  );
+  if (!verdict.isAllowed || !isToolAllowed) {
+    services.logger.info(
+      { tool: call.name, isAllowed: verdict.isAllowed, isToolAllowed },
+      'an approved tool call was refused at the press',
+    );
+    await endQuestion({
+      services,
+      approval,
+      ending: { decision: 'not-run', detail: 'the asker may no longer use it here' },
+    });
+    await responder.send({
+      text: verdict.isAllowed ? `You may no longer use ${call.name} here, so it was not run.` : verdict.text,
+      isPrivate: true,
+    });
+    return;
+  }
+  await endQuestion({ services, approval, ending: { decision: 'approved', approverName: user.name } });
+  await replyWithActions({
+    services,
+    surface: responder.surface,
+    signal,
+    turn: {
+      conversationKey,
+      author: { id: user.id, name: user.name },
+      actor: user,
+      text: `Approved: run ${call.name} with the arguments shown.`,
+      images: [],
+      documents: [],
+    },
+    verdict,
+    approvedCall: call,
+    isAnswerOwed: true,
+  });
+}
+
+async function endQuestion({
+  services,
+  approval,
+  ending,
+}: {
+  services: ActionContext['services'];
+  approval: PendingApproval;
+  ending: Parameters<PendingApproval['ended']>[0];
+}): Promise<void> {
+  await approval.ended(ending).catch((error: unknown) => {
+    services.logger.warn({ err: error }, 'could not say on the question how it was answered');
+  });
 }

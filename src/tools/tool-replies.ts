@@ -1,7 +1,13 @@
 import type { Actor } from '../access/actor.ts';
 import type { PlaceSettings } from '../administration/place-settings.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
-import type { ChatMessage, ChatRequest, ChatStreamEvent, ChatStreamRequest } from '../gateway/chat-types.ts';
+import type {
+  ChatMessage,
+  ChatRequest,
+  ChatStreamEvent,
+  ChatStreamRequest,
+  ToolCall,
+} from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
 import { memoryToolSource, rememberToolName } from '../memory/memory-tools.ts';
@@ -33,6 +39,8 @@ export interface ToolReplies {
     isSearchForced: boolean;
     /** Asks the asker before an acting tool runs; absent where nobody can be asked. */
     askApproval: AskApproval | undefined;
+    /** A call its asker approved: run first, if this person may still use that tool here. */
+    approvedCall?: ToolCall | undefined;
   }): AsyncIterable<ChatStreamEvent>;
   /**
    * Whether TOOL_ROLE_IDS lets this person have `remember` here, whatever the model: where the owner
@@ -80,18 +88,26 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         (tool) => tool.source === memoryToolSource,
       );
     },
-    stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval }) {
+    stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval, approvedCall }) {
       const tools = governTools({ tools: options.toolbox.all(), settings, actor });
       // Without a tool this person may use here (none enabled, MEMORY off: the memory tools are
       // always in the toolbox, so the toolbox itself is never empty) a reply is the gateway's stream
       // itself: no generator between them, whose every chunk would cost more microtasks
       // (docs/benchmarks.md, issue 24's CPU profile).
-      if (tools.length === 0 && !isSearchForced) return options.gateway.chatStream(chat);
+      if (tools.length === 0 && !isSearchForced && !approvedCall) return options.gateway.chatStream(chat);
       // The tool loop, search-first and the plain round read the text themselves (a round's text
       // for the next prompt, a refusal before any text, the sources after it): their requests go
       // without the sink, so every piece comes back to them as an event.
       const { onTextDelta: _textGoesAsEvents, ...eventsOnly } = chat;
-      return toolStream({ chat: eventsOnly, actor, tools, conversationKey, isSearchForced, askApproval });
+      return toolStream({
+        chat: eventsOnly,
+        actor,
+        tools,
+        conversationKey,
+        isSearchForced,
+        askApproval,
+        approvedCall,
+      });
     },
   };
 
@@ -102,6 +118,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     conversationKey,
     isSearchForced,
     askApproval,
+    approvedCall,
   }: {
     chat: ChatRequest;
     actor: Actor;
@@ -109,6 +126,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     conversationKey: ConversationKey;
     isSearchForced: boolean;
     askApproval: AskApproval | undefined;
+    approvedCall: ToolCall | undefined;
   }): AsyncGenerator<ChatStreamEvent> {
     const provider = options.searchProvider;
     const canSearch = provider !== undefined && tools.some((tool) => tool.name === 'web_search');
@@ -144,6 +162,13 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       options.gateway.capabilitiesOf(chat.model).tools &&
       !modelsRefusingTools.has(chat.model);
     const forced = isSearchForced ? searchFirstWith(lastUserText(chat.messages)) : undefined;
+    if (approvedCall && (forced || !canUseTools)) {
+      // The approved call runs only in the tool loop, where its result reaches the model.
+      yield {
+        type: 'notice',
+        message: `🚫 ${approvedCall.name} was not run: no tools can be used here now.`,
+      };
+    }
     if (forced) ending = yield* forced;
     else if (canUseTools) {
       const loop = streamWithTools({
@@ -153,6 +178,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         limits: options.limits,
         context,
         askApproval,
+        ...(approvedCall ? { approvedCall } : {}),
         logger: options.logger,
       });
       for (let next = await loop.next(); ; next = await loop.next()) {
