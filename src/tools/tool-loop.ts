@@ -171,7 +171,7 @@ async function* runOneCall({
 }
 
 /** What the model is told of an acting call put to its asker: the reply goes on without it. */
-export const awaitingApprovalText =
+const awaitingApprovalText =
   'Not run yet: the person has been asked to approve this call (Approve or Deny under the question shown to them). If they approve, it runs and you continue in a new message with its result. Do not call it again in this reply; tell the person it waits for their approval.';
 
 /**
