@@ -43,7 +43,8 @@ export function approvalQuestionOf({
   const fileName = `${call.name}-arguments.json`;
   const shownLimit = Math.max(0, maxMessageLength - questionRoomCharacters);
   const hasFence = argumentsText.includes('```');
-  const shown = hasFence ? '' : cutAt(argumentsText, shownLimit);
+  const hasHidden = hiddenCharacters.test(argumentsText);
+  const shown = hasFence || hasHidden ? '' : cutAt(argumentsText, shownLimit);
   const hiddenCount = argumentsText.length - shown.length;
   const lines = [
     // A tool's name is one OpenAI accepts for a function (letters, digits, `_` and `-`), so it is
@@ -53,6 +54,10 @@ export function approvalQuestionOf({
   if (shown !== '') lines.push('```', shown, '```');
   if (argumentsText.trim() === '') lines.push('(no arguments)');
   else if (hasFence) lines.push(`(not shown here: they hold a code fence — see file ${fileName})`);
+  else if (hasHidden)
+    lines.push(
+      `(not shown here: they hold characters that are invisible or turn the text's direction — see file ${fileName})`,
+    );
   else if (hiddenCount > 0)
     lines.push(`(cut, ${hiddenCount.toLocaleString('en-US')} more characters — see file ${fileName})`);
   lines.push(`${plainLabel(askerName)}, allow it?`);
@@ -70,6 +75,15 @@ export function answeredQuestionText(question: ApprovalQuestion, ending: Approva
   const asked = question.text.slice(0, question.text.lastIndexOf('\n'));
   return `${asked}\n${ending.decision === 'approved' ? `✅ approved by ${plainLabel(ending.approverName)}` : `🚫 not run: ${ending.detail}`}`;
 }
+
+/**
+ * Characters that would make the text shown differ from the text run without a sign: controls
+ * (but tab and line feed) and format characters — zero-width ones, the soft hyphen, and the
+ * bidirectional overrides and isolates that reorder what follows
+ * (Unicode UAX #9; the "Trojan Source" attack, CVE-2021-42574). Arguments holding any are shown
+ * only in the file, where every byte is what it is.
+ */
+const hiddenCharacters = /(?![\t\n])[\p{Cc}\p{Cf}]/u;
 
 // Never ends between the two halves of a surrogate pair, which would show as a broken character.
 function cutAt(text: string, limit: number): string {

@@ -57,6 +57,15 @@ describe('the approval question', () => {
     expect(new TextDecoder().decode(question.file?.bytes)).toBe(raw);
   });
 
+  it('shows arguments with direction overrides or invisible characters only in the file', () => {
+    for (const raw of ['{"to": "\u202Emoc.elpmaxe@eve"}', '{"to": "a\u200Bb"}', '{"to": "a\u0007"}']) {
+      const question = questionOf(raw, 40_000);
+      expect(question.text).not.toContain('```');
+      expect(question.text).toContain("turn the text's direction — see file test_write-arguments.json");
+      expect(new TextDecoder().decode(question.file?.bytes)).toBe(raw);
+    }
+  });
+
   it('says how it ended in place of asking, keeping what it showed', () => {
     const question = questionOf('{"a":1}');
     const approved = answeredQuestionText(question, { decision: 'approved', approverName: 'Ada' });
