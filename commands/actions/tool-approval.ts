@@ -1,3 +1,4 @@
+import type { AccessVerdict } from '../../src/access/access-gate.ts';
 import { placeOfConversation } from '../../src/conversation/turn.ts';
 import type { PendingApproval } from '../../src/tools/tool-approvals.ts';
 import { governTools } from '../../src/tools/tool-governance.ts';
@@ -54,30 +55,14 @@ async function decideApproval(
     });
     return;
   }
-  const { conversationKey, call } = approval;
-  const verdict = await services.access.authorize({
-    actor: user,
-    conversationKey,
-    capability: { kind: 'command', name: 'chat' },
-  });
-  const settings = await services.places.settingsAt(placeOfConversation(conversationKey));
-  const isToolAllowed = governTools({ tools: services.toolbox.all(), settings, actor: user }).some(
-    (tool) => tool.name === call.name,
-  );
-  if (!verdict.isAllowed || !isToolAllowed) {
-    services.logger.info(
-      { tool: call.name, isAllowed: verdict.isAllowed, isToolAllowed },
-      'an approved tool call was refused at the press',
-    );
+  const check = await checkAtPress({ services, user, approval });
+  if (!check.isAllowed) {
     await endQuestion({
       services,
       approval,
-      ending: { decision: 'not-run', detail: 'the asker may no longer use it here' },
+      ending: { decision: 'not-run', detail: check.detail },
     });
-    await responder.send({
-      text: verdict.isAllowed ? `You may no longer use ${call.name} here, so it was not run.` : verdict.text,
-      isPrivate: true,
-    });
+    await responder.send({ text: check.text, isPrivate: true });
     return;
   }
   await endQuestion({ services, approval, ending: { decision: 'approved', approverName: user.name } });
@@ -86,17 +71,64 @@ async function decideApproval(
     surface: responder.surface,
     signal,
     turn: {
-      conversationKey,
+      conversationKey: approval.conversationKey,
       author: { id: user.id, name: user.name },
       actor: user,
-      text: `Approved: run ${call.name} with the arguments shown.`,
+      text: `Approved: run ${approval.call.name} with the arguments shown.`,
       images: [],
       documents: [],
     },
-    verdict,
-    approvedCall: call,
+    verdict: check.verdict,
+    approvedCall: approval.call,
     isAnswerOwed: true,
   });
+}
+
+/**
+ * The gate asked again for the presser as they are now: may they chat in the conversation, and may
+ * they use this tool there under the place's rules of now (TOOLS, TOOL_ROLE_IDS).
+ */
+async function checkAtPress({
+  services,
+  user,
+  approval,
+}: {
+  services: ActionContext['services'];
+  user: ActionContext['user'];
+  approval: PendingApproval;
+}): Promise<
+  { isAllowed: true; verdict: AccessVerdict } | { isAllowed: false; detail: string; text: string }
+> {
+  const { conversationKey, call } = approval;
+  try {
+    const verdict = await services.access.authorize({
+      actor: user,
+      conversationKey,
+      capability: { kind: 'command', name: 'chat' },
+    });
+    const settings = await services.places.settingsAt(placeOfConversation(conversationKey));
+    const isToolAllowed = governTools({ tools: services.toolbox.all(), settings, actor: user }).some(
+      (tool) => tool.name === call.name,
+    );
+    if (verdict.isAllowed && isToolAllowed) return { isAllowed: true, verdict };
+    services.logger.info(
+      { tool: call.name, isAllowed: verdict.isAllowed, isToolAllowed },
+      'an approved tool call was refused at the press',
+    );
+    return {
+      isAllowed: false,
+      detail: 'the asker may no longer use it here',
+      text: verdict.isAllowed ? `You may no longer use ${call.name} here, so it was not run.` : verdict.text,
+    };
+  } catch (error) {
+    // The question is taken already: it must not keep buttons that would only say it is gone.
+    services.logger.error({ err: error }, 'could not check who may use a tool at an Approve');
+    return {
+      isAllowed: false,
+      detail: 'who may use it here could not be checked',
+      text: 'I could not check that you may still use this tool here, so it was not run. Ask again.',
+    };
+  }
 }
 
 async function endQuestion({
