@@ -5,10 +5,12 @@ import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/c
 import type { Action } from '../src/delivery/card.ts';
 import { createStreamingWriter } from '../src/delivery/streaming-writer.ts';
 import type { Surface } from '../src/delivery/surface.ts';
+import type { ToolCall } from '../src/gateway/chat-types.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
 import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
 import type { AskApproval } from '../src/tools/tool-loop.ts';
 import { type ChatActionPayload, encodeActionId } from './action-store.ts';
+import { answeredQuestionText, approvalQuestionOf } from './approval-question.ts';
 import type { CommandServices } from './define-command.ts';
 
 /** Who asks and where: all the access gate needs, known from a message before anything it points at is read. */
@@ -38,6 +40,7 @@ export async function replyWithActions({
   isAnswerOwed = false,
   signal: callerSignal,
   verdict: askedVerdict,
+  approvedCall,
 }: {
   services: CommandServices;
   /**
@@ -64,6 +67,8 @@ export async function replyWithActions({
    * asked (before opening a thread): not asked twice, since a refusal's notice is given once an hour.
    */
   verdict?: AccessVerdict;
+  /** An acting tool call its asker approved: the reply runs it first (actions/tool-approval.ts). */
+  approvedCall?: ToolCall;
 }): Promise<ReplyOutcome> {
   const facts = 'read' in given ? given.facts : given;
   let verdict: AccessVerdict;
@@ -110,6 +115,7 @@ export async function replyWithActions({
       signal,
       ...(surface.setActions ? { askApproval: approvalAskerFor({ services, turn, surface }) } : {}),
       ...(replacesReplyCreatedAt ? { replacesReplyCreatedAt } : {}),
+      ...(approvedCall ? { approvedCall } : {}),
       // Stop gives way to Regenerate (and Continue) in the reply's last write.
       ...(surface.setActions
         ? {
@@ -133,8 +139,10 @@ export async function replyWithActions({
 }
 
 /**
- * Asks the person who asked for the reply, with Approve and Deny under a message of its own, before
- * a tool that acts on the world runs; the message then says how it was answered.
+ * Puts an acting tool's call before the person who asked for the reply, with Approve and Deny under
+ * a message of its own that shows every argument (approval-question.ts). The reply does not wait:
+ * an Approve runs the call in a reply of its own (actions/tool-approval.ts), the message then says
+ * how it was answered.
  */
 function approvalAskerFor({
   services,
@@ -145,31 +153,45 @@ function approvalAskerFor({
   turn: IncomingTurn;
   surface: Surface;
 }): AskApproval {
-  return ({ tool, toolArguments, signal }) =>
-    services.toolApprovals.ask({
-      askerId: turn.actor.id,
-      timeoutMs: services.toolApprovalTimeoutMs,
-      signal,
-      async show(token) {
-        const what = `🔧 **${tool.title}** (${tool.source}) wants to ${tool.annotations.isDestructive ? 'change or delete something' : 'act'}: \`${tool.name} ${JSON.stringify(toolArguments).slice(0, 300)}\``;
-        // Beside the reply: a Slack stream the reply writes in stays open for the rest of the answer.
-        const postQuestion = surface.postAside?.bind(surface) ?? surface.post.bind(surface);
-        const message = await postQuestion(`${what}\n${turn.actor.name}, allow it?`, {
-          actions: [
-            { id: encodeActionId({ verb: 'tool.approve', token }), label: 'Approve', style: 'primary' },
-            { id: encodeActionId({ verb: 'tool.deny', token }), label: 'Deny', style: 'danger' },
-          ],
-        });
-        return {
-          ended: (answer) =>
-            surface.edit(
-              message,
-              `${what}\n${answer.decision === 'approved' ? `✅ approved by ${turn.actor.name}` : `🚫 not run: ${answer.detail}`}`,
-              { actions: [] },
-            ),
-        };
-      },
+  return async ({ tool, call }) => {
+    const question = approvalQuestionOf({
+      tool,
+      call,
+      askerName: turn.actor.name,
+      maxMessageLength: surface.limits.maxMessageLength,
     });
+    if (question.file && !surface.upload) {
+      return { isAsked: false, detail: 'its arguments are too long to show here in full' };
+    }
+    try {
+      await services.toolApprovals.ask({
+        askerId: turn.actor.id,
+        conversationKey: turn.conversationKey,
+        call,
+        timeoutMs: services.toolApprovalTimeoutMs,
+        async show(token) {
+          // The whole arguments first, so the question that points to the file comes after it.
+          if (question.file)
+            await surface.upload?.([question.file], 'The whole arguments of the call below:');
+          // Beside the reply: a Slack stream the reply writes in stays open for the rest of the answer.
+          const postQuestion = surface.postAside?.bind(surface) ?? surface.post.bind(surface);
+          const message = await postQuestion(question.text, {
+            actions: [
+              { id: encodeActionId({ verb: 'tool.approve', token }), label: 'Approve', style: 'primary' },
+              { id: encodeActionId({ verb: 'tool.deny', token }), label: 'Deny', style: 'danger' },
+            ],
+          });
+          return {
+            ended: (ending) => surface.edit(message, answeredQuestionText(question, ending), { actions: [] }),
+          };
+        },
+      });
+      return { isAsked: true };
+    } catch (error) {
+      services.logger.warn({ err: error, tool: tool.name }, 'could not ask for approval');
+      return { isAsked: false, detail: 'the question could not be shown' };
+    }
+  };
 }
 
 /**

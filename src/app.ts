@@ -304,6 +304,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     toolbox,
     searchProvider,
     limits: config.tools.callLimits,
+    audit,
     logger,
   });
   const engine = createConversationEngine({

@@ -22,6 +22,7 @@ import type {
   ChatStreamRequest,
   FinishReason,
   TokenUsage,
+  ToolCall,
   ToolStep,
 } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
@@ -96,6 +97,11 @@ export interface ReplyRequest {
   readonly actions?: ReplyActions;
   /** Asks the asker before a tool that acts on the world runs; absent: such tools are not run. */
   readonly askApproval?: AskApproval;
+  /**
+   * A tool call the asker approved under its question: the reply runs it first (if the tool is
+   * still theirs to use here) and the model goes on from its result.
+   */
+  readonly approvedCall?: ToolCall;
 }
 
 /**
@@ -399,6 +405,7 @@ async function answerJournaled(
     logger,
     hold: admission.hold,
     askApproval: request.askApproval,
+    approvedCall: request.approvedCall,
     showStep,
   });
   const failureReason = streamed.failure
@@ -761,6 +768,7 @@ async function streamReply({
   logger,
   hold,
   askApproval,
+  approvedCall,
   showStep,
 }: {
   dependencies: EngineDependencies;
@@ -770,6 +778,7 @@ async function streamReply({
   signal: AbortSignal | undefined;
   hold: SpendHold;
   askApproval: AskApproval | undefined;
+  approvedCall: ToolCall | undefined;
   logger: Logger;
   showStep: (step: ToolStep) => void;
 }): Promise<StreamedReply> {
@@ -812,6 +821,7 @@ async function streamReply({
             conversationKey: turn.conversationKey,
             isSearchForced: turn.isSearchForced === true,
             askApproval,
+            approvedCall,
           })
         : dependencies.gateway.chatStream(chat);
     for await (const event of events) {

@@ -99,11 +99,11 @@ const searchSettings = section('Web search', {
   }),
   TOOL_APPROVAL_TIMEOUT_S: document(wholeNumber({ min: 5, max: 3_600, fallback: 120 }), {
     description:
-      'How long a tool that acts on the world (not read-only) waits for its asker to press Approve; unanswered, it is not run and the model is told.',
+      "How long the question of a tool that acts on the world (not read-only) stays open for its asker's Approve; the reply that asked does not wait for it. Unanswered, the call is not run and the question says so (docs/tools.md).",
   }),
   TOOL_CALLS_PER_REPLY: document(wholeNumber({ min: 1, max: 50, fallback: 6 }), {
     description:
-      'Tool calls run for one reply in all; after that the model is asked to answer with what it has.',
+      'Tool calls run for one reply in all, each call put to its asker for approval counted too; after that the model is asked to answer with what it has.',
   }),
 });
 

@@ -1,78 +1,93 @@
 import { randomBytes } from 'node:crypto';
 import type { Actor } from '../access/actor.ts';
-import type { ApprovalAnswer } from './tool-loop.ts';
+import type { ConversationKey } from '../conversation/turn.ts';
+import type { ToolCall } from '../gateway/chat-types.ts';
 
-/** A question waiting for the asker's Approve or Deny. */
-interface PendingApproval {
+/** How a question ended, as its message says: approved (the call runs), or not run and why. */
+export type ApprovalEnding =
+  | { readonly decision: 'approved'; readonly approverName: string }
+  | { readonly decision: 'not-run'; readonly detail: string };
+
+/**
+ * An acting tool call put to its asker. It keeps who asked and where, never their authority: an
+ * Approve asks the gate again with the facts of that moment.
+ */
+export interface PendingApproval {
   readonly askerId: string;
-  settle(answer: ApprovalAnswer): void;
+  readonly conversationKey: ConversationKey;
+  /** The call as the model made it: `arguments` is the exact text the question showed. */
+  readonly call: ToolCall;
+  /** Says on the question how it ended (and takes its buttons away). */
+  ended(ending: ApprovalEnding): Promise<void>;
 }
+
+/** What came of a press of Approve or Deny. */
+export type ApprovalPress =
+  | { readonly kind: 'taken'; readonly approval: PendingApproval }
+  | { readonly kind: 'not-yours' }
+  /** Answered already (a second press), timed out, or asked by a process that has since stopped. */
+  | { readonly kind: 'gone' };
 
 /**
  * The acting tool calls waiting for their asker's yes, by token, so that the Approve and Deny
- * buttons can answer them. In-process on purpose, like a reply's Stop: the press reaches the process
- * whose tool loop waits.
+ * buttons can answer them. Nobody waits on them: the reply that asked has ended, and an Approve
+ * runs the call in a reply of its own. In-process on purpose, like a reply's Stop: the press
+ * reaches the process that asked (after a restart the question is gone and a press says so).
  */
 export interface ToolApprovals {
   /**
-   * Registers a question and waits for its answer: approved or denied by the asker, or unanswered
-   * when `timeoutMs` passes or `signal` aborts. `show` puts the question in front of the person with
-   * the token for its buttons, and is told how it ended so it can say so.
+   * Registers a question and shows it (`show` gets the token for its buttons); it stays open for
+   * `timeoutMs`, then ends unanswered and nothing runs. Rejects when it could not be shown.
    */
   ask(request: {
     askerId: string;
+    conversationKey: ConversationKey;
+    call: ToolCall;
     timeoutMs: number;
-    signal: AbortSignal;
-    show(token: string): Promise<{ ended(answer: ApprovalAnswer): Promise<void> }>;
-  }): Promise<ApprovalAnswer>;
-  /** A press of Approve or Deny: only the asker's counts. */
-  answer(request: {
-    token: string;
-    actor: Actor;
-    decision: 'approved' | 'denied';
-  }): 'answered' | 'not-yours' | 'gone';
+    show(token: string): Promise<{ ended(ending: ApprovalEnding): Promise<void> }>;
+  }): Promise<void>;
+  /**
+   * Takes the question a press of Approve or Deny answers, once: only the asker's press takes it,
+   * and a later press finds it gone.
+   */
+  take(request: { token: string; actor: Actor }): ApprovalPress;
+  /** How many questions are open (for tests and shutdown logs). */
+  pendingCount(): number;
 }
 
 export function createToolApprovals(): ToolApprovals {
-  const pending = new Map<string, PendingApproval>();
+  const pending = new Map<string, PendingApproval & { timer: NodeJS.Timeout }>();
   return {
-    async ask({ askerId, timeoutMs, signal, show }) {
+    async ask({ askerId, conversationKey, call, timeoutMs, show }) {
       const token = randomBytes(9).toString('base64url');
-      let settle: (answer: ApprovalAnswer) => void = () => undefined;
-      const answered = new Promise<ApprovalAnswer>((resolve) => {
-        settle = resolve;
-      });
-      pending.set(token, { askerId, settle });
-      const timer = setTimeout(
-        () =>
-          settle({
-            decision: 'unanswered',
-            detail: `nobody approved it within ${Math.round(timeoutMs / 1000)} s`,
-          }),
-        timeoutMs,
-      );
+      let showing: Promise<{ ended(ending: ApprovalEnding): Promise<void> }> | undefined;
+      const endQuestion = async (ending: ApprovalEnding) => (await showing)?.ended(ending);
+      const timer = setTimeout(() => {
+        if (!pending.delete(token)) return;
+        const detail = `nobody approved it within ${Math.round(timeoutMs / 1000)} s`;
+        endQuestion({ decision: 'not-run', detail }).catch(() => undefined);
+      }, timeoutMs);
       timer.unref();
-      const onAbort = () => settle({ decision: 'unanswered', detail: 'the reply was stopped' });
-      signal.addEventListener('abort', onAbort, { once: true });
+      // Registered before it is shown, so that a press as fast as the post finds it.
+      pending.set(token, { askerId, conversationKey, call, timer, ended: endQuestion });
       try {
-        const shown = await show(token);
-        const answer = await answered;
-        await shown.ended(answer).catch(() => undefined);
-        return answer;
-      } finally {
+        showing = show(token);
+        await showing;
+      } catch (error) {
         clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
         pending.delete(token);
+        throw error;
       }
     },
-    answer({ token, actor, decision }) {
+    take({ token, actor }) {
       const question = pending.get(token);
-      if (!question) return 'gone';
-      if (question.askerId !== actor.id) return 'not-yours';
-      question.settle(
-        decision === 'approved' ? { decision } : { decision, detail: `${actor.name} denied it` },
-      );
-      return 'answered';
+      if (!question) return { kind: 'gone' };
+      if (question.askerId !== actor.id) return { kind: 'not-yours' };
+      pending.delete(token);
+      clearTimeout(question.timer);
+      const { timer: _timer, ...approval } = question;
+      return { kind: 'taken', approval };
     },
+    pendingCount: () => pending.size,
   };
 }

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import type { AuditLog } from '../audit/audit-log.ts';
+import { placeOfConversation } from '../conversation/turn.ts';
 import type { ChatMessage, ChatRequest, ChatStreamEvent, ToolCall, ToolStep } from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError } from '../gateway/gateway-error.ts';
@@ -21,17 +24,18 @@ export interface ToolCallLimits {
 /** Rounds of tool calls before the model must answer with what it has. */
 export const maxToolRounds = 3;
 
-/** The asker's answer to an acting tool's call. */
-export type ApprovalAnswer =
-  | { readonly decision: 'approved' }
-  | { readonly decision: 'denied' | 'unanswered'; readonly detail: string };
+/**
+ * Whether an acting tool's question was put to the asker. The reply does not wait for the answer
+ * (a waiting reply would hold its conversation's lock): Approve runs the call later, in a reply of
+ * its own (`approvedCall`).
+ */
+export type ApprovalAsked = { readonly isAsked: true } | { readonly isAsked: false; readonly detail: string };
 
-/** Asks the person who asked for the reply whether an acting tool may run with these arguments. */
-export type AskApproval = (request: {
-  tool: Tool;
-  toolArguments: Record<string, unknown>;
-  signal: AbortSignal;
-}) => Promise<ApprovalAnswer>;
+/**
+ * Puts an acting tool's call before the person who asked for the reply, with the call's arguments
+ * exactly as the model wrote them (`call.arguments`): those bytes are shown and, once approved, run.
+ */
+export type AskApproval = (request: { tool: Tool; call: ToolCall }) => Promise<ApprovalAsked>;
 
 export interface ToolLoopRequest {
   readonly gateway: Gateway;
@@ -48,21 +52,37 @@ export interface ToolLoopRequest {
    * answered with that rather than "unknown" (it is never offered).
    */
   readonly whyOffHere?: (toolName: string) => ToolOffReason | undefined;
+  /**
+   * A call its asker approved (Approve under its question): run first, with exactly the arguments
+   * the question showed, as though the model had just made it; it counts toward the caps.
+   */
+  readonly approvedCall?: ToolCall;
+  /** Where every call that runs is recorded: who asked, the tool, its arguments' size and hash. */
+  readonly audit?: AuditLog;
   readonly logger: Logger;
 }
 
 /**
  * The tool loop: stream a round with the tools offered; when the model calls tools, run them (within
- * the caps, with the asker's yes for acting tools, each within its deadline and size cap) and
- * stream the next round with their results, until the model answers or the rounds run out. Yields
- * the gateway's events (all but the last `finish`) plus a `tool-step` at the start and end of every
- * call (and, for an acting tool, while it waits for the asker's yes).
+ * the caps, each within its deadline and size cap; an acting tool's call is put to its asker and
+ * not run here) and stream the next round with their results, until the model answers or the rounds
+ * run out. Yields the gateway's events (all but the last `finish`) plus a `tool-step` at the start
+ * and end of every call.
  */
 export async function* streamWithTools(
   request: ToolLoopRequest,
 ): AsyncGenerator<ChatStreamEvent, ToolLoopEnd> {
   let messages = [...request.chat.messages];
   const state = { callsRun: 0 };
+  if (request.approvedCall) {
+    const call = request.approvedCall;
+    const answer = yield* runApprovedCall({ request, call, state });
+    messages = [
+      ...messages,
+      { role: 'assistant', content: '', toolCalls: [call] },
+      { role: 'tool', toolCallId: call.id, content: answer },
+    ];
+  }
   for (let round = 0; round < maxToolRounds; round += 1) {
     const isLastRound = round === maxToolRounds - 1 || state.callsRun >= request.limits.perReply;
     const chat: ChatRequest = {
@@ -153,31 +173,79 @@ async function* runOneCall({
     request.logger.info({ tool: tool.name, limits }, 'a tool call past the limits was not run');
     return refusal;
   }
-  const step = (
-    status: ToolStep['status'],
-    detail?: string,
-    sources?: ToolOutput['sources'],
-  ): ChatStreamEvent => ({
-    type: 'tool-step',
-    step: {
-      id: call.id,
-      title,
-      status,
-      ...(detail === undefined ? {} : { detail }),
-      ...(sources === undefined || sources.length === 0 ? {} : { sources }),
-    },
-  });
+  const step = (status: ToolStep['status'], detail?: string, sources?: ToolOutput['sources']) =>
+    stepEvent({ id: call.id, title, status, detail, sources });
   if (isActingTool(tool)) {
-    if (request.askApproval) yield step('waiting', 'waiting for approval');
-    const answer = request.askApproval
-      ? await request.askApproval({ tool, toolArguments: parsed, signal: request.context.signal })
-      : { decision: 'unanswered' as const, detail: 'nobody can be asked to approve it here' };
-    if (answer.decision !== 'approved') {
-      yield step('not-run', answer.detail);
-      return `Not run: ${answer.detail}. Do not try this call again in this reply; tell the person what you would have done.`;
+    // Asked or not, the call counts toward the reply's cap: a model cannot pile up questions.
+    state.callsRun += 1;
+    const asked = request.askApproval
+      ? await request.askApproval({ tool, call })
+      : { isAsked: false as const, detail: 'nobody can be asked to approve it here' };
+    if (!asked.isAsked) {
+      yield step('not-run', asked.detail);
+      return `Not run: ${asked.detail}. Do not try this call again in this reply; tell the person what you would have done.`;
     }
+    // Not run in this reply, which ends without waiting: Approve runs it in a reply of its own.
+    yield step('not-run', 'waiting for approval');
+    return awaitingApprovalText;
   }
   state.callsRun += 1;
+  return yield* runToolCall({ request, tool, call, toolArguments: parsed, step, isApproved: false });
+}
+
+/** What the model is told of an acting call put to its asker: the reply goes on without it. */
+const awaitingApprovalText =
+  'Not run yet: the person has been asked to approve this call (Approve or Deny under the question shown to them). If they approve, it runs and you continue in a new message with its result. Do not call it again in this reply; tell the person it waits for their approval.';
+
+/**
+ * The approved call of a reply that resumes after Approve: the tool must still be one this person may
+ * use here (the reply's tools are governed anew, with the place's settings of now), its arguments
+ * are parsed from exactly the text the question showed, and it counts toward the reply's cap.
+ */
+async function* runApprovedCall({
+  request,
+  call,
+  state,
+}: {
+  request: ToolLoopRequest;
+  call: ToolCall;
+  state: { callsRun: number };
+}): AsyncGenerator<ChatStreamEvent, string> {
+  const tool = request.tools.find((candidate) => candidate.name === call.name);
+  const parsed = argumentsOf(call);
+  if (!tool || parsed === undefined) {
+    request.logger.warn({ tool: call.name }, 'an approved tool call is no longer allowed here');
+    yield { type: 'notice', message: `🚫 ${call.name} was not run: it is not available to you here now.` };
+    return `Not run: ${call.name} is not available to this person here any more. Tell them so.`;
+  }
+  state.callsRun += 1;
+  const title = tool.describeCall(parsed);
+  const step = (status: ToolStep['status'], detail?: string, sources?: ToolOutput['sources']) =>
+    stepEvent({ id: call.id, title, status, detail, sources });
+  return yield* runToolCall({ request, tool, call, toolArguments: parsed, step, isApproved: true });
+}
+
+/**
+ * Where every tool call runs, read-only or approved: paid for first when it has a price, within its
+ * deadline, counted and logged, its result wrapped as data for the model.
+ */
+async function* runToolCall({
+  request,
+  tool,
+  call,
+  toolArguments,
+  step,
+  isApproved,
+}: {
+  request: ToolLoopRequest;
+  tool: Tool;
+  /** The call as the model wrote it: its argument text is what the audit trail measures. */
+  call: ToolCall;
+  toolArguments: Record<string, unknown>;
+  step: (status: ToolStep['status'], detail?: string, sources?: ToolOutput['sources']) => ChatStreamEvent;
+  /** Its asker approved it (an acting tool, run in the reply after Approve). */
+  isApproved: boolean;
+}): AsyncGenerator<ChatStreamEvent, string> {
   yield step('running');
   // A tool with a price is paid for before it runs, on the reply's hold (refused: the reply stops).
   const covered =
@@ -188,7 +256,7 @@ async function* runOneCall({
         })
       : undefined;
   const startedAt = Date.now();
-  const output = await runWithDeadline({ tool, toolArguments: parsed, context: request.context });
+  const output = await runWithDeadline({ tool, toolArguments, context: request.context });
   covered?.record({ toolCalls: 1 });
   request.chat.hold.countToolCall({ tool: tool.name, isError: output.isError === true });
   const durationMs = Date.now() - startedAt;
@@ -202,12 +270,75 @@ async function* runOneCall({
     { tool: tool.name, source: tool.source, isError: output.isError === true, durationMs },
     'tool call',
   );
+  await recordInAudit({ request, tool, call, isApproved, isError: output.isError === true });
   yield step(
     output.isError ? 'error' : 'complete',
     output.isError ? firstLine(output.text) : undefined,
     output.sources,
   );
   return wrapToolOutput({ tool, output });
+}
+
+/**
+ * The call's entry in the audit trail: who asked (and approved, for an acting tool: only its asker
+ * may), which tool, how it ended, and the size and SHA-256 of the arguments as the model wrote them,
+ * never the arguments themselves.
+ */
+function recordInAudit({
+  request,
+  tool,
+  call,
+  isApproved,
+  isError,
+}: {
+  request: ToolLoopRequest;
+  tool: Tool;
+  call: ToolCall;
+  isApproved: boolean;
+  isError: boolean;
+}): Promise<void> | undefined {
+  const { actor, conversationKey } = request.context;
+  const place = placeOfConversation(conversationKey);
+  return request.audit?.record({
+    platform: place.platform,
+    workspace: place.workspace,
+    channel: place.channel,
+    actor: { id: actor.id, name: actor.name },
+    kind: 'tool-call',
+    what: `${tool.name} (${tool.source})${isApproved ? `, approved by ${actor.name}` : ''}`,
+    result: isError ? 'failed' : 'done',
+    details: {
+      tool: tool.name,
+      argumentsBytes: Buffer.byteLength(call.arguments),
+      argumentsSha256: createHash('sha256').update(call.arguments).digest('hex'),
+      isApproved,
+    },
+  });
+}
+
+function stepEvent({
+  id,
+  title,
+  status,
+  detail,
+  sources,
+}: {
+  id: string;
+  title: string;
+  status: ToolStep['status'];
+  detail: string | undefined;
+  sources: ToolOutput['sources'] | undefined;
+}): ChatStreamEvent {
+  return {
+    type: 'tool-step',
+    step: {
+      id,
+      title,
+      status,
+      ...(detail === undefined ? {} : { detail }),
+      ...(sources === undefined || sources.length === 0 ? {} : { sources }),
+    },
+  };
 }
 
 async function runWithDeadline({

@@ -1,7 +1,14 @@
 import type { Actor } from '../access/actor.ts';
 import type { PlaceSettings } from '../administration/place-settings.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
-import type { ChatMessage, ChatRequest, ChatStreamEvent, ChatStreamRequest } from '../gateway/chat-types.ts';
+import type {
+  ChatMessage,
+  ChatRequest,
+  ChatStreamEvent,
+  ChatStreamRequest,
+  ToolCall,
+} from '../gateway/chat-types.ts';
 import type { Gateway } from '../gateway/gateway-client.ts';
 import type { Logger } from '../log.ts';
 import { memoryToolSource, rememberToolName } from '../memory/memory-tools.ts';
@@ -40,6 +47,8 @@ export interface ToolReplies {
     isSearchForced: boolean;
     /** Asks the asker before an acting tool runs; absent where nobody can be asked. */
     askApproval: AskApproval | undefined;
+    /** A call its asker approved: run first, if this person may still use that tool here. */
+    approvedCall?: ToolCall | undefined;
   }): AsyncIterable<ChatStreamEvent>;
   /**
    * Whether TOOL_ROLE_IDS lets this person have `remember` here, whatever the model: where the owner
@@ -69,6 +78,8 @@ export interface ToolRepliesOptions {
   /** SearXNG, when SEARCH_URL is set: for search-first and `/search`. */
   readonly searchProvider: SearchProvider | undefined;
   readonly limits: ToolCallLimits;
+  /** Where each tool call that runs is recorded. */
+  readonly audit?: AuditLog;
   readonly logger: Logger;
 }
 
@@ -92,7 +103,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         (tool) => tool.source === memoryToolSource,
       );
     },
-    stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval }) {
+    stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval, approvedCall }) {
       const everyTool = options.toolbox.all();
       const tools = governTools({ tools: everyTool, settings, actor });
       // Servers that are down and would have offered this person a tool here: the reply says so
@@ -105,7 +116,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       // always in the toolbox, so the toolbox itself is never empty) a reply is the gateway's stream
       // itself: no generator between them, whose every chunk would cost more microtasks
       // (docs/benchmarks.md, issue 24's CPU profile).
-      if (tools.length === 0 && outages.length === 0 && !isSearchForced)
+      if (tools.length === 0 && outages.length === 0 && !isSearchForced && !approvedCall)
         return options.gateway.chatStream(chat);
       // A call to a tool parley has but this person may not use here is answered with why.
       const whyOffHere = (toolName: string): ToolOffReason | undefined => {
@@ -131,6 +142,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         conversationKey,
         isSearchForced,
         askApproval,
+        approvedCall,
       });
     },
   };
@@ -144,6 +156,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     conversationKey,
     isSearchForced,
     askApproval,
+    approvedCall,
   }: {
     chat: ChatRequest;
     actor: Actor;
@@ -153,6 +166,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     conversationKey: ConversationKey;
     isSearchForced: boolean;
     askApproval: AskApproval | undefined;
+    approvedCall: ToolCall | undefined;
   }): AsyncGenerator<ChatStreamEvent> {
     const provider = options.searchProvider;
     const canSearch = provider !== undefined && tools.some((tool) => tool.name === 'web_search');
@@ -188,6 +202,13 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       options.gateway.capabilitiesOf(chat.model).tools &&
       !modelsRefusingTools.has(chat.model);
     const forced = isSearchForced ? searchFirstWith(lastUserText(chat.messages)) : undefined;
+    if (approvedCall && (forced || !canUseTools)) {
+      // The approved call runs only in the tool loop, where its result reaches the model.
+      yield {
+        type: 'notice',
+        message: `🚫 ${approvedCall.name} was not run: no tools can be used here now.`,
+      };
+    }
     if (forced) ending = yield* forced;
     else if (canUseTools) {
       const loop = streamWithTools({
@@ -198,6 +219,8 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         context,
         askApproval,
         whyOffHere,
+        ...(approvedCall ? { approvedCall } : {}),
+        ...(options.audit ? { audit: options.audit } : {}),
         logger: options.logger,
       });
       for (let next = await loop.next(); ; next = await loop.next()) {

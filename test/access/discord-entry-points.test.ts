@@ -461,6 +461,11 @@ interface ToolRow {
   readonly script: readonly Parameters<DiscordUnderTest['gateway']['enqueue']>[0][];
   /** Denies the acting tool's question when it appears. */
   readonly denies?: boolean;
+  /**
+   * How the acting tool's question ends, after the reply that asked it has ended without waiting
+   * (denied, or its time up): nothing runs, and no further request is made.
+   */
+  readonly questionEnds?: RegExp;
   /** How the reply ends, and what the gateway and the tool saw by then. */
   readonly expected: RegExp;
   readonly requests: number;
@@ -501,6 +506,7 @@ const toolRows: Record<ToolRule, ToolRow> = {
     tool: (runs) => probeTool(runs, { annotations: acting }),
     script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'I did not probe.' }],
     denies: true,
+    questionEnds: /🚫 not run: .* denied it/,
     expected: /^I did not probe\./,
     requests: 2,
     offersTools: [true, true],
@@ -510,6 +516,7 @@ const toolRows: Record<ToolRule, ToolRow> = {
     environment: { TOOL_APPROVAL_TIMEOUT_S: '5' },
     tool: (runs) => probeTool(runs, { annotations: acting }),
     script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'Nobody said yes.' }],
+    questionEnds: /🚫 not run: nobody approved it within 5 s/,
     expected: /^Nobody said yes\./,
     requests: 2,
     offersTools: [true, true],
@@ -548,6 +555,13 @@ describe.each(toolRules)('Discord tools: %s', (rule) => {
       () => under.botMessages(channelId).find((message) => row.expected.test(message.content)),
       { timeoutMs: 15_000 },
     );
+    if (row.questionEnds) {
+      const ends = row.questionEnds;
+      await under.discord.waitFor(
+        () => under.botMessages(channelId).find((message) => ends.test(message.content)),
+        { timeoutMs: 15_000 },
+      );
+    }
     await pause(200);
     const bodies = under.gateway.requests.map((request) => request.body as { tools?: unknown[] });
     expect(bodies.map((body) => body.tools !== undefined)).toEqual(row.offersTools);

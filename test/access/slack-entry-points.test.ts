@@ -286,6 +286,11 @@ interface ToolRow {
   readonly script: readonly Parameters<SlackUnderTest['gateway']['enqueue']>[0][];
   /** Denies the acting tool's question when it appears. */
   readonly denies?: boolean;
+  /**
+   * How the acting tool's question ends, after the reply that asked it has ended without waiting
+   * (denied, or its time up): nothing runs, and no further request is made.
+   */
+  readonly questionEnds?: RegExp;
   /** How the reply ends, and what the gateway and the tool saw by then. */
   readonly expected: RegExp;
   readonly offersTools: readonly boolean[];
@@ -323,6 +328,7 @@ const toolRows: Record<ToolRule, ToolRow> = {
     tool: (runs) => probeTool(runs, { annotations: acting }),
     script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'I did not probe.' }],
     denies: true,
+    questionEnds: /🚫 not run: .* denied it/,
     expected: /I did not probe\./,
     offersTools: [true, true],
     runs: 0,
@@ -331,6 +337,7 @@ const toolRows: Record<ToolRule, ToolRow> = {
     environment: { TOOL_APPROVAL_TIMEOUT_S: '5' },
     tool: (runs) => probeTool(runs, { annotations: acting }),
     script: [{ toolCalls: [{ name: 'test_probe', arguments: {} }] }, { text: 'Nobody said yes.' }],
+    questionEnds: /🚫 not run: nobody approved it within 5 s/,
     expected: /Nobody said yes\./,
     offersTools: [true, true],
     runs: 0,
@@ -382,6 +389,13 @@ describe.each(toolRules)('Slack tools: %s', (rule) => {
         ].find((text) => row.expected.test(text)),
       15_000,
     );
+    if (row.questionEnds) {
+      const ends = row.questionEnds;
+      await bot.slack.waitFor(
+        () => bot.slack.messages(channel, threadTs).find((message) => ends.test(message.text)),
+        15_000,
+      );
+    }
     await pause(200);
     const bodies = bot.gateway.requests.map((request) => request.body as { tools?: unknown[] });
     expect(bodies.map((body) => body.tools !== undefined)).toEqual(row.offersTools);

@@ -98,30 +98,38 @@ describe('tool rows of the access matrix', () => {
     expect(chatBodies(under.gateway)).toHaveLength(1);
   });
 
-  it('an acting tool the asker denies is not run, and the model is told', async () => {
+  it('an acting tool the asker denies is not run, and nothing more is asked of the model', async () => {
     const { under, target } = await startWithFiles({});
     under.gateway.enqueue({
       toolCalls: [{ name: 'files_write_file', arguments: { path: target, content: 'x' } }],
     });
-    under.gateway.enqueue({ text: 'I left it.' });
+    under.gateway.enqueue({ text: 'I asked you first.' });
     ask(under, 'write a note');
     const question = await answer(under, /wants to/);
+    await answer(under, /^I asked you first\./);
+    expect(toolMessages(chatBodies(under.gateway)[1])[0]).toMatch(/^Not run yet: the person has been asked/);
     under.discord.clickButton({ messageId: question.id, customId: buttonOf(question, 'Deny') });
-    await answer(under, /^I left it\./);
+    await under.discord.waitFor(() =>
+      under.discord.message(question.id)?.content.match(/🚫 not run: .* denied it/),
+    );
     expect(existsSync(target)).toBe(false);
-    expect(toolMessages(chatBodies(under.gateway)[1])[0]).toMatch(/^Not run: .* denied it/);
+    expect(chatBodies(under.gateway)).toHaveLength(2);
   });
 
-  it('an acting tool nobody answers is not run once its time is up, and the model is told', async () => {
+  it('an acting tool nobody answers is not run once its time is up, and its question says so', async () => {
     const { under, target } = await startWithFiles({ environment: { TOOL_APPROVAL_TIMEOUT_S: '5' } });
     under.gateway.enqueue({
       toolCalls: [{ name: 'files_write_file', arguments: { path: target, content: 'x' } }],
     });
-    under.gateway.enqueue({ text: 'Nobody said yes.' });
+    under.gateway.enqueue({ text: 'Nobody said yes yet.' });
     ask(under, 'write a note');
-    await answer(under, /wants to/);
-    await answer(under, /^Nobody said yes\./);
+    const question = await answer(under, /wants to/);
+    await answer(under, /^Nobody said yes yet\./);
+    await under.discord.waitFor(
+      () => under.discord.message(question.id)?.content.includes('🚫 not run: nobody approved it within 5 s'),
+      { timeoutMs: 15_000 },
+    );
     expect(existsSync(target)).toBe(false);
-    expect(toolMessages(chatBodies(under.gateway)[1])[0]).toMatch(/^Not run: nobody approved it within 5 s/);
+    expect(chatBodies(under.gateway)).toHaveLength(2);
   }, 25_000);
 });

@@ -173,7 +173,7 @@ describe('slack: agent sessions', () => {
     ]);
   });
 
-  it('is suspended while an acting tool waits for the asker’s yes, then processing again', async () => {
+  it('is active, not suspended, once the reply that asked an acting tool’s question ends', async () => {
     const under = await startSlackUnderTest({
       mode: 'http',
       thinkingStatusDelayMs: 0,
@@ -200,7 +200,7 @@ describe('slack: agent sessions', () => {
     };
     under.app.toolbox.replace('test', [acting]);
     under.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: { text: 'hello' } }] });
-    under.gateway.enqueue({ text: 'Written.' });
+    under.gateway.enqueue({ text: 'I asked you first.' });
     under.gateway.enqueue({ text: JSON.stringify({ title: 'Writing hello' }) });
     const mention = appMention({ channel: 'C0SESSION7', text: 'write hello' });
     await under.deliverEvent(mention);
@@ -210,7 +210,11 @@ describe('slack: agent sessions', () => {
         buttonsOf(message).some((button) => button.text.text === 'Approve'),
       ),
     );
-    await under.slack.waitFor(() => under.slack.agentSessions.sessions.get(key)?.status === 'suspended');
+    // The reply that asked does not wait for the answer: it ends, and the session is active.
+    await under.slack.waitFor(() => under.slack.agentSessions.sessions.get(key)?.title === 'Writing hello');
+    await under.slack.waitFor(() => under.slack.agentSessions.sessions.get(key)?.status === 'active');
+    expect(calls).toEqual([]);
+    under.gateway.enqueue({ text: 'Written.' });
     const approve = buttonsOf(question).find((button) => button.text.text === 'Approve');
     await under.slack.deliverInteraction({
       payload: buttonClick({
@@ -220,12 +224,15 @@ describe('slack: agent sessions', () => {
         threadTs: String(mention.ts),
       }),
     });
-    const session = await under.slack.waitFor(() => {
-      const found = under.slack.agentSessions.sessions.get(key);
-      return found?.status === 'active' ? found : undefined;
-    });
+    await under.slack.waitFor(() =>
+      botReplies(under, 'C0SESSION7', String(mention.ts)).find((message) =>
+        message.text.includes('Written.'),
+      ),
+    );
+    const session = under.slack.agentSessions.sessions.get(key);
 
     expect(calls).toEqual([{ text: 'hello' }]);
-    expect(session.statuses).toEqual(['processing', 'suspended', 'processing', 'active']);
+    // Never suspended: nothing waits for the answer; the approved call answers in a reply of its own.
+    expect(session?.statuses).toEqual(['processing', 'active']);
   });
 });

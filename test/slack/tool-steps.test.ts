@@ -116,23 +116,29 @@ describe('an acting tool asking while the stream is open', () => {
     return { slack, threadTs, question };
   }
 
+  /** The markdown block of a message: what Slack renders as Markdown. */
+  function markdownOf(message: StoredMessage): string {
+    const block = (message.blocks ?? []).find(
+      (candidate): candidate is { type: 'markdown'; text: string } =>
+        (candidate as { type?: string }).type === 'markdown',
+    );
+    return block?.text ?? '';
+  }
+
   /**
-   * Presses Approve and waits for the reply's stream to stop; checks that the reply had one stream,
-   * stopped once with `answer` and its task cards `statuses`, that no other message holds the
-   * answer, and that the question says it was approved.
+   * Presses Approve and waits for the answer `answer`, in a message of its own after the question;
+   * checks that the question says it was approved.
    */
   async function approveAndCheckAnswer({
     channel,
     threadTs,
     question,
     answer,
-    statuses,
   }: {
     channel: string;
     threadTs: string;
     question: StoredMessage;
     answer: string;
-    statuses: string[];
   }) {
     const slack = bot?.slack;
     if (!slack || !bot) throw new Error('no bot');
@@ -140,75 +146,69 @@ describe('an acting tool asking while the stream is open', () => {
     await bot.deliverInteraction(
       buttonClick({ actionId: approve?.action_id ?? '', messageTs: question.ts, channel, threadTs }),
     );
-    const stopped = await slack.waitFor(
-      () => slack.streams.find((candidate) => candidate.channel === channel && candidate.state === 'stopped'),
+    const answered = await slack.waitFor(
+      () => slack.messages(channel, threadTs).find((message) => message.text.includes(answer)),
       10_000,
     );
-    expect(slack.streams.filter((candidate) => candidate.channel === channel)).toHaveLength(1);
-    expect(stopped.writes.filter((write) => write.method === 'chat.stopStream')).toHaveLength(1);
-    expect(stopped.text).toBe(answer);
-    expect([...stopped.tasks.values()].map((task) => task.status)).toEqual(statuses);
-    expect(slack.callsTo('chat.update').map((call) => (call.arguments as { ts?: string }).ts)).not.toContain(
-      stopped.ts,
+    expect(Number(answered.ts)).toBeGreaterThan(Number(question.ts));
+    await slack.waitFor(() =>
+      slack
+        .messages(channel, threadTs)
+        .find((message) => message.ts === question.ts && message.text.includes('approved by')),
     );
-    const firstLine = answer.split('\n')[0] ?? answer;
-    const thread = slack.messages(channel, threadTs);
-    expect(thread.filter((message) => message.text.includes(firstLine)).map((message) => message.ts)).toEqual(
-      [stopped.ts],
-    );
-    expect(thread.find((message) => message.ts === question.ts)?.text).toContain('approved by');
   }
 
-  it('asks in a message of its own while the steps’ stream stays open, then the answer follows in it', async () => {
+  it('asks in a message of its own while the steps’ stream stays open, ends the reply, and Approve answers anew', async () => {
     bot = await startSlackUnderTest({ mode: 'http', environment: { CHAT_MODEL: 'tools-model' } });
     const calls: unknown[] = [];
     bot.app.toolbox.replace('test', [slowTool('test_look', 50), actingTool('test_write', calls)]);
     // A read-only step opens the stream; the acting one asks while it is open.
     bot.gateway.enqueue({ toolCalls: [{ name: 'test_look', arguments: {} }] });
     bot.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: { text: 'hello' } }] });
-    bot.gateway.enqueue({ text: 'I looked, then wrote hello.', chunkSize: 5, delayBetweenChunksMs: 40 });
-    const { slack, threadTs, question } = await askUntilQuestion('C0STEPS003', 'look, then write hello');
-    // The step shows that it waits, in the stream that is still open.
-    const waiting = await slack.waitFor(() =>
-      slack.streams.find(
-        (candidate) =>
-          candidate.channel === 'C0STEPS003' &&
-          [...candidate.tasks.values()].some((task) => task.details === 'waiting for approval'),
-      ),
-    );
-    expect(waiting.state).toBe('streaming');
-    await approveAndCheckAnswer({
-      channel: 'C0STEPS003',
-      threadTs,
-      question,
-      answer: 'I looked, then wrote hello.\n\n_🔧 used 2 tools_',
-      statuses: ['complete', 'complete'],
+    bot.gateway.enqueue({
+      text: 'I looked, and asked you before writing.',
+      chunkSize: 5,
+      delayBetweenChunksMs: 40,
     });
+    const { slack, threadTs, question } = await askUntilQuestion('C0STEPS003', 'look, then write hello');
+    // The reply goes on in the stream that was open, and ends there without waiting for the answer.
+    const stopped = await slack.waitFor(
+      () =>
+        slack.streams.find(
+          (candidate) => candidate.channel === 'C0STEPS003' && candidate.state === 'stopped',
+        ),
+      10_000,
+    );
+    expect(slack.streams.filter((candidate) => candidate.channel === 'C0STEPS003')).toHaveLength(1);
+    expect(stopped.text).toBe('I looked, and asked you before writing.\n\n_🔧 used 1 tool_');
+    expect([...stopped.tasks.values()].map((task) => [task.status, task.details])).toEqual([
+      ['complete', undefined],
+      ['error', 'waiting for approval'],
+    ]);
+    expect(calls).toEqual([]);
+    bot.gateway.enqueue({ text: 'I wrote hello.' });
+    await approveAndCheckAnswer({ channel: 'C0STEPS003', threadTs, question, answer: 'I wrote hello.' });
     expect(calls).toEqual([{ text: 'hello' }]);
   });
 
-  it('keeps the answer’s stream open while it asks, when the model wrote before calling the tool', async () => {
+  it('shows 2,000 characters of arguments with backticks and Markdown whole, in a code block', async () => {
     bot = await startSlackUnderTest({ mode: 'http', environment: { CHAT_MODEL: 'tools-model' } });
     const calls: unknown[] = [];
     bot.app.toolbox.replace('test', [actingTool('test_write', calls)]);
-    bot.gateway.enqueue({
-      text: 'Let me write that down. ',
-      toolCalls: [{ name: 'test_write', arguments: { text: 'hello' } }],
-    });
-    bot.gateway.enqueue({ text: 'I wrote hello.', chunkSize: 4, delayBetweenChunksMs: 40 });
-    const { slack, threadTs, question } = await askUntilQuestion('C0STEPS004', 'write hello');
-    // Long enough for a stream that the question ended to have been stopped.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
-    const open = slack.streams.find((candidate) => candidate.channel === 'C0STEPS004');
-    expect(open?.state).toBe('streaming');
-    expect(open?.text).toBe('Let me write that down. ');
-    await approveAndCheckAnswer({
-      channel: 'C0STEPS004',
-      threadTs,
-      question,
-      answer: 'Let me write that down. I wrote hello.\n\n_🔧 used 1 tool_',
-      statuses: ['complete'],
-    });
-    expect(calls).toEqual([{ text: 'hello' }]);
+    const raw = `{"text":"✅ **read-only preview, nothing is sent** \`x\` ${'z'.repeat(1_950)}", "to": "someone@example.test"}`;
+    expect(raw.length).toBeGreaterThan(2_000);
+    bot.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: raw }] });
+    bot.gateway.enqueue({ text: 'Asked you.' });
+    const { slack, threadTs, question } = await askUntilQuestion('C0STEPS004', 'write the long one');
+    // Slack's code block shows its text literally ("Formatting text for app surfaces", code blocks).
+    expect(markdownOf(question)).toContain(`\n\`\`\`\n${raw}\n\`\`\`\n`);
+    expect(markdownOf(question).split('```')).toHaveLength(3);
+    expect(markdownOf(question)).not.toContain('(cut');
+    await slack.waitFor(() =>
+      slack.messages('C0STEPS004', threadTs).find((message) => message.text.includes('Asked you.')),
+    );
+    bot.gateway.enqueue({ text: 'Sent it.' });
+    await approveAndCheckAnswer({ channel: 'C0STEPS004', threadTs, question, answer: 'Sent it.' });
+    expect(calls).toEqual([JSON.parse(raw)]);
   });
 });

@@ -10,7 +10,11 @@ import type { FakeGateway } from '../fakes/gateway/index.ts';
 /** A chat request as the fake gateway recorded it, in the parts the tool tests read. */
 export type ChatBody = {
   tools?: Array<{ function: { name: string } }>;
-  messages: Array<{ role: string; content: unknown }>;
+  messages: Array<{
+    role: string;
+    content: unknown;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+  }>;
 };
 
 /** Every chat completion request the fake gateway received, in order. */

@@ -111,19 +111,25 @@ describe('a reply without tools', () => {
 });
 
 describe('a tool that acts on the world', () => {
-  it('waits for its asker: another person cannot approve it, the asker can, and the model gets the result', async () => {
+  it('asks its asker without waiting: another person cannot approve it, the asker can, and the model gets the result in a new reply', async () => {
     const subject = await start();
     const calls: unknown[] = [];
     subject.app.toolbox.replace('test', [actingTool('test_write', calls)]);
     const mallory = subject.discord.createUser({ username: 'mallory' });
     await new Promise((resolve) => setTimeout(resolve, 100));
     subject.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: { text: 'hello' } }] });
+    subject.gateway.enqueue({ text: 'I asked you first.' });
     subject.gateway.enqueue({ text: 'Written.' });
     await ask(subject, 'write hello');
     const question = await subject.discord.waitFor(() =>
       subject.botMessages(subject.generalChannelId).find((message) => message.content.includes('wants to')),
     );
     expect(question.content).toContain('test_write');
+    await subject.discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .find((message) => message.content.startsWith('I asked you first.')),
+    );
     subject.discord.clickButton({
       messageId: question.id,
       customId: buttonOf(question, 'Approve'),
@@ -137,33 +143,40 @@ describe('a tool that acts on the world', () => {
     expect(refusal.flags & 64).toBe(64);
     expect(calls).toEqual([]);
     subject.discord.clickButton({ messageId: question.id, customId: buttonOf(question, 'Approve') });
-    await subject.discord.waitFor(() =>
+    const written = await subject.discord.waitFor(() =>
       subject.botMessages(subject.generalChannelId).find((message) => message.content.startsWith('Written.')),
     );
+    expect(written.id).not.toBe(question.id);
     expect(calls).toEqual([{ text: 'hello' }]);
     expect(subject.discord.message(question.id)?.content).toContain('✅ approved by');
-    expect(toolMessages(chatBodies(subject.gateway)[1])[0]).toContain('test_write did {"text":"hello"}');
+    expect(toolMessages(chatBodies(subject.gateway)[1])[0]).toMatch(
+      /^Not run yet: the person has been asked/,
+    );
+    expect(toolMessages(chatBodies(subject.gateway)[2])[0]).toContain('test_write did {"text":"hello"}');
   });
 
-  it('is not run when the asker denies it, and the model is told', async () => {
+  it('is not run when the asker denies it, and no further request is made', async () => {
     const subject = await start();
     const calls: unknown[] = [];
     subject.app.toolbox.replace('test', [actingTool('test_write', calls)]);
     subject.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: { text: 'rm -rf' } }] });
-    subject.gateway.enqueue({ text: 'I did not write it.' });
+    subject.gateway.enqueue({ text: 'I asked before writing.' });
     await ask(subject, 'write something');
     const question = await subject.discord.waitFor(() =>
       subject.botMessages(subject.generalChannelId).find((message) => message.content.includes('wants to')),
     );
-    subject.discord.clickButton({ messageId: question.id, customId: buttonOf(question, 'Deny') });
     await subject.discord.waitFor(() =>
       subject
         .botMessages(subject.generalChannelId)
-        .find((message) => message.content.startsWith('I did not write it.')),
+        .find((message) => message.content.startsWith('I asked before writing.')),
+    );
+    subject.discord.clickButton({ messageId: question.id, customId: buttonOf(question, 'Deny') });
+    await subject.discord.waitFor(() =>
+      subject.discord.message(question.id)?.content.match(/🚫 not run: .* denied it/),
     );
     expect(calls).toEqual([]);
-    expect(toolMessages(chatBodies(subject.gateway)[1])[0]).toMatch(/^Not run: .* denied it/);
-    expect(subject.discord.message(question.id)?.content).toContain('🚫 not run');
+    expect(chatBodies(subject.gateway)).toHaveLength(2);
+    expect(buttonOf(subject.discord.message(question.id) ?? question, 'Approve')).toBe('');
   });
 });
 

@@ -100,6 +100,7 @@ describe('a stdio server parley starts', () => {
     subject.gateway.enqueue({
       toolCalls: [{ name: 'files_write_file', arguments: { path: target, content: 'written by parley' } }],
     });
+    subject.gateway.enqueue({ text: 'I asked you first.' });
     subject.gateway.enqueue({ text: 'Saved the note.' });
     subject.discord.sendUserMessage({
       channelId: subject.generalChannelId,
@@ -110,6 +111,11 @@ describe('a stdio server parley starts', () => {
       subject.botMessages(subject.generalChannelId).find((message) => message.content.includes('wants to')),
     );
     expect(question.content).toContain('files_write_file');
+    await subject.discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .find((message) => message.content.startsWith('I asked you first.')),
+    );
     expect(existsSync(target)).toBe(false);
     subject.discord.clickButton({ messageId: question.id, customId: buttonOf(question, 'Approve') });
     await subject.discord.waitFor(() =>
@@ -118,7 +124,7 @@ describe('a stdio server parley starts', () => {
         .find((message) => message.content.startsWith('Saved the note.')),
     );
     expect(readFileSync(target, 'utf8')).toBe('written by parley');
-    expect(toolMessages(chatBodies(subject.gateway)[1])[0]).toMatch(
+    expect(toolMessages(chatBodies(subject.gateway)[2])[0]).toMatch(
       /^<tool_result tool="files_write_file" source="files">\nSuccessfully wrote to /,
     );
   });
