@@ -15,6 +15,7 @@ import { shutDownWithin, shutdownShares } from '../src/shut-down.ts';
 import type { Coordination } from '../src/state/coordination.ts';
 import type { Store } from '../src/state/create-store.ts';
 import { parseStoreUrl } from '../src/state/store-url.ts';
+import { startTracing } from '../src/tracing/start-tracing.ts';
 import {
   loadParleyConfig,
   type ParleyConfig,
@@ -96,6 +97,10 @@ async function main(): Promise<number> {
     }
     process.stderr.write(`parley: warning: ${line}\n`);
   }
+  // Before anything that makes a span; without an endpoint the SDK is never loaded.
+  const tracing = config.tracing
+    ? await startTracing({ tracing: config.tracing, secrets: config.secrets })
+    : undefined;
   const logger = createLogger({ log: { ...config.log, file: logFile }, secrets: config.secrets });
   for (const warning of config.warnings) logger.warn(warning);
   const app = createApp({ config, logger });
@@ -113,6 +118,10 @@ async function main(): Promise<number> {
     await finishOrCutReplies({ ...services, ...shutdownShares(config.shutdownGraceMs) });
     await services.close();
     await app.close();
+    // Last, so the spans of the replies finished or cut above are sent.
+    await tracing
+      ?.stop()
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not send the last spans'));
   };
   const platformNames = platforms.map(({ adapter }) => adapter.name);
   if (!(await startHealth({ config, platformNames, logger, probeStore: app.probeStore }))) {

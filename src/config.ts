@@ -275,6 +275,8 @@ function toConfig({
           timeoutMs: values.SEARCH_TIMEOUT_MS,
         }
       : undefined,
+    /** OpenTelemetry traces (issue 38); undefined when no OTLP endpoint is set: the SDK is then never loaded. */
+    tracing: tracingConfigOf(values),
     /** Things that are probably wrong but may be meant, for start-up to print. */
     warnings: [
       ...gatewayUrlWarnings(values.GATEWAY_BASE_URL),
@@ -287,7 +289,28 @@ function toConfig({
       ...passwordOf(values.SEARCH_URL ?? ''),
       // What the tools file's placeholders were filled with, and its servers' headers.
       ...toolsFile.secrets,
+      // A hosted trace backend's key travels in these.
+      ...Object.values(values.OTEL_EXPORTER_OTLP_HEADERS),
     ] as readonly string[],
+  };
+}
+
+/** Where spans go and which are kept: the standard `OTEL_*` variables, for the SDK (src/tracing/). */
+function tracingConfigOf(values: EnvironmentValues) {
+  const tracesUrl =
+    values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (values.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+      ? undefined
+      : `${values.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`);
+  if (tracesUrl === undefined || values.OTEL_SDK_DISABLED === 'true') return undefined;
+  return {
+    tracesUrl,
+    headers: values.OTEL_EXPORTER_OTLP_HEADERS,
+    serviceName: values.OTEL_SERVICE_NAME,
+    sampler: values.OTEL_TRACES_SAMPLER,
+    samplerRatio: values.OTEL_TRACES_SAMPLER_ARG ?? 1,
+    /** Prompts and completions on the chat spans (scrubbed of secrets); off unless asked for. */
+    isContentCaptured: values.OTEL_GENAI_CAPTURE_CONTENT === 'on',
   };
 }
 

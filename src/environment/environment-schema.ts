@@ -25,6 +25,7 @@ import {
   timeZone,
   toolPatterns,
 } from './spend-access-values.ts';
+import { tracingSettings } from './tracing-settings.ts';
 
 const gatewaySettings = section('Model Gateway', {
   GATEWAY_BASE_URL: document(gatewayBaseUrl, {
@@ -343,6 +344,7 @@ export const environmentSchema = z.object({
   ...commandSettings,
   ...readingSettings,
   ...operationsSettings,
+  ...tracingSettings,
   ...spendAndAccessSettings,
   ...schedulingSettings,
 });

@@ -1,0 +1,87 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanProcessor,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { TraceSamplerName } from '../environment/tracing-settings.ts';
+import { useTracing } from './tracer.ts';
+
+/** The SDK, registered as the API's global provider: what `stop` takes down again. */
+export interface InstalledTracing {
+  /** Sends what is still buffered, then unregisters the provider: spans are no-ops again. */
+  stop(): Promise<void>;
+}
+
+export interface InstallTracingOptions {
+  readonly serviceName: string;
+  /** Where finished spans go: a batch to the OTLP exporter in a run, the in-memory exporter in tests. */
+  readonly spanProcessors: readonly SpanProcessor[];
+  readonly sampler?: TraceSamplerName;
+  /** The share kept by the ratio samplers. */
+  readonly samplerRatio?: number;
+  readonly isContentCaptured: boolean;
+  /** The configured secrets, scrubbed from captured content besides what the detector finds. */
+  readonly secrets: readonly string[];
+}
+
+/**
+ * Registers the OpenTelemetry SDK behind the API: a provider, the async context (so a span is the
+ * parent of whatever its work awaits) and the W3C Trace Context propagator (`traceparent` to MCP
+ * servers). Loaded only when tracing is configured (start-tracing.ts imports this file lazily).
+ */
+export function installTracing({
+  serviceName,
+  spanProcessors,
+  sampler = 'parentbased_always_on',
+  samplerRatio = 1,
+  isContentCaptured,
+  secrets,
+}: InstallTracingOptions): InstalledTracing {
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    sampler: samplerOf(sampler, samplerRatio),
+    spanProcessors: [...spanProcessors],
+  });
+  trace.setGlobalTracerProvider(provider);
+  useTracing({ isOn: true, isContentCaptured, secrets });
+  return {
+    async stop() {
+      await provider.shutdown();
+      trace.disable();
+      propagation.disable();
+      context.disable();
+      useTracing({ isOn: false, isContentCaptured: false, secrets: [] });
+    },
+  };
+}
+
+// OTEL_TRACES_SAMPLER's values, as the SDK environment specification defines them.
+function samplerOf(name: TraceSamplerName, ratio: number): Sampler {
+  const ratioSampler = new TraceIdRatioBasedSampler(ratio);
+  switch (name) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratioSampler;
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratioSampler });
+  }
+}
