@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Span } from '@opentelemetry/api';
 import type { AccessVerdict } from '../src/access/access-gate.ts';
 import { type ReplyEnding, type ReplyOutcome, storeUnavailableMessage } from '../src/conversation/engine.ts';
 import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
@@ -9,6 +10,7 @@ import type { ToolCall } from '../src/gateway/chat-types.ts';
 import type { StoredImageRef } from '../src/images/image-store.ts';
 import { bytesOfDataUri, detectImageType } from '../src/images/image-type.ts';
 import type { AskApproval } from '../src/tools/tool-loop.ts';
+import { recordTurnEnding, traceTurn } from '../src/tracing/turn-spans.ts';
 import { type ChatActionPayload, encodeActionId } from './action-store.ts';
 import { answeredQuestionText, approvalQuestionOf } from './approval-question.ts';
 import type { CommandServices } from './define-command.ts';
@@ -29,9 +31,19 @@ export interface TurnToRead {
  * A chat reply with its buttons: Stop under the newest message while it streams, then Regenerate
  * (and Continue when the token limit cut the reply) under the last one, sent with its final text.
  * Mentions, /chat, Regenerate and Continue all reply through here, so every chat reply behaves the
- * same on every platform.
+ * same on every platform. The turn is one trace: its span is the parent of everything below.
  */
-export async function replyWithActions({
+export function replyWithActions(
+  options: Omit<Parameters<typeof answerTurn>[0], 'turnSpan'>,
+): Promise<ReplyOutcome> {
+  const facts = 'read' in options.turn ? options.turn.facts : options.turn;
+  return traceTurn({ conversationKey: facts.conversationKey }, (turnSpan) =>
+    answerTurn({ ...options, turnSpan }),
+  );
+}
+
+async function answerTurn({
+  turnSpan,
   services,
   turn: given,
   surface,
@@ -42,6 +54,8 @@ export async function replyWithActions({
   verdict: askedVerdict,
   approvedCall,
 }: {
+  /** The turn's span, told how the turn ended. */
+  turnSpan: Span;
   services: CommandServices;
   /**
    * The turn, or its facts and how to read the rest: the gate answers on the facts, and a refused
@@ -86,9 +100,11 @@ export async function replyWithActions({
     await createStreamingWriter({ surface })
       .fail({ reason: storeUnavailableMessage })
       .catch((writeError: unknown) => services.logger.warn({ err: writeError }, 'could not say so either'));
+    recordTurnEnding(turnSpan, { status: 'failed', error });
     return refusedOutcome(services);
   }
   if (!verdict.isAllowed) {
+    recordTurnEnding(turnSpan, { status: 'refused' });
     await tellRefused({ services, surface, text: isAnswerOwed ? verdict.text : verdict.notice });
     return refusedOutcome(services);
   }
@@ -135,6 +151,7 @@ export async function replyWithActions({
   } finally {
     services.activeReplies.finish(replyId);
   }
+  recordTurnEnding(turnSpan, { status: outcome.status, error: outcome.error });
   return outcome;
 }
 

@@ -1,4 +1,5 @@
 import type { Actor } from '../src/access/actor.ts';
+import { traceCommand } from '../src/tracing/turn-spans.ts';
 import { decodeActionId } from './action-store.ts';
 import { findAction } from './all-actions.ts';
 import type { CommandResponder, CommandServices } from './define-command.ts';
@@ -28,5 +29,7 @@ export async function runAction({
     await responder.send({ text: 'I do not know that button.', isPrivate: true });
     return;
   }
-  await definition.run({ pressed, user, responder, services, signal });
+  await traceCommand({ kind: 'action', name: pressed.verb }, () =>
+    definition.run({ pressed, user, responder, services, signal }),
+  );
 }

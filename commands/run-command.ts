@@ -1,6 +1,7 @@
 import type { Actor } from '../src/access/actor.ts';
 import { storeUnavailableMessage } from '../src/conversation/engine.ts';
 import type { Form } from '../src/delivery/form.ts';
+import { traceCommand } from '../src/tracing/turn-spans.ts';
 import { userMessageOf } from '../src/user-facing-error.ts';
 import { parseCommandInput, type RawOptionValue } from './command-options.ts';
 import type { ChannelMessage, Command, CommandResponder, CommandServices } from './define-command.ts';
@@ -30,9 +31,16 @@ export type CommandRunStatus = 'done' | 'invalid' | 'refused' | 'failed';
 /**
  * Runs a command the same way on every platform: options validated by its schema (a bad option is
  * one line that says what is allowed), the conversation's order kept, and every failure turned into
- * a short message for the person with the details in the log.
+ * a short message for the person with the details in the log. Each run is a span of its own.
  */
-export async function runCommand({
+export function runCommand(options: Parameters<typeof runTracedCommand>[0]): Promise<CommandRunStatus> {
+  return traceCommand(
+    { kind: 'command', name: options.command.name, conversationKey: options.conversationKey },
+    () => runTracedCommand(options),
+  );
+}
+
+async function runTracedCommand({
   command,
   rawOptions,
   conversationKey,

@@ -4,6 +4,7 @@ import { estimatePromptTokens } from '../src/gateway/token-estimate.ts';
 import type { ScheduleRecord } from '../src/scheduling/schedule-record.ts';
 import { describeInstant, nextRunAfter } from '../src/scheduling/schedule-timing.ts';
 import type { RunOutcome, ScheduleRunner } from '../src/scheduling/scheduler.ts';
+import { traceScheduledRun } from '../src/tracing/turn-spans.ts';
 import { findCommand } from './all-commands.ts';
 import { replyWithActions } from './chat-reply.ts';
 import type { CommandResponder, CommandServices } from './define-command.ts';
@@ -70,22 +71,28 @@ export function createScheduledRunner({
       logger.warn({ err: error }, 'could not post a scheduling note');
     });
 
+  const runOnce: ScheduleRunner['run'] = async ({ record, dueAtMs, attempt, isLastAttempt }) => {
+    const target = await reach(record);
+    if ('problem' in target) {
+      logger.warn(
+        { scheduleId: record.id, problem: target.problem },
+        'a scheduled run could not reach its place',
+      );
+      return { status: 'failed', reason: target.problem };
+    }
+    try {
+      return await runInPlace({ record, dueAtMs, attempt, isLastAttempt, ...target });
+    } finally {
+      target.release();
+    }
+  };
+
   return {
-    async run({ record, dueAtMs, attempt, isLastAttempt }): Promise<RunOutcome> {
-      const target = await reach(record);
-      if ('problem' in target) {
-        logger.warn(
-          { scheduleId: record.id, problem: target.problem },
-          'a scheduled run could not reach its place',
-        );
-        return { status: 'failed', reason: target.problem };
-      }
-      try {
-        return await runInPlace({ record, dueAtMs, attempt, isLastAttempt, ...target });
-      } finally {
-        target.release();
-      }
-    },
+    // Each run is the root of a trace of its own: its timer may have been set inside a command's span.
+    run: (request) =>
+      traceScheduledRun({ kind: request.record.kind, conversationKey: request.record.conversationKey }, () =>
+        runOnce(request),
+      ),
     async tellSkipped({ record, dueAtMs, reason }) {
       const target = await reach(record);
       if ('problem' in target) return;

@@ -23,6 +23,13 @@ export interface DiscordCallTarget {
   readonly isInBetween?: boolean;
 }
 
+/** Each kind of call as Discord's API reference names its route (resources/message.mdx, resources/channel.mdx). */
+const discordRoutes: Record<DiscordCallTarget['kind'], string> = {
+  create: 'POST /channels/{channel.id}/messages',
+  edit: 'PATCH /channels/{channel.id}/messages/{message.id}',
+  typing: 'POST /channels/{channel.id}/typing',
+};
+
 /** The bot's one outbound queue on Discord; every channel surface of the bot shares it. */
 export interface DiscordOutbound extends OutboundQueue<DiscordCallTarget> {
   /**
@@ -98,6 +105,7 @@ export function createDiscordOutbound(
   const shared: BucketClaim[] = sharedBudget ? [sharedBudget] : [];
   const inBetweenEdits = limits.channel.keepingSpare(finalEditReserve);
   const queue = createOutboundQueue<DiscordCallTarget>({
+    routeOf: (target) => discordRoutes[target.kind],
     // The typing gate is asked before the bot's window, so it sees the window without this call; the
     // shared budget, a Redis round trip, is asked last, once the process's own limits have room.
     bucketsFor: (target): BucketClaim[] =>

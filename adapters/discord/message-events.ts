@@ -2,6 +2,7 @@ import { type Message, PermissionFlagsBits, type SendableChannels, type ThreadCh
 import { replyWithActions, type TurnFacts, type TurnToRead } from '../../commands/chat-reply.ts';
 import type { AccessVerdict } from '../../src/access/access-gate.ts';
 import { conversationKeyOf, type IncomingTurn } from '../../src/conversation/turn.ts';
+import { tracePlatformEvent } from '../../src/tracing/turn-spans.ts';
 import { type DiscordAdapterContext, messageDedupeTtlMs } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
 import { discordMessageActorOf } from './discord-actor.ts';
@@ -46,6 +47,24 @@ async function answerInPlace({
   givePlaceUp: () => void;
 }): Promise<void> {
   if (!(await shouldAnswer({ message, botUserId, adapter }))) return;
+  // From here the message is a turn: one trace, from the event to the last write (and the title).
+  await tracePlatformEvent(
+    { name: 'discord message', conversationKey: conversationKeyOfMessage(message) },
+    () => answerAddressedMessage({ message, adapter, botUserId, givePlaceUp }),
+  );
+}
+
+async function answerAddressedMessage({
+  message,
+  adapter,
+  botUserId,
+  givePlaceUp,
+}: {
+  message: Message;
+  adapter: DiscordAdapterContext;
+  botUserId: string;
+  givePlaceUp: () => void;
+}): Promise<void> {
   // parley is active here: after a fresh identify, what came after the newest message is read.
   adapter.missedMessages.noteActive(message);
   if (!(await adapter.eventDeduper.isFirstSighting(`discord:message:${message.id}`, messageDedupeTtlMs))) {

@@ -46,6 +46,7 @@ export function createSlackOutbound({
   };
   const queue = createOutboundQueue<SlackCallTarget>({
     clock,
+    routeOf: ({ method }) => method,
     bucketsFor: ({ teamId, method, channel }) => {
       const budget = budgets[method];
       if (budget === undefined) return [];

@@ -3,6 +3,7 @@ import type { AuditLog } from '../audit/audit-log.ts';
 import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
 import type { Deduper } from '../state/dedupe.ts';
+import { traceAccess } from '../tracing/turn-spans.ts';
 import { type AccessRefusal, type Capability, decideAccess, describeRefusal } from './access-policy.ts';
 import type { Actor } from './actor.ts';
 
@@ -78,34 +79,41 @@ export function createAccessGate({
     async permits(request) {
       return (await decide(request)).isAllowed;
     },
-    async authorize({ actor, conversationKey, capability }) {
-      const decision = await decide({ actor, conversationKey, capability });
-      if (decision.isAllowed) return decision;
-      const place = placeOfConversation(conversationKey);
-      const text = describeRefusal({ refusal: decision.refusal, capability });
-      const isDue = await sightings
-        .isFirstSighting(
-          `access-notice:${place.platform}:${place.workspace}:${actor.id}`,
-          refusalNoticeIntervalMs,
-        )
-        .catch((error: unknown) => {
-          logger.warn({ err: error }, 'could not tell whether the person was already told; telling them');
-          return true;
-        });
-      if (isDue) {
-        await audit?.record({
-          platform: place.platform,
-          workspace: place.workspace,
-          channel: place.channel,
-          actor: { id: actor.id, name: actor.name },
-          kind: 'access-refused',
-          what: `${describeCapability(capability)} refused: ${decision.refusal} (recorded once an hour)`,
-          result: 'refused',
-        });
-      }
-      return { isAllowed: false, refusal: decision.refusal, notice: isDue ? text : undefined, text };
-    },
+    // Each decision is an `authorize` span of the turn, command or press that asked.
+    authorize: (request) => traceAccess(() => authorize(request)),
   };
+
+  async function authorize({
+    actor,
+    conversationKey,
+    capability,
+  }: Parameters<AccessGate['authorize']>[0]): Promise<AccessVerdict> {
+    const decision = await decide({ actor, conversationKey, capability });
+    if (decision.isAllowed) return decision;
+    const place = placeOfConversation(conversationKey);
+    const text = describeRefusal({ refusal: decision.refusal, capability });
+    const isDue = await sightings
+      .isFirstSighting(
+        `access-notice:${place.platform}:${place.workspace}:${actor.id}`,
+        refusalNoticeIntervalMs,
+      )
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not tell whether the person was already told; telling them');
+        return true;
+      });
+    if (isDue) {
+      await audit?.record({
+        platform: place.platform,
+        workspace: place.workspace,
+        channel: place.channel,
+        actor: { id: actor.id, name: actor.name },
+        kind: 'access-refused',
+        what: `${describeCapability(capability)} refused: ${decision.refusal} (recorded once an hour)`,
+        result: 'refused',
+      });
+    }
+    return { isAllowed: false, refusal: decision.refusal, notice: isDue ? text : undefined, text };
+  }
 }
 
 /** A capability as the audit trail names it: `/usage`, `administer`, `write-shared place-memory`. */

@@ -39,6 +39,7 @@ import type { KeyedLock, TurnPlace } from '../state/keyed-lock.ts';
 import { storeUnavailableMessage } from '../state/time-bound-store.ts';
 import type { AskApproval } from '../tools/tool-loop.ts';
 import type { ToolReplies } from '../tools/tool-replies.ts';
+import { traceHistoryLoad, traceStep } from '../tracing/turn-spans.ts';
 import {
   type ContextFit,
   estimateTokens,
@@ -387,7 +388,7 @@ async function answerJournaled(
       actions: await refusalActions(),
     });
   }
-  const admission = await admitReply({ dependencies, request, prepared });
+  const admission = await traceStep('spend admit', () => admitReply({ dependencies, request, prepared }));
   if (!admission.isAdmitted) {
     return refuseTurn({ writer, model, reason: admission.message, actions: await refusalActions() });
   }
@@ -443,7 +444,7 @@ async function answerJournaled(
   await admission.hold.settle();
   // After the last write, so the person never waits for it: the next turn of this conversation does.
   if (recording?.isSaved) {
-    await foldAfterReply({ dependencies, turn, prepared, logger });
+    await traceStep('summary fold', () => foldAfterReply({ dependencies, turn, prepared, logger }));
     // Regenerate answers a message already read; only a new one can hold new facts.
     if (request.replacesReplyCreatedAt === undefined)
       await extractMemoryAfterReply({ dependencies, turn, prepared, logger });
@@ -614,9 +615,11 @@ async function prepareTurn(
     await Promise.all([
       dependencies.settings.get(turn.conversationKey),
       dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
-      dependencies.history.load(turn.conversationKey),
+      traceHistoryLoad(() => dependencies.history.load(turn.conversationKey)),
       loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
-      readTurnDocumentsAsStep({ reading: dependencies.reading, turn, signal: request.signal, showStep }),
+      traceStep('documents read', () =>
+        readTurnDocumentsAsStep({ reading: dependencies.reading, turn, signal: request.signal, showStep }),
+      ),
       dependencies.folding?.summaries.get(turn.conversationKey),
     ]);
   const images = await withLinkImages({ images: attachedImages, read, dependencies, logger });

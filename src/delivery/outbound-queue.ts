@@ -1,4 +1,5 @@
 import { recordQueueWait } from '../operations/metrics.ts';
+import { startPlatformCall } from '../tracing/platform-spans.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Acquisition, BucketClaim, RateLimit } from './rate-limits.ts';
 
@@ -94,10 +95,13 @@ interface Round {
 
 export function createOutboundQueue<Target>({
   bucketsFor,
+  routeOf,
   clock = systemClock,
 }: {
   /** The limits a call draws on; an empty list sends it at once. */
   bucketsFor: (target: Target) => readonly BucketClaim[];
+  /** The call's route or method as the platform's API names it (`chat.update`), for its span. */
+  routeOf?: (target: Target) => string;
   clock?: Clock;
 }): OutboundQueue<Target> {
   const waiting: Waiting[] = [];
@@ -243,8 +247,12 @@ export function createOutboundQueue<Target>({
 
   return {
     schedule<Result>(call: QueuedCall<Target, Result>): Promise<Result> {
+      const traced = startPlatformCall({
+        route: routeOf?.(call.target) ?? 'platform call',
+        priority: call.priority,
+      });
       const claims = bucketsFor(call.target);
-      if (claims.length === 0) return call.run();
+      if (claims.length === 0) return traced.run(call.run, 0);
       return new Promise<Result>((resolve, reject) => {
         sequence += 1;
         const nowMs = clock.now();
@@ -256,7 +264,8 @@ export function createOutboundQueue<Target>({
           claims,
           queuedAtMs: nowMs,
           start: (grants) => {
-            runGranted(call.run, grants).then(resolve, reject);
+            const waitedMs = clock.now() - nowMs;
+            runGranted(() => traced.run(call.run, waitedMs), grants).then(resolve, reject);
           },
         });
         dispatch();

@@ -3,6 +3,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { renderNotice } from '../notices/render-notice.ts';
 import { recordGatewayError, recordGatewayRequest, recordTokens } from '../operations/metrics.ts';
+import { traceChat } from '../tracing/gateway-spans.ts';
 import type {
   ChatMessage,
   ChatReply,
@@ -35,10 +36,18 @@ export interface ChatCompletionsOptions {
 const imagesDroppedNotice = renderNotice({ type: 'model-cannot-see' });
 
 /** One whole reply. The SDK retries 429/5xx/connection errors (with `Retry-After`) before we see them. */
-export async function completeChat(
+export function completeChat(
   options: ChatCompletionsOptions,
   request: ChatRequest,
   wireExtras: { readonly responseFormat?: ResponseFormatJSONSchema | ResponseFormatJSONObject } = {},
+): Promise<ChatReply> {
+  return traceChat(request, () => completeChatUntraced(options, request, wireExtras));
+}
+
+async function completeChatUntraced(
+  options: ChatCompletionsOptions,
+  request: ChatRequest,
+  wireExtras: { readonly responseFormat?: ResponseFormatJSONSchema | ResponseFormatJSONObject },
 ): Promise<ChatReply> {
   const { messages, notices } = fitMessagesToModel(options.catalog, request);
   const covered = await coverRequest(request.hold, workOf(request, messages));
@@ -69,6 +78,7 @@ export async function completeChat(
       finishReason: toFinishReason(choice.finish_reason),
       usage,
       notices,
+      responseModel: completion.model,
     };
   } catch (error) {
     throw countedFailure('chat', toGatewayError(error, chatRequestOf(options)));
@@ -104,6 +114,7 @@ export async function* streamChat(
   });
   let finishReason: FinishReason | undefined;
   let usage: TokenUsage | undefined;
+  let responseModel: string | undefined;
   const toolCalls = createToolCallCollector();
   // What the model wrote, for the hold when the gateway sends no usage (a stream cut short).
   let writtenCharacters = 0;
@@ -172,6 +183,7 @@ export async function* streamChat(
         }
         if (choice?.finish_reason) finishReason = toFinishReason(choice.finish_reason);
         if (chunk.usage) usage = toUsage(chunk.usage);
+        if (responseModel === undefined) responseModel = chunk.model;
       }
     }
   } catch (error) {
@@ -203,7 +215,7 @@ export async function* streamChat(
   const calls = toolCalls.calls();
   if (calls.length > 0) yield { type: 'tool-calls', calls };
   recordUsage(request.model, usage);
-  yield { type: 'finish', finishReason, usage };
+  yield { type: 'finish', finishReason, usage, responseModel };
 }
 
 /** The request's worst case for its spend hold: the prompt as it will be sent, plus `max_tokens`. */

@@ -78,7 +78,8 @@ export interface ChatReply {
   readonly finishReason: FinishReason;
   readonly usage: TokenUsage | undefined;
   /** Things the person should know about how the request was adjusted (e.g. images dropped). */
-  readonly notices: readonly string[];
+  readonly notices: readonly string[] /** The model that answered, as the gateway names it (it may differ from the one asked for). */;
+  readonly responseModel?: string | undefined;
 }
 
 /** What a streamed reply yields, in order: notices, response-started, text deltas, then exactly one finish. */
@@ -96,7 +97,13 @@ export type ChatStreamEvent =
   | { readonly type: 'status'; readonly text: string }
   /** A tool call of the reply started or ended: platforms show it natively (Slack task cards). */
   | { readonly type: 'tool-step'; readonly step: ToolStep }
-  | { readonly type: 'finish'; readonly finishReason: FinishReason; readonly usage: TokenUsage | undefined };
+  | {
+      readonly type: 'finish';
+      readonly finishReason: FinishReason;
+      readonly usage: TokenUsage | undefined;
+      /** The model that answered, as the gateway's chunks name it. */
+      readonly responseModel?: string | undefined;
+    };
 
 /**
  * One step of a reply as people see it, a line or a task card on Slack: a tool call of the model,

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { z } from 'zod';
 import type { Logger } from '../log.ts';
+import { traceChatStream } from '../tracing/gateway-spans.ts';
 import { completeChat, streamChat } from './chat-completions.ts';
 import type { ChatReply, ChatRequest, ChatStreamEvent, ChatStreamRequest } from './chat-types.ts';
 import {
@@ -77,7 +78,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
   };
   return {
     chat: (request) => completeChat(chatOptions, request),
-    chatStream: (request) => streamChat(chatOptions, request),
+    chatStream: (request) => traceChatStream(request, (traced) => streamChat(chatOptions, traced)),
     generateStructured: (request) => generateStructured(chatOptions, request),
     generateImages: (request) => generateImages(imageOptions, request),
     capabilitiesOf: (model) => capabilitiesOf(options.catalog, model),

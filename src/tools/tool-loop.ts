@@ -7,6 +7,7 @@ import { GatewayError } from '../gateway/gateway-error.ts';
 import { coverRequest } from '../gateway/spend-cover.ts';
 import type { Logger } from '../log.ts';
 import { recordToolCall } from '../operations/metrics.ts';
+import { traceToolCall } from '../tracing/tool-spans.ts';
 import { isActingTool, type Tool, type ToolOutput, type ToolRunContext } from './tool.ts';
 import type { ToolOffReason } from './tool-governance.ts';
 import { wrapToolOutput } from './tool-output.ts';
@@ -256,7 +257,9 @@ async function* runToolCall({
         })
       : undefined;
   const startedAt = Date.now();
-  const output = await runWithDeadline({ tool, toolArguments, context: request.context });
+  const output = await traceToolCall({ name: tool.name, callId: call.id }, () =>
+    runWithDeadline({ tool, toolArguments, context: request.context }),
+  );
   covered?.record({ toolCalls: 1 });
   request.chat.hold.countToolCall({ tool: tool.name, isError: output.isError === true });
   const durationMs = Date.now() - startedAt;
