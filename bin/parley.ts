@@ -101,7 +101,11 @@ async function main(): Promise<number> {
   const tracing = config.tracing
     ? await startTracing({ tracing: config.tracing, secrets: config.secrets })
     : undefined;
-  const logger = createLogger({ log: { ...config.log, file: logFile }, secrets: config.secrets });
+  const logger = createLogger({
+    log: { ...config.log, file: logFile },
+    secrets: config.secrets,
+    isTraced: tracing !== undefined,
+  });
   for (const warning of config.warnings) logger.warn(warning);
   const app = createApp({ config, logger });
   const storeProblem = await unreachableStoreProblem({ config, probeStore: app.probeStore });

@@ -5,6 +5,7 @@ import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.ts';
 import { capLogLine, serializeErrorForLog, summarizeLogObject } from './log-values.ts';
 import { findSecrets, redactedMarker, redactFindings } from './secrets/secret-detector.ts';
+import { traceIdsOfActiveSpan } from './tracing/log-trace-ids.ts';
 
 export type { Logger } from 'pino';
 
@@ -49,10 +50,12 @@ export interface CreateLoggerOptions {
   readonly secrets: readonly string[];
   /** Where lines go when no LOG_FILE is set; tests pass their own stream. */
   readonly destination?: DestinationStream;
+  /** Tracing is on: each line written inside a span carries its `trace_id` and `span_id`. */
+  readonly isTraced?: boolean;
 }
 
 /** pino, JSON by default and pretty on request, that never writes a secret. */
-export function createLogger({ log, secrets, destination }: CreateLoggerOptions): Logger {
+export function createLogger({ log, secrets, destination, isTraced = false }: CreateLoggerOptions): Logger {
   const target = destination ?? openDestination(log.file);
   const isPretty =
     log.format === 'pretty' ||
@@ -68,6 +71,8 @@ export function createLogger({ log, secrets, destination }: CreateLoggerOptions)
       serializers: { err: serializeErrorForLog, error: serializeErrorForLog },
       formatters: { log: summarizeLogObject },
       hooks: { streamWrite: (line) => capLogLine(scrubSecrets(line, secrets), maxLineCharacters) },
+      // Without tracing no line pays for asking which span it is in.
+      ...(isTraced ? { mixin: traceIdsOfActiveSpan } : {}),
     },
     stream,
   );

@@ -2,7 +2,10 @@ import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../src/log.ts';
 
 /** A real parley logger (redaction included) whose lines a test can read back. */
-export function createCapturedLogger(secrets: readonly string[] = []): {
+export function createCapturedLogger(
+  secrets: readonly string[] = [],
+  { isTraced = false }: { isTraced?: boolean } = {},
+): {
   logger: Logger;
   output: () => string;
 } {
@@ -17,6 +20,7 @@ export function createCapturedLogger(secrets: readonly string[] = []): {
     log: { level: 'debug', format: 'json', file: undefined },
     secrets,
     destination,
+    isTraced,
   });
   return { logger, output: () => lines.join('') };
 }

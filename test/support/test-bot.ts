@@ -95,7 +95,8 @@ export function buildTestBot({
     },
     envFilePath: join(workDirectory, 'no.env'),
   });
-  const { logger, output } = createCapturedLogger(config.secrets);
+  // As bin/parley.ts does: with an OTLP endpoint configured, log lines carry their span's ids.
+  const { logger, output } = createCapturedLogger(config.secrets, { isTraced: config.tracing !== undefined });
   const app = createApp({ config, logger });
   const services = createCommandServices({ app });
   return {

@@ -44,7 +44,12 @@ beforeAll(async () => {
   });
   under = await startDiscordUnderTest((discord) => {
     mallory = discord.createUser({ username: 'mallory' });
-    return { ACCESS_BLOCK_USER_IDS: mallory.id, CHAT_MODEL: 'tools-model' };
+    return {
+      ACCESS_BLOCK_USER_IDS: mallory.id,
+      CHAT_MODEL: 'tools-model',
+      // Tracing configured, as in a run: the logger then writes span ids (the spans go to memory here).
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+    };
   });
   under.app.toolbox.replace('test', [testTool({ name: 'test_lookup' })]);
 }, 30_000);
@@ -128,6 +133,17 @@ describe('a trace per turn', () => {
     const routes = trace.map((span) => span.attributes[ATTR_URL_TEMPLATE]).filter(Boolean);
     expect(routes[0]).toBe('POST /channels/{channel.id}/messages');
     expect(routes).toContain('PATCH /channels/{channel.id}/messages/{message.id}');
+    // The engine's log line of the reply leads to the turn's span.
+    const finished = under
+      .logOutput()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((line) => line.msg === 'reply finished');
+    expect(finished).toMatchObject({
+      trace_id: turn.spanContext().traceId,
+      span_id: turn.spanContext().spanId,
+    });
     // Nothing the person or the model wrote is in any span.
     expect(JSON.stringify(trace.map((span) => span.attributes))).not.toMatch(/tides|twelve hours/i);
   });
