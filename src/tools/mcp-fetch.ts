@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { context, propagation } from '@opentelemetry/api';
 import type { GuardedAgents } from '../net/guarded-agents.ts';
 import { guardedFetch } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
@@ -41,6 +42,9 @@ export function createMcpFetch({
       throw new TypeError('an MCP request body is JSON text');
     }
     const headers = Object.fromEntries(new Headers(init.headers).entries());
+    // W3C Trace Context: the server's spans join the reply's trace, under the tool call's span.
+    // Without tracing the propagator is the API's no-op and adds nothing.
+    propagation.inject(context.active(), headers);
     const { response } = await guardedFetch({
       url: String(input),
       policy,
