@@ -39,7 +39,7 @@ import type { KeyedLock, TurnPlace } from '../state/keyed-lock.ts';
 import { storeUnavailableMessage } from '../state/time-bound-store.ts';
 import type { AskApproval } from '../tools/tool-loop.ts';
 import type { ToolReplies } from '../tools/tool-replies.ts';
-import { traceHistoryLoad, traceStep } from '../tracing/turn-spans.ts';
+import { startWait, traceHistoryLoad, traceStep } from '../tracing/turn-spans.ts';
 import {
   type ContextFit,
   estimateTokens,
@@ -247,17 +247,20 @@ export function createConversationEngine(dependencies: EngineDependencies): Conv
   return {
     reply: async (request) => {
       let hasStarted = false;
+      const lockWait = startWait('conversation lock wait');
       try {
         return await lock.run(
           request.turn.conversationKey,
           () => {
             hasStarted = true;
+            lockWait.end();
             return answer(dependencies, request);
           },
           request.turn.sentAtMicros === undefined ? {} : { orderMicros: request.turn.sentAtMicros },
         );
       } catch (error) {
         if (hasStarted) throw error;
+        lockWait.end(error);
         return tellLockUnavailable({ dependencies, request, error });
       }
     },

@@ -10,7 +10,7 @@ import {
   ATTR_PARLEY_REPLY_STATUS,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 } from './span-attributes.ts';
-import { inSpan, markFailed } from './tracer.ts';
+import { currentTracer, inSpan, isTracingOn, markFailed } from './tracer.ts';
 
 /** The agent name the turn spans carry (`invoke_agent parley`). */
 const agentName = 'parley';
@@ -129,6 +129,29 @@ export function traceAccess<Verdict extends { readonly isAllowed: boolean }>(
 /** A step of the engine (`history load`, `spend admit`, `summary fold`) as a span of its own. */
 export function traceStep<Result>(name: string, work: (span: Span) => Promise<Result>): Promise<Result> {
   return inSpan({ name }, work);
+}
+
+/** A wait as a span of its own, ended by whoever sees it end (a failure marks it failed). */
+export interface Wait {
+  end(error?: unknown): void;
+}
+
+// With tracing off, one shared object: no span.
+const untracedWait: Wait = { end: () => {} };
+
+/**
+ * A wait that is not one awaited call, as a span from now until `end`: the turn's wait for its
+ * conversation's lock (earlier turns of the conversation answered first, or another process's).
+ */
+export function startWait(name: string): Wait {
+  if (!isTracingOn()) return untracedWait;
+  const span = currentTracer().startSpan(name);
+  return {
+    end(error) {
+      if (error !== undefined) markFailed(span, error);
+      span.end();
+    },
+  };
 }
 
 /** The conversation's history, read for a reply: a span with how many turns it held. */

@@ -112,7 +112,7 @@ describe('a trace per turn', () => {
     expect(turn.attributes[ATTR_PARLEY_REPLY_STATUS]).toBe('complete');
     expect(turn.status.code).not.toBe(SpanStatusCode.ERROR);
     expect(childrenOf(trace, turn).map((span) => span.name)).toEqual(
-      expect.arrayContaining(['history load', 'spend admit', 'chat tools-model']),
+      expect.arrayContaining(['conversation lock wait', 'history load', 'spend admit', 'chat tools-model']),
     );
     const [chat, ...otherChats] = chatSpans(trace);
     expect(otherChats).toEqual([]);
@@ -146,6 +146,38 @@ describe('a trace per turn', () => {
     });
     // Nothing the person or the model wrote is in any span.
     expect(JSON.stringify(trace.map((span) => span.attributes))).not.toMatch(/tides|twelve hours/i);
+  });
+
+  it('a turn that waits for the one before it in the conversation shows the wait', async () => {
+    under.gateway.enqueue({
+      text: 'The first answer takes its time to arrive.',
+      chunkSize: 6,
+      delayBetweenChunksMs: 60,
+    });
+    under.gateway.enqueue({ text: 'The second one follows.' });
+    for (const content of ['first question', 'second question']) {
+      under.discord.sendUserMessage({ channelId: under.generalChannelId, content, mentionsBot: true });
+    }
+    const [firstTurn, secondTurn] = await under.discord.waitFor(
+      () => {
+        const turns = spans().filter((span) => span.name === turnSpanName);
+        return turns.length === 2 ? turns : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
+    const waitOf = (turn: ReadableSpan | undefined) =>
+      spans().find(
+        (span) => span.name === 'conversation lock wait' && parentOf(span) === turn?.spanContext().spanId,
+      );
+    const nanos = ([seconds, nanoseconds]: readonly [number, number]) => seconds * 1e9 + nanoseconds;
+    // The second turn's wait ends once the first turn's reply has ended.
+    expect(nanos(waitOf(secondTurn)?.endTime ?? [0, 0])).toBeGreaterThanOrEqual(
+      nanos(
+        chatSpans(spans()).find((span) => parentOf(span) === firstTurn?.spanContext().spanId)?.endTime ?? [
+          1e12, 0,
+        ],
+      ),
+    );
   });
 
   it('a refused turn has its access decision and no gateway span', async () => {
