@@ -16,6 +16,7 @@ import type { Coordination } from '../src/state/coordination.ts';
 import type { Store } from '../src/state/create-store.ts';
 import { parseStoreUrl } from '../src/state/store-url.ts';
 import { startTracing } from '../src/tracing/start-tracing.ts';
+import { reportTracingProblems } from '../src/tracing/tracing-diagnostics.ts';
 import {
   loadParleyConfig,
   type ParleyConfig,
@@ -107,6 +108,7 @@ async function main(): Promise<number> {
     isTraced: tracing !== undefined,
   });
   for (const warning of config.warnings) logger.warn(warning);
+  if (tracing) reportTracingProblems(logger);
   const app = createApp({ config, logger });
   const storeProblem = await unreachableStoreProblem({ config, probeStore: app.probeStore });
   if (storeProblem !== undefined) {
@@ -122,10 +124,8 @@ async function main(): Promise<number> {
     await finishOrCutReplies({ ...services, ...shutdownShares(config.shutdownGraceMs) });
     await services.close();
     await app.close();
-    // Last, so the spans of the replies finished or cut above are sent.
-    await tracing
-      ?.stop()
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not send the last spans'));
+    // Last, so the spans of the replies finished or cut above are sent (within a few seconds).
+    await tracing?.stop();
   };
   const platformNames = platforms.map(({ adapter }) => adapter.name);
   if (!(await startHealth({ config, platformNames, logger, probeStore: app.probeStore }))) {

@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, diag, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -58,13 +58,35 @@ export function installTracing({
   useTracing({ isOn: true, isContentCaptured, secrets });
   return {
     async stop() {
-      await provider.shutdown();
+      // A collector that does not answer must not hold the shutdown: the last spans are given
+      // this long, then let go, and the failure is said (reportTracingProblems puts it in the log).
+      await untilDone(provider.shutdown(), stopDeadlineMs).catch((error: unknown) => {
+        diag.warn(
+          `the last spans could not be sent: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
       trace.disable();
       propagation.disable();
       context.disable();
       useTracing({ isOn: false, isContentCaptured: false, secrets: [] });
     },
   };
+}
+
+/** How long `stop` waits for the last spans to be sent. */
+const stopDeadlineMs = 3_000;
+
+async function untilDone(work: Promise<void>, deadlineMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${deadlineMs} ms`)), deadlineMs);
+    timer.unref();
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // OTEL_TRACES_SAMPLER's values, as the SDK environment specification defines them.

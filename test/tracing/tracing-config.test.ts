@@ -9,6 +9,8 @@ import { loadParleyConfig } from '../../bin/platform-adapters.ts';
 import { ConfigError, projectRoot } from '../../src/config.ts';
 import { startTracing } from '../../src/tracing/start-tracing.ts';
 import { inSpan, isTracingOn } from '../../src/tracing/tracer.ts';
+import { reportTracingProblems } from '../../src/tracing/tracing-diagnostics.ts';
+import { createCapturedLogger } from '../support/capture-logger.ts';
 
 const missingEnvFile = join(tmpdir(), 'parley-no-such-env-file');
 const required = { GATEWAY_BASE_URL: 'http://127.0.0.1:9/api/v1', GATEWAY_API_KEY: 'secret-key-123' };
@@ -149,5 +151,35 @@ describe('the SDK', () => {
     } finally {
       receiver.close();
     }
+  });
+});
+
+describe('a collector that does not answer', () => {
+  it('is said in the log, and holds the shutdown a few seconds at most', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const config = load({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+    if (config.tracing === undefined) throw new Error('tracing should be on');
+    const tracing = await startTracing({ tracing: config.tracing, secrets: config.secrets });
+    const { logger, output } = createCapturedLogger([], { isTraced: true });
+    reportTracingProblems(logger);
+    try {
+      await expect(inSpan({ name: 'a step' }, async () => 'done')).resolves.toBe('done');
+    } finally {
+      await tracing.stop();
+    }
+    const lines = output()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        component: 'tracing',
+        level: 40,
+        msg: expect.stringMatching(/^the last spans could not be sent/),
+      }),
+    );
   });
 });
