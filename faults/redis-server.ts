@@ -19,6 +19,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, loading the dump; resolves once it answers PING. */
   start(): Promise<void>;
+  /** Writes the dump now (SAVE), as a periodic save point would. */
+  save(): Promise<void>;
+  /** SIGKILL: exits without saving, as a crash does; the last dump is what a start loads. */
+  kill(): Promise<void>;
   /** SIGSTOP: the process keeps its sockets open and answers nothing. */
   freeze(): void;
   /** SIGCONT. */
@@ -74,6 +78,15 @@ export async function startRedisServer(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}/0`,
     stop,
     start,
+    async save() {
+      if ((await sendInline(port, 'SAVE')) !== '+OK')
+        throw new Error(`redis-server on port ${port} did not SAVE`);
+    },
+    async kill() {
+      if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
     freeze: () => child?.kill('SIGSTOP'),
     thaw: () => child?.kill('SIGCONT'),
     async close() {
@@ -108,16 +121,21 @@ async function waitForPong(port: number): Promise<void> {
   throw new Error(`redis-server on port ${port} did not answer PING within 10 s`);
 }
 
-function answersPing(port: number): Promise<boolean> {
+async function answersPing(port: number): Promise<boolean> {
+  return (await sendInline(port, 'PING')) === '+PONG';
+}
+
+/** Sends one inline command and resolves with the first line of the answer ('' when none came in 5 s). */
+function sendInline(port: number, command: string): Promise<string> {
   return new Promise((resolve) => {
     const socket = new Socket();
-    const done = (isAnswered: boolean) => {
+    const done = (answer: string) => {
       socket.destroy();
-      resolve(isAnswered);
+      resolve(answer);
     };
-    socket.setTimeout(1_000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.on('data', (chunk) => done(chunk.toString().startsWith('+PONG')));
-    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+    socket.setTimeout(5_000, () => done(''));
+    socket.once('error', () => done(''));
+    socket.on('data', (chunk) => done(chunk.toString().split('\r\n')[0] ?? ''));
+    socket.connect(port, '127.0.0.1', () => socket.write(`${command}\r\n`));
   });
 }

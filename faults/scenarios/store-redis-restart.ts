@@ -4,6 +4,7 @@ import { startRedisServer } from '../redis-server.ts';
 import type { Scenario } from '../scenario.ts';
 import { describeHistory } from '../store-observations.ts';
 import { quote } from '../turn-judgement.ts';
+import { newTurnMarker } from '../turn-markers.ts';
 import { ownWorld, readiness } from './store-kinds.ts';
 
 /**
@@ -86,3 +87,68 @@ async function readyWithin(world: Parameters<typeof readiness>[0], timeoutMs: nu
   }
   return false;
 }
+
+/** How soon the next turn after a restore must be heard: a reply's usual time, far below LOCK_TTL_MS (30 s). */
+const afterRestoreTargetMs = 10_000;
+
+/**
+ * Redis crashes and starts again from a dump saved while a reply was streaming (issue 34, item 10):
+ * the dump holds that reply's conversation lock, whose task is long over. The next turn of the
+ * conversation waited out the lock's 30 s in silence; the process that held it knows its task is
+ * over and frees it at once.
+ */
+export const redisRestoredMidReplyScenario: Scenario = {
+  id: 'store-redis-restored-mid-reply',
+  area: 'store',
+  fault: 'Redis crashes (SIGKILL) and starts again from a dump saved while a reply streamed',
+  expected: `the next turn there is answered within ${afterRestoreTargetMs / 1000} s, not after the lock's 30 s`,
+  expectedOutcome: 'survived',
+  // About 15 s; the lock's own test (test/state/redis-keyed-lock.test.ts) runs in CI's unit tests.
+  isInShortRun: false,
+  async run(context) {
+    const redis = await startRedisServer();
+    context.defer(() => redis.close());
+    const world = await ownWorld(context, {
+      storeUrl: redis.url,
+      environment: { STORE_TIMEOUT_MS: String(storeTimeoutMs) },
+    });
+    const channelId = world.newChannel();
+    // About 2.4 s of streaming: the dump is saved in the middle of it, lock held.
+    world.gateway.enqueue({ chunkSize: 30, delayBetweenChunksMs: 60 });
+    const streaming = sendDiscordMention({
+      world,
+      channelId,
+      text: 'before',
+      marker: newTurnMarker({ replyLength: 1_200 }),
+    });
+    await delay(1_200);
+    await redis.save();
+    const before = await observeDiscordTurn({ world, channelId, ...streaming, timeoutMs: 30_000 });
+    await redis.kill();
+    await redis.start();
+    const isReadyAgain = await readyWithin(world, 30_000);
+    const sentAtMs = Date.now();
+    const next = await askOnDiscord({ world, channelId, text: 'after the restore', timeoutMs: 60_000 });
+    const heardAfterMs =
+      Math.min(
+        next.shown.firstTextAtMs ?? Number.POSITIVE_INFINITY,
+        next.shown.firstWarningAtMs ?? Number.POSITIVE_INFINITY,
+      ) - sentAtMs;
+    const heardAfterS = Math.round(heardAfterMs / 100) / 10;
+    return {
+      checks: [
+        { name: 'the reply before the crash was shown', isMet: before.shown.text.length > 0 },
+        { name: 'after the restart /readyz was ready again', isMet: isReadyAgain },
+        { name: 'the next turn is answered', isMet: next.outcome.fate === 'answered' },
+        {
+          name: `heard within ${afterRestoreTargetMs / 1000} s`,
+          isMet: heardAfterMs <= afterRestoreTargetMs,
+        },
+      ],
+      observed: `before the crash: ${before.outcome.fate} · ready after restart: ${isReadyAgain ? 'yes' : 'no'} · next turn heard after ${Number.isFinite(heardAfterS) ? `${heardAfterS} s` : 'never'}: ${next.outcome.fate} · ${describeHistory(next.history)}`,
+      // The turn before the crash is the crash's: a dump taken mid-reply cannot hold its end.
+      turns: [next.outcome],
+      duplicateReplies: next.duplicates,
+    };
+  },
+};
