@@ -72,6 +72,26 @@ describe('history past HISTORY_RETENTION_DAYS, read before the sweep', () => {
     ).toBe(true);
   });
 
+  it('does not fold expired turns into a new summary', async () => {
+    // A small context, and old turns enough to fill it: counted, they would be folded (sent) at once.
+    bot = await startConsoleUnderTest({
+      HISTORY_RETENTION_DAYS: '30',
+      CHAT_MODEL: 'small-context-model',
+      REPLY_MAX_TOKENS: '200',
+    });
+    const filler = 'We talked about the harbour and the ferry times, code word PELICAN.';
+    await bot.app.history.append(
+      conversationKey,
+      Array.from({ length: 120 }, (_, index) =>
+        turn(index % 2 === 0 ? 'user' : 'assistant', `${index}: ${filler}`, 45),
+      ),
+    );
+    await bot.type('what do you remember?');
+    const requests = bot.fake.requests.filter((request) => request.path.endsWith('/chat/completions'));
+    expect(requests.length).toBeGreaterThan(0);
+    for (const request of requests) expect(JSON.stringify(request.body)).not.toContain('PELICAN');
+  });
+
   it('keeps everything when the retention is off', async () => {
     bot = await startConsoleUnderTest({ HISTORY_RETENTION_DAYS: 'off' });
     await bot.app.history.append(conversationKey, [
