@@ -148,7 +148,7 @@ export function createRedisKeyedLock({
             processPrefix,
             String(notBeforeMicros),
           ],
-        })) as [number, number?, number?, string?];
+        })) as [number, number?, number?, string?, string?];
         if (answer[0] === 1) {
           state.othersAhead = 0;
           return waiterId;
@@ -159,7 +159,7 @@ export function createRedisKeyedLock({
           await enqueue();
           continue;
         }
-        if (await isFreedFromFinishedTask({ key, holder: answer[3] })) continue;
+        if (await isFreedFromFinishedTask({ key, holder: answer[3], head: answer[4] })) continue;
         state.othersAhead = answer[1] ?? 0;
         ensureSubscribed();
         const reorderWaitMs = Math.ceil((answer[2] ?? 0) / 1000);
@@ -188,19 +188,32 @@ export function createRedisKeyedLock({
   /**
    * A lock held by a task of this process that is over is free: its release failed (the store did
    * not answer then), or Redis started again from a dump saved while the task ran (issue 34, item
-   * 10: the next turn of the conversation waited out lockTtlMs, 30 s, in silence). Only this process
-   * can know its own task is over; another process's lock still waits for its ttl.
+   * 10: the next turn of the conversation waited out lockTtlMs, 30 s, in silence). The same for a
+   * waiter of such a task at the head of the queue (it would block until its heartbeat lapsed). Only
+   * this process can know its own task is over; another process's still wait for their ttl.
    */
   const isFreedFromFinishedTask = async ({
     key,
     holder,
+    head,
   }: {
     key: string;
     holder: string | undefined;
+    head: string | undefined;
   }): Promise<boolean> => {
-    if (holder === undefined || !holder.startsWith(processPrefix) || activeIds.has(holder)) return false;
-    logger.warn({ key }, 'a conversation lock of a task of this process that is over was freed');
-    await (await redis()).eval(releaseScript, { keys: [keysOf(key).lock], arguments: [holder] });
+    const isOver = (id: string | undefined): id is string =>
+      id?.startsWith(processPrefix) === true && !activeIds.has(id);
+    if (!isOver(holder) && !isOver(head)) return false;
+    logger.warn(
+      { key },
+      'a conversation lock or place in line of a task of this process that is over was freed',
+    );
+    const keys = keysOf(key);
+    const client = await redis();
+    if (isOver(holder)) await client.eval(releaseScript, { keys: [keys.lock], arguments: [holder] });
+    if (isOver(head)) {
+      await client.eval(leaveQueueScript, { keys: [keys.queue, keys.heartbeats], arguments: [head] });
+    }
     return true;
   };
 

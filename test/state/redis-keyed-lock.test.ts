@@ -126,7 +126,7 @@ describe.skipIf(redisUrl === undefined)(
       expect(await redis.zCard(`${prefix}:queue:${key}`)).toBe(0);
     });
 
-    it('frees at once a lock left by a task of this process that is over (a failed release, Redis back from a dump)', async () => {
+    it('frees at once a lock or a place in line left by a task of this process that is over (a failed release, Redis back from a dump)', async () => {
       // 60 s: a wait for the ttl would time the test out; the freed lock is taken at the first poll.
       const lock = openProcess(60_000);
       const other = openProcess(60_000);
@@ -142,6 +142,15 @@ describe.skipIf(redisUrl === undefined)(
       const startedAt = Date.now();
       const waitedMs = await lock.run(key, async () => Date.now() - startedAt);
       expect(waitedMs).toBeLessThan(10_000);
+      // The same for a place in line of that task, alive for a minute by its heartbeat.
+      await redis.eval(enqueueScript, {
+        keys: [`${prefix}:queue:${key}`, `${prefix}:waiters:${key}`],
+        arguments: [token ?? '', '60000', '60000', ''],
+      });
+      const queuedAt = Date.now();
+      const waitedInLineMs = await lock.run(key, async () => Date.now() - queuedAt);
+      expect(waitedInLineMs).toBeLessThan(10_000);
+      expect(await redis.zCard(`${prefix}:queue:${key}`)).toBe(0);
       // Another process cannot know that task is over: for it the lock stands until its ttl.
       await redis.set(lockKey, token ?? '', { PX: 60_000 });
       let hasOtherRun = false;
