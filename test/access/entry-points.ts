@@ -61,3 +61,21 @@ export const toolRules = [
   'acting-tool-unanswered',
 ] as const;
 export type ToolRule = (typeof toolRules)[number];
+
+/**
+ * The matrix's time axis (issue 34): work that runs later on a person's authority, each tried
+ * against each change made after it was set up. Every cell must be refused when it runs, with zero
+ * gateway requests, the schedule paused and its owner told once.
+ */
+export const deferredKinds = ['schedule-run', 'reminder'] as const;
+export type DeferredKind = (typeof deferredKinds)[number];
+
+export const changesAfterCreation = [
+  'role-blocked',
+  'role-budget-0',
+  'admin-removed',
+  'member-left',
+  'timed-out',
+  'channel-permission-lost',
+] as const;
+export type ChangeAfterCreation = (typeof changesAfterCreation)[number];
