@@ -185,3 +185,71 @@ function changeOnDiscord({
       break;
   }
 }
+
+/**
+ * A mention sent while the bot was away (a fresh identify: Discord replays nothing) is read and
+ * answered after the reconnect. Messages read that way carry no member object, and the bot's member
+ * cache is only as fresh as the person's last live message: the author must be judged as Discord
+ * shows them at the catch-up.
+ */
+const catchUpChanges = ['role-blocked', 'member-left', 'timed-out', 'channel-permission-lost'] as const;
+
+describe('Discord: a mention caught up after a reconnect is judged with today’s facts', () => {
+  it.each(catchUpChanges)(
+    'after “%s” it is not answered and makes no gateway request',
+    async (change) => {
+      const scheduling = under.scheduling;
+      if (scheduling === undefined) throw new Error('the bot runs no manual scheduling');
+      const channelId = under.generalChannelId;
+      const author = under.discord.createUser({ username: `asker-${change}` });
+      under.discord.joinGuild(author.id);
+      under.discord.giveRole(author.id, roles.askers);
+      // A live mention first: the channel is active, and the bot has cached the author as allowed.
+      under.gateway.enqueue({ text: JSON.stringify({ shouldSearch: false, query: '' }) });
+      under.gateway.enqueue({ text: `Hello ${author.username}.` });
+      under.discord.sendUserMessage({ channelId, author: author.id, content: 'hi', mentionsBot: true });
+      await under.discord.waitFor(
+        () => under.botMessages(channelId).find((message) => message.content === `Hello ${author.username}.`),
+        { timeoutMs: 15_000 },
+      );
+
+      changeOnDiscord({ change, ownerId: author.id, channelId, nowMs: scheduling.clock.now() });
+      const dm = under.discord.directMessageChannel(author.id);
+      const dmBefore = under.botMessages(dm).length;
+      const channelBefore = under.botMessages(channelId).length;
+      const requestsBefore = under.gateway.requests.length;
+      const restBefore = under.discord.requests.length;
+      const gap = under.discord.interruptGateway();
+      await under.discord.waitFor(() => under.discord.identifiedSessionCount === 0);
+      under.discord.sendUserMessage({
+        channelId,
+        author: author.id,
+        content: 'are you there?',
+        mentionsBot: true,
+      });
+      gap.end();
+
+      // The catch-up asks Discord for the author as they are now.
+      await under.discord.waitFor(
+        () =>
+          under.discord.requests
+            .slice(restBefore)
+            .find((call) => call.method === 'GET' && call.path.endsWith(`/members/${author.id}`)),
+        { timeoutMs: 20_000 },
+      );
+      if (change === 'role-blocked') {
+        // Refused like a live mention: one private notice.
+        await under.discord.waitFor(() =>
+          under
+            .botMessages(dm)
+            .slice(dmBefore)
+            .find((message) => cannotUse.test(message.content)),
+        );
+      }
+      await pause(300);
+      expect(under.gateway.requests.length).toBe(requestsBefore);
+      expect(under.botMessages(channelId).slice(channelBefore)).toEqual([]);
+    },
+    40_000,
+  );
+});
