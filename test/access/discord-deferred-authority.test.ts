@@ -28,12 +28,16 @@ const expectedByChange: Record<ChangeAfterCreation, RegExp> = {
   'admin-removed': /is only for some roles/,
   'member-left': /no longer a member of that server/,
   'timed-out': /timed out in that server/,
-  'channel-permission-lost': /can no longer post in that channel/,
+  'channel-permission-lost': /You can no longer post in that channel/,
+  'parley-permission-lost': /parley can no longer post in that channel/,
 };
 
-/** A reminder spends nothing, so a budget cannot refuse it. */
+/**
+ * A reminder spends nothing, so a budget cannot refuse it; it is posted in the owner's DM, so
+ * parley's rights in the channel do not matter to it.
+ */
 const appliesTo = (kind: DeferredKind, change: ChangeAfterCreation) =>
-  !(kind === 'reminder' && change === 'role-budget-0');
+  !(kind === 'reminder' && (change === 'role-budget-0' || change === 'parley-permission-lost'));
 
 const cells = deferredKinds.flatMap((kind) =>
   changesAfterCreation.filter((change) => appliesTo(kind, change)).map((change) => ({ kind, change })),
@@ -84,7 +88,9 @@ describe('Discord: deferred work re-asks the gate with today’s facts', () => {
     async ({ kind, change }) => {
       const scheduling = under.scheduling;
       if (scheduling === undefined) throw new Error('the bot runs no manual scheduling');
-      const channelId = under.generalChannelId;
+      // Taking parley's rights in general would refuse every later cell: that change has a channel of its own.
+      const channelId =
+        change === 'parley-permission-lost' ? under.discord.createTextChannel() : under.generalChannelId;
       const owner = under.discord.createUser({ username: `owner-${kind}-${change}` });
       under.discord.joinGuild(owner.id);
       const isAdminAtFirst = change === 'admin-removed';
@@ -182,6 +188,9 @@ function changeOnDiscord({
       break;
     case 'channel-permission-lost':
       discord.denyMemberPermissions(channelId, ownerId, ['view-channel', 'send-messages']);
+      break;
+    case 'parley-permission-lost':
+      discord.denyBotPermissions(channelId, ['send-messages']);
       break;
   }
 }

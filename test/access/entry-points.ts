@@ -20,7 +20,7 @@ export const discordEntryPoints = [
   'slash-command:memory-of-the-place',
   'missed-mention',
   'slash-command:schedule-in-a-channel',
-  // A run of a schedule: nobody is at the keyboard; its owner's Actor is built from the record.
+  // A run of a schedule: nobody is at the keyboard; its owner's Actor is built from Discord at the run.
   'scheduled-run',
   // A person's own time zone: it spends nothing and names no one else, but a blocked person is refused.
   'slash-command:timezone',
@@ -77,5 +77,7 @@ export const changesAfterCreation = [
   'member-left',
   'timed-out',
   'channel-permission-lost',
+  // parley itself may no longer post in the channel a schedule answers in.
+  'parley-permission-lost',
 ] as const;
 export type ChangeAfterCreation = (typeof changesAfterCreation)[number];
