@@ -9,36 +9,17 @@ import { replyWithActions } from './chat-reply.ts';
 import type { CommandResponder, CommandServices } from './define-command.ts';
 import { parseCommandText } from './parse-command-text.ts';
 import { runCommand } from './run-command.ts';
-import type { AbsenceReason, ScheduledPlaces, ScheduledPlacesRegistry } from './scheduled-places.ts';
+import { ownerStanding, tellOwnerPaused } from './schedule-owner-now.ts';
+import type { ScheduledPlacesRegistry } from './scheduled-places.ts';
 
 /** The longest a run's budget check holds its estimate: it is released before the run's own hold. */
 const checkHoldMs = 60_000;
-
-/** The capability a run asks for: /remind for a reminder, the command, or /chat for a prompt. */
-function capabilityNameOf(record: ScheduleRecord): string {
-  if (record.kind === 'reminder') return 'remind';
-  return commandOfText(record.what)?.name ?? 'chat';
-}
 
 /** A command to run (`/summarize --messages 200`), or undefined for a prompt. */
 export function commandOfText(text: string): { name: string; rest: string } | undefined {
   const match = /^\/([a-z][\w-]*)\s*([\s\S]*)$/i.exec(text.trim());
   return match?.[1] === undefined ? undefined : { name: match[1].toLowerCase(), rest: match[2] ?? '' };
 }
-
-/** Why the platform says the owner cannot act there now, in the owner's own words. */
-const absenceText: Record<AbsenceReason, string> = {
-  left: 'You are no longer a member of that server.',
-  deactivated: 'Your account there is deactivated.',
-  'timed-out': 'You are timed out in that server.',
-  'cannot-post-here': 'You can no longer post in that channel.',
-  'parley-cannot-post-here': 'parley can no longer post in that channel.',
-};
-
-/** The owner as the platform shows them now and as access judges them: allowed, or why not. */
-type Standing =
-  | { readonly isAllowed: true; readonly actor: Actor }
-  | { readonly isAllowed: false; readonly text: string };
 
 /**
  * Does each run of a schedule as an entry point of its own. The record keeps who and where, never
@@ -87,63 +68,6 @@ export function createScheduledRunner({
       logger.warn({ err: error }, 'could not post a scheduling note');
     });
 
-  /** The owner now: the platform's Actor, then the gate, decided where the schedule was made. */
-  const standingOf = async (record: ScheduleRecord, platform: ScheduledPlaces): Promise<Standing> => {
-    const now = await platform.actorNow({
-      userId: record.owner.id,
-      conversationKey: record.conversationKey,
-      postsThere: record.kind === 'place',
-      atMs: services.now().getTime(),
-    });
-    if (!now.isPresent) return { isAllowed: false, text: absenceText[now.reason] };
-    // A reminder answered in a DM is still the server's to allow, where it was made.
-    const verdict = await services.access.authorize({
-      actor: now.actor,
-      conversationKey: record.conversationKey,
-      capability: { kind: 'command', name: capabilityNameOf(record) },
-    });
-    return verdict.isAllowed
-      ? { isAllowed: true, actor: now.actor }
-      : { isAllowed: false, text: verdict.text };
-  };
-
-  /**
-   * Tells the owner once why their schedule paused: in their DM with parley, so a refusal is not a
-   * public post; a channel schedule whose owner cannot be written to is noted in its channel.
-   */
-  const tellOwnerPaused = async (record: ScheduleRecord, platform: ScheduledPlaces, text: string) => {
-    const what = record.kind === 'reminder' ? 'the reminder' : 'the schedule';
-    const line = `⏸ Paused ${what} “${record.what}” (${record.whenText}): ${text} It stays paused until it is resumed with /schedules.`;
-    const direct = await platform
-      .directMessageWith(record.owner.id, record.conversationKey)
-      .catch((error: unknown) => {
-        logger.info({ err: error, scheduleId: record.id }, 'could not open the owner’s DM for a pause note');
-        return undefined;
-      });
-    const target =
-      direct ??
-      (record.kind === 'place'
-        ? await platform
-            .responderIn(record.conversationKey)
-            .then((responder) =>
-              responder === undefined ? undefined : { conversationKey: record.conversationKey, responder },
-            )
-        : undefined);
-    if (target === undefined) {
-      logger.warn({ scheduleId: record.id }, 'nobody could be told that a schedule paused');
-      return;
-    }
-    const release = (await platform.takeTurn?.(target.conversationKey)) ?? (() => {});
-    try {
-      await say(
-        target.responder,
-        direct === undefined ? line.replace(what, `${what} of ${record.owner.name}`) : line,
-      );
-    } finally {
-      release();
-    }
-  };
-
   /** A run from the owner's standing to its end; every way it can end returns its outcome. */
   const attempt = async ({
     record,
@@ -155,9 +79,11 @@ export function createScheduledRunner({
     const platform = places.of(platformName);
     if (platform === undefined)
       return { status: 'failed', reason: `${platformName} is not running in this process` };
-    const standing = await standingOf(record, platform);
+    const capabilityName =
+      record.kind === 'reminder' ? 'remind' : (commandOfText(record.what)?.name ?? 'chat');
+    const standing = await ownerStanding({ services, record, platform, capabilityName });
     if (!standing.isAllowed) {
-      await tellOwnerPaused(record, platform, standing.text);
+      await tellOwnerPaused({ record, platform, text: standing.text, logger });
       return { status: 'refused', reason: standing.text };
     }
     const target = await reach(record);
