@@ -9,15 +9,11 @@ import { replyWithActions } from './chat-reply.ts';
 import type { CommandResponder, CommandServices } from './define-command.ts';
 import { parseCommandText } from './parse-command-text.ts';
 import { runCommand } from './run-command.ts';
+import { ownerStanding, tellOwnerPaused } from './schedule-owner-now.ts';
 import type { ScheduledPlacesRegistry } from './scheduled-places.ts';
 
 /** The longest a run's budget check holds its estimate: it is released before the run's own hold. */
 const checkHoldMs = 60_000;
-
-/** The Actor of a schedule's owner, from what was kept when they made it. */
-export function actorOfSchedule(record: ScheduleRecord): Actor {
-  return { ...record.owner, roleIds: [...record.owner.roleIds] };
-}
 
 /** A command to run (`/summarize --messages 200`), or undefined for a prompt. */
 export function commandOfText(text: string): { name: string; rest: string } | undefined {
@@ -26,11 +22,13 @@ export function commandOfText(text: string): { name: string; rest: string } | un
 }
 
 /**
- * Does each run of a schedule as an entry point of its own: the owner's Actor is built from the
- * record, `authorize` decides as for a message, and `spending.admit` holds the run's worst case on
- * the owner's budgets before anything is sent (then gives the hold up to the run's own, which the
- * engine or command takes the same way). A budget that cannot pay is said in the place and pauses
- * the schedule; access refused pauses it too; a failed run says so and is tried again.
+ * Does each run of a schedule as an entry point of its own. The record keeps who and where, never
+ * what they were allowed: the platform builds the owner's Actor as they are now (`actorNow`: roles,
+ * admin, still a member, not timed out, may post there), `authorize` decides as for a message, and
+ * `spending.admit` holds the run's worst case on the owner's budgets before anything is sent (then
+ * gives the hold up to the run's own, which the engine or command takes the same way). Refused:
+ * the schedule pauses and its owner is told once, in their DM where the platform allows; a budget
+ * that cannot pay is said in the place and pauses it too; a failed run says so and is tried again.
  */
 export function createScheduledRunner({
   services,
@@ -70,21 +68,60 @@ export function createScheduledRunner({
       logger.warn({ err: error }, 'could not post a scheduling note');
     });
 
+  /** A run from the owner's standing to its end; every way it can end returns its outcome. */
+  const attempt = async ({
+    record,
+    dueAtMs,
+    attempt: attemptNumber,
+    isLastAttempt,
+  }: Parameters<ScheduleRunner['run']>[0]): Promise<RunOutcome> => {
+    const platformName = placeOfConversation(record.conversationKey).platform;
+    const platform = places.of(platformName);
+    if (platform === undefined)
+      return { status: 'failed', reason: `${platformName} is not running in this process` };
+    const capabilityName =
+      record.kind === 'reminder' ? 'remind' : (commandOfText(record.what)?.name ?? 'chat');
+    const standing = await ownerStanding({ services, record, platform, capabilityName });
+    if (!standing.isAllowed) {
+      await tellOwnerPaused({ record, platform, text: standing.text, logger });
+      return { status: 'refused', reason: standing.text };
+    }
+    const target = await reach(record);
+    if ('problem' in target) return { status: 'failed', reason: target.problem };
+    try {
+      return await runInPlace({
+        record,
+        dueAtMs,
+        attempt: attemptNumber,
+        isLastAttempt,
+        actor: standing.actor,
+        ...target,
+      });
+    } finally {
+      target.release();
+    }
+  };
+
   return {
-    async run({ record, dueAtMs, attempt, isLastAttempt }): Promise<RunOutcome> {
-      const target = await reach(record);
-      if ('problem' in target) {
-        logger.warn(
-          { scheduleId: record.id, problem: target.problem },
-          'a scheduled run could not reach its place',
-        );
-        return { status: 'failed', reason: target.problem };
-      }
-      try {
-        return await runInPlace({ record, dueAtMs, attempt, isLastAttempt, ...target });
-      } finally {
-        target.release();
-      }
+    async run(request): Promise<RunOutcome> {
+      const outcome = await attempt(request).catch((error: unknown): RunOutcome => {
+        logger.error({ err: error, scheduleId: request.record.id }, 'a scheduled run threw');
+        return { status: 'failed', reason: 'something went wrong' };
+      });
+      // The one place a run's outcome is known (ran, refused, unpaid, failed), before the scheduler
+      // pauses or retries on it: an audit entry of the run belongs here.
+      logger.info(
+        {
+          scheduleId: request.record.id,
+          ownerId: request.record.owner.id,
+          conversationKey: request.record.conversationKey,
+          attempt: request.attempt,
+          status: outcome.status,
+          ...(outcome.status === 'ran' ? {} : { reason: outcome.reason }),
+        },
+        'scheduled run outcome',
+      );
+      return outcome;
     },
     async tellSkipped({ record, dueAtMs, reason }) {
       const target = await reach(record);
@@ -114,6 +151,7 @@ export function createScheduledRunner({
     isLastAttempt,
     conversationKey,
     responder,
+    actor,
   }: {
     record: ScheduleRecord;
     dueAtMs: number;
@@ -121,22 +159,10 @@ export function createScheduledRunner({
     isLastAttempt: boolean;
     conversationKey: string;
     responder: CommandResponder;
+    /** The owner as the platform showed them for this run, allowed by the gate. */
+    actor: Actor;
   }): Promise<RunOutcome> {
-    const actor = actorOfSchedule(record);
     const command = record.kind === 'place' ? commandOfText(record.what) : undefined;
-    // Decided where the schedule was made: a reminder answered in a DM is still that server's to allow.
-    const verdict = await services.access.authorize({
-      actor,
-      conversationKey: record.conversationKey,
-      capability: {
-        kind: 'command',
-        name: record.kind === 'reminder' ? 'remind' : (command?.name ?? 'chat'),
-      },
-    });
-    if (!verdict.isAllowed) {
-      await say(responder, `⏸ Paused the schedule “${record.what}”: ${verdict.text}`);
-      return { status: 'refused', reason: verdict.text };
-    }
     if (record.kind === 'reminder') {
       await responder.surface.post(`⏰ Reminder: ${record.what}`);
       return { status: 'ran' };
