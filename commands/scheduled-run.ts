@@ -10,7 +10,7 @@ import type { CommandResponder, CommandServices } from './define-command.ts';
 import { parseCommandText } from './parse-command-text.ts';
 import { runCommand } from './run-command.ts';
 import { ownerStanding, tellOwnerPaused } from './schedule-owner-now.ts';
-import type { ScheduledPlacesRegistry } from './scheduled-places.ts';
+import type { ScheduledPlaces, ScheduledPlacesRegistry } from './scheduled-places.ts';
 
 /** The longest a run's budget check holds its estimate: it is released before the run's own hold. */
 const checkHoldMs = 60_000;
@@ -95,6 +95,7 @@ export function createScheduledRunner({
         attempt: attemptNumber,
         isLastAttempt,
         actor: standing.actor,
+        platform,
         ...target,
       });
     } finally {
@@ -109,7 +110,8 @@ export function createScheduledRunner({
         return { status: 'failed', reason: 'something went wrong' };
       });
       // The one place a run's outcome is known (ran, refused, unpaid, failed), before the scheduler
-      // pauses or retries on it: an audit entry of the run belongs here.
+      // pauses or retries on it.
+      await recordRunInAudit({ services, record: request.record, outcome });
       logger.info(
         {
           scheduleId: request.record.id,
@@ -152,6 +154,7 @@ export function createScheduledRunner({
     conversationKey,
     responder,
     actor,
+    platform,
   }: {
     record: ScheduleRecord;
     dueAtMs: number;
@@ -161,6 +164,7 @@ export function createScheduledRunner({
     responder: CommandResponder;
     /** The owner as the platform showed them for this run, allowed by the gate. */
     actor: Actor;
+    platform: ScheduledPlaces;
   }): Promise<RunOutcome> {
     const command = record.kind === 'place' ? commandOfText(record.what) : undefined;
     if (record.kind === 'reminder') {
@@ -193,6 +197,13 @@ export function createScheduledRunner({
     }
     // The run takes its own hold as it sends (engine, command): this one only proved it can be paid.
     await admission.hold.settle();
+    // Making a channel schedule is a power (SCHEDULERS): one its owner has lost is not used in their name.
+    if (services.scheduling?.scheduler.mayScheduleInPlace(actor) === false) {
+      const text =
+        'Only server admins (and the roles the owner allows) can schedule prompts in a channel, and you no longer may.';
+      await tellOwnerPaused({ record, platform, text, logger });
+      return { status: 'refused', reason: text };
+    }
     await say(responder, `🕘 ${record.what} — scheduled by ${record.owner.name} (${record.whenText})`);
     const failed = command
       ? await runScheduledCommand({ services, record, command, conversationKey, actor, responder, places })
@@ -269,4 +280,36 @@ export async function startScheduledRuns({
   await scheduling.scheduler.start(
     createScheduledRunner({ services, places: scheduling.places, replyMaxTokens }),
   );
+}
+
+/**
+ * A run in the audit trail: parley acted, on the owner's authority as it stood at the run; a refused
+ * or unpaid run is the schedule's pause.
+ */
+function recordRunInAudit({
+  services,
+  record,
+  outcome,
+}: {
+  services: CommandServices;
+  record: ScheduleRecord;
+  outcome: RunOutcome;
+}): Promise<void> {
+  const place = placeOfConversation(record.conversationKey);
+  const isPause = outcome.status === 'refused' || outcome.status === 'unpaid';
+  const what = record.kind === 'reminder' ? `reminder “${record.what}”` : `schedule “${record.what}”`;
+  return services.audit.record({
+    platform: place.platform,
+    workspace: place.workspace,
+    channel: place.channel,
+    actor: { id: 'parley', name: 'parley (scheduled run)' },
+    onBehalfOf: { id: record.owner.id, name: record.owner.name },
+    kind: isPause ? 'schedule-paused' : 'schedule-run',
+    what:
+      outcome.status === 'ran'
+        ? `ran ${what}`
+        : `${isPause ? 'paused' : 'failed'} ${what}: ${outcome.reason}`,
+    result: outcome.status === 'ran' ? 'done' : isPause ? 'refused' : 'failed',
+    details: { scheduleId: record.id },
+  });
 }
