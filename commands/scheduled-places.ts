@@ -1,6 +1,6 @@
 import type { Actor } from '../src/access/actor.ts';
 import type { ConversationKey } from '../src/conversation/turn.ts';
-import type { ChannelMessage, CommandResponder } from './define-command.ts';
+import type { ChannelMessage, CommandResponder } from './command-responder.ts';
 
 /**
  * Why the platform says a person cannot act somewhere now, before any access rule is asked:

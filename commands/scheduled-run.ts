@@ -11,15 +11,10 @@ import { parseCommandText } from './parse-command-text.ts';
 import { runCommand } from './run-command.ts';
 import { ownerStanding, tellOwnerPaused } from './schedule-owner-now.ts';
 import type { ScheduledPlaces, ScheduledPlacesRegistry } from './scheduled-places.ts';
+import { commandOfText } from './scheduling/command-of-text.ts';
 
 /** The longest a run's budget check holds its estimate: it is released before the run's own hold. */
 const checkHoldMs = 60_000;
-
-/** A command to run (`/summarize --messages 200`), or undefined for a prompt. */
-export function commandOfText(text: string): { name: string; rest: string } | undefined {
-  const match = /^\/([a-z][\w-]*)\s*([\s\S]*)$/i.exec(text.trim());
-  return match?.[1] === undefined ? undefined : { name: match[1].toLowerCase(), rest: match[2] ?? '' };
-}
 
 /**
  * Does each run of a schedule as an entry point of its own. The record keeps who and where, never

@@ -1,9 +1,8 @@
 import { describeInstant } from '../../src/scheduling/schedule-timing.ts';
 import { whenExamples } from '../../src/scheduling/when-phrase.ts';
-import { findCommand } from '../all-commands.ts';
 import { textOption } from '../command-options.ts';
 import { defineCommand } from '../define-command.ts';
-import { commandOfText } from '../scheduled-run.ts';
+import { commandOfText } from '../scheduling/command-of-text.ts';
 import { scheduleActions } from '../scheduling/schedule-text.ts';
 import { readWhenAndWhat, timeZoneOption } from '../scheduling/time-zone-option.ts';
 
@@ -71,7 +70,7 @@ export const scheduleCommand = defineCommand({
     const command = commandOfText(when.rest);
     if (
       command !== undefined &&
-      (findCommand(command.name) === undefined || unschedulable.has(command.name))
+      (services.findCommand(command.name) === undefined || unschedulable.has(command.name))
     ) {
       await responder.send({ text: `⚠ /${command.name} cannot be scheduled.`, isPrivate: true });
       return;
