@@ -12,6 +12,7 @@ import { runCommand } from './run-command.ts';
 import { ownerStanding, tellOwnerPaused } from './schedule-owner-now.ts';
 import type { ScheduledPlaces, ScheduledPlacesRegistry } from './scheduled-places.ts';
 import { commandOfText } from './scheduling/command-of-text.ts';
+import { isSchedulable } from './scheduling/schedulable-commands.ts';
 
 /** The longest a run's budget check holds its estimate: it is released before the run's own hold. */
 const checkHoldMs = 60_000;
@@ -245,6 +246,8 @@ async function runScheduledCommand({
 }): Promise<string | undefined> {
   const command = findCommand(name);
   if (command === undefined) return `there is no command /${name}`;
+  // A schedule made before a rule changed: a command that answers privately is never run in public.
+  if (!isSchedulable(command)) return `/${name} cannot be scheduled`;
   const platform = places.of(placeOfConversation(record.conversationKey).platform);
   const status = await runCommand({
     command,
@@ -292,7 +295,8 @@ function recordRunInAudit({
 }): Promise<void> {
   const place = placeOfConversation(record.conversationKey);
   const isPause = outcome.status === 'refused' || outcome.status === 'unpaid';
-  const what = record.kind === 'reminder' ? `reminder “${record.what}”` : `schedule “${record.what}”`;
+  // By id: what the owner asked for is theirs, and /forget takes it away with the schedule.
+  const what = `${record.kind === 'reminder' ? 'reminder' : 'schedule'} ${record.id} (${record.whenText})`;
   return services.audit.record({
     platform: place.platform,
     workspace: place.workspace,

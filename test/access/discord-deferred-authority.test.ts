@@ -134,11 +134,14 @@ describe('Discord: deferred work re-asks the gate with today’s facts', () => {
       );
       // Access refusals are said to the owner alone, in their DM.
       if (change !== 'role-budget-0') expect(told.channelId).toBe(dm);
-      await vi.waitFor(async () => {
-        const now = await scheduling.scheduler.get(record.id);
-        expect(now?.state).toBe('paused');
-        expect(now?.lastRun?.status).toBe(change === 'role-budget-0' ? 'unpaid' : 'refused');
-      });
+      await vi.waitFor(
+        async () => {
+          const now = await scheduling.scheduler.get(record.id);
+          expect(now?.state).toBe('paused');
+          expect(now?.lastRun?.status).toBe(change === 'role-budget-0' ? 'unpaid' : 'refused');
+        },
+        { timeout: 20_000 },
+      );
       expect(under.gateway.requests.length).toBe(requestsBefore);
       expect(fresh().filter(isTheRun)).toEqual([]);
 

@@ -454,6 +454,18 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
     ).toMatch(/repeats too often/);
   });
 
+  it('never schedules a command that answers privately: a run answers in the channel, for everyone', async () => {
+    startBot();
+    const harness = await startProcess(Date.parse('2025-06-02T06:00:00Z'));
+    for (const command of ['/audit', '/memory', '/usage', '/export', '/forget me']) {
+      expect(
+        (await type(harness, admin, `/schedule every day 9:00 ${command}`)).answers.join(''),
+        command,
+      ).toMatch(/cannot be scheduled/);
+    }
+    expect(await harness.scheduler.listInPlace(channelKey)).toEqual([]);
+  });
+
   it('lists, pauses, resumes and deletes with the buttons; only the owner or an admin may', async () => {
     startBot();
     const harness = await startProcess(Date.parse('2025-06-02T06:00:00Z'));
