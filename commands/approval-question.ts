@@ -80,10 +80,12 @@ export function answeredQuestionText(question: ApprovalQuestion, ending: Approva
  * Characters that would make the text shown differ from the text run without a sign: controls
  * (but tab and line feed) and format characters — zero-width ones, the soft hyphen, and the
  * bidirectional overrides and isolates that reorder what follows
- * (Unicode UAX #9; the "Trojan Source" attack, CVE-2021-42574). Arguments holding any are shown
- * only in the file, where every byte is what it is.
+ * (Unicode UAX #9; the "Trojan Source" attack, CVE-2021-42574), and every other character Unicode
+ * says is drawn as nothing (Default_Ignorable_Code_Point: variation selectors, tag characters, the
+ * Hangul fillers), which could carry a payload no one sees. Arguments holding any are shown only in
+ * the file, where every byte is what it is.
  */
-const hiddenCharacters = /(?![\t\n])[\p{Cc}\p{Cf}]/u;
+const hiddenCharacters = /(?![\t\n])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u3164\uFFA0]/u;
 
 // Never ends between the two halves of a surrogate pair, which would show as a broken character.
 function cutAt(text: string, limit: number): string {

@@ -5,6 +5,7 @@ import { createReplyFeedbackStore } from '../src/conversation/reply-feedback.ts'
 import { feedbackKeptData } from '../src/retention/feedback-retention.ts';
 import { actionKeptData } from './action-retention.ts';
 import { createActionStore } from './action-store.ts';
+import { findCommand } from './all-commands.ts';
 import type { CommandServices } from './define-command.ts';
 import { createScheduledPlacesRegistry } from './scheduled-places.ts';
 
@@ -30,6 +31,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     spending: app.spending,
     access: app.access,
     audit: app.audit,
+    findCommand,
     overrides: app.overrides,
     places: app.places,
     actionStore,

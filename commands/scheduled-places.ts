@@ -1,5 +1,26 @@
+import type { Actor } from '../src/access/actor.ts';
 import type { ConversationKey } from '../src/conversation/turn.ts';
-import type { ChannelMessage, CommandResponder } from './define-command.ts';
+import type { ChannelMessage, CommandResponder } from './command-responder.ts';
+
+/**
+ * Why the platform says a person cannot act somewhere now, before any access rule is asked:
+ * - `left`: no longer a member of the server (left, kicked or banned) or unknown to the platform;
+ * - `deactivated`: their account is deactivated (Slack);
+ * - `timed-out`: a moderator timed them out in that server (Discord);
+ * - `cannot-post-here`: they may no longer see or post in that channel;
+ * - `parley-cannot-post-here`: parley may no longer post in that channel.
+ */
+export type AbsenceReason =
+  | 'left'
+  | 'deactivated'
+  | 'timed-out'
+  | 'cannot-post-here'
+  | 'parley-cannot-post-here';
+
+/** A person as the platform shows them now: their Actor, or why they cannot act there. */
+export type ActorNow =
+  | { readonly isPresent: true; readonly actor: Actor }
+  | { readonly isPresent: false; readonly reason: AbsenceReason };
 
 /**
  * How a platform lets a scheduled run answer where nobody just wrote: in a channel or thread by its
@@ -16,6 +37,20 @@ export interface ScheduledPlaces {
     userId: string,
     madeIn: ConversationKey,
   ): Promise<{ readonly conversationKey: ConversationKey; readonly responder: CommandResponder } | undefined>;
+  /**
+   * The person as the platform knows them now, built by the same builder as its live entry points
+   * (roles, admin from real permissions, still a member, not timed out, may post there): deferred
+   * work keeps who and where, never a snapshot of authority. `postsThere`: the run writes in that
+   * conversation (a channel schedule), so parley must be able to post there too. `atMs`: the run's
+   * time, by the injected clock (a timeout ends at a time). Rejects when the platform cannot answer
+   * (a network error): the run is tried again.
+   */
+  actorNow(request: {
+    userId: string;
+    conversationKey: ConversationKey;
+    postsThere: boolean;
+    atMs: number;
+  }): Promise<ActorNow>;
   /** The newest messages of a conversation, for commands such as /summarize. */
   readRecentMessages(conversationKey: ConversationKey, limit: number): Promise<ChannelMessage[]>;
   /**

@@ -10,28 +10,22 @@ import { replyWithActions } from './chat-reply.ts';
 import type { CommandResponder, CommandServices } from './define-command.ts';
 import { parseCommandText } from './parse-command-text.ts';
 import { runCommand } from './run-command.ts';
-import type { ScheduledPlacesRegistry } from './scheduled-places.ts';
+import { ownerStanding, tellOwnerPaused } from './schedule-owner-now.ts';
+import type { ScheduledPlaces, ScheduledPlacesRegistry } from './scheduled-places.ts';
+import { commandOfText } from './scheduling/command-of-text.ts';
+import { isSchedulable } from './scheduling/schedulable-commands.ts';
 
 /** The longest a run's budget check holds its estimate: it is released before the run's own hold. */
 const checkHoldMs = 60_000;
 
-/** The Actor of a schedule's owner, from what was kept when they made it. */
-export function actorOfSchedule(record: ScheduleRecord): Actor {
-  return { ...record.owner, roleIds: [...record.owner.roleIds] };
-}
-
-/** A command to run (`/summarize --messages 200`), or undefined for a prompt. */
-export function commandOfText(text: string): { name: string; rest: string } | undefined {
-  const match = /^\/([a-z][\w-]*)\s*([\s\S]*)$/i.exec(text.trim());
-  return match?.[1] === undefined ? undefined : { name: match[1].toLowerCase(), rest: match[2] ?? '' };
-}
-
 /**
- * Does each run of a schedule as an entry point of its own: the owner's Actor is built from the
- * record, `authorize` decides as for a message, and `spending.admit` holds the run's worst case on
- * the owner's budgets before anything is sent (then gives the hold up to the run's own, which the
- * engine or command takes the same way). A budget that cannot pay is said in the place and pauses
- * the schedule; access refused pauses it too; a failed run says so and is tried again.
+ * Does each run of a schedule as an entry point of its own. The record keeps who and where, never
+ * what they were allowed: the platform builds the owner's Actor as they are now (`actorNow`: roles,
+ * admin, still a member, not timed out, may post there), `authorize` decides as for a message, and
+ * `spending.admit` holds the run's worst case on the owner's budgets before anything is sent (then
+ * gives the hold up to the run's own, which the engine or command takes the same way). Refused:
+ * the schedule pauses and its owner is told once, in their DM where the platform allows; a budget
+ * that cannot pay is said in the place and pauses it too; a failed run says so and is tried again.
  */
 export function createScheduledRunner({
   services,
@@ -71,27 +65,69 @@ export function createScheduledRunner({
       logger.warn({ err: error }, 'could not post a scheduling note');
     });
 
-  const runOnce: ScheduleRunner['run'] = async ({ record, dueAtMs, attempt, isLastAttempt }) => {
-    const target = await reach(record);
-    if ('problem' in target) {
-      logger.warn(
-        { scheduleId: record.id, problem: target.problem },
-        'a scheduled run could not reach its place',
-      );
-      return { status: 'failed', reason: target.problem };
+  /** A run from the owner's standing to its end; every way it can end returns its outcome. */
+  const attempt = async ({
+    record,
+    dueAtMs,
+    attempt: attemptNumber,
+    isLastAttempt,
+  }: Parameters<ScheduleRunner['run']>[0]): Promise<RunOutcome> => {
+    const platformName = placeOfConversation(record.conversationKey).platform;
+    const platform = places.of(platformName);
+    if (platform === undefined)
+      return { status: 'failed', reason: `${platformName} is not running in this process` };
+    const capabilityName =
+      record.kind === 'reminder' ? 'remind' : (commandOfText(record.what)?.name ?? 'chat');
+    const standing = await ownerStanding({ services, record, platform, capabilityName });
+    if (!standing.isAllowed) {
+      await tellOwnerPaused({ record, platform, text: standing.text, logger });
+      return { status: 'refused', reason: standing.text };
     }
+    const target = await reach(record);
+    if ('problem' in target) return { status: 'failed', reason: target.problem };
     try {
-      return await runInPlace({ record, dueAtMs, attempt, isLastAttempt, ...target });
+      return await runInPlace({
+        record,
+        dueAtMs,
+        attempt: attemptNumber,
+        isLastAttempt,
+        actor: standing.actor,
+        platform,
+        ...target,
+      });
     } finally {
       target.release();
     }
+  };
+
+  /** A run and its record: the audit trail and the log say how every run ended. */
+  const runAndRecord = async (request: Parameters<ScheduleRunner['run']>[0]): Promise<RunOutcome> => {
+    const outcome = await attempt(request).catch((error: unknown): RunOutcome => {
+      logger.error({ err: error, scheduleId: request.record.id }, 'a scheduled run threw');
+      return { status: 'failed', reason: 'something went wrong' };
+    });
+    // The one place a run's outcome is known (ran, refused, unpaid, failed), before the scheduler
+    // pauses or retries on it.
+    await recordRunInAudit({ services, record: request.record, outcome });
+    logger.info(
+      {
+        scheduleId: request.record.id,
+        ownerId: request.record.owner.id,
+        conversationKey: request.record.conversationKey,
+        attempt: request.attempt,
+        status: outcome.status,
+        ...(outcome.status === 'ran' ? {} : { reason: outcome.reason }),
+      },
+      'scheduled run outcome',
+    );
+    return outcome;
   };
 
   return {
     // Each run is the root of a trace of its own: its timer may have been set inside a command's span.
     run: (request) =>
       traceScheduledRun({ kind: request.record.kind, conversationKey: request.record.conversationKey }, () =>
-        runOnce(request),
+        runAndRecord(request),
       ),
     async tellSkipped({ record, dueAtMs, reason }) {
       const target = await reach(record);
@@ -121,6 +157,8 @@ export function createScheduledRunner({
     isLastAttempt,
     conversationKey,
     responder,
+    actor,
+    platform,
   }: {
     record: ScheduleRecord;
     dueAtMs: number;
@@ -128,22 +166,11 @@ export function createScheduledRunner({
     isLastAttempt: boolean;
     conversationKey: string;
     responder: CommandResponder;
+    /** The owner as the platform showed them for this run, allowed by the gate. */
+    actor: Actor;
+    platform: ScheduledPlaces;
   }): Promise<RunOutcome> {
-    const actor = actorOfSchedule(record);
     const command = record.kind === 'place' ? commandOfText(record.what) : undefined;
-    // Decided where the schedule was made: a reminder answered in a DM is still that server's to allow.
-    const verdict = await services.access.authorize({
-      actor,
-      conversationKey: record.conversationKey,
-      capability: {
-        kind: 'command',
-        name: record.kind === 'reminder' ? 'remind' : (command?.name ?? 'chat'),
-      },
-    });
-    if (!verdict.isAllowed) {
-      await say(responder, `⏸ Paused the schedule “${record.what}”: ${verdict.text}`);
-      return { status: 'refused', reason: verdict.text };
-    }
     if (record.kind === 'reminder') {
       await responder.surface.post(`⏰ Reminder: ${record.what}`);
       return { status: 'ran' };
@@ -174,6 +201,13 @@ export function createScheduledRunner({
     }
     // The run takes its own hold as it sends (engine, command): this one only proved it can be paid.
     await admission.hold.settle();
+    // Making a channel schedule is a power (SCHEDULERS): one its owner has lost is not used in their name.
+    if (services.scheduling?.scheduler.mayScheduleInPlace(actor) === false) {
+      const text =
+        'Only server admins (and the roles the owner allows) can schedule prompts in a channel, and you no longer may.';
+      await tellOwnerPaused({ record, platform, text, logger });
+      return { status: 'refused', reason: text };
+    }
     await say(responder, `🕘 ${record.what} — scheduled by ${record.owner.name} (${record.whenText})`);
     const failed = command
       ? await runScheduledCommand({ services, record, command, conversationKey, actor, responder, places })
@@ -220,6 +254,8 @@ async function runScheduledCommand({
 }): Promise<string | undefined> {
   const command = findCommand(name);
   if (command === undefined) return `there is no command /${name}`;
+  // A schedule made before a rule changed: a command that answers privately is never run in public.
+  if (!isSchedulable(command)) return `/${name} cannot be scheduled`;
   const platform = places.of(placeOfConversation(record.conversationKey).platform);
   const status = await runCommand({
     command,
@@ -250,4 +286,37 @@ export async function startScheduledRuns({
   await scheduling.scheduler.start(
     createScheduledRunner({ services, places: scheduling.places, replyMaxTokens }),
   );
+}
+
+/**
+ * A run in the audit trail: parley acted, on the owner's authority as it stood at the run; a refused
+ * or unpaid run is the schedule's pause.
+ */
+function recordRunInAudit({
+  services,
+  record,
+  outcome,
+}: {
+  services: CommandServices;
+  record: ScheduleRecord;
+  outcome: RunOutcome;
+}): Promise<void> {
+  const place = placeOfConversation(record.conversationKey);
+  const isPause = outcome.status === 'refused' || outcome.status === 'unpaid';
+  // By id: what the owner asked for is theirs, and /forget takes it away with the schedule.
+  const what = `${record.kind === 'reminder' ? 'reminder' : 'schedule'} ${record.id} (${record.whenText})`;
+  return services.audit.record({
+    platform: place.platform,
+    workspace: place.workspace,
+    channel: place.channel,
+    actor: { id: 'parley', name: 'parley (scheduled run)' },
+    onBehalfOf: { id: record.owner.id, name: record.owner.name },
+    kind: isPause ? 'schedule-paused' : 'schedule-run',
+    what:
+      outcome.status === 'ran'
+        ? `ran ${what}`
+        : `${isPause ? 'paused' : 'failed'} ${what}: ${outcome.reason}`,
+    result: outcome.status === 'ran' ? 'done' : isPause ? 'refused' : 'failed',
+    details: { scheduleId: record.id },
+  });
 }

@@ -9,6 +9,7 @@ import { configScenarios } from './scenarios/process-config.ts';
 import { slackScenarios } from './scenarios/slack.ts';
 import { storeScenarios } from './scenarios/store.ts';
 import { frozenCallScenarios } from './scenarios/store-frozen-calls.ts';
+import { redisRestartScenario, redisRestoredMidReplyScenario } from './scenarios/store-redis-restart.ts';
 
 /** Every scenario, grouped by area in the order they run. */
 export const allScenarios: readonly Scenario[] = [
@@ -19,6 +20,8 @@ export const allScenarios: readonly Scenario[] = [
   ...orderScenarios,
   ...storeScenarios,
   ...frozenCallScenarios,
+  redisRestartScenario,
+  redisRestoredMidReplyScenario,
   ...processScenarios,
   ...configScenarios,
   ...inputScenarios,

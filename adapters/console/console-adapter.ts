@@ -98,6 +98,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   const unregisterPlaces = registerConsolePlaces(
     services,
     createConsoleScheduledPlaces({
+      owner: user,
       conversationKey,
       newResponder: () =>
         createConsoleResponder({

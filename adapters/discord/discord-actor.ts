@@ -42,12 +42,33 @@ export function discordActorOf(interaction: PersonInteraction): Actor {
 
 /** A message written to parley: in a server it is installed in, or in a DM with it. */
 export function discordMessageActorOf(message: Message): Actor {
-  return {
-    id: message.author.id,
-    name: displayNameOf(message.author, message.member),
-    isAdmin: isAdminBy(message.member?.permissions ?? null),
-    roleIds: [...(message.member?.roles.cache.keys() ?? [])],
+  return discordMemberActorOf({
+    user: message.author,
+    member: message.member,
     context: message.guild === null ? 'direct-message' : 'server',
+  });
+}
+
+/**
+ * A person from their member object in a server (none outside one): the roles it holds and admin
+ * from its real permissions. Messages and deferred work (a schedule's run, from a member fetched
+ * then: discord-actor-now.ts) read the same facts the same way.
+ */
+export function discordMemberActorOf({
+  user,
+  member,
+  context,
+}: {
+  user: User;
+  member: GuildMember | null;
+  context: ActorContext;
+}): Actor {
+  return {
+    id: user.id,
+    name: displayNameOf(user, member),
+    isAdmin: isAdminBy(member?.permissions ?? null),
+    roleIds: [...(member?.roles.cache.keys() ?? [])],
+    context,
   };
 }
 

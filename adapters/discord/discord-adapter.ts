@@ -16,6 +16,7 @@ import type { DiscordAdapterContext, DiscordPlatformLimits } from './adapter-con
 import { answerAutocomplete } from './autocomplete.ts';
 import { pressButton } from './button-handlers.ts';
 import { cacheLimits } from './cache-limits.ts';
+import { createCaughtUpAuthors } from './caught-up-authors.ts';
 import { noPings } from './channel-surface.ts';
 import { runSlashCommand } from './command-handlers.ts';
 import { registerCommands } from './command-registration.ts';
@@ -304,15 +305,17 @@ function listen({
   });
   // A READY (not a RESUMED) is a fresh session: what was sent in the gap never arrives, so it is
   // read and the mentions and DMs in it answered through the same path as any message.
+  const handOnCaughtUp = createCaughtUpAuthors({ client, logger, now: adapter.services.now });
   client.on(Events.ShardReady, (shardId) => {
     if (lifecycle.isStopping) return;
     adapter.missedMessages
       .catchUp({
         client,
         shardId,
-        answer: (message) => {
-          if (!lifecycle.isStopping) void answerMessage(message);
-        },
+        answer: (message) =>
+          handOnCaughtUp(message, (checked) => {
+            if (!lifecycle.isStopping) void answerMessage(checked);
+          }),
       })
       .catch((error: unknown) =>
         logger.warn({ err: error, shardId }, 'catching up after a reconnect failed'),

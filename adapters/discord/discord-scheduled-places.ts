@@ -4,6 +4,7 @@ import type { ScheduledPlaces } from '../../commands/scheduled-places.ts';
 import { createSurfaceResponder } from '../../commands/surface-responder.ts';
 import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { createChannelSurface } from './channel-surface.ts';
+import { discordActorNow } from './discord-actor-now.ts';
 import type { DiscordOutbound } from './discord-outbound.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 
@@ -46,6 +47,7 @@ export function createDiscordScheduledPlaces({
         responder,
       };
     },
+    actorNow: (request) => discordActorNow({ client, ...request }),
     async readRecentMessages(conversationKey, limit) {
       const channelId = channelIdOf(conversationKey);
       const channel = channelId === undefined ? null : await client.channels.fetch(channelId);

@@ -5,7 +5,7 @@ import {
   MessageReferenceType,
   type MessageSnapshot,
 } from 'discord.js';
-import { resolveMentions } from './message-turn.ts';
+import { resolveMentions } from './resolve-mentions.ts';
 
 /**
  * The message a forward carries, as Discord snapshotted it: a forward has no content of its own, its

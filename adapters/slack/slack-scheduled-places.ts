@@ -7,6 +7,7 @@ import type { SlackAdapterContext } from './adapter-context.ts';
 import { withFeedbackButtons } from './feedback-surface.ts';
 import { readChannelHistory } from './read-channel-history.ts';
 import { createReplySurface } from './reply-surface.ts';
+import { slackActorNow } from './slack-actor-now.ts';
 
 /** The team, channel and thread a Slack conversation key names. */
 function addressOf(conversationKey: string) {
@@ -27,7 +28,7 @@ export function createSlackScheduledPlaces({
   botUserId,
 }: {
   app: App;
-  adapter: Pick<SlackAdapterContext, 'delivery' | 'directory' | 'logger'>;
+  adapter: Pick<SlackAdapterContext, 'delivery' | 'directory' | 'userGroups' | 'logger'>;
   botUserId: string | undefined;
 }): ScheduledPlaces {
   const surfaceFor = ({
@@ -67,6 +68,14 @@ export function createSlackScheduledPlaces({
         ),
       };
     },
+    actorNow: ({ userId, conversationKey }) =>
+      slackActorNow({
+        client: app.client,
+        directory: adapter.directory,
+        userGroups: adapter.userGroups,
+        userId,
+        conversationKey,
+      }),
     async readRecentMessages(conversationKey, limit) {
       const address = addressOf(conversationKey);
       if (address === undefined) return [];
@@ -93,7 +102,7 @@ export function registerSlackPlaces({
   services,
 }: {
   app: App;
-  adapter: Pick<SlackAdapterContext, 'delivery' | 'directory' | 'logger'>;
+  adapter: Pick<SlackAdapterContext, 'delivery' | 'directory' | 'userGroups' | 'logger'>;
   botUserId: string | undefined;
   services: CommandServices;
 }): () => void {

@@ -20,6 +20,16 @@ export interface SlackUser {
 export interface UserDirectory {
   /** Never throws: an unknown or unreadable user is named by their id. */
   lookUp(options: { client: webApi.WebClient; userId: string }): Promise<SlackUser>;
+  /**
+   * Asks Slack now, past the cache (and refreshes it), for work done later on someone's authority:
+   * the person, `deactivated` (users.info `deleted`: docs.slack.dev/reference/objects/user-object,
+   * "deleted: this user has been deactivated when the value of this field is true"), or `unknown`
+   * (`user_not_found`). Rejects on any other failure, so the work is tried again rather than refused.
+   */
+  lookUpNow(options: {
+    client: webApi.WebClient;
+    userId: string;
+  }): Promise<SlackUser | 'deactivated' | 'unknown'>;
 }
 
 interface CachedUser {
@@ -47,15 +57,7 @@ export function createUserDirectory({
   const fetchUser = async (client: webApi.WebClient, userId: string): Promise<SlackUser> => {
     try {
       const { user } = await client.users.info({ user: userId });
-      const profile = user?.profile;
-      const name = profile?.display_name || profile?.real_name || user?.real_name || user?.name || userId;
-      return {
-        id: userId,
-        name,
-        isAdmin: user?.is_admin === true || user?.is_owner === true,
-        isBot: user?.is_bot === true,
-        timeZone: typeof user?.tz === 'string' && user.tz !== '' ? user.tz : undefined,
-      };
+      return slackUserOf(userId, user);
     } catch (error) {
       logger.warn({ err: error, userId }, 'users.info failed; using the id as the name');
       // A failed lookup is not cached for long, so the name appears once Slack answers again.
@@ -65,6 +67,17 @@ export function createUserDirectory({
   };
 
   return {
+    async lookUpNow({ client, userId }) {
+      const answer = await client.users.info({ user: userId }).catch((error: unknown) => {
+        if ((error as { data?: { error?: string } }).data?.error === 'user_not_found') return undefined;
+        throw error;
+      });
+      if (answer?.user === undefined) return 'unknown';
+      const person = slackUserOf(userId, answer.user);
+      cache.delete(userId);
+      cache.set(userId, { user: Promise.resolve(person), expiresAtMs: now() + ttlMs });
+      return answer.user.deleted === true ? 'deactivated' : person;
+    },
     lookUp({ client, userId }) {
       const cached = cache.get(userId);
       if (cached !== undefined && cached.expiresAtMs > now()) return cached.user;
@@ -78,6 +91,20 @@ export function createUserDirectory({
       }
       return user;
     },
+  };
+}
+
+type UsersInfoUser = NonNullable<webApi.UsersInfoResponse['user']>;
+
+function slackUserOf(userId: string, user: UsersInfoUser | undefined): SlackUser {
+  const profile = user?.profile;
+  const name = profile?.display_name || profile?.real_name || user?.real_name || user?.name || userId;
+  return {
+    id: userId,
+    name,
+    isAdmin: user?.is_admin === true || user?.is_owner === true,
+    isBot: user?.is_bot === true,
+    timeZone: typeof user?.tz === 'string' && user.tz !== '' ? user.tz : undefined,
   };
 }
 

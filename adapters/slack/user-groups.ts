@@ -12,6 +12,13 @@ export interface UserGroupDirectory {
   groupsOf(options: { client: webApi.WebClient; teamId: string; userId: string }): readonly string[];
   /** Fetches the list now (at start-up), resolving when it is in. Never rejects. */
   refresh(options: { client: webApi.WebClient; teamId: string }): Promise<void>;
+  /**
+   * Lists the workspace's groups now, past the cache (and refreshes it), for work done later on
+   * someone's authority: a group given since must count at once. An app without usergroups:read
+   * counts groups as none, as a live message does; any other failure rejects, so the work is tried
+   * again rather than let through on an old list.
+   */
+  refreshNow(options: { client: webApi.WebClient; teamId: string }): Promise<void>;
 }
 
 interface TeamGroups {
@@ -54,6 +61,13 @@ export function createUserGroupDirectory({
       return teams.get(teamId)?.groupIdsByUser.get(userId) ?? [];
     },
     refresh,
+    async refreshNow({ client, teamId }) {
+      const groupIdsByUser = await fetchGroups(client).catch((error: unknown) => {
+        if ((error as { data?: { error?: string } }).data?.error === 'missing_scope') return new Map();
+        throw error;
+      });
+      teams.set(teamId, { groupIdsByUser, fetchedAtMs: now(), refreshing: undefined });
+    },
   };
 }
 

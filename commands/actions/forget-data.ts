@@ -36,8 +36,6 @@ export const confirmForgetAction: ActionDefinition = defineAction({
     await responder.removePressedAction?.();
     const report = await services.personData.forget({
       person: { platform: payload.platform, userId: payload.subjectId },
-      // The summaries shared with others are rewritten on the presser's budgets, as summaries are folded.
-      asker: user,
       ...(payload.workspace === undefined ? {} : { workspace: payload.workspace }),
     });
     const failed = Object.entries(report).filter(([, count]) => count < 0);

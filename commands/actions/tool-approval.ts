@@ -48,7 +48,7 @@ async function decideApproval(
   }
   const { approval } = press;
   if (decision === 'denied') {
-    await recordNotRun({ services, user, approval, what: `${approval.call.name}: denied by ${user.name}` });
+    await recordNotRun({ services, user, approval, what: `${approval.call.name}: denied` });
     await endQuestion({
       services,
       approval,
@@ -73,7 +73,7 @@ async function decideApproval(
     return;
   }
   await endQuestion({ services, approval, ending: { decision: 'approved', approverName: user.name } });
-  await replyWithActions({
+  const outcome = await replyWithActions({
     services,
     surface: responder.surface,
     signal,
@@ -89,6 +89,16 @@ async function decideApproval(
     approvedCall: approval.call,
     isAnswerOwed: true,
   });
+  // The question already reads "approved": a reply that failed before answering (a budget refused it,
+  // the store or the gateway failed) is noted, and the call's own entry says whether it ran.
+  if (outcome.status === 'failed' && outcome.delivered.text === '') {
+    await recordNotRun({
+      services,
+      user,
+      approval,
+      what: `${approval.call.name}: approved, but its reply failed before answering`,
+    });
+  }
 }
 
 /**

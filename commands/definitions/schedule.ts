@@ -1,25 +1,11 @@
 import { describeInstant } from '../../src/scheduling/schedule-timing.ts';
 import { whenExamples } from '../../src/scheduling/when-phrase.ts';
-import { findCommand } from '../all-commands.ts';
 import { textOption } from '../command-options.ts';
 import { defineCommand } from '../define-command.ts';
-import { commandOfText } from '../scheduled-run.ts';
+import { commandOfText } from '../scheduling/command-of-text.ts';
+import { isSchedulable } from '../scheduling/schedulable-commands.ts';
 import { scheduleActions } from '../scheduling/schedule-text.ts';
 import { readWhenAndWhat, timeZoneOption } from '../scheduling/time-zone-option.ts';
-
-/** Commands a schedule may not run: those that make or change schedules, or only answer privately. */
-const unschedulable = new Set([
-  'schedule',
-  'schedules',
-  'timezone',
-  'remind',
-  'help',
-  'config',
-  'usage',
-  'reset',
-  'model',
-  'system',
-]);
 
 /** A prompt or command run in this channel at set times, answered here like any message. */
 export const scheduleCommand = defineCommand({
@@ -69,10 +55,7 @@ export const scheduleCommand = defineCommand({
     }
     const { timeZone, when } = read;
     const command = commandOfText(when.rest);
-    if (
-      command !== undefined &&
-      (findCommand(command.name) === undefined || unschedulable.has(command.name))
-    ) {
+    if (command !== undefined && !isSchedulable(services.findCommand(command.name))) {
       await responder.send({ text: `⚠ /${command.name} cannot be scheduled.`, isPrivate: true });
       return;
     }

@@ -1,4 +1,6 @@
 import { firstWordsTitle, maxTitleCharacters } from '../../src/conversation/title-writer.ts';
+import { placeOfConversation } from '../../src/conversation/turn.ts';
+import { unexpiredHistory } from '../../src/conversation/unexpired-history.ts';
 import { textOption } from '../command-options.ts';
 import { titleConversation } from '../conversation-title.ts';
 import { type CommandContext, defineCommand } from '../define-command.ts';
@@ -55,7 +57,17 @@ async function titleFromHistory({
   services,
   user,
 }: Pick<CommandContext<unknown>, 'conversationKey' | 'services' | 'user'>): Promise<string | undefined> {
-  const turns = await services.history.load(conversationKey);
+  const [stored, placeSettings] = await Promise.all([
+    services.history.load(conversationKey),
+    services.places.settingsAt(placeOfConversation(conversationKey)),
+  ]);
+  // What is past HISTORY_RETENTION_DAYS is not sent to the model, though the sweep has not run yet.
+  const { turns } = unexpiredHistory({
+    turns: stored,
+    summary: undefined,
+    retentionDays: placeSettings.retentionDays,
+    nowMs: services.now().getTime(),
+  });
   const question = turns.find((turn) => turn.role === 'user');
   const answer = turns.find((turn) => turn.role === 'assistant');
   if (!question || !answer) return undefined;

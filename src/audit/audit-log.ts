@@ -54,11 +54,29 @@ export interface AuditLog {
 
 /** The most entries one server keeps for one day; past it, entries are counted, not kept. */
 const maxEntriesPerDay = 5_000;
+/**
+ * What the frequent kinds (tool calls, refusals, scheduled runs) may fill of a day, so the rare deeds
+ * owners look for (a setting changed, a /forget, the shared notes) always find room.
+ */
+const maxRoutineEntriesPerDay = 4_000;
+const routineKinds: ReadonlySet<AuditKind> = new Set([
+  'tool-call',
+  'access-refused',
+  'budget-refused',
+  'schedule-run',
+]);
+/**
+ * Entries kept in one record: an entry reads and writes one page and the day's small record, never
+ * the whole day (which at thousands of entries took hundreds of milliseconds a write).
+ */
+const entriesPerPage = 100;
 const dayMs = 24 * 60 * 60_000;
 const forgottenName = 'forgotten person';
 
-const daySchema = z.object({ entries: z.array(auditEntrySchema), overflowed: z.number().default(0) });
-type Day = z.infer<typeof daySchema>;
+/** A day of one place: how many entries it kept (in pages of `entriesPerPage`), and how many it could not. */
+const dayRecordSchema = z.object({ kept: z.number(), overflowed: z.number() });
+type DayRecord = z.infer<typeof dayRecordSchema>;
+const pageSchema = z.array(auditEntrySchema);
 const dayListSchema = z.array(z.string());
 
 /** Days are UTC dates, so every process names the same day the same way. */
@@ -68,6 +86,10 @@ function dayOf(atMs: number): string {
 
 function dayStartMs(day: string): number {
   return Date.parse(`${day}T00:00:00.000Z`);
+}
+
+function pageCount(record: DayRecord): number {
+  return Math.ceil(record.kept / entriesPerPage);
 }
 
 export function createAuditLog({
@@ -91,14 +113,27 @@ export function createAuditLog({
 }): AuditLog {
   const placeKey = (platform: string, workspace: string) => `${platform}:${workspace}`;
   const dayKey = (place: string, day: string) => `day:${place}:${day}`;
+  const pageKey = (place: string, day: string, page: number) => `page:${place}:${day}:${page}`;
   const daysKey = (place: string) => `days:${place}`;
   const placesKey = 'places';
   /** Days this process already listed, so a day's first entry is the only one that writes the lists. */
   const listedDays = new Set<string>();
 
-  const readDay = async (key: string): Promise<Day> => {
-    const parsed = daySchema.safeParse(await store.get(key));
-    return parsed.success ? parsed.data : { entries: [], overflowed: 0 };
+  const readDay = async (place: string, day: string): Promise<DayRecord> => {
+    const parsed = dayRecordSchema.safeParse(await store.get(dayKey(place, day)));
+    return parsed.success ? parsed.data : { kept: 0, overflowed: 0 };
+  };
+  const readPage = async (place: string, day: string, page: number): Promise<AuditEntry[]> => {
+    const parsed = pageSchema.safeParse(await store.get(pageKey(place, day, page)));
+    return parsed.success ? parsed.data : [];
+  };
+  /** Every entry a day kept, oldest first. */
+  const readWholeDay = async (place: string, day: string): Promise<AuditEntry[]> => {
+    const record = await readDay(place, day);
+    const pages = await Promise.all(
+      Array.from({ length: pageCount(record) }, (_, page) => readPage(place, day, page)),
+    );
+    return pages.flat();
   };
   const readList = async (key: string): Promise<string[]> => {
     const parsed = dayListSchema.safeParse(await store.get(key));
@@ -114,12 +149,16 @@ export function createAuditLog({
     const place = placeKey(entry.platform, entry.workspace);
     const day = dayOf(entry.atMs);
     await lock.run(`audit:${place}:${day}`, async () => {
-      const stored = await readDay(dayKey(place, day));
-      const next: Day =
-        stored.entries.length >= maxEntriesPerDay
-          ? { entries: stored.entries, overflowed: stored.overflowed + 1 }
-          : { entries: [...stored.entries, entry], overflowed: stored.overflowed };
-      await store.set(dayKey(place, day), next);
+      const record = await readDay(place, day);
+      const cap = routineKinds.has(entry.kind) ? maxRoutineEntriesPerDay : maxEntriesPerDay;
+      if (record.kept >= cap) {
+        await store.set(dayKey(place, day), { ...record, overflowed: record.overflowed + 1 });
+        return;
+      }
+      const page = Math.floor(record.kept / entriesPerPage);
+      const entries = record.kept % entriesPerPage === 0 ? [] : await readPage(place, day, page);
+      await store.set(pageKey(place, day, page), [...entries, entry]);
+      await store.set(dayKey(place, day), { ...record, kept: record.kept + 1 });
     });
     const listed = `${place}:${day}`;
     if (!listedDays.has(listed)) {
@@ -160,13 +199,14 @@ export function createAuditLog({
       const entries: AuditEntry[] = [];
       let overflowed = 0;
       for (const day of days) {
-        const stored = await readDay(dayKey(place, day));
-        overflowed += stored.overflowed;
+        const record = await readDay(place, day);
+        overflowed += record.overflowed;
+        const dayEntries = await readWholeDay(place, day);
         // Newest first: from the end of the day, or from just before where the last page stopped.
         const startIndex =
-          day === cursorDay && cursorIndex !== undefined ? cursorIndex - 1 : stored.entries.length - 1;
+          day === cursorDay && cursorIndex !== undefined ? cursorIndex - 1 : dayEntries.length - 1;
         for (let index = startIndex; index >= 0; index -= 1) {
-          const entry = stored.entries[index];
+          const entry = dayEntries[index];
           if (entry === undefined) continue;
           if (query.sinceMs !== undefined && entry.atMs < query.sinceMs) continue;
           if (query.untilMs !== undefined && entry.atMs >= query.untilMs) continue;
@@ -199,7 +239,10 @@ export function createAuditLog({
           const days = await readList(daysKey(place));
           const expired = days.filter((day) => dayStartMs(day) + dayMs <= cutoffMs);
           for (const day of expired) {
-            removed += (await readDay(dayKey(place, day))).entries.length;
+            const record = await readDay(place, day);
+            removed += record.kept;
+            for (let page = 0; page < pageCount(record); page += 1)
+              await store.delete(pageKey(place, day, page));
             await store.delete(dayKey(place, day));
             listedDays.delete(`${place}:${day}`);
           }
@@ -222,24 +265,14 @@ export function createAuditLog({
           if (request.workspace !== undefined && workspace !== request.workspace) continue;
           for (const day of await readList(daysKey(place))) {
             await lock.run(`audit:${place}:${day}`, async () => {
-              const stored = await readDay(dayKey(place, day));
-              let changed = 0;
-              const entries = stored.entries.map((entry) => {
-                if (!isAbout(entry, request.person.userId)) return entry;
-                changed += 1;
-                return {
-                  ...entry,
-                  actor:
-                    entry.actor.id === request.person.userId
-                      ? { ...entry.actor, name: forgottenName }
-                      : entry.actor,
-                  ...(entry.onBehalfOf?.id === request.person.userId
-                    ? { onBehalfOf: { ...entry.onBehalfOf, name: forgottenName } }
-                    : {}),
-                };
-              });
-              if (changed > 0) await store.set(dayKey(place, day), { ...stored, entries });
-              renamed += changed;
+              const record = await readDay(place, day);
+              for (let page = 0; page < pageCount(record); page += 1) {
+                const entries = await readPage(place, day, page);
+                const renamedEntries = entries.map((entry) => withoutName(entry, request.person.userId));
+                const changed = renamedEntries.filter((entry, index) => entry !== entries[index]).length;
+                if (changed > 0) await store.set(pageKey(place, day, page), renamedEntries);
+                renamed += changed;
+              }
             });
           }
         }
@@ -253,12 +286,24 @@ export function createAuditLog({
           if (platform !== request.person.platform) continue;
           if (request.workspace !== undefined && workspace !== request.workspace) continue;
           for (const day of await readList(daysKey(place))) {
-            const stored = await readDay(dayKey(place, day));
-            mine.push(...stored.entries.filter((entry) => isAbout(entry, request.person.userId)));
+            const entries = await readWholeDay(place, day);
+            mine.push(...entries.filter((entry) => isAbout(entry, request.person.userId)));
           }
         }
         return mine.length === 0 ? undefined : mine;
       },
     },
+  };
+}
+
+/** The entry with the person's name taken off (the same entry when it does not name them). */
+function withoutName(entry: AuditEntry, personId: string): AuditEntry {
+  if (entry.actor.id !== personId && entry.onBehalfOf?.id !== personId) return entry;
+  return {
+    ...entry,
+    actor: entry.actor.id === personId ? { ...entry.actor, name: forgottenName } : entry.actor,
+    ...(entry.onBehalfOf?.id === personId
+      ? { onBehalfOf: { ...entry.onBehalfOf, name: forgottenName } }
+      : {}),
   };
 }

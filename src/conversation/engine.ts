@@ -60,6 +60,7 @@ import {
 } from './summary-folding.ts';
 import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
 import { placeOfConversation } from './turn.ts';
+import { unexpiredHistory } from './unexpired-history.ts';
 import { defaultWaitingIndicators, showWhileWaiting, type WaitingIndicators } from './waiting-indicator.ts';
 
 export type { WaitingIndicators } from './waiting-indicator.ts';
@@ -493,7 +494,13 @@ const foldAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, lo
       spending: dependencies.spending,
       conversationKey: turn.conversationKey,
       actor: turn.actor,
-      turns: await dependencies.history.load(turn.conversationKey),
+      // Expired turns must not be retold in a summary either.
+      turns: unexpiredHistory({
+        turns: await dependencies.history.load(turn.conversationKey),
+        summary: undefined,
+        retentionDays: prepared.placeSettings?.retentionDays,
+        nowMs: (dependencies.now ?? (() => new Date()))().getTime(),
+      }).turns,
       summary: prepared.summary,
       contextTokens: dependencies.gateway.capabilitiesOf(prepared.model).contextTokens,
       replyMaxTokens: dependencies.defaults.replyMaxTokens,
@@ -614,7 +621,7 @@ async function prepareTurn(
 ): Promise<PreparedTurn> {
   const { turn } = request;
   const { gateway, defaults } = dependencies;
-  const [conversationSettings, placeSettings, allStoredTurns, attachedImages, read, summary] =
+  const [conversationSettings, placeSettings, loadedTurns, attachedImages, read, loadedSummary] =
     await Promise.all([
       dependencies.settings.get(turn.conversationKey),
       dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
@@ -625,6 +632,13 @@ async function prepareTurn(
       ),
       dependencies.folding?.summaries.get(turn.conversationKey),
     ]);
+  // Past HISTORY_RETENTION_DAYS is gone for the model now, not only after the next hourly sweep.
+  const { turns: allStoredTurns, summary } = unexpiredHistory({
+    turns: loadedTurns,
+    summary: loadedSummary,
+    retentionDays: placeSettings?.retentionDays,
+    nowMs: (dependencies.now ?? (() => new Date()))().getTime(),
+  });
   const images = await withLinkImages({ images: attachedImages, read, dependencies, logger });
   const lastTurn = allStoredTurns.at(-1);
   const replacedTurnCount =

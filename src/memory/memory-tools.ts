@@ -139,7 +139,7 @@ export function createMemoryTools({
         await recordSharedChange({
           actor: context.actor,
           conversationKey: context.conversationKey,
-          what: `the model kept server note ${outcome.note.id}: ${outcome.note.text}`,
+          what: `the model kept server note ${outcome.note.id}`,
         });
       }
       return outcome.isKept

@@ -1,4 +1,3 @@
-import type { Actor } from '../access/actor.ts';
 import type { ConversationKey, StoredTurn } from '../conversation/turn.ts';
 
 /** A person as parley knows them: their id on one platform. */
@@ -35,12 +34,6 @@ export interface PersonRequest {
 /** A /forget request once the person's turns are gone from history: their documents go with them. */
 export interface ForgetRequest extends PersonRequest {
   readonly forgottenTurns: readonly StoredTurn[];
-  /**
-   * Who pressed Forget (the person, or an admin for a member): the summaries shared with others are
-   * rewritten on their budgets, as a summary is folded on the asker's; undefined, nothing is paid
-   * for and such summaries are dropped instead.
-   */
-  readonly asker?: Actor;
 }
 
 /**

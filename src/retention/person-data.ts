@@ -1,4 +1,3 @@
-import type { Actor } from '../access/actor.ts';
 import type { HistoryStore } from '../conversation/history-store.ts';
 import type { Logger } from '../log.ts';
 import { redactSecretsInValue } from '../secrets/redact-in-value.ts';
@@ -23,7 +22,7 @@ export interface PersonExport {
  * (history is per conversation) and every registered kind of kept data.
  */
 export interface PersonData {
-  forget(request: { person: Person; workspace?: string; asker?: Actor }): Promise<ForgetReport>;
+  forget(request: { person: Person; workspace?: string }): Promise<ForgetReport>;
   export(request: { person: Person; workspace?: string }): Promise<PersonExport>;
 }
 
@@ -66,7 +65,6 @@ export function createPersonData({
           report[kept.name] = await kept.forget({
             ...request,
             forgottenTurns,
-            ...(asked.asker ? { asker: asked.asker } : {}),
           });
         } catch (error) {
           logger.error({ err: error, kept: kept.name }, 'forget: could not remove one kind of data');

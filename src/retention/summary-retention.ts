@@ -1,4 +1,3 @@
-import type { Actor } from '../access/actor.ts';
 import type { ConversationSummaries, ConversationSummary } from '../conversation/conversation-summaries.ts';
 import { rewriteSummaryWithout } from '../conversation/summary-rewrite.ts';
 import type { ConversationKey, StoredTurn } from '../conversation/turn.ts';
@@ -95,10 +94,7 @@ async function forgetInSummary({
     return 'dropped';
   }
   const names = namesOf({ summary, userId, turns: request.forgottenTurns });
-  const text =
-    names.length === 0 || request.asker === undefined
-      ? undefined
-      : await rewrite({ rewriting, logger, key, summary, names, asker: request.asker });
+  const text = names.length === 0 ? undefined : await rewrite({ rewriting, logger, key, summary, names });
   if (text === undefined || text === '') {
     await summaries.reset(key);
     logger.warn(
@@ -129,26 +125,33 @@ function namesOf({
   return [...names];
 }
 
-/** The rewritten text, or undefined when the budget cannot pay or the call fails. */
+/**
+ * Who pays for work done for everyone at a place (a shared summary rewritten for /forget): no
+ * person, so only the place's budgets (channel, server) and the process's apply, and /usage --top
+ * shows it under this id.
+ */
+export const placeUpkeepPayerId = 'parley-upkeep';
+
+/** The rewritten text, or undefined when the place's budget cannot pay or the call fails. */
 async function rewrite({
   rewriting,
   logger,
   key,
   summary,
   names,
-  asker,
 }: {
   rewriting: SummaryRewriting;
   logger: Logger;
   key: ConversationKey;
   summary: ConversationSummary;
   names: readonly string[];
-  asker: Actor;
 }): Promise<string | undefined> {
   const admission = await rewriting.spending
     .admit({
-      userId: asker.id,
-      roleIds: asker.roleIds,
+      // Charged to the place (its channel's and server's budgets), not to whoever pressed Forget: a
+      // member whose own budget is spent must not make everyone lose the summary.
+      userId: placeUpkeepPayerId,
+      roleIds: [],
       conversationKey: key,
       model: rewriting.model,
       work: {

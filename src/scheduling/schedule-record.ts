@@ -1,12 +1,15 @@
 import { z } from 'zod';
 
-/** What is kept of the person who made a schedule: enough to build their Actor again for each run. */
+/**
+ * What is kept of the person who made a schedule: who they are (their platform id, and a name to
+ * show in lists), never what they were allowed. Each run asks the platform for their roles, admin
+ * rights and membership as they are then (commands/scheduled-run.ts). Records written before this
+ * carry `roleIds`, `isAdmin` and `context` too: zod's object drops unknown keys, so they still
+ * parse and those fields never reach a decision.
+ */
 const ownerSchema = z.object({
   id: z.string(),
   name: z.string(),
-  roleIds: z.array(z.string()),
-  isAdmin: z.boolean(),
-  context: z.enum(['server', 'direct-message', 'group-direct-message', 'user-install', 'terminal']),
 });
 
 const timingSchema = z.discriminatedUnion('kind', [

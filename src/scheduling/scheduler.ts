@@ -13,7 +13,10 @@ export type RunOutcome =
   | { readonly status: 'failed'; readonly reason: string }
   /** The owner's budget cannot pay for it: the schedule is paused, and the place was told why. */
   | { readonly status: 'unpaid'; readonly reason: string }
-  /** Access now refuses the owner here: the schedule is paused, and the place was told why. */
+  /**
+   * The owner may not do this now (access refuses them, they left, are timed out or may no longer
+   * post there): the schedule is paused, and its owner was told why.
+   */
   | { readonly status: 'refused'; readonly reason: string };
 
 /** Does a schedule's run: posts the reminder, or answers the prompt or command in the place. */
@@ -201,13 +204,8 @@ export function createScheduler({
         id: randomBytes(6).toString('base64url').replaceAll(/[-_]/g, 'x'),
         kind: request.kind,
         conversationKey: request.conversationKey,
-        owner: {
-          id: request.owner.id,
-          name: request.owner.name,
-          roleIds: [...request.owner.roleIds],
-          isAdmin: request.owner.isAdmin,
-          context: request.owner.context,
-        },
+        // Who, never what they may do: each run asks the platform again.
+        owner: { id: request.owner.id, name: request.owner.name },
         what: request.what,
         whenText: request.whenText,
         timing: request.timing,

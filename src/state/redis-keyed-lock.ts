@@ -82,6 +82,11 @@ export function createRedisKeyedLock({
   // Waiter ids start with the process's own id, so a waiter can tell its process's tasks from others'.
   const processPrefix = `${randomUUID()}:`;
   let waiterCount = 0;
+  /**
+   * The ids of this process's tasks from joining a queue until their lock is released: a lock held
+   * by any other id of this process belongs to a task that is over.
+   */
+  const activeIds = new Set<string>();
   const statesByKey = new Map<string, KeyState>();
   const releaseChannel = `${prefix}:released`;
   const wake = (key: string): void => {
@@ -106,6 +111,7 @@ export function createRedisKeyedLock({
     const keys = keysOf(key);
     waiterCount += 1;
     const waiterId = `${processPrefix}${waiterCount}`;
+    activeIds.add(waiterId);
     const client = await redis();
     const enqueue = () =>
       client.eval(enqueueScript, {
@@ -142,7 +148,7 @@ export function createRedisKeyedLock({
             processPrefix,
             String(notBeforeMicros),
           ],
-        })) as number[];
+        })) as [number, number?, number?, string?, string?];
         if (answer[0] === 1) {
           state.othersAhead = 0;
           return waiterId;
@@ -153,6 +159,7 @@ export function createRedisKeyedLock({
           await enqueue();
           continue;
         }
+        if (await isFreedFromFinishedTask({ key, holder: answer[3], head: answer[4] })) continue;
         state.othersAhead = answer[1] ?? 0;
         ensureSubscribed();
         const reorderWaitMs = Math.ceil((answer[2] ?? 0) / 1000);
@@ -168,6 +175,7 @@ export function createRedisKeyedLock({
         });
       }
     } catch (error) {
+      activeIds.delete(waiterId);
       await (await redis())
         .eval(leaveQueueScript, { keys: [keys.queue, keys.heartbeats], arguments: [waiterId] })
         .catch(() => undefined);
@@ -175,6 +183,38 @@ export function createRedisKeyedLock({
     } finally {
       state.wakers.delete(waker);
     }
+  };
+
+  /**
+   * A lock held by a task of this process that is over is free: its release failed (the store did
+   * not answer then), or Redis started again from a dump saved while the task ran (issue 34, item
+   * 10: the next turn of the conversation waited out lockTtlMs, 30 s, in silence). The same for a
+   * waiter of such a task at the head of the queue (it would block until its heartbeat lapsed). Only
+   * this process can know its own task is over; another process's still wait for their ttl.
+   */
+  const isFreedFromFinishedTask = async ({
+    key,
+    holder,
+    head,
+  }: {
+    key: string;
+    holder: string | undefined;
+    head: string | undefined;
+  }): Promise<boolean> => {
+    const isOver = (id: string | undefined): id is string =>
+      id?.startsWith(processPrefix) === true && !activeIds.has(id);
+    if (!isOver(holder) && !isOver(head)) return false;
+    logger.warn(
+      { key },
+      'a conversation lock or place in line of a task of this process that is over was freed',
+    );
+    const keys = keysOf(key);
+    const client = await redis();
+    if (isOver(holder)) await client.eval(releaseScript, { keys: [keys.lock], arguments: [holder] });
+    if (isOver(head)) {
+      await client.eval(leaveQueueScript, { keys: [keys.queue, keys.heartbeats], arguments: [head] });
+    }
+    return true;
   };
 
   const keepExtending = (key: string, token: string): (() => void) => {
@@ -221,8 +261,12 @@ export function createRedisKeyedLock({
           stopExtending();
           // A release that fails leaves the lock to expire after lockTtlMs; the task's result stands.
           await release(key, token).catch((error: unknown) =>
-            logger.warn({ err: error, key }, 'could not release a conversation lock; it expires on its own'),
+            logger.warn(
+              { err: error, key },
+              'could not release a conversation lock; the next task here frees it, elsewhere it expires',
+            ),
           );
+          activeIds.delete(token);
           wake(key);
         }
       } finally {

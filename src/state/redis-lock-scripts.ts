@@ -39,8 +39,9 @@ return string.format('%.0f', nowMicros)
  * is first in line, nobody holds it, and its turn was sent at least the reorder window ago (a turn
  * sent just before it may still be on its way to another process). KEYS: lock, queue, heartbeats.
  * ARGV: waiterId, lockTtlMs, waiterTtlMs, the id prefix of this process, notBeforeMicros (0: none).
- * Returns { 1 } when the lock is taken, { 0, othersAhead, waitMicros } while waiting (holders and
- * waiters of other processes ahead of this one; how long until the reorder window is over), { -1 }
+ * Returns { 1 } when the lock is taken, { 0, othersAhead, waitMicros, holder, head } while waiting
+ * (holders and waiters of other processes ahead of this one; how long until the reorder window is
+ * over; the token holding the lock and the first waiter, '' when none), { -1 }
  * when the waiter is no longer queued (its heartbeat lapsed, so it was dropped as dead: it must
  * queue again).
  */
@@ -76,7 +77,7 @@ if rank > 0 then
     if string.sub(waiter, 1, #processPrefix) ~= processPrefix then othersAhead = othersAhead + 1 end
   end
 end
-return { 0, othersAhead, waitMicros }
+return { 0, othersAhead, waitMicros, holder or '', head or '' }
 `;
 
 /** Leaves the queue without taking the lock. KEYS: queue, heartbeats. ARGV: waiterId. */

@@ -308,7 +308,9 @@ function recordInAudit({
     channel: place.channel,
     actor: { id: actor.id, name: actor.name },
     kind: 'tool-call',
-    what: `${tool.name} (${tool.source})${isApproved ? `, approved by ${actor.name}` : ''}`,
+    // Only the asker may approve: the entry's actor is who approved it. Names stay out of `what`, so
+    // that /forget, which renames the actor, leaves none behind.
+    what: `${tool.name} (${tool.source})${isApproved ? ', approved' : ''}`,
     result: isError ? 'failed' : 'done',
     details: {
       tool: tool.name,

@@ -20,7 +20,7 @@ export const discordEntryPoints = [
   'slash-command:memory-of-the-place',
   'missed-mention',
   'slash-command:schedule-in-a-channel',
-  // A run of a schedule: nobody is at the keyboard; its owner's Actor is built from the record.
+  // A run of a schedule: nobody is at the keyboard; its owner's Actor is built from Discord at the run.
   'scheduled-run',
   // A person's own time zone: it spends nothing and names no one else, but a blocked person is refused.
   'slash-command:timezone',
@@ -64,3 +64,23 @@ export const toolRules = [
   'acting-tool-unanswered',
 ] as const;
 export type ToolRule = (typeof toolRules)[number];
+
+/**
+ * The matrix's time axis (issue 34): work that runs later on a person's authority, each tried
+ * against each change made after it was set up. Every cell must be refused when it runs, with zero
+ * gateway requests, the schedule paused and its owner told once.
+ */
+export const deferredKinds = ['schedule-run', 'reminder'] as const;
+export type DeferredKind = (typeof deferredKinds)[number];
+
+export const changesAfterCreation = [
+  'role-blocked',
+  'role-budget-0',
+  'admin-removed',
+  'member-left',
+  'timed-out',
+  'channel-permission-lost',
+  // parley itself may no longer post in the channel a schedule answers in.
+  'parley-permission-lost',
+] as const;
+export type ChangeAfterCreation = (typeof changesAfterCreation)[number];

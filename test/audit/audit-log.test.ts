@@ -111,4 +111,25 @@ describe('the audit trail', () => {
     const elsewhere = (await audit.read({ platform: 'discord', workspace: 'G2', limit: 5 })).entries;
     expect(elsewhere[0]?.actor.name).toBe('ada');
   });
+
+  it('keeps room for the rare deeds once the frequent ones fill a day, and counts what it could not keep', async () => {
+    const audit = auditLogAt({ nowMs: start });
+    for (let index = 0; index < 4_010; index += 1) {
+      await audit.record(entry({ kind: 'tool-call', what: `web_search (built-in) ${index}` }));
+    }
+    await audit.record(entry({ what: 'MEMORY for this server is now off.' }));
+    const query = { platform: 'discord', workspace: 'G1', limit: 3 };
+    const newest = await audit.read(query);
+    expect(newest.entries.map((found) => found.what)).toEqual([
+      'MEMORY for this server is now off.',
+      'web_search (built-in) 3999',
+      'web_search (built-in) 3998',
+    ]);
+    expect(newest.overflowed).toBe(10);
+    // Read across the pages the day is kept in, none missed or repeated.
+    const all = await audit.read({ ...query, limit: 5_000 });
+    expect(all.entries).toHaveLength(4_001);
+    expect(new Set(all.entries.map((found) => found.id)).size).toBe(4_001);
+    expect(all.entries.at(-1)?.what).toBe('web_search (built-in) 0');
+  });
 });

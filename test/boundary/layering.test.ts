@@ -1,39 +1,13 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, root, sourceFiles } from './source-imports.ts';
 
 /**
  * Enforces the dependency rule of ARCHITECTURE.md by reading every import: src/ imports neither adapters/
  * nor commands/ (the process entry, which picks the adapters, lives above them all in bin/);
  * commands/ imports no adapter; an adapter imports no other adapter. Only src/config.ts reads process.env.
  */
-const root = resolve(import.meta.dirname, '../..');
-
-function sourceFiles(directory: string): string[] {
-  const absolute = join(root, directory);
-  let entries: string[];
-  try {
-    entries = readdirSync(absolute);
-  } catch {
-    return [];
-  }
-  return entries.flatMap((entry) => {
-    const path = join(directory, entry);
-    if (statSync(join(root, path)).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-function importsOf(file: string): string[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"]+)['"]/g)].map(
-    (match) => match[1] ?? '',
-  );
-  return specifiers
-    .filter((specifier) => specifier.startsWith('.'))
-    .map((specifier) => relative(root, resolve(root, dirname(file), specifier)));
-}
-
 function layerOf(path: string): string {
   const [top, second] = path.split('/');
   return top === 'adapters' ? `adapters/${second}` : (top ?? '');

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 let under: DiscordUnderTest | undefined;
@@ -153,6 +154,46 @@ describe('/title on Discord', () => {
     // Two renames reached Discord, and no 429 was ever served.
     expect(subject.discord.requests.filter((call) => call.route === 'channel-modify')).toHaveLength(2);
     expect(subject.discord.rateLimitHits.total).toBe(0);
+  });
+
+  it('writes the title from what is within HISTORY_RETENTION_DAYS, before the sweep removed the rest', async () => {
+    const subject = await start({ DISCORD_REPLY_MODE: 'thread', HISTORY_RETENTION_DAYS: '30' });
+    const general = subject.generalChannelId;
+    subject.gateway.enqueue({ text: 'Sure.' });
+    subject.gateway.enqueue({ text: JSON.stringify({ title: 'Written by the model' }) });
+    const threadId = subject.discord.sendUserMessage({
+      channelId: general,
+      content: 'plan the launch, code word PELICAN',
+      mentionsBot: true,
+    });
+    await subject.discord.waitFor(() => subject.discord.channel(threadId)?.name === 'Written by the model');
+    // The first exchange, made 45 days old: past the retention, not yet swept.
+    const key = conversationKeyOf({
+      platform: 'discord',
+      workspace: subject.discord.guildId,
+      channel: general,
+      thread: threadId,
+    });
+    const firstExchange = await subject.app.history.load(key);
+    expect(firstExchange).toHaveLength(2);
+    const longAgo = new Date(Date.now() - 45 * 24 * 60 * 60_000).toISOString();
+    await subject.app.history.reset(key);
+    await subject.app.history.append(
+      key,
+      firstExchange.map((turn) => ({ ...turn, createdAt: longAgo })),
+    );
+    subject.gateway.enqueue({ text: 'Ferry booked.' });
+    subject.discord.sendUserMessage({ channelId: threadId, content: 'book the ferry to HARBOURNINE' });
+    await subject.discord.waitFor(() =>
+      subject.botMessages(threadId).find((message) => message.content === 'Ferry booked.'),
+    );
+
+    subject.gateway.enqueue({ text: JSON.stringify({ title: 'Ferry booking' }) });
+    subject.discord.sendSlashCommand({ name: 'title', channelId: threadId, options: {} });
+    await subject.discord.waitFor(() => subject.discord.channel(threadId)?.name === 'Ferry booking');
+    const titleRequest = JSON.stringify(chatRequests(subject).at(-1)?.body);
+    expect(titleRequest).toContain('HARBOURNINE');
+    expect(titleRequest).not.toContain('PELICAN');
   });
 
   it('says there is no thread to rename in a channel', async () => {

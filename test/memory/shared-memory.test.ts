@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeDiscordAdmin } from '../support/discord-admin.ts';
+import { makeDiscordAdmin, runDiscordConfig } from '../support/discord-admin.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 import { askAndWait } from './ask-on-discord.ts';
 
@@ -95,6 +95,11 @@ describe('shared memory is a capability', () => {
     expect(toolAnswers(subject).at(-1)).toContain('keeps no shared notes');
 
     // Switching to place later finds nothing waiting.
+    const switched = await runDiscordConfig(subject, {
+      admin,
+      options: { setting: 'MEMORY', value: 'place' },
+    });
+    expect(switched.content).toMatch(/✅/);
     subject.gateway.enqueue({ text: 'Nothing shared.' });
     await askAndWait(subject, 'anything shared?', 'Nothing shared.', admin.id);
     expect(String(chatBodies(subject).at(-1)?.messages[0]?.content)).not.toContain('Support is in');

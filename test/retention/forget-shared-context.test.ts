@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUser } from '../fakes/discord/index.ts';
+import { makeDiscordAdmin, runDiscordConfig } from '../support/discord-admin.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 
 /**
@@ -159,6 +160,14 @@ describe('/forget me in a shared channel', () => {
     const sharedHash = await documentHashOf(generalKey, 'rota.txt');
     expect(adasHash).toBeDefined();
     expect(await under.app.documents.load(sharedHash ?? '')).toBeDefined();
+
+    // Ada's own budget is spent: the rewrite is the place's upkeep, not hers, so it still happens.
+    const spent = under.discord.createRole({ name: 'spent', memberIds: [ada.id] });
+    const confirmation = await runDiscordConfig(under, {
+      admin: makeDiscordAdmin(under),
+      options: { setting: 'BUDGET_ROLE_DAILY', value: `${spent}=0` },
+    });
+    expect(confirmation.content).toMatch(/✅/);
 
     // The rewrite is the one model call /forget makes; the fake answers it as a model would.
     const requestsBefore = chatBodies().length;

@@ -23,8 +23,11 @@ const channelKey = 'discord:guild-1:channel-1';
 const admin: Actor = { id: 'ada', name: 'Ada', roleIds: [], isAdmin: true, context: 'server' };
 const member: Actor = { id: 'bob', name: 'Bob', roleIds: ['role-1'], isAdmin: false, context: 'server' };
 
-/** A channel and DMs that keep what was posted, as a platform would show it. */
-function createRecordingPlaces() {
+/**
+ * A channel and DMs that keep what was posted, as a platform would show it, and the people the
+ * platform knows now: whoever typed a command, as they were then, until a test changes them.
+ */
+function createRecordingPlaces(people: Map<string, Actor>) {
   const shown = new Map<string, string[]>();
   const surfaceFor = (key: string): Surface => {
     const texts = shown.get(key) ?? [];
@@ -48,9 +51,13 @@ function createRecordingPlaces() {
       const conversationKey = `discord:dm:dm-${userId}`;
       return { conversationKey, responder: createSurfaceResponder(surfaceFor(conversationKey)) };
     },
+    actorNow: async ({ userId }) => {
+      const actor = people.get(userId);
+      return actor === undefined ? { isPresent: false, reason: 'left' } : { isPresent: true, actor };
+    },
     readRecentMessages: async () => [],
   };
-  return { places, shownIn: (key: string) => shown.get(key) ?? [] };
+  return { places, people, shownIn: (key: string) => shown.get(key) ?? [] };
 }
 
 /** A responder for a person's command: what it answered, and the buttons it drew. */
@@ -88,6 +95,8 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
   let bot: TestBot;
   let store: ScheduleStore;
   let current: Harness | undefined;
+  /** The people the platform knows, across the processes of one test (a restart keeps them). */
+  let people: Map<string, Actor>;
 
   beforeAll(async () => {
     fake = await startFakeGateway({ apiKey });
@@ -113,6 +122,7 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
       logger: bot.logger,
     });
     fake.reset();
+    people = new Map();
   };
 
   /** A process's scheduler: the store survives between two of them, as across a restart. */
@@ -142,7 +152,7 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
       logger: bot.logger,
       now: () => clock.now(),
     });
-    const recorded = createRecordingPlaces();
+    const recorded = createRecordingPlaces(people);
     const registry = createScheduledPlacesRegistry();
     registry.register(recorded.places);
     const services: CommandServices = {
@@ -164,6 +174,7 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
     const [name = '', ...rest] = line.replace(/^\//, '').split(' ');
     const command = findCommand(name);
     if (command === undefined) throw new Error(`no command ${name}`);
+    harness.recorded.people.set(user.id, user);
     const answer = createAnswerResponder();
     await runCommand({
       command,
@@ -342,7 +353,9 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
     const dm = `discord:dm:dm-${carol.id}`;
     await vi.waitFor(() =>
       expect(harness.recorded.shownIn(dm)).toEqual([
-        expect.stringMatching(/^⏸ Paused the schedule “check the oven”: Sorry, you cannot use parley here/),
+        expect.stringMatching(
+          /^⏸ Paused the reminder “check the oven” \(in 1h\): Sorry, you cannot use parley here/,
+        ),
       ]),
     );
     await vi.waitFor(async () =>
@@ -353,6 +366,69 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
         ]),
       ).toEqual([['paused', 'refused']]),
     );
+  });
+
+  it('asks the platform who the owner is at each run: a demoted admin’s schedule is refused, paused, and they are told once in their DM', async () => {
+    startBot({ ACCESS_COMMAND_ROLE_IDS: 'chat=333444555666777888' });
+    const harness = await startProcess(Date.parse('2025-06-02T06:00:00Z'));
+    // Admins pass a command's roles: Ada needs none to make it, nor while she stays an admin.
+    await type(harness, admin, '/schedule every day 9:00 morning digest');
+    harness.recorded.people.set(admin.id, { ...admin, isAdmin: false });
+    await harness.clock.advanceTo(Date.parse('2025-06-02T07:00:01Z'));
+    const dm = `discord:dm:dm-${admin.id}`;
+    await vi.waitFor(() =>
+      expect(harness.recorded.shownIn(dm)).toEqual([
+        expect.stringMatching(
+          /^⏸ Paused the schedule “morning digest” \(every day 9:00\): \/chat is only for some roles/,
+        ),
+      ]),
+    );
+    const [record] = await harness.scheduler.listInPlace(channelKey);
+    expect([record?.state, record?.lastRun?.status]).toEqual(['paused', 'refused']);
+    // Nothing in the channel, nothing sent to the model, and no second notice the next day.
+    expect(harness.recorded.shownIn(channelKey)).toEqual([]);
+    await harness.clock.advanceTo(Date.parse('2025-06-03T07:00:01Z'));
+    expect(harness.recorded.shownIn(dm)).toHaveLength(1);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('keeps who made a schedule, never their roles or admin flag; records kept with them still read', async () => {
+    startBot({ ACCESS_BLOCK_ROLE_IDS: '333444555666777999' });
+    const harness = await startProcess(Date.parse('2025-06-02T06:00:00Z'));
+    await type(harness, admin, '/schedule every day 9:00 morning digest');
+    const [made] = await harness.scheduler.listInPlace(channelKey);
+    expect(made?.owner).toEqual({ id: admin.id, name: admin.name });
+    // A record an older parley wrote, with the owner's roles and admin flag as they were then.
+    if (made === undefined) throw new Error('no schedule');
+    await store.put({
+      ...made,
+      owner: { ...made.owner, roleIds: [], isAdmin: true, context: 'server' },
+    } as never);
+    expect((await store.get(made.id))?.owner).toEqual({ id: admin.id, name: admin.name });
+    // The platform now says she holds a blocked role and is no admin: the old flag does not save her.
+    harness.recorded.people.set(admin.id, { ...admin, isAdmin: false, roleIds: ['333444555666777999'] });
+    await harness.clock.advanceTo(Date.parse('2025-06-02T07:00:01Z'));
+    await vi.waitFor(async () => expect((await store.get(made.id))?.lastRun?.status).toBe('refused'));
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('pauses the schedule of an owner the platform no longer knows, with 0 gateway requests', async () => {
+    startBot();
+    const harness = await startProcess(Date.parse('2025-06-02T06:00:00Z'));
+    await type(harness, admin, '/schedule every day 9:00 morning digest');
+    harness.recorded.people.delete(admin.id);
+    await harness.clock.advanceTo(Date.parse('2025-06-02T07:00:01Z'));
+    await vi.waitFor(() =>
+      expect(harness.recorded.shownIn(`discord:dm:dm-${admin.id}`)).toEqual([
+        expect.stringMatching(/You are no longer a member of that server\./),
+      ]),
+    );
+    const [record] = await harness.scheduler.listInPlace(channelKey);
+    expect([record?.state, record?.pausedReason]).toEqual([
+      'paused',
+      'You are no longer a member of that server.',
+    ]);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('lets admins schedule in a channel, and holds each place and person to a cap', async () => {
@@ -376,6 +452,18 @@ describe('scheduled runs on the timer wheel, with a fake clock', () => {
         await type(harness, admin, '/schedule every 5 minutes spam', 'discord:guild-1:channel-3')
       ).answers.join(''),
     ).toMatch(/repeats too often/);
+  });
+
+  it('never schedules a command that answers privately: a run answers in the channel, for everyone', async () => {
+    startBot();
+    const harness = await startProcess(Date.parse('2025-06-02T06:00:00Z'));
+    for (const command of ['/audit', '/memory', '/usage', '/export', '/forget me']) {
+      expect(
+        (await type(harness, admin, `/schedule every day 9:00 ${command}`)).answers.join(''),
+        command,
+      ).toMatch(/cannot be scheduled/);
+    }
+    expect(await harness.scheduler.listInPlace(channelKey)).toEqual([]);
   });
 
   it('lists, pauses, resumes and deletes with the buttons; only the owner or an admin may', async () => {

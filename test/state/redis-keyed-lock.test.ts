@@ -126,6 +126,44 @@ describe.skipIf(redisUrl === undefined)(
       expect(await redis.zCard(`${prefix}:queue:${key}`)).toBe(0);
     });
 
+    it('frees at once a lock or a place in line left by a task of this process that is over (a failed release, Redis back from a dump)', async () => {
+      // 60 s: a wait for the ttl would time the test out; the freed lock is taken at the first poll.
+      const lock = openProcess(60_000);
+      const other = openProcess(60_000);
+      const key = `discord:G:${randomUUID()}`;
+      const lockKey = `${prefix}:lock:${key}`;
+      let token: string | null = null;
+      await lock.run(key, async () => {
+        token = await redis.get(lockKey);
+      });
+      expect(token).toEqual(expect.any(String));
+      // Redis started again from a dump saved while that task ran: its lock is back, for a minute.
+      await redis.set(lockKey, token ?? '', { PX: 60_000 });
+      const startedAt = Date.now();
+      const waitedMs = await lock.run(key, async () => Date.now() - startedAt);
+      expect(waitedMs).toBeLessThan(10_000);
+      // The same for a place in line of that task, alive for a minute by its heartbeat.
+      await redis.eval(enqueueScript, {
+        keys: [`${prefix}:queue:${key}`, `${prefix}:waiters:${key}`],
+        arguments: [token ?? '', '60000', '60000', ''],
+      });
+      const queuedAt = Date.now();
+      const waitedInLineMs = await lock.run(key, async () => Date.now() - queuedAt);
+      expect(waitedInLineMs).toBeLessThan(10_000);
+      expect(await redis.zCard(`${prefix}:queue:${key}`)).toBe(0);
+      // Another process cannot know that task is over: for it the lock stands until its ttl.
+      await redis.set(lockKey, token ?? '', { PX: 60_000 });
+      let hasOtherRun = false;
+      const otherRun = other.run(key, async () => {
+        hasOtherRun = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(hasOtherRun).toBe(false);
+      await redis.del(lockKey);
+      await otherRun;
+      expect(hasOtherRun).toBe(true);
+    }, 30_000);
+
     it('answers many tasks of one key from three processes exactly once each, one at a time', async () => {
       const processes = [openProcess(), openProcess(), openProcess()];
       const key = `slack:T1:${randomUUID()}`;

@@ -58,7 +58,17 @@ describe('the approval question', () => {
   });
 
   it('shows arguments with direction overrides or invisible characters only in the file', () => {
-    for (const raw of ['{"to": "\u202Emoc.elpmaxe@eve"}', '{"to": "a\u200Bb"}', '{"to": "a\u0007"}']) {
+    for (const raw of [
+      '{"to": "\u202Emoc.elpmaxe@eve"}',
+      '{"to": "a\u200Bb"}',
+      '{"to": "a\u0007"}',
+      // Drawn as nothing, able to carry a payload: variation selectors, a tag character, Hangul fillers.
+      '{"to": "a\uFE0F\uFE01b"}',
+      '{"to": "a\u{E0100}b"}',
+      '{"to": "a\u{E0041}b"}',
+      '{"to": "a\u3164b"}',
+      '{"to": "a\uFFA0b"}',
+    ]) {
       const question = questionOf(raw, 40_000);
       expect(question.text).not.toContain('```');
       expect(question.text).toContain("turn the text's direction — see file test_write-arguments.json");

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FakeMessage } from '../fakes/discord/message-store.ts';
 import { makeDiscordAdmin, runDiscordConfig } from '../support/discord-admin.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
@@ -86,7 +86,8 @@ describe('what the question shows is what runs', () => {
         limit: 5,
       })
     ).entries;
-    expect(entry?.what).toMatch(/^test_write \(test\), approved by /);
+    expect(entry?.what).toBe('test_write (test), approved');
+    expect(entry?.actor.id).toBe(subject.discord.user.id);
     expect(entry?.details).toMatchObject({
       argumentsBytes: Buffer.byteLength(raw),
       argumentsSha256: createHash('sha256').update(raw).digest('hex'),
@@ -273,6 +274,41 @@ describe('Approve asks the gate again', () => {
     expect(refused.entries.map((entry) => [entry.result, entry.what])).toEqual([
       ['refused', 'test_write: approved, but refused at the press (the asker may no longer use it here)'],
     ]);
+  }, 30_000);
+
+  it('notes in the audit trail an approval whose reply a budget then refused', async () => {
+    const subject = await start();
+    const calls: unknown[] = [];
+    subject.app.toolbox.replace('test', [actingTool('test_write', calls)]);
+    const admin = makeDiscordAdmin(subject);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    subject.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: { text: 'x' } }] });
+    subject.gateway.enqueue({ text: 'Asked.' });
+    ask(subject, 'write x');
+    const question = await botMessage(subject, (message) => message.content.includes('wants to'));
+    await botMessage(subject, (message) => message.content.startsWith('Asked.'));
+    const confirmation = await runDiscordConfig(subject, {
+      admin,
+      options: { setting: 'BUDGET_USER_DAILY', value: '0' },
+    });
+    expect(confirmation.content).toMatch(/✅/);
+    subject.discord.clickButton({ messageId: question.id, customId: buttonOf(question, 'Approve') });
+    await vi.waitFor(
+      async () => {
+        const trail = await subject.services.audit.read({
+          platform: 'discord',
+          workspace: subject.discord.guildId,
+          kind: 'tool-call',
+          limit: 5,
+        });
+        expect(trail.entries.map((entry) => entry.what)).toContain(
+          'test_write: approved, but its reply failed before answering',
+        );
+      },
+      { timeout: 15_000 },
+    );
+    expect(calls).toEqual([]);
+    expect(chatBodies(subject.gateway)).toHaveLength(2);
   }, 30_000);
 
   it('does not run a tool the place’s rules have since kept to a role the asker lacks', async () => {

@@ -12,7 +12,7 @@ import type {
 } from 'discord.js';
 import type { FakeAttachment } from './attachment-hosting.ts';
 import type { FakeForward, FakeMessage } from './message-store.ts';
-import { bitsOf } from './permissions.ts';
+import { type BotPermission, bitsOf } from './permissions.ts';
 import { discordTimestamp } from './precise-time.ts';
 import {
   type FakeChannel,
@@ -55,9 +55,15 @@ export function apiMember(guild: FakeGuild, user: FakeUser): APIGuildMember {
     deaf: false,
     mute: false,
     pending: false,
-    communication_disabled_until: null,
+    communication_disabled_until: timedOutUntil(guild, user.id),
     flags: noFlags as GuildMemberFlags,
   };
+}
+
+/** resources/guild.mdx, "Guild Member Object": `communication_disabled_until`, an ISO8601 timestamp or null. */
+function timedOutUntil(guild: FakeGuild, userId: string): string | null {
+  const untilMs = guild.timedOutUntilMs.get(userId);
+  return untilMs === undefined ? null : discordTimestamp(untilMs);
 }
 
 /** A role. */
@@ -191,11 +197,23 @@ export function apiChannel(channel: FakeChannel, world: World): APIChannel {
   }
 }
 
+/**
+ * The channel's member overwrites (resources/channel.mdx, "Overwrite Object": type 1 is a member),
+ * for the bot and for people whose permissions were taken here.
+ */
 function botOverwrites(channel: FakeChannel, world: World): APIOverwrite[] {
-  if (channel.deniedBotPermissions.length === 0) {
-    return [];
-  }
-  return [{ id: world.bot.id, type: 1, allow: '0', deny: bitsOf(channel.deniedBotPermissions).toString() }];
+  const denied: [string, BotPermission[]][] = [
+    ...(channel.deniedBotPermissions.length === 0
+      ? []
+      : [[world.bot.id, channel.deniedBotPermissions] as [string, BotPermission[]]]),
+    ...channel.deniedMemberPermissions,
+  ];
+  return denied.map(([id, permissions]) => ({
+    id,
+    type: 1,
+    allow: '0',
+    deny: bitsOf(permissions).toString(),
+  }));
 }
 
 /** An attachment, pointing at the fake's own file host. */

@@ -20,6 +20,7 @@ import {
   type InvalidRequestLimit,
   type InvalidRequestState,
 } from './invalid-requests.ts';
+import { createMemberChanges, type MemberChanges } from './member-changes.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type FakeMessage } from './message-store.ts';
 import { type BotPermission, bitsOf } from './permissions.ts';
@@ -80,7 +81,7 @@ export interface FakeDiscordOptions {
 }
 
 /** A running fake Discord: REST under `/api/v10`, the gateway WebSocket and a file host. */
-export interface FakeDiscord extends UserActions {
+export interface FakeDiscord extends UserActions, MemberChanges {
   /** E.g. `http://127.0.0.1:43121`. */
   readonly origin: string;
   /** What discord.js takes as `rest: { api }`: `${origin}/api` (the client adds `/v10`). */
@@ -286,6 +287,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   return {
     ...createUserActions(context, user),
+    ...createMemberChanges(context, guild),
     origin: context.origin,
     apiUrl: `${context.origin}/api`,
     port,

@@ -30,6 +30,13 @@ export interface FakeGuild {
   /** Member user ids, in the order they joined. */
   memberIds: string[];
   joinedAtMs: number;
+  /**
+   * Members timed out, with when it ends (ms since the epoch): the member object's
+   * `communication_disabled_until` (resources/guild.mdx, "Guild Member Object": "when the user's
+   * timeout will expire and the user will be able to communicate in the guild again, null or a time
+   * in the past if the user is not timed out").
+   */
+  timedOutUntilMs: Map<string, number>;
 }
 
 /**
@@ -60,6 +67,8 @@ export interface FakeChannel {
   recipientId: string | null;
   /** Permissions taken from the bot here, through a member overwrite. */
   deniedBotPermissions: BotPermission[];
+  /** Permissions taken from people here, by user id, through member overwrites (type 1). */
+  deniedMemberPermissions: Map<string, BotPermission[]>;
   /**
    * A private thread: only its members see it (topics/threads.mdx, "Public & Private Threads":
    * "You must be invited to the thread to be able to view or participate in it").
@@ -188,6 +197,7 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
       FakeChannel,
       | 'id'
       | 'deniedBotPermissions'
+      | 'deniedMemberPermissions'
       | 'isPrivate'
       | 'threadMemberIds'
       | 'ownerId'
@@ -214,6 +224,7 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
     const created: FakeChannel = {
       id: ids.next(),
       deniedBotPermissions: [],
+      deniedMemberPermissions: new Map(),
       isPrivate: false,
       threadMemberIds: [],
       ownerId: null,
@@ -257,6 +268,7 @@ export function createWorld(ids: SnowflakeGenerator, botUsername: string): World
         memberIds:
           options.isBotMember === false ? [options.ownerId] : [...new Set([bot.id, options.ownerId])],
         joinedAtMs: Date.now(),
+        timedOutUntilMs: new Map(),
       };
       guilds.set(id, guild);
       return guild;
