@@ -1,10 +1,18 @@
-import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  INVALID_SPAN_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from './span-attributes.ts';
 
 /**
  * parley's one tracer, through the OpenTelemetry API alone. Until `installTracing` registers the
- * SDK (only when an OTLP endpoint is configured), the API answers with its no-op tracer: a span is
- * a shared non-recording object, so a traced step costs a few function calls.
+ * SDK (only when an OTLP endpoint is configured), a traced step is one boolean test and a call:
+ * not even the API's no-op tracer is asked.
  */
 const instrumentationName = 'parley';
 
@@ -59,6 +67,9 @@ export function currentTracer(): Tracer {
   return state.tracer;
 }
 
+/** The span a step is handed when tracing is off: the API's non-recording span, shared. */
+const untracedSpan: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /** How a span starts: its name, what it is from the start, and whether it begins a trace of its own. */
 export interface SpanStart {
   readonly name: string;
@@ -79,6 +90,8 @@ export function inSpan<Result>(
   { name, attributes, kind = SpanKind.INTERNAL, isRoot = false }: SpanStart,
   work: (span: Span) => Promise<Result>,
 ): Promise<Result> {
+  // Off, not even the API's no-op tracer is asked: the step runs as it would without tracing.
+  if (!state.isOn) return work(untracedSpan);
   return state.tracer.startActiveSpan(
     name,
     { kind, ...(attributes === undefined ? {} : { attributes }), ...(isRoot ? { root: true } : {}) },

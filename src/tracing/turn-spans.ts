@@ -118,7 +118,7 @@ export function traceScheduledRun<Result>(
 export function traceAccess<Verdict extends { readonly isAllowed: boolean }>(
   decide: () => Promise<Verdict>,
 ): Promise<Verdict> {
-  if (trace.getActiveSpan() === undefined) return decide();
+  if (!isTracingOn() || trace.getActiveSpan() === undefined) return decide();
   return inSpan({ name: 'authorize' }, async (span) => {
     const verdict = await decide();
     span.setAttribute(ATTR_PARLEY_ACCESS_ALLOWED, verdict.isAllowed);
