@@ -1,4 +1,5 @@
 import type { Keyv } from 'keyv';
+import { recordSlowStoreOperation } from '../tracing/store-spans.ts';
 import { recordStoreOperation } from './metrics.ts';
 
 /** The store operations parley's stores use; each is timed, whatever the backend. */
@@ -17,9 +18,18 @@ const timedOperations = [
 
 /**
  * Times every operation of a keyv store into `parley_store_operation_seconds`, by backend and
- * result. The methods are replaced on this one instance, so callers keep using plain keyv.
+ * result; a slow or failed one is also a span of the turn that waited on it. The methods are replaced on this one instance, so callers keep using plain keyv.
  */
-export function timeStoreCalls({ keyv, backend }: { keyv: Keyv; backend: string }): Keyv {
+export function timeStoreCalls({
+  keyv,
+  backend,
+  slowOperationMs,
+}: {
+  keyv: Keyv;
+  backend: string;
+  /** Slower than this, an operation is also a span of the turn (tracing on); default 50 ms. */
+  slowOperationMs?: number;
+}): Keyv {
   const methods = keyv as unknown as Record<string, (...parameters: unknown[]) => Promise<unknown>>;
   for (const operation of timedOperations) {
     const original = methods[operation]?.bind(keyv);
@@ -32,7 +42,16 @@ export function timeStoreCalls({ keyv, backend }: { keyv: Keyv; backend: string 
         isOk = true;
         return result;
       } finally {
-        recordStoreOperation({ backend, operation, isOk, seconds: (performance.now() - startedAtMs) / 1000 });
+        const endedAtMs = performance.now();
+        recordStoreOperation({ backend, operation, isOk, seconds: (endedAtMs - startedAtMs) / 1000 });
+        recordSlowStoreOperation({
+          backend,
+          operation,
+          startedAtMs,
+          endedAtMs,
+          isOk,
+          ...(slowOperationMs === undefined ? {} : { slowAfterMs: slowOperationMs }),
+        });
       }
     };
   }

@@ -4,6 +4,8 @@
  * by hand; the few that no convention names are parley's own, under `parley.`.
  */
 export {
+  ATTR_DB_OPERATION_NAME,
+  ATTR_DB_SYSTEM_NAME,
   ATTR_ERROR_TYPE,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
