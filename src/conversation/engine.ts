@@ -1,4 +1,4 @@
-import type { PlaceSettings, PlaceSettingsReader } from '../administration/place-settings.ts';
+import type { PlaceSettings } from '../administration/place-settings.ts';
 import type { Action } from '../delivery/card.ts';
 import {
   createStreamingWriter,
@@ -15,7 +15,7 @@ import {
 } from '../documents/document-context.ts';
 import type { ReadDocument } from '../documents/document-reader.ts';
 import { readTurnDocumentsAsStep } from '../documents/reading-step.ts';
-import type { readTurnDocuments, TurnReading } from '../documents/turn-documents.ts';
+import type { readTurnDocuments } from '../documents/turn-documents.ts';
 import type { MemoryMode } from '../environment/spend-access-values.ts';
 import type {
   ChatMessage,
@@ -25,20 +25,17 @@ import type {
   ToolCall,
   ToolStep,
 } from '../gateway/chat-types.ts';
-import type { Gateway } from '../gateway/gateway-client.ts';
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import { extractNotesAfterReply } from '../memory/held-extraction.ts';
-import type { MemoryBook } from '../memory/memory-book.ts';
 import { memoryBlockFor } from '../memory/memory-prompt.ts';
 import { renderNotice } from '../notices/render-notice.ts';
 import { measureReply } from '../operations/measure-reply.ts';
-import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
+import type { Admission } from '../spending/spend-guard.ts';
 import type { SpendHold } from '../spending/spend-hold.ts';
 import type { KeyedLock, TurnPlace } from '../state/keyed-lock.ts';
 import { storeUnavailableMessage } from '../state/time-bound-store.ts';
 import type { AskApproval } from '../tools/tool-loop.ts';
-import type { ToolReplies } from '../tools/tool-replies.ts';
 import {
   type ContextFit,
   estimateTokens,
@@ -47,90 +44,19 @@ import {
   tokensPerImage,
 } from './context-budget.ts';
 import type { ConversationSummary } from './conversation-summaries.ts';
-import type { HistoryStore } from './history-store.ts';
+import type { EngineDependencies } from './engine-dependencies.ts';
 import { type LoadedImages, loadImages } from './image-intake.ts';
-import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
-import type { SettingsStore } from './settings-store.ts';
-import {
-  foldOlderTurns,
-  type SummaryFolding,
-  unsummarisedTurns,
-  withSummaryNote,
-} from './summary-folding.ts';
+import type { JournalRecord } from './reply-journal.ts';
+import type { ReplyEnding, ReplyOutcome, ReplyRequest, ReplyStatus } from './reply-types.ts';
+import { foldOlderTurns, unsummarisedTurns, withSummaryNote } from './summary-folding.ts';
 import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
 import { placeOfConversation } from './turn.ts';
 import { unexpiredHistory } from './unexpired-history.ts';
-import { defaultWaitingIndicators, showWhileWaiting, type WaitingIndicators } from './waiting-indicator.ts';
+import { defaultWaitingIndicators, showWhileWaiting } from './waiting-indicator.ts';
 
+export type { EngineDefaults, EngineDependencies } from './engine-dependencies.ts';
+export type { ReplyActions, ReplyEnding, ReplyOutcome, ReplyRequest, ReplyStatus } from './reply-types.ts';
 export type { WaitingIndicators } from './waiting-indicator.ts';
-
-/** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
-export type ReplyStatus = 'complete' | 'cut' | 'failed';
-
-export interface ReplyOutcome {
-  readonly status: ReplyStatus;
-  readonly delivered: DeliveredReply;
-  readonly model: string;
-  readonly finishReason: FinishReason | undefined;
-  readonly usage: TokenUsage | undefined;
-  /** The gateway error behind a `cut` or `failed` reply. */
-  readonly error: GatewayError | undefined;
-  /** `createdAt` of the assistant turn recorded in history, when one was. */
-  readonly recordedAt?: string | undefined;
-  /** The turn's images as the model got them (`data:` URIs), so Regenerate can send them again. */
-  readonly imageDataUris?: readonly string[];
-  /** The turn's documents as kept, so Regenerate reads them from the store again. */
-  readonly documents?: readonly DocumentReference[];
-}
-
-export interface ReplyRequest {
-  readonly turn: IncomingTurn;
-  readonly surface: Surface;
-  /** Aborting stops the reply (the Stop action); the text so far stays and is recorded. */
-  readonly signal?: AbortSignal;
-  /**
-   * Regenerate: the `createdAt` of the assistant turn this reply replaces. When that turn is still
-   * the last one, it and the user turn before it leave the context and are replaced in history;
-   * otherwise the new reply is simply added at the end.
-   */
-  readonly replacesReplyCreatedAt?: string;
-  /** The reply's buttons, where the place shows buttons; none otherwise. */
-  readonly actions?: ReplyActions;
-  /** Asks the asker before a tool that acts on the world runs; absent: such tools are not run. */
-  readonly askApproval?: AskApproval;
-  /**
-   * A tool call the asker approved under its question: the reply runs it first (if the tool is
-   * still theirs to use here) and the model goes on from its result.
-   */
-  readonly approvedCall?: ToolCall;
-}
-
-/**
- * The buttons of a reply. They travel with its text: the streaming ones with its first post, the
- * ending ones with its last write, which the engine makes only once it has asked for them.
- */
-export interface ReplyActions {
-  /** Under the newest message while the reply streams (Stop). */
-  readonly whileStreaming: readonly Action[];
-  /**
-   * Asked before the reply's last write: the buttons the reply keeps (Regenerate, Continue). When
-   * this fails the reply ends without buttons (and loses Stop), and the error is logged.
-   */
-  atEnd(ending: ReplyEnding): Promise<readonly Action[]>;
-}
-
-/** What the ending buttons of a reply need to know: enough to ask for it again, and how it went. */
-export interface ReplyEnding {
-  /** How the reply ended, as far as the model goes (the last write is still to come). */
-  readonly status: ReplyStatus;
-  readonly finishReason: FinishReason | undefined;
-  /** `createdAt` of the assistant turn recorded in history, when one was. */
-  readonly recordedAt: string | undefined;
-  /** The turn's images as the model got them (`data:` URIs). */
-  readonly imageDataUris: readonly string[];
-  /** The turn's documents as kept. */
-  readonly documents: readonly DocumentReference[];
-}
 
 export interface ConversationEngine {
   /** Answers one turn on `surface`, after every earlier turn of the same conversation is answered. */
@@ -158,52 +84,6 @@ export interface ConversationEngine {
    * graceful shutdown waits for (bounded by its own deadline) before it cuts what is left.
    */
   whenIdle(): Promise<void>;
-}
-
-export interface EngineDefaults {
-  readonly chatModel: string;
-  readonly visionModel: string;
-  readonly systemPrompt: string;
-  readonly replyMaxTokens: number;
-  readonly maxImageBytes: number;
-}
-
-export interface EngineDependencies {
-  readonly gateway: Gateway;
-  readonly history: HistoryStore;
-  readonly settings: SettingsStore;
-  readonly lock: KeyedLock;
-  readonly defaults: EngineDefaults;
-  readonly logger: Logger;
-  /**
-   * Budgets and the request rate: every reply is admitted first, and its hold is what lets the
-   * gateway client send each of the reply's requests (tool rounds and search decisions included).
-   */
-  readonly spending: SpendGuard;
-  /** Channel and server defaults set with /config (model, system prompt); optional in tests. */
-  readonly places?: PlaceSettingsReader;
-  readonly now?: () => Date;
-  readonly waiting?: WaitingIndicators;
-  /** Where replies in flight are noted, so a restart can finish the ones a dead process left. */
-  readonly journal?: ReplyJournal;
-  /** How long a failing final platform call is retried; see `StreamingWriterOptions`. */
-  readonly finalWriteRetryWindowMs?: number;
-  /** Documents and links: read when given, otherwise only text and images are. */
-  readonly reading?: TurnReading;
-  /**
-   * Tools (web search when `SEARCH_URL` is set, MCP servers from `TOOLS_FILE`): replies may call
-   * them before answering, with sources.
-   */
-  readonly tools?: ToolReplies;
-  /** Rolling summaries: older turns are folded into one instead of falling out of the context. */
-  readonly folding?: SummaryFolding;
-  /** What parley remembers across conversations (MEMORY): a block of the system prompt. */
-  readonly memory?: MemoryBook;
-  /**
-   * The small model that keeps memory for models without tools (which cannot call `remember`): after
-   * such a reply it reads the person's message for lasting facts. Unset: no extraction.
-   */
-  readonly memoryExtractionModel?: string;
 }
 
 /** Said under a reply that reached the person but could not be written to the conversation's history. */
