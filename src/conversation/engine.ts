@@ -1,4 +1,3 @@
-import type { PlaceSettings } from '../administration/place-settings.ts';
 import type { Action } from '../delivery/card.ts';
 import {
   createStreamingWriter,
@@ -7,18 +6,7 @@ import {
 } from '../delivery/streaming-writer.ts';
 import type { Surface } from '../delivery/surface.ts';
 import { createToolProgress, type ToolProgress } from '../delivery/tool-progress.ts';
-import {
-  buildDocumentContext,
-  citationInstructions,
-  describeDocument,
-  pageImageTokens,
-} from '../documents/document-context.ts';
-import type { ReadDocument } from '../documents/document-reader.ts';
-import { readTurnDocumentsAsStep } from '../documents/reading-step.ts';
-import type { readTurnDocuments } from '../documents/turn-documents.ts';
-import type { MemoryMode } from '../environment/spend-access-values.ts';
 import type {
-  ChatMessage,
   ChatStreamRequest,
   FinishReason,
   TokenUsage,
@@ -28,29 +16,18 @@ import type {
 import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
 import type { Logger } from '../log.ts';
 import { extractNotesAfterReply } from '../memory/held-extraction.ts';
-import { memoryBlockFor } from '../memory/memory-prompt.ts';
-import { renderNotice } from '../notices/render-notice.ts';
 import { measureReply } from '../operations/measure-reply.ts';
 import type { Admission } from '../spending/spend-guard.ts';
 import type { SpendHold } from '../spending/spend-hold.ts';
 import type { KeyedLock, TurnPlace } from '../state/keyed-lock.ts';
 import { storeUnavailableMessage } from '../state/time-bound-store.ts';
 import type { AskApproval } from '../tools/tool-loop.ts';
-import {
-  type ContextFit,
-  estimateTokens,
-  fitToContext,
-  promptBudgetTokens,
-  tokensPerImage,
-} from './context-budget.ts';
-import type { ConversationSummary } from './conversation-summaries.ts';
 import type { EngineDependencies } from './engine-dependencies.ts';
-import { type LoadedImages, loadImages } from './image-intake.ts';
+import { documentReferencesOf, type PreparedTurn, prepareTurn } from './prepare-turn.ts';
 import type { JournalRecord } from './reply-journal.ts';
 import type { ReplyEnding, ReplyOutcome, ReplyRequest, ReplyStatus } from './reply-types.ts';
-import { foldOlderTurns, unsummarisedTurns, withSummaryNote } from './summary-folding.ts';
-import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
-import { placeOfConversation } from './turn.ts';
+import { foldOlderTurns } from './summary-folding.ts';
+import type { ConversationKey, IncomingTurn, StoredTurn } from './turn.ts';
 import { unexpiredHistory } from './unexpired-history.ts';
 import { defaultWaitingIndicators, showWhileWaiting } from './waiting-indicator.ts';
 
@@ -96,30 +73,6 @@ export { storeUnavailableMessage };
 
 /** The longest a reply's budget hold lasts if the reply is never settled (a process that died). */
 const replyHoldMs = 15 * 60_000;
-
-/** A turn made ready for the gateway: which model, which messages, what the person should be told. */
-interface PreparedTurn {
-  readonly model: string;
-  readonly fit: ContextFit;
-  /** Fits the context again for another model (the budget's fallback). */
-  refit(model: string): ContextFit;
-  readonly images: LoadedImages;
-  readonly documents: readonly ReadDocument[];
-  readonly notices: string[];
-  /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
-  readonly replacedTurnCount: number;
-  readonly surface: Surface;
-  /** The conversation's rolling summary, as it was when the turn was prepared. */
-  readonly summary: ConversationSummary | undefined;
-  /** The place's settings, read once for the turn; undefined for an engine without places. */
-  readonly placeSettings: PlaceSettings | undefined;
-  /** MEMORY at the place (off where no place settings are known). */
-  readonly memoryMode: MemoryMode;
-  /** The model gets the memory tools; otherwise the held extraction keeps memory after the reply. */
-  readonly isMemoryKeptByTools: boolean;
-  /** The place's tool rules let this person have memory kept at all (TOOLS, TOOL_ROLE_IDS). */
-  readonly isMemoryAllowed: boolean;
-}
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
   const { history, settings } = dependencies;
@@ -248,7 +201,7 @@ async function answerJournaled(
   const showStep = (step: ToolStep) => showReplyStep({ surface, writer, progress, step });
   let prepared: PreparedTurn;
   try {
-    prepared = await prepareTurn(dependencies, request, logger, showStep);
+    prepared = await prepareTurn({ dependencies, request, logger, showStep });
   } catch (error) {
     logger.error({ err: error }, 'conversation store unavailable');
     const delivered = await writer.fail({
@@ -487,161 +440,6 @@ async function refuseTurn({
 }): Promise<ReplyOutcome> {
   const delivered = await writer.fail({ reason, actions });
   return failedOutcome({ delivered, model });
-}
-
-async function prepareTurn(
-  dependencies: EngineDependencies,
-  request: ReplyRequest,
-  logger: Logger,
-  showStep: (step: ToolStep) => void,
-): Promise<PreparedTurn> {
-  const { turn } = request;
-  const { gateway, defaults } = dependencies;
-  const [conversationSettings, placeSettings, loadedTurns, attachedImages, read, loadedSummary] =
-    await Promise.all([
-      dependencies.settings.get(turn.conversationKey),
-      dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
-      dependencies.history.load(turn.conversationKey),
-      loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
-      readTurnDocumentsAsStep({ reading: dependencies.reading, turn, signal: request.signal, showStep }),
-      dependencies.folding?.summaries.get(turn.conversationKey),
-    ]);
-  // Past HISTORY_RETENTION_DAYS is gone for the model now, not only after the next hourly sweep.
-  const { turns: allStoredTurns, summary } = unexpiredHistory({
-    turns: loadedTurns,
-    summary: loadedSummary,
-    retentionDays: placeSettings?.retentionDays,
-    nowMs: (dependencies.now ?? (() => new Date()))().getTime(),
-  });
-  const images = await withLinkImages({ images: attachedImages, read, dependencies, logger });
-  const lastTurn = allStoredTurns.at(-1);
-  const replacedTurnCount =
-    request.replacesReplyCreatedAt !== undefined &&
-    lastTurn?.role === 'assistant' &&
-    lastTurn.createdAt === request.replacesReplyCreatedAt &&
-    allStoredTurns.at(-2)?.role === 'user'
-      ? 2
-      : 0;
-  // Turns the summary holds reach the model through it, not again one by one.
-  const storedTurns = unsummarisedTurns(
-    allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount),
-    summary,
-  );
-  let model = conversationSettings.model ?? placeSettings?.chatModel ?? defaults.chatModel;
-  const hasPictures = images.parts.length > 0 || pageImageTokens(read.documents) > 0;
-  if (hasPictures && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
-
-  const text = `${turn.author.name}: ${turn.text}`;
-  const memoryMode = placeSettings?.memory ?? 'off';
-  const isMemoryKeptByTools =
-    memoryMode !== 'off' &&
-    dependencies.tools !== undefined &&
-    placeSettings !== undefined &&
-    dependencies.tools.offersMemoryTools({ model, actor: turn.actor, settings: placeSettings });
-  const isMemoryAllowed =
-    dependencies.tools === undefined ||
-    placeSettings === undefined ||
-    dependencies.tools.allowsMemoryTools({ actor: turn.actor, settings: placeSettings });
-  const memoryBlock = dependencies.memory
-    ? await memoryBlockFor({
-        book: dependencies.memory,
-        mode: memoryMode,
-        actor: turn.actor,
-        conversationKey: turn.conversationKey,
-        keptBy: isMemoryKeptByTools ? 'tools' : 'extraction',
-      })
-    : '';
-  const configuredPrompt =
-    conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt;
-  const baseSystemPrompt = withSummaryNote(
-    memoryBlock === '' ? configuredPrompt : `${configuredPrompt}\n\n${memoryBlock}`,
-    summary,
-  );
-  const contextTokens = gateway.capabilitiesOf(model).contextTokens;
-  const documentContext = await buildDocumentContext({
-    documents: read.documents,
-    history: storedTurns,
-    reader: dependencies.reading?.reader,
-    maxCharacters: dependencies.reading?.maxContextCharacters ?? 0,
-    roomTokens:
-      promptBudgetTokens({ contextTokens, replyMaxTokens: defaults.replyMaxTokens }) -
-      estimateTokens({ role: 'system', content: `${baseSystemPrompt}\n\n${citationInstructions}` }) -
-      estimateTokens({ role: 'user', content: text }) -
-      images.parts.length * tokensPerImage -
-      pageImageTokens(read.documents),
-  });
-  const fullText = documentContext.text === '' ? text : `${text}\n\n${documentContext.text}`;
-  const pictureParts = [...images.parts, ...documentContext.imageParts];
-  const newTurn: ChatMessage = {
-    role: 'user',
-    content: pictureParts.length === 0 ? fullText : [{ type: 'text', text: fullText }, ...pictureParts],
-  };
-  const fitFor = (windowTokens: number) =>
-    fitToContext({
-      systemPrompt: documentContext.hasDocuments
-        ? `${baseSystemPrompt}\n\n${citationInstructions}`
-        : baseSystemPrompt,
-      history: documentContext.history,
-      newTurn,
-      contextTokens: windowTokens,
-      replyMaxTokens: defaults.replyMaxTokens,
-    });
-  const fit = fitFor(contextTokens);
-  // Never more context than the budget held for: the smaller of the two models' windows.
-  const refit = (other: string) =>
-    fitFor(Math.min(contextTokens, gateway.capabilitiesOf(other).contextTokens));
-  const notices = [...(turn.notices ?? []), ...images.notices, ...read.notices, ...documentContext.notices];
-  if (fit.droppedTurnCount > 0) {
-    notices.push(renderNotice({ type: 'context-trimmed', droppedTurnCount: fit.droppedTurnCount }));
-  }
-  return {
-    model,
-    fit,
-    refit,
-    images,
-    documents: read.documents,
-    notices,
-    replacedTurnCount,
-    surface: request.surface,
-    summary,
-    placeSettings,
-    memoryMode,
-    isMemoryKeptByTools,
-    isMemoryAllowed,
-  };
-}
-
-// Images that links in the message led to join the attached ones, checked the same way.
-async function withLinkImages({
-  images,
-  read,
-  dependencies,
-  logger,
-}: {
-  images: LoadedImages;
-  read: Awaited<ReturnType<typeof readTurnDocuments>>;
-  dependencies: EngineDependencies;
-  logger: Logger;
-}): Promise<LoadedImages> {
-  if (read.linkImages.length === 0) return images;
-  const linked = await loadImages({
-    attachments: read.linkImages,
-    maxBytes: dependencies.defaults.maxImageBytes,
-    logger,
-  });
-  return {
-    parts: [...images.parts, ...linked.parts],
-    references: [...images.references, ...linked.references],
-    notices: [...images.notices, ...linked.notices],
-  };
-}
-
-function documentReferencesOf(documents: readonly ReadDocument[]): DocumentReference[] {
-  return documents.map((read) => ({
-    name: read.document.name,
-    documentHash: read.documentHash,
-    description: describeDocument(read.document),
-  }));
 }
 
 interface StreamedReply {
