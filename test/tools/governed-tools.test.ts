@@ -67,6 +67,39 @@ describe('which tools the model is offered', () => {
     );
     expect(chatBodies(subject.gateway)[1]?.tools).toBeUndefined();
   });
+
+  it('switches one tool off with -name while every other, one added later included, stays on', async () => {
+    const subject = await start({ TOOLS: 'all,-test_delete' });
+    subject.app.toolbox.replace('test', [testTool({ name: 'test_read' }), testTool({ name: 'test_delete' })]);
+    const admin = makeDiscordAdmin(subject);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const offered = async (question: string, answer: string) => {
+      const before = chatBodies(subject.gateway).length;
+      subject.gateway.enqueue({ text: answer });
+      await ask(subject, question);
+      await subject.discord.waitFor(() =>
+        subject.botMessages(subject.generalChannelId).find((message) => message.content.startsWith(answer)),
+      );
+      return (chatBodies(subject.gateway)[before]?.tools ?? [])
+        .map((tool) => tool.function.name)
+        .filter((name) => name.startsWith('test_'));
+    };
+    expect(await offered('what can you do?', 'First.')).toEqual(['test_read']);
+    // The server adds a tool: it is on, since only test_delete was switched off.
+    subject.app.toolbox.replace('test', [
+      testTool({ name: 'test_read' }),
+      testTool({ name: 'test_delete' }),
+      testTool({ name: 'test_write' }),
+    ]);
+    expect(await offered('and now?', 'Second.')).toEqual(['test_read', 'test_write']);
+    // /config keeps what is switched off beside all, and says so.
+    const changed = await runDiscordConfig(subject, {
+      admin,
+      options: { setting: 'TOOLS', value: 'all, -test_write', scope: 'channel' },
+    });
+    expect(changed.content).toContain('all, -test_write');
+    expect(await offered('and in here?', 'Third.')).toEqual(['test_read', 'test_delete']);
+  });
 });
 
 describe('a reply without tools', () => {
