@@ -102,6 +102,41 @@ describe('which tools the model is offered', () => {
   });
 });
 
+describe('how many rounds a tool reply has', () => {
+  it.each([
+    { label: 'unset (3)', rounds: undefined, offeredInSecond: true, offeredInThird: false },
+    { label: '2', rounds: '2', offeredInSecond: false, offeredInThird: undefined },
+    { label: '4', rounds: '4', offeredInSecond: true, offeredInThird: true },
+  ])(
+    'TOOL_ROUNDS_PER_REPLY $label: the last round offers no tools',
+    async ({ rounds, offeredInSecond, offeredInThird }) => {
+      const subject = await start(rounds === undefined ? {} : { TOOL_ROUNDS_PER_REPLY: rounds });
+      subject.app.toolbox.replace('test', [testTool({ name: 'test_read' })]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The model keeps calling the tool while it is offered; a round without tools answers.
+      subject.gateway.enqueue({ toolCalls: [{ name: 'test_read', arguments: {} }] });
+      subject.gateway.enqueue(
+        offeredInSecond ? { toolCalls: [{ name: 'test_read', arguments: {} }] } : { text: 'Answered.' },
+      );
+      if (offeredInSecond) {
+        subject.gateway.enqueue(
+          offeredInThird ? { toolCalls: [{ name: 'test_read', arguments: {} }] } : { text: 'Answered.' },
+        );
+      }
+      if (offeredInThird) subject.gateway.enqueue({ text: 'Answered.' });
+      await ask(subject, 'read it again and again');
+      await subject.discord.waitFor(() =>
+        subject
+          .botMessages(subject.generalChannelId)
+          .find((message) => message.content.startsWith('Answered.')),
+      );
+      const bodies = chatBodies(subject.gateway);
+      expect(bodies[1]?.tools !== undefined).toBe(offeredInSecond);
+      if (offeredInThird !== undefined) expect(bodies[2]?.tools !== undefined).toBe(offeredInThird);
+    },
+  );
+});
+
 describe('a reply without tools', () => {
   it('is a plain stream when MEMORY is off and no tool is on, and its tools read no settings of their own', async () => {
     // Only the built-in memory tools are in the toolbox (no SEARCH_URL, no tools file), and MEMORY
