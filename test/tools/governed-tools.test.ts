@@ -102,6 +102,42 @@ describe('which tools the model is offered', () => {
   });
 });
 
+describe('/tools', () => {
+  it('lists the tools a person may use here, which ask first, their prices, and what is off for them', async () => {
+    const subject = await start({ TOOLS: 'test_*' });
+    subject.app.toolbox.replace('test', [
+      testTool({ name: 'test_read', priceNanos: 2_000_000 }),
+      actingTool('test_write'),
+      testTool({ name: 'test_secret' }),
+    ]);
+    const admin = makeDiscordAdmin(subject);
+    const mallory = subject.discord.createUser({ username: 'mallory' });
+    const role = subject.discord.createRole({ name: 'keepers' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await runDiscordConfig(subject, {
+      admin,
+      options: { setting: 'TOOL_ROLE_IDS', value: `test_secret=${role}` },
+    });
+    const before = subject.botMessages(subject.generalChannelId).length;
+    subject.discord.sendSlashCommand({
+      name: 'tools',
+      channelId: subject.generalChannelId,
+      user: mallory.id,
+    });
+    const answer = await subject.discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .slice(before)
+        .find((message) => message.content.includes('Tools parley may use for you here')),
+    );
+    expect(answer.flags & 64).toBe(64);
+    expect(answer.content).toContain('`test_read` — test_read · 0.002');
+    expect(answer.content).toContain('`test_write` ✋ — test_write');
+    expect(answer.content).toMatch(/Switched off for you here: .*`test_secret`/);
+    expect(answer.content).not.toMatch(/• `test_secret`/);
+  });
+});
+
 describe('how many rounds a tool reply has', () => {
   it.each([
     { label: 'unset (3)', rounds: undefined, offeredInSecond: true, offeredInThird: false },
