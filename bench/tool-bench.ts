@@ -50,6 +50,7 @@ const common = {
   enabledTools: undefined,
   annotationOverrides: {},
   priceNanos: 0,
+  priceNanosByTool: {},
   deadlineMs: 30_000,
   maxResultCharacters: 20_000,
   variables: [],

@@ -18,6 +18,7 @@ import { summarizeCommand } from './definitions/summarize.ts';
 import { systemCommand } from './definitions/system.ts';
 import { timezoneCommand } from './definitions/timezone.ts';
 import { titleCommand } from './definitions/title.ts';
+import { toolsCommand } from './definitions/tools.ts';
 import { usageCommand } from './definitions/usage.ts';
 import { describeUsage } from './parse-command-text.ts';
 import { toolsHelpLines } from './tools-help.ts';
@@ -66,6 +67,7 @@ export const allCommands: readonly Command[] = [
   exportCommand,
   configCommand,
   auditCommand,
+  toolsCommand,
   remindCommand,
   scheduleCommand,
   schedulesCommand,

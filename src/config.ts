@@ -234,7 +234,11 @@ function toConfig({
     tools: {
       patterns: values.TOOLS as readonly string[],
       roleIds: values.TOOL_ROLE_IDS as Readonly<Record<string, readonly string[]>>,
-      callLimits: { perRound: values.TOOL_CALLS_PER_ROUND, perReply: values.TOOL_CALLS_PER_REPLY },
+      callLimits: {
+        perRound: values.TOOL_CALLS_PER_ROUND,
+        perReply: values.TOOL_CALLS_PER_REPLY,
+        rounds: values.TOOL_ROUNDS_PER_REPLY,
+      },
       approvalTimeoutMs: values.TOOL_APPROVAL_TIMEOUT_S * 1_000,
       /** The MCP servers of TOOLS_FILE, their `${NAME}` placeholders filled. */
       servers: toolsFile.servers,

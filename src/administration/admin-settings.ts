@@ -170,16 +170,14 @@ function toolListSetting(): AdminSetting {
   return {
     name: 'TOOLS',
     label: 'Tools the model may call',
-    hint: 'all, none, or tool names separated by commas (server_* for all of one server)',
+    hint: 'all, none, or tool names separated by commas (server_* for all of one server; -name switches one off: all,-files_write_file)',
     scopes: bothScopes,
     parse: (text) => fromSchema(toolPatterns, withoutContradictions(text)),
     format: (value) =>
       Array.isArray(value)
         ? value.length === 0
           ? 'none'
-          : value.includes('*')
-            ? 'all'
-            : value.join(', ')
+          : value.map((pattern) => (pattern === '*' ? 'all' : pattern)).join(', ')
         : 'all',
     suggestions: suggestToolPatterns,
     listChoices: ({ tools }) => toolPatternChoices(tools),
@@ -195,7 +193,8 @@ function withoutContradictions(text: string): string {
     .filter((item) => item !== '');
   const words = items.map((item) => item.toLowerCase());
   if (items.length < 2) return text;
-  if (words.includes('all')) return 'all';
+  // `all` covers the names, but not the ones switched off beside it (`all, -files_write_file`).
+  if (words.includes('all')) return ['all', ...items.filter((item) => item.startsWith('-'))].join(', ');
   return items.filter((_, index) => words[index] !== 'none').join(', ');
 }
 

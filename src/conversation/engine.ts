@@ -1,138 +1,25 @@
-import type { PlaceSettings, PlaceSettingsReader } from '../administration/place-settings.ts';
-import type { Action } from '../delivery/card.ts';
-import {
-  createStreamingWriter,
-  type DeliveredReply,
-  type StreamingWriter,
-} from '../delivery/streaming-writer.ts';
-import type { Surface } from '../delivery/surface.ts';
-import { createToolProgress, type ToolProgress } from '../delivery/tool-progress.ts';
-import {
-  buildDocumentContext,
-  citationInstructions,
-  describeDocument,
-  pageImageTokens,
-} from '../documents/document-context.ts';
-import type { ReadDocument } from '../documents/document-reader.ts';
-import { readTurnDocumentsAsStep } from '../documents/reading-step.ts';
-import type { readTurnDocuments, TurnReading } from '../documents/turn-documents.ts';
-import type { MemoryMode } from '../environment/spend-access-values.ts';
-import type {
-  ChatMessage,
-  ChatStreamRequest,
-  FinishReason,
-  TokenUsage,
-  ToolCall,
-  ToolStep,
-} from '../gateway/chat-types.ts';
-import type { Gateway } from '../gateway/gateway-client.ts';
-import { GatewayError, toGatewayError } from '../gateway/gateway-error.ts';
+import { createStreamingWriter } from '../delivery/streaming-writer.ts';
 import type { Logger } from '../log.ts';
-import { extractNotesAfterReply } from '../memory/held-extraction.ts';
-import type { MemoryBook } from '../memory/memory-book.ts';
-import { memoryBlockFor } from '../memory/memory-prompt.ts';
-import { renderNotice } from '../notices/render-notice.ts';
-import { measureReply } from '../operations/measure-reply.ts';
-import type { Admission, SpendGuard } from '../spending/spend-guard.ts';
-import type { SpendHold } from '../spending/spend-hold.ts';
 import type { KeyedLock, TurnPlace } from '../state/keyed-lock.ts';
 import { storeUnavailableMessage } from '../state/time-bound-store.ts';
-import type { AskApproval } from '../tools/tool-loop.ts';
-import type { ToolReplies } from '../tools/tool-replies.ts';
-import { startWait, traceHistoryLoad, traceStep } from '../tracing/turn-spans.ts';
-import {
-  type ContextFit,
-  estimateTokens,
-  fitToContext,
-  promptBudgetTokens,
-  tokensPerImage,
-} from './context-budget.ts';
-import type { ConversationSummary } from './conversation-summaries.ts';
-import type { HistoryStore } from './history-store.ts';
-import { type LoadedImages, loadImages } from './image-intake.ts';
-import type { JournalRecord, ReplyJournal } from './reply-journal.ts';
-import type { SettingsStore } from './settings-store.ts';
-import {
-  foldOlderTurns,
-  type SummaryFolding,
-  unsummarisedTurns,
-  withSummaryNote,
-} from './summary-folding.ts';
-import type { ConversationKey, DocumentReference, IncomingTurn, StoredTurn } from './turn.ts';
-import { placeOfConversation } from './turn.ts';
-import { unexpiredHistory } from './unexpired-history.ts';
-import { defaultWaitingIndicators, showWhileWaiting, type WaitingIndicators } from './waiting-indicator.ts';
+import { startWait, traceStep } from '../tracing/turn-spans.ts';
+import { admitTurn } from './admit-turn.ts';
+import { workAfterReply } from './after-reply.ts';
+import { endReply, failedOutcome, refuseTurn, tellStoreUnavailable } from './end-reply.ts';
+import { clockOf, type EngineDependencies } from './engine-dependencies.ts';
+import { type PreparedTurn, prepareTurn } from './prepare-turn.ts';
+import { recordReply } from './record-exchange.ts';
+import type { JournalRecord } from './reply-journal.ts';
+import type { ReplyOutcome, ReplyRequest } from './reply-types.ts';
+import { createReplyWriter } from './reply-writer.ts';
+import { streamReply } from './stream-reply.ts';
+import type { ConversationKey } from './turn.ts';
 
+export type { EngineDefaults, EngineDependencies } from './engine-dependencies.ts';
+export type { ReplyActions, ReplyEnding, ReplyOutcome, ReplyRequest, ReplyStatus } from './reply-types.ts';
 export type { WaitingIndicators } from './waiting-indicator.ts';
 
-/** How a reply ended: `complete`, `cut` (some text shown, then an error or Stop), or `failed` (no text). */
-export type ReplyStatus = 'complete' | 'cut' | 'failed';
-
-export interface ReplyOutcome {
-  readonly status: ReplyStatus;
-  readonly delivered: DeliveredReply;
-  readonly model: string;
-  readonly finishReason: FinishReason | undefined;
-  readonly usage: TokenUsage | undefined;
-  /** The gateway error behind a `cut` or `failed` reply. */
-  readonly error: GatewayError | undefined;
-  /** `createdAt` of the assistant turn recorded in history, when one was. */
-  readonly recordedAt?: string | undefined;
-  /** The turn's images as the model got them (`data:` URIs), so Regenerate can send them again. */
-  readonly imageDataUris?: readonly string[];
-  /** The turn's documents as kept, so Regenerate reads them from the store again. */
-  readonly documents?: readonly DocumentReference[];
-}
-
-export interface ReplyRequest {
-  readonly turn: IncomingTurn;
-  readonly surface: Surface;
-  /** Aborting stops the reply (the Stop action); the text so far stays and is recorded. */
-  readonly signal?: AbortSignal;
-  /**
-   * Regenerate: the `createdAt` of the assistant turn this reply replaces. When that turn is still
-   * the last one, it and the user turn before it leave the context and are replaced in history;
-   * otherwise the new reply is simply added at the end.
-   */
-  readonly replacesReplyCreatedAt?: string;
-  /** The reply's buttons, where the place shows buttons; none otherwise. */
-  readonly actions?: ReplyActions;
-  /** Asks the asker before a tool that acts on the world runs; absent: such tools are not run. */
-  readonly askApproval?: AskApproval;
-  /**
-   * A tool call the asker approved under its question: the reply runs it first (if the tool is
-   * still theirs to use here) and the model goes on from its result.
-   */
-  readonly approvedCall?: ToolCall;
-}
-
-/**
- * The buttons of a reply. They travel with its text: the streaming ones with its first post, the
- * ending ones with its last write, which the engine makes only once it has asked for them.
- */
-export interface ReplyActions {
-  /** Under the newest message while the reply streams (Stop). */
-  readonly whileStreaming: readonly Action[];
-  /**
-   * Asked before the reply's last write: the buttons the reply keeps (Regenerate, Continue). When
-   * this fails the reply ends without buttons (and loses Stop), and the error is logged.
-   */
-  atEnd(ending: ReplyEnding): Promise<readonly Action[]>;
-}
-
-/** What the ending buttons of a reply need to know: enough to ask for it again, and how it went. */
-export interface ReplyEnding {
-  /** How the reply ended, as far as the model goes (the last write is still to come). */
-  readonly status: ReplyStatus;
-  readonly finishReason: FinishReason | undefined;
-  /** `createdAt` of the assistant turn recorded in history, when one was. */
-  readonly recordedAt: string | undefined;
-  /** The turn's images as the model got them (`data:` URIs). */
-  readonly imageDataUris: readonly string[];
-  /** The turn's documents as kept. */
-  readonly documents: readonly DocumentReference[];
-}
-
+/** Answers a conversation's turns one at a time, in the order they were sent. */
 export interface ConversationEngine {
   /** Answers one turn on `surface`, after every earlier turn of the same conversation is answered. */
   reply(request: ReplyRequest): Promise<ReplyOutcome>;
@@ -161,86 +48,9 @@ export interface ConversationEngine {
   whenIdle(): Promise<void>;
 }
 
-export interface EngineDefaults {
-  readonly chatModel: string;
-  readonly visionModel: string;
-  readonly systemPrompt: string;
-  readonly replyMaxTokens: number;
-  readonly maxImageBytes: number;
-}
-
-export interface EngineDependencies {
-  readonly gateway: Gateway;
-  readonly history: HistoryStore;
-  readonly settings: SettingsStore;
-  readonly lock: KeyedLock;
-  readonly defaults: EngineDefaults;
-  readonly logger: Logger;
-  /**
-   * Budgets and the request rate: every reply is admitted first, and its hold is what lets the
-   * gateway client send each of the reply's requests (tool rounds and search decisions included).
-   */
-  readonly spending: SpendGuard;
-  /** Channel and server defaults set with /config (model, system prompt); optional in tests. */
-  readonly places?: PlaceSettingsReader;
-  readonly now?: () => Date;
-  readonly waiting?: WaitingIndicators;
-  /** Where replies in flight are noted, so a restart can finish the ones a dead process left. */
-  readonly journal?: ReplyJournal;
-  /** How long a failing final platform call is retried; see `StreamingWriterOptions`. */
-  readonly finalWriteRetryWindowMs?: number;
-  /** Documents and links: read when given, otherwise only text and images are. */
-  readonly reading?: TurnReading;
-  /**
-   * Tools (web search when `SEARCH_URL` is set, MCP servers from `TOOLS_FILE`): replies may call
-   * them before answering, with sources.
-   */
-  readonly tools?: ToolReplies;
-  /** Rolling summaries: older turns are folded into one instead of falling out of the context. */
-  readonly folding?: SummaryFolding;
-  /** What parley remembers across conversations (MEMORY): a block of the system prompt. */
-  readonly memory?: MemoryBook;
-  /**
-   * The small model that keeps memory for models without tools (which cannot call `remember`): after
-   * such a reply it reads the person's message for lasting facts. Unset: no extraction.
-   */
-  readonly memoryExtractionModel?: string;
-}
-
-/** Said under a reply that reached the person but could not be written to the conversation's history. */
-export const historyNotSavedNote =
-  '⚠ I could not save this exchange to the conversation history, so I will not remember it.';
-
-/** Said when the store that holds the conversation does not answer. */
+export { historyNotSavedNote } from './end-reply.ts';
 /** What a person is told when the store cannot be reached (state/time-bound-store.ts says it). */
 export { storeUnavailableMessage };
-
-/** The longest a reply's budget hold lasts if the reply is never settled (a process that died). */
-const replyHoldMs = 15 * 60_000;
-
-/** A turn made ready for the gateway: which model, which messages, what the person should be told. */
-interface PreparedTurn {
-  readonly model: string;
-  readonly fit: ContextFit;
-  /** Fits the context again for another model (the budget's fallback). */
-  refit(model: string): ContextFit;
-  readonly images: LoadedImages;
-  readonly documents: readonly ReadDocument[];
-  readonly notices: string[];
-  /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
-  readonly replacedTurnCount: number;
-  readonly surface: Surface;
-  /** The conversation's rolling summary, as it was when the turn was prepared. */
-  readonly summary: ConversationSummary | undefined;
-  /** The place's settings, read once for the turn; undefined for an engine without places. */
-  readonly placeSettings: PlaceSettings | undefined;
-  /** MEMORY at the place (off where no place settings are known). */
-  readonly memoryMode: MemoryMode;
-  /** The model gets the memory tools; otherwise the held extraction keeps memory after the reply. */
-  readonly isMemoryKeptByTools: boolean;
-  /** The place's tool rules let this person have memory kept at all (TOOLS, TOOL_ROLE_IDS). */
-  readonly isMemoryAllowed: boolean;
-}
 
 export function createConversationEngine(dependencies: EngineDependencies): ConversationEngine {
   const { history, settings } = dependencies;
@@ -343,707 +153,92 @@ async function answer(dependencies: EngineDependencies, request: ReplyRequest): 
   }
 }
 
+/**
+ * The reply, told in its steps: prepare the turn (settings, history, images, documents, memory,
+ * context), admit it on the budgets, stream the model's answer, record the exchange, end the reply
+ * with its last writes, then the work that may wait until the person has it.
+ */
 async function answerJournaled(
   dependencies: EngineDependencies,
   request: ReplyRequest,
   journalRecord: JournalRecord | undefined,
 ): Promise<ReplyOutcome> {
-  const { turn, surface, signal } = request;
+  const { turn } = request;
   const logger = dependencies.logger.child({
     conversationKey: turn.conversationKey,
     authorId: turn.author.id,
   });
-  const writer = measureReply({
-    platform: turn.conversationKey.split(':')[0] ?? 'unknown',
-    surface,
-    createWriter: (measuredSurface) =>
-      createStreamingWriter({
-        surface: measuredSurface,
-        onError: (error) => logger.warn({ err: error }, 'platform call failed while streaming'),
-        ...(journalRecord ? { onProgress: (progress) => journalRecord.update(progress) } : {}),
-        ...(request.actions ? { actionsWhileStreaming: request.actions.whileStreaming } : {}),
-        ...(dependencies.finalWriteRetryWindowMs === undefined
-          ? {}
-          : { finalWriteRetryWindowMs: dependencies.finalWriteRetryWindowMs }),
-      }),
-  });
-  // The reply's steps, from reading its documents to the model's tool calls, shown as one list.
-  const progress = createToolProgress();
-  const showStep = (step: ToolStep) => showReplyStep({ surface, writer, progress, step });
+  const { writer, showStep } = createReplyWriter({ dependencies, request, journalRecord, logger });
   let prepared: PreparedTurn;
   try {
-    prepared = await prepareTurn(dependencies, request, logger, showStep);
+    prepared = await prepareTurn({ dependencies, request, logger, showStep });
   } catch (error) {
-    logger.error({ err: error }, 'conversation store unavailable');
-    const delivered = await writer.fail({
-      reason: storeUnavailableMessage,
-      actions: await endingActions({ request, logger, ending: emptyEnding }),
-    });
-    return failedOutcome({ delivered, model: dependencies.defaults.chatModel });
+    // The conversation's stores could not be read: nothing reached the gateway, nothing is recorded.
+    return tellStoreUnavailable({ dependencies, request, writer, error, logger });
   }
-  const { model, fit, notices } = prepared;
-  const refusalActions = () =>
-    endingActions({ request, logger, ending: endingOf({ prepared, status: 'failed' }) });
-  if (fit.isNewTurnTooLarge) {
-    return refuseTurn({
-      writer,
-      model,
-      reason: 'your message is too long for this model. Please shorten it.',
-      actions: await refusalActions(),
-    });
-  }
-  const admission = await traceStep('spend admit', () => admitReply({ dependencies, request, prepared }));
+  const admission = await traceStep('spend admit', () => admitTurn({ dependencies, request, prepared }));
   if (!admission.isAdmitted) {
-    return refuseTurn({ writer, model, reason: admission.message, actions: await refusalActions() });
+    return refuseTurn({ request, writer, prepared, reason: admission.reason, logger });
   }
-  if (admission.model !== model) {
-    prepared = { ...prepared, model: admission.model, fit: prepared.refit(admission.model) };
-  }
-  prepared.notices.push(...admission.notes);
-  const startedAt = (dependencies.now ?? (() => new Date()))();
+  const { prepared: admitted, hold } = admission;
+  const startedAt = clockOf(dependencies)();
   const streamed = await streamReply({
     dependencies,
-    prepared,
-    turn,
-    writer,
-    signal,
-    logger,
-    hold: admission.hold,
-    askApproval: request.askApproval,
-    approvedCall: request.approvedCall,
-    showStep,
-  });
-  const failureReason = streamed.failure
-    ? await dependencies.spending.describeFailure({
-        error: streamed.failure,
-        conversationKey: turn.conversationKey,
-      })
-    : undefined;
-  // A reply that never produced visible text leaves history as it was, so the person can simply ask
-  // again; a cut reply is kept as the person saw it, marked, so the model knows it broke off. It is
-  // recorded before the last platform write, so that write can say when saving failed.
-  const hasText = /\S/.test(streamed.text);
-  const recording = hasText
-    ? await recordExchange({ dependencies, turn, prepared, streamed, startedAt, logger })
-    : undefined;
-  const notes = recording?.isSaved === false ? [...notices, historyNotSavedNote] : notices;
-  const actions = await endingActions({
     request,
+    prepared: admitted,
+    writer,
+    hold,
+    showStep,
     logger,
-    ending: endingOf({
-      prepared,
-      status: streamed.failure ? (hasText ? 'cut' : 'failed') : 'complete',
-      finishReason: streamed.finishReason,
-      recording,
-    }),
   });
-  const delivery = await deliverEnding({ writer, streamed, failureReason, notes, actions, logger });
-  if (delivery.failure !== undefined && streamed.failure === undefined && recording?.isSaved) {
-    await markRecordedReplyInterrupted({ dependencies, turn, recording, logger });
-  }
-  const failure = streamed.failure ?? delivery.failure;
-  const delivered = delivery.delivered;
-  const status: ReplyStatus = failure ? (hasText ? 'cut' : 'failed') : 'complete';
+  const recording = await recordReply({
+    dependencies,
+    turn,
+    prepared: admitted,
+    streamed,
+    startedAt,
+    logger,
+  });
+  const outcome = await endReply({
+    dependencies,
+    request,
+    writer,
+    prepared: admitted,
+    streamed,
+    recording,
+    logger,
+  });
   // Every gateway call of the reply recorded what it used on the hold: one settlement counts them all.
-  await admission.hold.settle();
-  // After the last write, so the person never waits for it: the next turn of this conversation does.
-  if (recording?.isSaved) {
-    await traceStep('summary fold', () => foldAfterReply({ dependencies, turn, prepared, logger }));
-    // Regenerate answers a message already read; only a new one can hold new facts.
-    if (request.replacesReplyCreatedAt === undefined)
-      await extractMemoryAfterReply({ dependencies, turn, prepared, logger });
-  }
+  await hold.settle();
+  await workAfterReply({ dependencies, request, prepared: admitted, recording, logger });
+  // The context trimmed as the turn was prepared, before a fallback model's window may have changed it.
+  logReplyFinished({ logger, outcome, admitted, droppedTurnCount: prepared.fit.droppedTurnCount });
+  return outcome;
+}
+
+/** One line a reply: how it ended, on which model, what it used and how many edits it took. */
+function logReplyFinished({
+  logger,
+  outcome,
+  admitted,
+  droppedTurnCount,
+}: {
+  logger: Logger;
+  outcome: ReplyOutcome;
+  admitted: PreparedTurn;
+  droppedTurnCount: number;
+}): void {
   logger.info(
     {
-      status,
-      model: prepared.model,
-      finishReason: streamed.finishReason,
-      usage: streamed.usage,
-      droppedTurnCount: fit.droppedTurnCount,
-      imageCount: prepared.images.references.length,
-      noticeCount: notices.length,
-      editCount: delivered.editCount,
+      status: outcome.status,
+      model: outcome.model,
+      finishReason: outcome.finishReason,
+      usage: outcome.usage,
+      droppedTurnCount,
+      imageCount: admitted.images.references.length,
+      noticeCount: admitted.notices.length,
+      editCount: outcome.delivered.editCount,
     },
     'reply finished',
   );
-  return {
-    delivered,
-    model: prepared.model,
-    usage: streamed.usage,
-    error: failure,
-    ...endingOf({ prepared, status, finishReason: streamed.finishReason, recording }),
-  };
-}
-
-/** Work done once a recorded reply's last write is made, which never fails the reply. */
-type AfterReplyStep = (request: {
-  dependencies: EngineDependencies;
-  turn: IncomingTurn;
-  prepared: PreparedTurn;
-  logger: Logger;
-}) => Promise<void>;
-
-/** Folds older turns into the summary when they fill the context; never fails the reply. */
-const foldAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, logger }) => {
-  const { folding } = dependencies;
-  if (!folding) return;
-  try {
-    await foldOlderTurns({
-      folding,
-      gateway: dependencies.gateway,
-      spending: dependencies.spending,
-      conversationKey: turn.conversationKey,
-      actor: turn.actor,
-      // Expired turns must not be retold in a summary either.
-      turns: unexpiredHistory({
-        turns: await dependencies.history.load(turn.conversationKey),
-        summary: undefined,
-        retentionDays: prepared.placeSettings?.retentionDays,
-        nowMs: (dependencies.now ?? (() => new Date()))().getTime(),
-      }).turns,
-      summary: prepared.summary,
-      contextTokens: dependencies.gateway.capabilitiesOf(prepared.model).contextTokens,
-      replyMaxTokens: dependencies.defaults.replyMaxTokens,
-      logger,
-    });
-  } catch (error) {
-    logger.warn({ err: error }, 'could not fold older turns into the summary');
-  }
-};
-
-/**
- * A model without tools cannot call `remember`: where memory is on, the small model reads what the
- * person said for lasting facts instead (held-extraction.ts); never fails the reply.
- */
-const extractMemoryAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, logger }) => {
-  const { memory, memoryExtractionModel } = dependencies;
-  if (!memory || memoryExtractionModel === undefined) return;
-  // The budget's fallback model may lack the tools the asked-for one had.
-  if (prepared.isMemoryKeptByTools && dependencies.gateway.capabilitiesOf(prepared.model).tools) return;
-  // The owner kept `remember` from this person here: the extraction does not keep notes instead.
-  if (!prepared.isMemoryAllowed) return;
-  // Only what the person said about themself: not a message someone else wrote (Continue pressed by another).
-  if (turn.author.id !== turn.actor.id) return;
-  try {
-    await extractNotesAfterReply({
-      extraction: { book: memory, model: memoryExtractionModel },
-      gateway: dependencies.gateway,
-      spending: dependencies.spending,
-      mode: prepared.memoryMode,
-      actor: turn.actor,
-      conversationKey: turn.conversationKey,
-      // Only their own words: never a quoted or forwarded message someone else wrote.
-      personText: turn.ownText ?? turn.text,
-      now: (dependencies.now ?? (() => new Date()))(),
-      logger,
-    });
-  } catch (error) {
-    logger.warn({ err: error }, 'could not extract memory notes from the message');
-  }
-};
-
-const emptyEnding: ReplyEnding = {
-  status: 'failed',
-  finishReason: undefined,
-  recordedAt: undefined,
-  imageDataUris: [],
-  documents: [],
-};
-
-function endingOf({
-  prepared,
-  status,
-  finishReason,
-  recording,
-}: {
-  prepared: PreparedTurn;
-  status: ReplyStatus;
-  finishReason?: FinishReason | undefined;
-  recording?: RecordedExchange | undefined;
-}): ReplyEnding {
-  return {
-    status,
-    finishReason,
-    recordedAt: recording?.isSaved ? recording.assistantTurn.createdAt : undefined,
-    imageDataUris: prepared.images.parts.flatMap((part) =>
-      part.type === 'image_url' ? [part.image_url.url] : [],
-    ),
-    // Documents from links are not kept for Regenerate: the links are in the text, read again.
-    documents: documentReferencesOf(prepared.documents.filter((read) => !read.document.sourceUrl)),
-  };
-}
-
-/** The buttons of the reply's last write; a reply whose buttons cannot be had ends without them. */
-async function endingActions({
-  request,
-  ending,
-  logger,
-}: {
-  request: ReplyRequest;
-  ending: ReplyEnding;
-  logger: Logger;
-}): Promise<readonly Action[]> {
-  if (!request.actions) return [];
-  try {
-    return await request.actions.atEnd(ending);
-  } catch (error) {
-    logger.warn({ err: error }, 'could not show the buttons of a reply');
-    return [];
-  }
-}
-
-/** A reply that never reached the model: nothing was streamed, used or recorded. */
-function failedOutcome({ delivered, model }: { delivered: DeliveredReply; model: string }): ReplyOutcome {
-  return { status: 'failed', delivered, model, finishReason: undefined, usage: undefined, error: undefined };
-}
-
-/** A turn answered with a reason instead of a reply, before anything reached the gateway. */
-async function refuseTurn({
-  writer,
-  model,
-  reason,
-  actions,
-}: {
-  writer: StreamingWriter;
-  model: string;
-  reason: string;
-  actions: readonly Action[];
-}): Promise<ReplyOutcome> {
-  const delivered = await writer.fail({ reason, actions });
-  return failedOutcome({ delivered, model });
-}
-
-async function prepareTurn(
-  dependencies: EngineDependencies,
-  request: ReplyRequest,
-  logger: Logger,
-  showStep: (step: ToolStep) => void,
-): Promise<PreparedTurn> {
-  const { turn } = request;
-  const { gateway, defaults } = dependencies;
-  const [conversationSettings, placeSettings, loadedTurns, attachedImages, read, loadedSummary] =
-    await Promise.all([
-      dependencies.settings.get(turn.conversationKey),
-      dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
-      traceHistoryLoad(() => dependencies.history.load(turn.conversationKey)),
-      loadImages({ attachments: turn.images, maxBytes: defaults.maxImageBytes, logger }),
-      traceStep('documents read', () =>
-        readTurnDocumentsAsStep({ reading: dependencies.reading, turn, signal: request.signal, showStep }),
-      ),
-      dependencies.folding?.summaries.get(turn.conversationKey),
-    ]);
-  // Past HISTORY_RETENTION_DAYS is gone for the model now, not only after the next hourly sweep.
-  const { turns: allStoredTurns, summary } = unexpiredHistory({
-    turns: loadedTurns,
-    summary: loadedSummary,
-    retentionDays: placeSettings?.retentionDays,
-    nowMs: (dependencies.now ?? (() => new Date()))().getTime(),
-  });
-  const images = await withLinkImages({ images: attachedImages, read, dependencies, logger });
-  const lastTurn = allStoredTurns.at(-1);
-  const replacedTurnCount =
-    request.replacesReplyCreatedAt !== undefined &&
-    lastTurn?.role === 'assistant' &&
-    lastTurn.createdAt === request.replacesReplyCreatedAt &&
-    allStoredTurns.at(-2)?.role === 'user'
-      ? 2
-      : 0;
-  // Turns the summary holds reach the model through it, not again one by one.
-  const storedTurns = unsummarisedTurns(
-    allStoredTurns.slice(0, allStoredTurns.length - replacedTurnCount),
-    summary,
-  );
-  let model = conversationSettings.model ?? placeSettings?.chatModel ?? defaults.chatModel;
-  const hasPictures = images.parts.length > 0 || pageImageTokens(read.documents) > 0;
-  if (hasPictures && !gateway.capabilitiesOf(model).vision) model = defaults.visionModel;
-
-  const text = `${turn.author.name}: ${turn.text}`;
-  const memoryMode = placeSettings?.memory ?? 'off';
-  const isMemoryKeptByTools =
-    memoryMode !== 'off' &&
-    dependencies.tools !== undefined &&
-    placeSettings !== undefined &&
-    dependencies.tools.offersMemoryTools({ model, actor: turn.actor, settings: placeSettings });
-  const isMemoryAllowed =
-    dependencies.tools === undefined ||
-    placeSettings === undefined ||
-    dependencies.tools.allowsMemoryTools({ actor: turn.actor, settings: placeSettings });
-  const memoryBlock = dependencies.memory
-    ? await memoryBlockFor({
-        book: dependencies.memory,
-        mode: memoryMode,
-        actor: turn.actor,
-        conversationKey: turn.conversationKey,
-        keptBy: isMemoryKeptByTools ? 'tools' : 'extraction',
-      })
-    : '';
-  const configuredPrompt =
-    conversationSettings.systemPrompt ?? placeSettings?.systemPrompt ?? defaults.systemPrompt;
-  const baseSystemPrompt = withSummaryNote(
-    memoryBlock === '' ? configuredPrompt : `${configuredPrompt}\n\n${memoryBlock}`,
-    summary,
-  );
-  const contextTokens = gateway.capabilitiesOf(model).contextTokens;
-  const documentContext = await buildDocumentContext({
-    documents: read.documents,
-    history: storedTurns,
-    reader: dependencies.reading?.reader,
-    maxCharacters: dependencies.reading?.maxContextCharacters ?? 0,
-    roomTokens:
-      promptBudgetTokens({ contextTokens, replyMaxTokens: defaults.replyMaxTokens }) -
-      estimateTokens({ role: 'system', content: `${baseSystemPrompt}\n\n${citationInstructions}` }) -
-      estimateTokens({ role: 'user', content: text }) -
-      images.parts.length * tokensPerImage -
-      pageImageTokens(read.documents),
-  });
-  const fullText = documentContext.text === '' ? text : `${text}\n\n${documentContext.text}`;
-  const pictureParts = [...images.parts, ...documentContext.imageParts];
-  const newTurn: ChatMessage = {
-    role: 'user',
-    content: pictureParts.length === 0 ? fullText : [{ type: 'text', text: fullText }, ...pictureParts],
-  };
-  const fitFor = (windowTokens: number) =>
-    fitToContext({
-      systemPrompt: documentContext.hasDocuments
-        ? `${baseSystemPrompt}\n\n${citationInstructions}`
-        : baseSystemPrompt,
-      history: documentContext.history,
-      newTurn,
-      contextTokens: windowTokens,
-      replyMaxTokens: defaults.replyMaxTokens,
-    });
-  const fit = fitFor(contextTokens);
-  // Never more context than the budget held for: the smaller of the two models' windows.
-  const refit = (other: string) =>
-    fitFor(Math.min(contextTokens, gateway.capabilitiesOf(other).contextTokens));
-  const notices = [...(turn.notices ?? []), ...images.notices, ...read.notices, ...documentContext.notices];
-  if (fit.droppedTurnCount > 0) {
-    notices.push(renderNotice({ type: 'context-trimmed', droppedTurnCount: fit.droppedTurnCount }));
-  }
-  return {
-    model,
-    fit,
-    refit,
-    images,
-    documents: read.documents,
-    notices,
-    replacedTurnCount,
-    surface: request.surface,
-    summary,
-    placeSettings,
-    memoryMode,
-    isMemoryKeptByTools,
-    isMemoryAllowed,
-  };
-}
-
-// Images that links in the message led to join the attached ones, checked the same way.
-async function withLinkImages({
-  images,
-  read,
-  dependencies,
-  logger,
-}: {
-  images: LoadedImages;
-  read: Awaited<ReturnType<typeof readTurnDocuments>>;
-  dependencies: EngineDependencies;
-  logger: Logger;
-}): Promise<LoadedImages> {
-  if (read.linkImages.length === 0) return images;
-  const linked = await loadImages({
-    attachments: read.linkImages,
-    maxBytes: dependencies.defaults.maxImageBytes,
-    logger,
-  });
-  return {
-    parts: [...images.parts, ...linked.parts],
-    references: [...images.references, ...linked.references],
-    notices: [...images.notices, ...linked.notices],
-  };
-}
-
-function documentReferencesOf(documents: readonly ReadDocument[]): DocumentReference[] {
-  return documents.map((read) => ({
-    name: read.document.name,
-    documentHash: read.documentHash,
-    description: describeDocument(read.document),
-  }));
-}
-
-interface StreamedReply {
-  /** Exactly the model text streamed to the writer. */
-  readonly text: string;
-  readonly finishReason: FinishReason | undefined;
-  readonly usage: TokenUsage | undefined;
-  readonly failure: GatewayError | undefined;
-}
-
-/** Streams the gateway's reply into the writer; the writer is left open for its ending. */
-async function streamReply({
-  dependencies,
-  prepared,
-  turn,
-  writer,
-  signal,
-  logger,
-  hold,
-  askApproval,
-  approvedCall,
-  showStep,
-}: {
-  dependencies: EngineDependencies;
-  prepared: PreparedTurn;
-  turn: IncomingTurn;
-  writer: StreamingWriter;
-  signal: AbortSignal | undefined;
-  hold: SpendHold;
-  askApproval: AskApproval | undefined;
-  approvedCall: ToolCall | undefined;
-  logger: Logger;
-  showStep: (step: ToolStep) => void;
-}): Promise<StreamedReply> {
-  let finishReason: FinishReason | undefined;
-  let usage: TokenUsage | undefined;
-  let text = '';
-  let failure: GatewayError | undefined;
-  const waiting = showWhileWaiting({
-    writer,
-    surface: prepared.surface,
-    indicators: dependencies.waiting ?? defaultWaitingIndicators,
-  });
-  // Text reaches the writer as it arrives; `text` is always exactly what was appended, so a reply
-  // cut off midway keeps what the person saw.
-  const appendText = (delta: string) => {
-    if (text === '') waiting.stop();
-    text += delta;
-    writer.append(delta);
-  };
-  try {
-    const chat: ChatStreamRequest = {
-      model: prepared.model,
-      messages: prepared.fit.messages,
-      maxTokens: dependencies.defaults.replyMaxTokens,
-      hold,
-      ...(signal ? { signal } : {}),
-      // The gateway's stream hands its text straight to the writer rather than as an event each
-      // (no async-iterator hop per piece); where tools wrap the stream, text comes as events below.
-      onTextDelta: appendText,
-    };
-    // With search, the reply's further calls (tool rounds, the search decision) go out on the same
-    // hold: each is covered as it is sent, with the tool results that grew its prompt.
-    // Without the place's settings no tool is on anywhere: the reply is a plain stream.
-    const events =
-      dependencies.tools && prepared.placeSettings
-        ? dependencies.tools.stream({
-            chat,
-            actor: turn.actor,
-            settings: prepared.placeSettings,
-            conversationKey: turn.conversationKey,
-            isSearchForced: turn.isSearchForced === true,
-            askApproval,
-            approvedCall,
-          })
-        : dependencies.gateway.chatStream(chat);
-    for await (const event of events) {
-      if (event.type === 'text-delta') appendText(event.text);
-      else if (event.type === 'notice') prepared.notices.push(event.message);
-      else if (event.type === 'tool-step') {
-        // The steps say what happens now: no typing renewals, no "still waiting" line over them.
-        waiting.stop();
-        showStep(event.step);
-      } else if (event.type === 'response-started') waiting.responseStarted();
-      else if (event.type === 'status') {
-        if (text === '') waiting.showStatus(event.text);
-        prepared.surface.showStatus?.(event.text).catch(() => undefined);
-      } else if (event.type === 'finish') {
-        finishReason = event.finishReason;
-        usage = event.usage;
-      }
-    }
-  } catch (error) {
-    failure = toGatewayError(error);
-    logger[failure.kind === 'cancelled' ? 'info' : 'warn'](
-      { err: failure, kind: failure.kind, model: prepared.model },
-      'reply did not complete',
-    );
-  } finally {
-    waiting.stop();
-  }
-  return { text, finishReason, usage, failure };
-}
-
-/**
- * A step of the reply (a tool call, or parley reading a document) the way the surface shows it
- * (Slack's task cards, the terminal's dimmed lines), or as lines above the reply's text where it
- * does not: every step so far, so a step the surface could not show (a native stream refused
- * midway) still appears. A step that starts or waits is the platform's status too (Slack's thread
- * status), where the surface has one.
- */
-function showReplyStep({
-  surface,
-  writer,
-  progress,
-  step,
-}: {
-  surface: Surface;
-  writer: StreamingWriter;
-  progress: ToolProgress;
-  step: ToolStep;
-}): void {
-  progress.update(step);
-  if (step.status === 'running' || step.status === 'waiting') {
-    surface.showStatus?.(step.title).catch(() => undefined);
-  }
-  const showLines = () => writer.showProgress(progress.render(surface.toolStepLines ?? 'each'));
-  if (surface.showToolStep === undefined) {
-    showLines();
-    return;
-  }
-  surface.showToolStep(step).then((shown) => {
-    if (shown === 'not-shown') showLines();
-  }, showLines);
-}
-
-/** The reply's last platform writes: the exact text and notes, or what is shown plus a cut-off note. */
-async function deliverEnding({
-  writer,
-  streamed,
-  failureReason,
-  notes,
-  actions,
-  logger,
-}: {
-  writer: StreamingWriter;
-  streamed: StreamedReply;
-  /** What the person is told when the reply failed. */
-  failureReason: string | undefined;
-  notes: readonly string[];
-  actions: readonly Action[];
-  logger: Logger;
-}): Promise<{ delivered: DeliveredReply; failure: GatewayError | undefined }> {
-  try {
-    const delivered = streamed.failure
-      ? await writer.fail({ reason: failureReason ?? streamed.failure.userMessage, actions })
-      : await writer.finish({ finishReason: streamed.finishReason ?? 'other', notes, actions });
-    return { delivered, failure: undefined };
-  } catch (error) {
-    // The platform refused the final writes even after retries and a new message: the person may
-    // not see the whole reply, though the model wrote it.
-    logger.error({ err: error }, 'final platform call failed; the reply may be incomplete on screen');
-    return {
-      delivered: { text: streamed.text, messages: [], editCount: 0, isComplete: false },
-      failure: new GatewayError({
-        kind: 'stream-interrupted',
-        message: 'final platform call failed',
-        cause: error,
-      }),
-    };
-  }
-}
-
-interface RecordedExchange {
-  readonly isSaved: boolean;
-  readonly userTurn: StoredTurn;
-  readonly assistantTurn: StoredTurn;
-}
-
-async function recordExchange({
-  dependencies,
-  turn,
-  prepared,
-  streamed,
-  startedAt,
-  logger,
-}: {
-  dependencies: EngineDependencies;
-  turn: IncomingTurn;
-  prepared: PreparedTurn;
-  streamed: StreamedReply;
-  startedAt: Date;
-  logger: Logger;
-}): Promise<RecordedExchange> {
-  const now = dependencies.now ?? (() => new Date());
-  const userTurn: StoredTurn = {
-    role: 'user',
-    authorId: turn.author.id,
-    authorName: turn.author.name,
-    text: turn.text,
-    images: prepared.images.references,
-    ...(prepared.documents.length > 0 ? { documents: documentReferencesOf(prepared.documents) } : {}),
-    createdAt: startedAt.toISOString(),
-  };
-  const assistantTurn: StoredTurn = {
-    role: 'assistant',
-    authorId: 'parley',
-    authorName: 'parley',
-    text: streamed.text,
-    images: [],
-    model: prepared.model,
-    ...(streamed.usage ? { usage: streamed.usage } : {}),
-    ...(streamed.failure ? { isInterrupted: true } : {}),
-    createdAt: now().toISOString(),
-  };
-  try {
-    await dependencies.history.append(turn.conversationKey, [userTurn, assistantTurn], {
-      replacingLast: prepared.replacedTurnCount,
-    });
-    return { isSaved: true, userTurn, assistantTurn };
-  } catch (error) {
-    // The person gets the reply with a note that it will not be remembered; the details go here.
-    logger.error({ err: error }, 'reply not recorded in history');
-    return { isSaved: false, userTurn, assistantTurn };
-  }
-}
-
-/** The reply was recorded whole, but the platform never showed all of it: mark it as cut. */
-async function markRecordedReplyInterrupted({
-  dependencies,
-  turn,
-  recording,
-  logger,
-}: {
-  dependencies: EngineDependencies;
-  turn: IncomingTurn;
-  recording: RecordedExchange;
-  logger: Logger;
-}): Promise<void> {
-  try {
-    await dependencies.history.append(
-      turn.conversationKey,
-      [recording.userTurn, { ...recording.assistantTurn, isInterrupted: true }],
-      { replacingLast: 2 },
-    );
-  } catch (error) {
-    logger.error({ err: error }, 'could not mark an undelivered reply as interrupted in history');
-  }
-}
-
-/**
- * Admits the reply: its first call's worst case (the prompt as estimated plus `max_tokens`) is held
- * on the budgets; further calls (tool rounds) top the hold up as they are sent.
- */
-async function admitReply({
-  dependencies,
-  request,
-  prepared,
-}: {
-  dependencies: EngineDependencies;
-  request: ReplyRequest;
-  prepared: PreparedTurn;
-}): Promise<Admission> {
-  const { turn } = request;
-  return dependencies.spending.admit({
-    userId: turn.actor.id,
-    roleIds: turn.actor.roleIds,
-    conversationKey: turn.conversationKey,
-    model: prepared.model,
-    work: {
-      kind: 'tokens',
-      promptTokens: prepared.fit.estimatedPromptTokens,
-      maxCompletionTokens: dependencies.defaults.replyMaxTokens,
-    },
-    mayFallBack: true,
-    needsVision: prepared.images.parts.length > 0,
-    maxDurationMs: replyHoldMs,
-  });
 }

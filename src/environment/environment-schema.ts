@@ -316,7 +316,7 @@ const spendAndAccessSettings = section('Spend and access', {
   }),
   TOOLS: document(toolPatterns, {
     description:
-      'Which tools the model may call: all (web_search and read_url when SEARCH_URL is set, and every tool of the servers in TOOLS_FILE), none, or names separated by commas, where files_* is every tool of the server files. /config narrows it per server or channel.',
+      'Which tools the model may call: all (web_search and read_url when SEARCH_URL is set, and every tool of the servers in TOOLS_FILE), none, or names separated by commas, where files_* is every tool of the server files; -name switches one off whatever else turns it on (all,-files_write_file: every tool but that one, including tools a server adds later). /config narrows it per server or channel.',
     typeText: 'all | none | name, server_*, …',
   }),
   TOOL_ROLE_IDS: document(commandRoles, {

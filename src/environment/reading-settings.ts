@@ -105,6 +105,10 @@ const searchSettings = section('Web search', {
     description:
       'Tool calls run for one reply in all, each call put to its asker for approval counted too; after that the model is asked to answer with what it has.',
   }),
+  TOOL_ROUNDS_PER_REPLY: document(wholeNumber({ min: 2, max: 10, fallback: 3 }), {
+    description:
+      'Model requests one tool reply may make: rounds of tool calls, the last without tools so the model answers with what it has. Each round is held on the budgets as it is sent, like the first.',
+  }),
 });
 
 /** Every setting of documents, links and web search, for the environment schema. */

@@ -135,12 +135,18 @@ export const toolPatterns = z
     const text = (value ?? 'all').trim().toLowerCase();
     if (text === '' || text === 'all') return ['*'];
     if (text === 'none') return [];
-    const patterns = text.split(/[,\s]+/).filter((item) => item !== '');
-    const wrong = patterns.filter((pattern) => !/^[a-z0-9_-]{1,64}\*?$/.test(pattern));
+    // `all` among names is `*`; a name with `-` before it is switched off whatever else turns it on.
+    const patterns = text
+      .split(/[,\s]+/)
+      .filter((item) => item !== '')
+      .map((item) => (item === 'all' ? '*' : item));
+    const wrong = patterns.filter(
+      (pattern) => pattern !== '*' && !/^-?[a-z0-9_][a-z0-9_-]{0,63}\*?$/.test(pattern),
+    );
     if (wrong.length > 0) {
       context.addIssue({
         code: 'custom',
-        message: `must be all, none, or tool names like web_search,files_* separated by commas; not: ${wrong.map(quoteSettingValue).join(', ')}`,
+        message: `must be all, none, or tool names like web_search,files_* separated by commas, with -name for one switched off (all,-files_write_file); not: ${wrong.map(quoteSettingValue).join(', ')}`,
       });
       return z.NEVER;
     }

@@ -19,7 +19,8 @@ const maxDescriptionCharacters = 2_000;
 /**
  * The tools a server listed, as parley's `Tool`s: named `<server>_<tool>` (letters, digits, `_`
  * and `-`, at most 64), only those the owner enabled, with MCP's annotations or the owner's
- * overrides of them, and the server's price, deadline and result cap.
+ * overrides of them, their price (the tool's own, or the server's), and the server's deadline and
+ * result cap.
  */
 export function toolsOfServer({
   settings,
@@ -53,7 +54,7 @@ export function toolsOfServer({
       inputSchema: listing.inputSchema as Record<string, unknown>,
       annotations: annotationsOf({ settings, listing }),
       source: settings.name,
-      priceNanos: settings.priceNanos,
+      priceNanos: settings.priceNanosByTool[listing.name] ?? settings.priceNanos,
       deadlineMs: settings.deadlineMs,
       maxResultCharacters: settings.maxResultCharacters,
       describeCall: (toolArguments) => `🔧 ${label} (${settings.name})${argumentPreview(toolArguments)}`,

@@ -48,7 +48,11 @@ export function whyToolIsOff({
   return isAllowedByRoles({ toolName: tool.name, settings, actor }) ? undefined : 'not-for-this-person';
 }
 
-/** Whether the place's TOOLS turns this tool name on (a name, `server_*`, or `*`). */
+/**
+ * Whether the place's TOOLS turns this tool name on: a pattern names it (a name, `server_*`, or `*`)
+ * and no `-pattern` switches it off (`all,-files_write_file`), so a tool a server adds later follows
+ * the rule without being listed.
+ */
 function isOnHere({
   toolName,
   settings,
@@ -57,9 +61,18 @@ function isOnHere({
   settings: Pick<PlaceSettings, 'tools'>;
 }): boolean {
   const name = toolName.toLowerCase();
-  return settings.tools.patterns.some((pattern) =>
-    pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern,
+  const patterns = settings.tools.patterns;
+  const isSwitchedOff = patterns.some(
+    (pattern) => pattern.startsWith('-') && patternMatches(pattern.slice(1), name),
   );
+  return (
+    !isSwitchedOff && patterns.some((pattern) => !pattern.startsWith('-') && patternMatches(pattern, name))
+  );
+}
+
+/** A name, or a prefix ending in `*`. */
+function patternMatches(pattern: string, name: string): boolean {
+  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
 }
 
 /**
@@ -99,6 +112,7 @@ export function isOutageForThisPerson({
   }
   const prefix = `${outage.source.toLowerCase()}_`;
   return settings.tools.patterns.some((pattern) => {
+    if (pattern.startsWith('-')) return false;
     if (!pattern.endsWith('*')) {
       return pattern.startsWith(prefix) && isAllowedByRoles({ toolName: pattern, settings, actor });
     }

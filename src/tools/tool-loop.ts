@@ -14,16 +14,19 @@ import { wrapToolOutput } from './tool-output.ts';
 
 /**
  * How many tool calls the model may have run for one reply (`TOOL_CALLS_PER_ROUND`,
- * `TOOL_CALLS_PER_REPLY`): each result grows the next round's prompt, so these bound what a reply
- * can read, and the spend hold covers each round as it is actually sent.
+ * `TOOL_CALLS_PER_REPLY`) over how many rounds (`TOOL_ROUNDS_PER_REPLY`): each result grows the next
+ * round's prompt, so these bound what a reply can read, and the spend hold covers each round as it
+ * is actually sent.
  */
 export interface ToolCallLimits {
   readonly perRound: number;
   readonly perReply: number;
+  /** Model requests of one reply, the last without tools; 3 when not given. */
+  readonly rounds?: number;
 }
 
-/** Rounds of tool calls before the model must answer with what it has. */
-export const maxToolRounds = 3;
+/** Rounds of a tool reply where TOOL_ROUNDS_PER_REPLY does not say otherwise. */
+const defaultToolRounds = 3;
 
 /**
  * Whether an acting tool's question was put to the asker. The reply does not wait for the answer
@@ -84,8 +87,9 @@ export async function* streamWithTools(
       { role: 'tool', toolCallId: call.id, content: answer },
     ];
   }
-  for (let round = 0; round < maxToolRounds; round += 1) {
-    const isLastRound = round === maxToolRounds - 1 || state.callsRun >= request.limits.perReply;
+  const rounds = request.limits.rounds ?? defaultToolRounds;
+  for (let round = 0; round < rounds; round += 1) {
+    const isLastRound = round === rounds - 1 || state.callsRun >= request.limits.perReply;
     const chat: ChatRequest = {
       ...request.chat,
       messages,

@@ -51,8 +51,10 @@ export interface McpServerSettings {
   readonly enabledTools: readonly string[] | undefined;
   /** By MCP tool name, or `*` for all of the server's tools (a tool's own entry wins). */
   readonly annotationOverrides: Readonly<Record<string, AnnotationOverride>>;
-  /** What one call costs, in billionths of a cost unit. */
+  /** What one call costs, in billionths of a cost unit, where `priceNanosByTool` does not say. */
   readonly priceNanos: number;
+  /** What one call of a tool costs, by its MCP name, where it differs from the server's price. */
+  readonly priceNanosByTool: Readonly<Record<string, number>>;
   /** The longest one call may take. */
   readonly deadlineMs: number;
   /** The most characters of one answer the model gets. */
@@ -86,7 +88,10 @@ const commonShape = {
     .array(z.string().regex(/^[^*]+\*?$|^\*$/, 'is a tool name, a prefix ending in *, or *'))
     .optional(),
   annotations: z.record(z.string().min(1), annotationOverrideSchema).optional(),
-  pricePerCall: z.number().min(0).max(1_000).optional(),
+  // One price for every tool, or prices by MCP tool name with `*` for the rest (`{"*": 0, "create_issue": 0.05}`).
+  pricePerCall: z
+    .union([z.number().min(0).max(1_000), z.record(z.string().min(1), z.number().min(0).max(1_000))])
+    .optional(),
   deadlineSeconds: z.number().positive().max(3_600).optional(),
   maxResultCharacters: z.number().int().min(200).max(1_000_000).optional(),
   allowParleyVariables: allowParleyVariablesSchema,
@@ -258,7 +263,7 @@ function serverOf({
     name,
     enabledTools: parsed.tools,
     annotationOverrides: parsed.annotations ?? {},
-    priceNanos: Math.round((parsed.pricePerCall ?? 0) * 1e9),
+    ...pricesOf(parsed.pricePerCall),
     deadlineMs: Math.round((parsed.deadlineSeconds ?? defaultDeadlineSeconds) * 1_000),
     maxResultCharacters: parsed.maxResultCharacters ?? defaultMaxResultCharacters,
     variables,
@@ -303,4 +308,22 @@ function safeUrl(value: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The server's price and each tool's own, in billionths of a cost unit. */
+function pricesOf(pricePerCall: number | Readonly<Record<string, number>> | undefined): {
+  priceNanos: number;
+  priceNanosByTool: Record<string, number>;
+} {
+  const toNanos = (units: number) => Math.round(units * 1e9);
+  if (pricePerCall === undefined || typeof pricePerCall === 'number') {
+    return { priceNanos: toNanos(pricePerCall ?? 0), priceNanosByTool: {} };
+  }
+  const { '*': rest, ...byTool } = pricePerCall;
+  return {
+    priceNanos: toNanos(rest ?? 0),
+    priceNanosByTool: Object.fromEntries(
+      Object.entries(byTool).map(([tool, units]) => [tool, toNanos(units)]),
+    ),
+  };
 }

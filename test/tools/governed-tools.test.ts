@@ -67,6 +67,110 @@ describe('which tools the model is offered', () => {
     );
     expect(chatBodies(subject.gateway)[1]?.tools).toBeUndefined();
   });
+
+  it('switches one tool off with -name while every other, one added later included, stays on', async () => {
+    const subject = await start({ TOOLS: 'all,-test_delete' });
+    subject.app.toolbox.replace('test', [testTool({ name: 'test_read' }), testTool({ name: 'test_delete' })]);
+    const admin = makeDiscordAdmin(subject);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const offered = async (question: string, answer: string) => {
+      const before = chatBodies(subject.gateway).length;
+      subject.gateway.enqueue({ text: answer });
+      await ask(subject, question);
+      await subject.discord.waitFor(() =>
+        subject.botMessages(subject.generalChannelId).find((message) => message.content.startsWith(answer)),
+      );
+      return (chatBodies(subject.gateway)[before]?.tools ?? [])
+        .map((tool) => tool.function.name)
+        .filter((name) => name.startsWith('test_'));
+    };
+    expect(await offered('what can you do?', 'First.')).toEqual(['test_read']);
+    // The server adds a tool: it is on, since only test_delete was switched off.
+    subject.app.toolbox.replace('test', [
+      testTool({ name: 'test_read' }),
+      testTool({ name: 'test_delete' }),
+      testTool({ name: 'test_write' }),
+    ]);
+    expect(await offered('and now?', 'Second.')).toEqual(['test_read', 'test_write']);
+    // /config keeps what is switched off beside all, and says so.
+    const changed = await runDiscordConfig(subject, {
+      admin,
+      options: { setting: 'TOOLS', value: 'all, -test_write', scope: 'channel' },
+    });
+    expect(changed.content).toContain('all, -test_write');
+    expect(await offered('and in here?', 'Third.')).toEqual(['test_read', 'test_delete']);
+  });
+});
+
+describe('/tools', () => {
+  it('lists the tools a person may use here, which ask first, their prices, and what is off for them', async () => {
+    const subject = await start({ TOOLS: 'test_*' });
+    subject.app.toolbox.replace('test', [
+      testTool({ name: 'test_read', priceNanos: 2_000_000 }),
+      actingTool('test_write'),
+      testTool({ name: 'test_secret' }),
+    ]);
+    const admin = makeDiscordAdmin(subject);
+    const mallory = subject.discord.createUser({ username: 'mallory' });
+    const role = subject.discord.createRole({ name: 'keepers' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await runDiscordConfig(subject, {
+      admin,
+      options: { setting: 'TOOL_ROLE_IDS', value: `test_secret=${role}` },
+    });
+    const before = subject.botMessages(subject.generalChannelId).length;
+    subject.discord.sendSlashCommand({
+      name: 'tools',
+      channelId: subject.generalChannelId,
+      user: mallory.id,
+    });
+    const answer = await subject.discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .slice(before)
+        .find((message) => message.content.includes('Tools parley may use for you here')),
+    );
+    expect(answer.flags & 64).toBe(64);
+    expect(answer.content).toContain('`test_read` — test_read · 0.002');
+    expect(answer.content).toContain('`test_write` ✋ — test_write');
+    expect(answer.content).toMatch(/Switched off for you here: .*`test_secret`/);
+    expect(answer.content).not.toMatch(/• `test_secret`/);
+  });
+});
+
+describe('how many rounds a tool reply has', () => {
+  it.each([
+    { label: 'unset (3)', rounds: undefined, offeredInSecond: true, offeredInThird: false },
+    { label: '2', rounds: '2', offeredInSecond: false, offeredInThird: undefined },
+    { label: '4', rounds: '4', offeredInSecond: true, offeredInThird: true },
+  ])(
+    'TOOL_ROUNDS_PER_REPLY $label: the last round offers no tools',
+    async ({ rounds, offeredInSecond, offeredInThird }) => {
+      const subject = await start(rounds === undefined ? {} : { TOOL_ROUNDS_PER_REPLY: rounds });
+      subject.app.toolbox.replace('test', [testTool({ name: 'test_read' })]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The model keeps calling the tool while it is offered; a round without tools answers.
+      subject.gateway.enqueue({ toolCalls: [{ name: 'test_read', arguments: {} }] });
+      subject.gateway.enqueue(
+        offeredInSecond ? { toolCalls: [{ name: 'test_read', arguments: {} }] } : { text: 'Answered.' },
+      );
+      if (offeredInSecond) {
+        subject.gateway.enqueue(
+          offeredInThird ? { toolCalls: [{ name: 'test_read', arguments: {} }] } : { text: 'Answered.' },
+        );
+      }
+      if (offeredInThird) subject.gateway.enqueue({ text: 'Answered.' });
+      await ask(subject, 'read it again and again');
+      await subject.discord.waitFor(() =>
+        subject
+          .botMessages(subject.generalChannelId)
+          .find((message) => message.content.startsWith('Answered.')),
+      );
+      const bodies = chatBodies(subject.gateway);
+      expect(bodies[1]?.tools !== undefined).toBe(offeredInSecond);
+      if (offeredInThird !== undefined) expect(bodies[2]?.tools !== undefined).toBe(offeredInThird);
+    },
+  );
 });
 
 describe('a reply without tools', () => {

@@ -51,6 +51,8 @@ describe('TOOLS_FILE', () => {
           docs: {
             url: 'https://mcp.example/mcp',
             headers: { Authorization: `Bearer ${placeholder('DOCS_TOKEN')}` },
+            // Each tool its price, * the rest (here free).
+            pricePerCall: { '*': 0, create_issue: 0.05 },
           },
         },
       }),
@@ -68,6 +70,7 @@ describe('TOOLS_FILE', () => {
         enabledTools: ['read_*', 'list_directory'],
         annotationOverrides: { '*': { openWorldHint: false }, move_file: { destructiveHint: true } },
         priceNanos: 2_000_000,
+        priceNanosByTool: {},
         deadlineMs: 20_000,
         maxResultCharacters: 5_000,
         variables: [{ name: 'FILES_ROOT', field: 'args' }],
@@ -82,6 +85,7 @@ describe('TOOLS_FILE', () => {
         enabledTools: undefined,
         annotationOverrides: {},
         priceNanos: 0,
+        priceNanosByTool: { create_issue: 50_000_000 },
         deadlineMs: 60_000,
         maxResultCharacters: 20_000,
         variables: [{ name: 'DOCS_TOKEN', field: 'headers' }],
