@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Span } from '@opentelemetry/api';
 import type { AccessVerdict } from '../src/access/access-gate.ts';
+import type { PlaceSettings } from '../src/administration/place-settings.ts';
 import { type ReplyEnding, type ReplyOutcome, storeUnavailableMessage } from '../src/conversation/engine.ts';
-import type { DocumentAttachment, ImageAttachment, IncomingTurn } from '../src/conversation/turn.ts';
+import {
+  type DocumentAttachment,
+  type ImageAttachment,
+  type IncomingTurn,
+  placeOfConversation,
+} from '../src/conversation/turn.ts';
 import type { Action } from '../src/delivery/card.ts';
 import { createStreamingWriter } from '../src/delivery/streaming-writer.ts';
 import type { Surface } from '../src/delivery/surface.ts';
@@ -15,8 +21,14 @@ import { type ChatActionPayload, encodeActionId } from './action-store.ts';
 import { answeredQuestionText, approvalQuestionOf } from './approval-question.ts';
 import type { CommandServices } from './define-command.ts';
 
-/** Who asks and where: all the access gate needs, known from a message before anything it points at is read. */
-export type TurnFacts = Pick<IncomingTurn, 'actor' | 'conversationKey'>;
+/**
+ * Who asks and where: all the access gate needs, known from a message before anything it points at
+ * is read; and the place's settings when the door already read them (a platform's reply mode), so a
+ * turn reads them once and the gate, the engine and the spend guard share that reading.
+ */
+export type TurnFacts = Pick<IncomingTurn, 'actor' | 'conversationKey'> & {
+  readonly placeSettings?: PlaceSettings;
+};
 
 /**
  * A turn read only once the gate has let its asker in: resolving the names a message mentions,
@@ -84,15 +96,20 @@ async function answerTurn({
   /** An acting tool call its asker approved: the reply runs it first (actions/tool-approval.ts). */
   approvedCall?: ToolCall;
 }): Promise<ReplyOutcome> {
-  const facts = 'read' in given ? given.facts : given;
+  const facts: TurnFacts = 'read' in given ? given.facts : given;
   let verdict: AccessVerdict;
+  let placeSettings: PlaceSettings;
   try {
+    // The turn's one reading of the place's settings (issue 39), unless the door made it already.
+    placeSettings =
+      facts.placeSettings ?? (await services.places.settingsAt(placeOfConversation(facts.conversationKey)));
     verdict =
       askedVerdict ??
       (await services.access.authorize({
         actor: facts.actor,
         conversationKey: facts.conversationKey,
         capability: { kind: 'command', name: 'chat' },
+        settings: placeSettings,
       }));
   } catch (error) {
     // Who may ask is kept in the store: one that does not answer gets the person a line, not silence.
@@ -129,6 +146,8 @@ async function answerTurn({
       turn,
       surface,
       signal,
+      // A thread of its own is still the same place: its settings are those read at the door.
+      ...(isSamePlace(turn.conversationKey, facts.conversationKey) ? { placeSettings } : {}),
       ...(surface.setActions ? { askApproval: approvalAskerFor({ services, turn, surface }) } : {}),
       ...(replacesReplyCreatedAt ? { replacesReplyCreatedAt } : {}),
       ...(approvedCall ? { approvedCall } : {}),
@@ -339,4 +358,12 @@ export async function attachmentsFromKeptImages({
     name: `image-${index + 1}`,
     load: async () => bytes,
   }));
+}
+
+/** Whether two conversations are one place (a thread and its channel are), whose settings are one. */
+function isSamePlace(first: string, second: string): boolean {
+  const [one, other] = [placeOfConversation(first), placeOfConversation(second)];
+  return (
+    one.platform === other.platform && one.workspace === other.workspace && one.channel === other.channel
+  );
 }

@@ -1,7 +1,7 @@
 import { type Message, PermissionFlagsBits, type SendableChannels, type ThreadChannel } from 'discord.js';
 import { replyWithActions, type TurnFacts, type TurnToRead } from '../../commands/chat-reply.ts';
 import type { AccessVerdict } from '../../src/access/access-gate.ts';
-import { conversationKeyOf, type IncomingTurn } from '../../src/conversation/turn.ts';
+import { conversationKeyOf, type IncomingTurn, placeOfConversation } from '../../src/conversation/turn.ts';
 import { tracePlatformEvent } from '../../src/tracing/turn-spans.ts';
 import { type DiscordAdapterContext, messageDedupeTtlMs } from './adapter-context.ts';
 import { createChannelSurface } from './channel-surface.ts';
@@ -88,7 +88,17 @@ async function answerAddressedMessage({
   }
   // The gate answers on the message's own facts, in every reply mode, before anything the message
   // points at is read: a refused person's files, links and mentions cost nothing.
-  const facts = { actor: discordMessageActorOf(message), conversationKey: conversationKeyOfMessage(message) };
+  const conversationKey = conversationKeyOfMessage(message);
+  // The turn's one reading of the place's settings (issue 39): the gate, the reply mode, the engine
+  // and the spend guard all use it. Unreadable (the store), each asks for itself and says so.
+  const placeSettings = await adapter.services.places
+    .settingsAt(placeOfConversation(conversationKey))
+    .catch(() => undefined);
+  const facts: TurnFacts = {
+    actor: discordMessageActorOf(message),
+    conversationKey,
+    ...(placeSettings ? { placeSettings } : {}),
+  };
   const verdict = await channelVerdict({ facts, adapter });
   const { thread, channelTurn, turn } = await placeTheTurn({ message, adapter, botUserId, facts, verdict });
   if (thread) givePlaceUp();
@@ -162,7 +172,7 @@ async function placeTheTurn({
     isAddressedToBot(message, botUserId) &&
     !channel.isThread() &&
     message.guild !== null &&
-    (await replyModeOf({ message, adapter })) === 'thread';
+    (await replyModeOf({ message, adapter, settings: facts.placeSettings })) === 'thread';
   const channelTurn = isThreadMode ? await readChannelTurn() : undefined;
   const { thread, problem } = channelTurn
     ? await openConversationThread({ message, question: channelTurn.text, adapter })
@@ -180,7 +190,7 @@ async function placeTheTurn({
     const built = channelTurn ?? (await readChannelTurn());
     return { ...built, conversationKey, notices: [...(built.notices ?? []), ...(problem ? [problem] : [])] };
   };
-  return { thread, channelTurn, turn: { facts: { actor: facts.actor, conversationKey }, read } };
+  return { thread, channelTurn, turn: { facts: { ...facts, conversationKey }, read } };
 }
 
 /** The access gate's answer in the channel; undefined when it cannot say (the reply asks again). */
@@ -196,6 +206,7 @@ async function channelVerdict({
       actor: facts.actor,
       conversationKey: facts.conversationKey,
       capability: { kind: 'command', name: 'chat' },
+      ...(facts.placeSettings ? { settings: facts.placeSettings } : {}),
     })
     .catch(() => undefined);
 }

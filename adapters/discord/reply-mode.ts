@@ -1,5 +1,5 @@
 import type { Message } from 'discord.js';
-import type { ReplyMode } from '../../src/administration/place-settings.ts';
+import type { PlaceSettings, ReplyMode } from '../../src/administration/place-settings.ts';
 import { placeOfConversation } from '../../src/conversation/turn.ts';
 import type { DiscordAdapterContext } from './adapter-context.ts';
 import { conversationKeyOfMessage } from './message-turn.ts';
@@ -11,14 +11,16 @@ import { conversationKeyOfMessage } from './message-turn.ts';
 export async function replyModeOf({
   message,
   adapter,
+  settings,
 }: {
   message: Pick<Message, 'channel' | 'channelId' | 'guildId'>;
   adapter: DiscordAdapterContext;
+  /** The place's settings as the turn already read them; absent, they are read here. */
+  settings?: Pick<PlaceSettings, 'replyMode'> | undefined;
 }): Promise<ReplyMode> {
   const place = placeOfConversation(conversationKeyOfMessage(message));
-  const { replyMode } = await adapter.services.places
-    .settingsAt(place)
-    .catch(() => ({ replyMode: undefined }));
+  const { replyMode } =
+    settings ?? (await adapter.services.places.settingsAt(place).catch(() => ({ replyMode: undefined })));
   if (replyMode) return replyMode;
   const channel = message.channel;
   const channelIds = [channel.id, 'parentId' in channel ? channel.parentId : null];

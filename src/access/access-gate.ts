@@ -1,4 +1,4 @@
-import type { PlaceSettingsReader } from '../administration/place-settings.ts';
+import type { PlaceSettings, PlaceSettingsReader } from '../administration/place-settings.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
@@ -30,6 +30,8 @@ export interface AccessGate {
     actor: Actor;
     conversationKey: ConversationKey;
     capability: Capability;
+    /** The place's rules as the turn read them at its door; absent, they are read now. */
+    settings?: Pick<PlaceSettings, 'access'>;
   }): Promise<AccessVerdict>;
   /**
    * The same decision, asked for a deed the model does on the person's turn (a memory tool writing
@@ -59,13 +61,15 @@ export function createAccessGate({
     actor,
     conversationKey,
     capability,
+    settings,
   }: {
     actor: Actor;
     conversationKey: ConversationKey;
     capability: Capability;
+    settings?: Pick<PlaceSettings, 'access'>;
   }) => {
     const place = placeOfConversation(conversationKey);
-    const { access } = await places.settingsAt(place);
+    const { access } = settings ?? (await places.settingsAt(place));
     const decision = decideAccess({ rules: access, actor, channelId: place.channel, capability });
     if (!decision.isAllowed) {
       logger.info(
@@ -87,8 +91,9 @@ export function createAccessGate({
     actor,
     conversationKey,
     capability,
+    settings,
   }: Parameters<AccessGate['authorize']>[0]): Promise<AccessVerdict> {
-    const decision = await decide({ actor, conversationKey, capability });
+    const decision = await decide({ actor, conversationKey, capability, ...(settings ? { settings } : {}) });
     if (decision.isAllowed) return decision;
     const place = placeOfConversation(conversationKey);
     const text = describeRefusal({ refusal: decision.refusal, capability });

@@ -70,5 +70,6 @@ function holdOnBudgets({
     mayFallBack: true,
     needsVision: prepared.images.parts.length > 0,
     maxDurationMs: replyHoldMs,
+    ...(prepared.placeSettings ? { settings: prepared.placeSettings } : {}),
   });
 }

@@ -1,3 +1,4 @@
+import type { PlaceSettings } from '../administration/place-settings.ts';
 import type { Action } from '../delivery/card.ts';
 import type { DeliveredReply } from '../delivery/streaming-writer.ts';
 import type { Surface } from '../delivery/surface.ts';
@@ -51,6 +52,11 @@ export interface ReplyRequest {
    * still theirs to use here) and the model goes on from its result.
    */
   readonly approvedCall?: ToolCall;
+  /**
+   * The place's settings as the door read them for this turn (issue 39: a turn's facts are read once
+   * and passed down); absent, the engine reads them.
+   */
+  readonly placeSettings?: PlaceSettings;
 }
 
 /**

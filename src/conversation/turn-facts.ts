@@ -40,7 +40,7 @@ export async function readTurnFacts({
   const [conversationSettings, placeSettings, loadedTurns, attachedImages, read, loadedSummary] =
     await Promise.all([
       dependencies.settings.get(turn.conversationKey),
-      dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
+      request.placeSettings ?? dependencies.places?.settingsAt(placeOfConversation(turn.conversationKey)),
       traceHistoryLoad(() => dependencies.history.load(turn.conversationKey)),
       loadImages({ attachments: turn.images, maxBytes: dependencies.defaults.maxImageBytes, logger }),
       traceStep('documents read', () =>

@@ -30,6 +30,8 @@ export interface SpendRequest {
   readonly needsVision?: boolean;
   /** How long the request may take: its hold lapses then if it is never settled. */
   readonly maxDurationMs: number;
+  /** The place's settings as its turn read them; absent, they are read here. */
+  readonly settings?: PlaceSettings;
 }
 
 export type Admission =
@@ -162,7 +164,9 @@ async function admit(
   }
   let settings: PlaceSettings;
   try {
-    settings = await dependencies.places.settingsAt(placeOfConversation(request.conversationKey));
+    settings =
+      request.settings ??
+      (await dependencies.places.settingsAt(placeOfConversation(request.conversationKey)));
   } catch (error) {
     logger.error({ err: error }, 'budgets could not be read');
     return { isAdmitted: false, reason: 'unavailable', message: budgetsUnreadableMessage };
