@@ -118,7 +118,9 @@ describe.skipIf(redisUrl === undefined)(
         );
       }
       const expected = threadCount * mentionsPerThread;
-      expect(await countLogLines({ bots, msg: 'reply finished', expected })).toBe(expected);
+      // The line comes after the reply's last write and its settlement: on two loaded cores (CI runs
+      // test files side by side) the last of 60 may come seconds after its answer showed.
+      expect(await countLogLines({ bots, msg: 'reply finished', expected, withinMs: 20_000 })).toBe(expected);
       // Which process answers is whichever claims the event first (every event reached both
       // connections, each delivery acked); on two shared cores one process may take nearly all.
       expect(fakeSlack.rateLimitedCount()).toBe(0);
