@@ -1,21 +1,10 @@
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type InstalledTracing, installTracing } from '../../src/tracing/install-tracing.ts';
+import { describe, expect, it } from 'vitest';
 import { inSpan } from '../../src/tracing/tracer.ts';
 import { createCapturedLogger } from '../support/capture-logger.ts';
+import { useInMemoryTracing } from '../support/in-memory-tracing.ts';
 
 /** Issue 38: a log line written inside a span carries its trace_id and span_id, when tracing is on. */
-const exporter = new InMemorySpanExporter();
-let tracing: InstalledTracing;
-beforeAll(() => {
-  tracing = installTracing({
-    serviceName: 'parley-test',
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-    isContentCaptured: false,
-    secrets: [],
-  });
-});
-afterAll(() => tracing.stop());
+const _exporter = useInMemoryTracing();
 
 const lines = (output: string) =>
   output

@@ -1,33 +1,22 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 import { ATTR_URL_TEMPLATE } from '@opentelemetry/semantic-conventions/incubating';
 import { DiscordAPIError } from 'discord.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOutboundQueue } from '../../src/delivery/outbound-queue.ts';
 import { createSlidingWindow } from '../../src/delivery/rate-limits.ts';
-import { type InstalledTracing, installTracing } from '../../src/tracing/install-tracing.ts';
 import {
   ATTR_PARLEY_OUTBOUND_PRIORITY,
   ATTR_PARLEY_OUTBOUND_WAIT_MS,
 } from '../../src/tracing/span-attributes.ts';
+import { useInMemoryTracing } from '../support/in-memory-tracing.ts';
 
 /**
  * Issue 38: each call through the outbound queue is a span named by its route, with how long its
  * rate limits held it and, for a refused call, the HTTP status the platform answered (discord.js's
  * own error, as the Discord adapter meets it).
  */
-const exporter = new InMemorySpanExporter();
-let tracing: InstalledTracing;
-beforeAll(() => {
-  tracing = installTracing({
-    serviceName: 'parley-test',
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-    isContentCaptured: false,
-    secrets: [],
-  });
-});
-afterAll(() => tracing.stop());
+const exporter = useInMemoryTracing();
 
 const route = 'POST /channels/{channel.id}/messages';
 

@@ -1,27 +1,16 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_DB_OPERATION_NAME, ATTR_DB_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
 import Keyv from 'keyv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { timeStoreCalls } from '../../src/operations/time-store-calls.ts';
-import { type InstalledTracing, installTracing } from '../../src/tracing/install-tracing.ts';
 import { inSpan } from '../../src/tracing/tracer.ts';
+import { useInMemoryTracing } from '../support/in-memory-tracing.ts';
 
 /**
  * Issue 38: a store operation above the threshold is a span of the turn that waited on it; the
  * quick ones leave none. A keyv over a Map whose `get` of one key is slow, timed as parley's stores are.
  */
-const exporter = new InMemorySpanExporter();
-let tracing: InstalledTracing;
-beforeAll(() => {
-  tracing = installTracing({
-    serviceName: 'parley-test',
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-    isContentCaptured: false,
-    secrets: [],
-  });
-});
-afterAll(() => tracing.stop());
+const exporter = useInMemoryTracing();
 
 const slowMs = 700;
 
