@@ -19,7 +19,10 @@ export interface PlatformStartContext<Settings> {
    * platform events, so one event is answered once however many processes receive it, and the
    * windows and buckets of a bot token's request budget.
    */
-  readonly coordination: Pick<Coordination, 'eventDeduper' | 'createSharedWindow' | 'createSharedBucket'>;
+  readonly coordination: Pick<
+    Coordination,
+    'eventDeduper' | 'createSharedWindow' | 'createSharedBucket' | 'recordLock'
+  >;
   /** The bot's store, for what a platform keeps across restarts in a namespace of its own. */
   readonly store: Pick<Store, 'namespace'>;
 }

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.ts';
 import { capLogLine, serializeErrorForLog, summarizeLogObject } from './log-values.ts';
+import { learnedSecrets } from './secrets/known-secret-values.ts';
 import { findSecrets, redactedMarker, redactFindings } from './secrets/secret-detector.ts';
 import { traceIdsOfActiveSpan } from './tracing/log-trace-ids.ts';
 
@@ -41,6 +42,8 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   for (const secret of secrets) {
     if (secret.length >= 4) scrubbed = scrubbed.replaceAll(secret, redactedMarker);
   }
+  // Tokens read while running (Slack installations), which the environment's list cannot hold.
+  for (const secret of learnedSecrets()) scrubbed = scrubbed.replaceAll(secret, redactedMarker);
   const scanned = scrubbed.replace(/\\[nrtfb]/g, '  ');
   return redactFindings({ text: scrubbed, findings: findSecrets({ text: scanned }) });
 }

@@ -1,3 +1,4 @@
+import type { webApi } from '@slack/bolt';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { Logger } from '../../src/log.ts';
 import type { Deduper } from '../../src/state/dedupe.ts';
@@ -15,8 +16,11 @@ export interface SlackAdapterContext {
   readonly userGroups: UserGroupDirectory;
   /** Remembers event ids and message timestamps already answered (Slack redelivers events). */
   readonly deduper: Deduper;
-  /** Private files are downloaded with it. */
-  readonly botToken: string;
+  /**
+   * The bot token private files are downloaded with: the one the listener's client was authorized
+   * with, so each workspace's files are read with that workspace's token (OAuth installs).
+   */
+  botTokenFor(client: webApi.WebClient): string;
   /** Put before every command name, e.g. `parley-` for `/parley-imagine`. */
   readonly commandPrefix: string;
   readonly isReplyingToBots: boolean;

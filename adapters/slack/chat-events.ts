@@ -159,7 +159,7 @@ async function answerEvent({
           conversationKey,
           client,
           botUserId: context.botUserId,
-          botToken: adapter.botToken,
+          botToken: adapter.botTokenFor(client),
           maxImageBytes: adapter.maxImageBytes,
           maxDocumentBytes: adapter.services.maxDocumentBytes,
           directory: adapter.directory,

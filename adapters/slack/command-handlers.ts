@@ -85,7 +85,7 @@ async function runSlashCommand({
           client,
           channel,
           threadTs: undefined,
-          botToken: adapter.botToken,
+          botToken: adapter.botTokenFor(client),
           maxBytes: adapter.maxImageBytes,
         }),
       recentFile: () =>
@@ -93,7 +93,7 @@ async function runSlashCommand({
           client,
           channel,
           threadTs: undefined,
-          botToken: adapter.botToken,
+          botToken: adapter.botTokenFor(client),
           maxBytes: adapter.services.maxDocumentBytes,
         }),
     }),

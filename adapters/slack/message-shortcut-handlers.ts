@@ -135,7 +135,7 @@ export function registerMessageShortcuts({ app, adapter }: { app: App; adapter: 
                   : {
                       image: slackImageAttachment({
                         file: image,
-                        botToken: adapter.botToken,
+                        botToken: adapter.botTokenFor(client),
                         apiUrl: client.slackApiUrl,
                         maxBytes: adapter.maxImageBytes,
                       }),
@@ -297,7 +297,7 @@ async function answerQuestion({
         conversationKey,
         client,
         botUserId: undefined,
-        botToken: adapter.botToken,
+        botToken: adapter.botTokenFor(client),
         maxImageBytes: adapter.maxImageBytes,
         maxDocumentBytes: adapter.services.maxDocumentBytes,
         directory: adapter.directory,

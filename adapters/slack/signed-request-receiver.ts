@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Logger as BoltLogger, HTTPReceiver } from '@slack/bolt';
+import { type Logger as BoltLogger, HTTPReceiver, type HTTPReceiverOptions } from '@slack/bolt';
 import type { Logger } from '../../src/log.ts';
 
 /** Where Slack sends events, slash commands and button clicks in HTTP mode. */
@@ -21,14 +21,31 @@ export function createSignedRequestReceiver({
   signingSecret,
   boltLogger,
   logger,
+  installer,
   now = Date.now,
 }: {
   signingSecret: string;
   boltLogger: BoltLogger;
   logger: Logger;
+  /** With OAuth: Bolt's installer options; the install pages then share the port. */
+  installer?: Pick<
+    HTTPReceiverOptions,
+    | 'clientId'
+    | 'clientSecret'
+    | 'stateSecret'
+    | 'scopes'
+    | 'installationStore'
+    | 'redirectUri'
+    | 'installerOptions'
+  >;
   now?: () => number;
 }): HTTPReceiver {
-  const receiver = new HTTPReceiver({ signingSecret, endpoints: [slackEventsPath], logger: boltLogger });
+  const receiver = new HTTPReceiver({
+    signingSecret,
+    endpoints: [slackEventsPath],
+    logger: boltLogger,
+    ...installer,
+  });
   const boltListener = receiver.requestListener;
   // Bolt's server calls this property for every request, so the check runs before Bolt reads the body.
   receiver.requestListener = (request: IncomingMessage, response: ServerResponse) => {

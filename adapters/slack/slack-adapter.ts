@@ -1,12 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App } from '@slack/bolt';
+import { App, type InstallationStore, SocketModeReceiver } from '@slack/bolt';
+import type { Keyv } from 'keyv';
 import type { CommandServices } from '../../commands/define-command.ts';
 import { keepFinishingOrphanedReplies, orphanClaimTtlMs } from '../../commands/finish-orphaned-replies.ts';
 import type { Logger } from '../../src/log.ts';
 import { countPlatformRequests } from '../../src/operations/count-platform-requests.ts';
 import { reportPlatformConnection } from '../../src/operations/health.ts';
 import { createInMemoryDeduper, type Deduper } from '../../src/state/dedupe.ts';
+import { createInProcessLock, type KeyedLock } from '../../src/state/keyed-lock.ts';
 import { registerActions } from './action-handlers.ts';
 import type { SlackAdapterContext } from './adapter-context.ts';
 import { createAgentSessions } from './agent-session-records.ts';
@@ -22,12 +24,22 @@ import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
 import { createThreadStops, registerNativeStop } from './native-stop.ts';
 import { createOrphanedReplySurface, slackReplyAddressSchema } from './orphaned-reply-surface.ts';
 import { reportSlackCallOutcomes, slackRouteClassOf } from './report-call-outcomes.ts';
+import { createSealedInstallationStore, type SealedInstallationStore } from './sealed-installation-store.ts';
 import { createSignedRequestReceiver, slackEventsPath } from './signed-request-receiver.ts';
-import type { SlackSettings } from './slack-config.ts';
+import type { SlackOAuthSettings, SlackSettings } from './slack-config.ts';
+import {
+  createInstallCallbacks,
+  createOneUseStateStore,
+  createTokenRefresher,
+  defaultRedirectPath,
+  installPath,
+  requiredBotScopes,
+} from './slack-installer.ts';
 import { createSlackOutbound, type SlackOutbound } from './slack-outbound.ts';
 import { registerSlackPlaces } from './slack-scheduled-places.ts';
-import { identifyBot, startupErrorOf } from './slack-startup.ts';
+import { identifyBot, type SlackIdentity, startupErrorOf } from './slack-startup.ts';
 import { thinkingStatusDelayMs as defaultThinkingStatusDelayMs } from './thread-status.ts';
+import { registerUninstallEvents } from './uninstall-events.ts';
 import { createUserDirectory } from './user-directory.ts';
 import { createUserGroupDirectory } from './user-groups.ts';
 import { createWorkspaceFeatures } from './workspace-features.ts';
@@ -50,6 +62,10 @@ export interface StartSlackAdapterOptions {
   readonly outbound?: SlackOutbound;
   /** Holds a rate-limited method (and only it) for its Retry-After; default a new layer. */
   readonly methodPauses?: MethodPauses;
+  /** With OAuth: where installations are kept (a namespace of parley's store); default in memory. */
+  readonly installationKeyv?: Keyv;
+  /** With OAuth: held while a token is refreshed; on Redis shared, so one process refreshes. */
+  readonly installationLock?: KeyedLock;
 }
 
 /** A running Slack adapter. */
@@ -57,6 +73,10 @@ export interface SlackAdapter {
   readonly app: App;
   /** The port HTTP mode listens on (the real one when `slack.port` is 0); undefined in Socket Mode. */
   readonly port: number | undefined;
+  /** With OAuth: the installations (and in Socket Mode, the port of the install pages). */
+  readonly installations: SealedInstallationStore | undefined;
+  /** With OAuth in Socket Mode: the port the install pages listen on; in HTTP mode they share `port`. */
+  readonly installPort: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -84,6 +104,8 @@ export async function startSlackAdapter({
   thinkingStatusDelayMs = defaultThinkingStatusDelayMs,
   outbound = createSlackOutbound(),
   methodPauses,
+  installationKeyv,
+  installationLock = createInProcessLock(),
 }: StartSlackAdapterOptions): Promise<SlackAdapter> {
   const adapterLogger = logger.child({ adapter: 'slack' });
   const boltLogger = createBoltLogger(adapterLogger);
@@ -109,41 +131,83 @@ export async function startSlackAdapter({
     // Every call's outcome reaches /readyz, so a Slack outage reads "platform degraded" there.
     fetch: reportSlackCallOutcomes(pauses.fetch),
   };
-  const identity = await identifyBot({ token: slack.botToken, clientOptions });
-  adapterLogger.info(
-    {
-      teamId: identity.teamId,
-      team: identity.teamName,
-      workspaceUrl: identity.workspaceUrl,
-      botUserId: identity.botUserId,
-      mode: slack.transport.mode,
-    },
-    `slack: signed in to the workspace "${identity.teamName ?? identity.teamId}" (${identity.workspaceUrl ?? 'no URL'}) as @${identity.botName ?? identity.botUserId}`,
-  );
+  const identity =
+    slack.botToken === undefined ? undefined : await identifyBot({ token: slack.botToken, clientOptions });
+  if (identity !== undefined) logSignedIn({ logger: adapterLogger, identity, mode: slack.transport.mode });
+
+  const installations =
+    slack.oauth === undefined
+      ? undefined
+      : createSealedInstallationStore({
+          keyv: installationKeyv ?? new (await import('keyv')).Keyv(),
+          encryption: slack.oauth.installationsEncryption,
+          lock: installationLock,
+          refresh: createTokenRefresher({
+            clientId: slack.oauth.clientId,
+            clientSecret: slack.oauth.clientSecret,
+            clientOptions,
+          }),
+          logger: adapterLogger,
+        });
+  const installer =
+    slack.oauth === undefined || installations === undefined
+      ? undefined
+      : installerOptionsOf({
+          oauth: slack.oauth,
+          installations,
+          apiUrl: slack.apiUrl,
+          clientOptions,
+          deduper,
+          logger: adapterLogger,
+          services,
+          port: slack.port,
+        });
 
   const common = {
-    token: slack.botToken,
-    botId: identity.botId,
-    botUserId: identity.botUserId,
-    // identify() has just checked the token; Bolt need not call auth.test again.
-    tokenVerificationEnabled: false,
+    ...(identity === undefined
+      ? {}
+      : {
+          token: slack.botToken,
+          botId: identity.botId,
+          botUserId: identity.botUserId,
+          // identify() has just checked the token; Bolt need not call auth.test again.
+          tokenVerificationEnabled: false,
+        }),
     logger: boltLogger,
     clientOptions,
     convoStore: false as const,
   };
   const { transport } = slack;
+  const socketReceiver =
+    transport.mode === 'socket' && installer !== undefined
+      ? new SocketModeReceiver({ appToken: transport.appToken, logger: boltLogger, ...installer })
+      : undefined;
   const app =
-    transport.mode === 'socket'
-      ? new App({ ...common, appToken: transport.appToken, socketMode: true })
-      : new App({
-          ...common,
-          receiver: createSignedRequestReceiver({
-            signingSecret: transport.signingSecret,
-            boltLogger,
-            logger: adapterLogger,
-          }),
-        });
+    socketReceiver !== undefined
+      ? new App({ ...common, receiver: socketReceiver })
+      : transport.mode === 'socket'
+        ? new App({ ...common, appToken: transport.appToken, socketMode: true })
+        : new App({
+            ...common,
+            receiver: createSignedRequestReceiver({
+              signingSecret: transport.signingSecret,
+              boltLogger,
+              logger: adapterLogger,
+              ...(installer === undefined ? {} : { installer }),
+            }),
+          });
   app.error(async (error) => {
+    if (
+      (error as { code?: unknown }).code === 'slack_bolt_authorization_error' &&
+      installations !== undefined
+    ) {
+      // Bolt has acked it; an event of a workspace parley is not installed in gets no answer.
+      adapterLogger.warn(
+        { reason: error.message },
+        'slack: an event came from a workspace with no readable installation; acked, not answered',
+      );
+      return;
+    }
     adapterLogger.error({ err: error }, 'slack: a listener failed');
   });
 
@@ -160,7 +224,7 @@ export async function startSlackAdapter({
     directory: createUserDirectory({ logger: adapterLogger }),
     userGroups: createUserGroupDirectory({ logger: adapterLogger }),
     deduper,
-    botToken: slack.botToken,
+    botTokenFor: (client) => client.token ?? slack.botToken ?? '',
     commandPrefix: slack.commandPrefix,
     isReplyingToBots: slack.isReplyingToBots,
     maxImageBytes,
@@ -176,11 +240,24 @@ export async function startSlackAdapter({
   registerAppHome({ app, adapter });
   registerMessageShortcuts({ app, adapter });
   registerFeedbackButtons({ app, adapter });
+  if (installations !== undefined) {
+    registerUninstallEvents({ app, installations, audit: services.audit, logger: adapterLogger });
+  }
   // In the background: the first replies use no groups rather than wait for Slack.
-  if (identity.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
-  // Once Slack is connected (in either mode): replies a dead process left are finished.
+  if (identity?.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
+  // Once Slack is connected (in either mode): replies a dead process left are finished. With OAuth
+  // there is no one client for every workspace yet: scheduled runs and the sweep need one per team.
   const startSweepingOrphans = () =>
-    finishRepliesLeftByARestart({ app, adapter, botUserId: identity.botUserId, services, deduper, outbound });
+    identity === undefined
+      ? keepNoSweeps(adapterLogger)
+      : finishRepliesLeftByARestart({
+          app,
+          adapter,
+          botUserId: identity.botUserId,
+          services,
+          deduper,
+          outbound,
+        });
 
   if (transport.mode === 'socket') {
     await app.start().catch((error: unknown) => {
@@ -191,17 +268,125 @@ export async function startSlackAdapter({
       'slack: Socket Mode (SLACK_APP_TOKEN is set): connected; Slack needs no public URL',
     );
     reportPlatformConnection({ platform: 'slack', isConnected: true, state: 'connected over Socket Mode' });
+    const installPort = await installPortOf(socketReceiver);
+    if (installPort !== undefined)
+      logInstallPage({ logger: adapterLogger, host: undefined, port: installPort });
     const stopSweeping = startSweepingOrphans();
-    return { app, port: undefined, stop: () => stopApp(app, stopSweeping) };
+    return { app, port: undefined, installations, installPort, stop: () => stopApp(app, stopSweeping) };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
     throw startupErrorOf({ error, variable: 'SLACK_BOT_TOKEN', apiUrl: slack.apiUrl, port: slack.port });
   })) as Server;
   const { port } = server.address() as AddressInfo;
   logHttpMode({ logger: adapterLogger, host, port });
+  if (installer !== undefined) logInstallPage({ logger: adapterLogger, host, port });
   reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
   const stopSweeping = startSweepingOrphans();
-  return { app, port, stop: () => stopApp(app, stopSweeping) };
+  return { app, port, installations, installPort: undefined, stop: () => stopApp(app, stopSweeping) };
+}
+
+function logSignedIn({
+  logger,
+  identity,
+  mode,
+}: {
+  logger: Logger;
+  identity: SlackIdentity;
+  mode: 'socket' | 'http';
+}): void {
+  logger.info(
+    {
+      teamId: identity.teamId,
+      team: identity.teamName,
+      workspaceUrl: identity.workspaceUrl,
+      botUserId: identity.botUserId,
+      mode,
+    },
+    `slack: signed in to the workspace "${identity.teamName ?? identity.teamId}" (${identity.workspaceUrl ?? 'no URL'}) as @${identity.botName ?? identity.botUserId}`,
+  );
+}
+
+/**
+ * Bolt's installer (@slack/oauth's InstallProvider, through the receiver): the install page at
+ * /slack/install sends the person to Slack's authorize page with the bot scopes and a signed,
+ * one-use state; Slack's redirect comes back to /slack/oauth_redirect, where `oauth.v2.access`
+ * turns the code into the installation, kept sealed in parley's store. Bolt's `authorize` then reads
+ * each event's workspace (or org) installation from that store.
+ */
+function installerOptionsOf({
+  oauth,
+  installations,
+  apiUrl,
+  clientOptions,
+  deduper,
+  logger,
+  services,
+  port,
+}: {
+  oauth: SlackOAuthSettings;
+  installations: InstallationStore;
+  apiUrl: string;
+  clientOptions: NonNullable<ConstructorParameters<typeof App>[0]>['clientOptions'];
+  deduper: Deduper;
+  logger: Logger;
+  services: CommandServices;
+  port: number;
+}) {
+  const redirectPath =
+    oauth.redirectUrl === undefined ? defaultRedirectPath : new URL(oauth.redirectUrl).pathname;
+  return {
+    clientId: oauth.clientId,
+    clientSecret: oauth.clientSecret,
+    stateSecret: oauth.stateSecret,
+    scopes: [...requiredBotScopes],
+    installationStore: installations,
+    ...(oauth.redirectUrl === undefined ? {} : { redirectUri: oauth.redirectUrl }),
+    installerOptions: {
+      installPath,
+      redirectUriPath: redirectPath,
+      // The install page goes straight to Slack: the person chose to install by opening it.
+      directInstall: true,
+      stateStore: createOneUseStateStore({ stateSecret: oauth.stateSecret, deduper }),
+      callbackOptions: createInstallCallbacks({ logger, audit: services.audit }),
+      // Slack's authorize page sits beside its Web API: https://slack.com/oauth/v2/authorize.
+      authorizationUrl: new URL('../oauth/v2/authorize', apiUrl).toString(),
+      ...(clientOptions === undefined ? {} : { clientOptions }),
+      // Socket Mode serves the install pages on a port of their own: PORT.
+      port,
+    },
+  };
+}
+
+/** In Socket Mode with OAuth, the port the install pages listen on, once they do. */
+async function installPortOf(receiver: SocketModeReceiver | undefined): Promise<number | undefined> {
+  // Bolt keeps the install pages' server private; with PORT=0 (tests) only it knows the port.
+  const server = (receiver as unknown as { httpServer?: Server } | undefined)?.httpServer;
+  if (server === undefined) return undefined;
+  if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+function logInstallPage({
+  logger,
+  host,
+  port,
+}: {
+  logger: Logger;
+  host: string | undefined;
+  port: number;
+}): void {
+  const url = `http://${host ?? '0.0.0.0'}:${port}${installPath}`;
+  logger.info(
+    { installUrl: url },
+    `slack: installing by OAuth (SLACK_CLIENT_ID is set): each workspace installs parley at https://<your host>${installPath} (here ${url})`,
+  );
+}
+
+function keepNoSweeps(logger: Logger): () => void {
+  logger.info(
+    'slack: with OAuth installs, scheduled runs and finishing replies left by a restart do not run on Slack yet',
+  );
+  return () => {};
 }
 
 /**

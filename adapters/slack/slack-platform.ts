@@ -8,7 +8,7 @@ export const slackPlatform: PlatformAdapter<SlackSettings> = {
   name: 'slack',
   configSchema: slackConfig,
   // Bolt and its web server are loaded only when parley runs on Slack: a Discord-only process never holds them.
-  start: async ({ services, settings, config, logger, coordination }) => {
+  start: async ({ services, settings, config, logger, coordination, store }) => {
     const createSharedBucket = coordination.createSharedBucket;
     const { startSlackAdapter } = await import('./slack-adapter.ts');
     return startSlackAdapter({
@@ -18,6 +18,13 @@ export const slackPlatform: PlatformAdapter<SlackSettings> = {
       maxImageBytes: config.images.maxInputBytes,
       logger,
       deduper: coordination.eventDeduper,
+      // OAuth installs, sealed, in the bot's store; a token refresh holds the shared record lock.
+      ...(settings.oauth === undefined
+        ? {}
+        : {
+            installationKeyv: store.namespace('slack-installations'),
+            installationLock: coordination.recordLock,
+          }),
       // Slack counts each method per app and workspace, not per process: every process spends one bucket.
       ...(createSharedBucket
         ? {

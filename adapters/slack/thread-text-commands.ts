@@ -131,7 +131,7 @@ export async function runThreadTextCommand({
         }
       : {}),
   };
-  const recentPlace = { client, channel, threadTs, botToken: adapter.botToken };
+  const recentPlace = { client, channel, threadTs, botToken: adapter.botTokenFor(client) };
   const status = await runCommand({
     command: named.command,
     rawOptions: parseSlackCommandText({

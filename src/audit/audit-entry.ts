@@ -14,6 +14,8 @@ export const auditKinds = [
   'shared-memory',
   'forget',
   'export',
+  // A Slack workspace or org installing parley by OAuth, or uninstalling it (its tokens removed).
+  'installation',
 ] as const;
 
 export type AuditKind = (typeof auditKinds)[number];

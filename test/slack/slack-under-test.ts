@@ -28,6 +28,8 @@ export interface SlackUnderTest {
   /** Schedules on a clock the test moves, when asked for (`scheduleClockStartMs`). */
   readonly scheduling: ManualScheduling | undefined;
   readonly logOutput: () => string;
+  /** Where the adapter keeps OAuth installations (a namespace of the bot's store). */
+  readonly installationKeyv: ReturnType<App['store']['namespace']>;
   /** Delivers an event in this mode; extra options (retries, forged signatures) go to the fake. */
   deliverEvent(event: SlackEvent, options?: Record<string, unknown>): Promise<{ status?: number }>;
   deliverCommand(command: SlashCommandPayload): Promise<unknown>;
@@ -91,6 +93,7 @@ export async function startSlackUnderTest({
   // Kept here so that reset() starts each case with fresh budgets, as the fake's reset does its buckets.
   const outbound = createSlackOutbound();
   const methodPauses = createMethodPauses({ apiUrl: slack.apiUrl, logger });
+  const installationKeyv = app.store.namespace('slack-installations');
   const adapter = await startSlackAdapter({
     outbound,
     methodPauses,
@@ -99,6 +102,9 @@ export async function startSlackUnderTest({
     logger,
     maxImageBytes: config.images.maxInputBytes,
     host: '127.0.0.1',
+    // OAuth installs (when SLACK_CLIENT_ID is set) in the bot's store, as slack-platform.ts keeps them.
+    installationKeyv,
+    installationLock: app.coordination.recordLock,
     stopButtonDelayMs,
     ...(thinkingStatusDelayMs === undefined ? {} : { thinkingStatusDelayMs }),
   });
@@ -115,6 +121,7 @@ export async function startSlackUnderTest({
     adapter,
     scheduling,
     logOutput: bot.logOutput,
+    installationKeyv,
     deliverEvent: (event, options = {}) =>
       slack.deliverEvent({ event, ...target, ...options } as Parameters<FakeSlack['deliverEvent']>[0]),
     deliverCommand: (command) =>

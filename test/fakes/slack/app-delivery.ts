@@ -1,4 +1,4 @@
-import { eventEnvelope, type SlackEvent } from './event-payloads.ts';
+import { type EventOrigin, eventEnvelope, type SlackEvent } from './event-payloads.ts';
 import type { FakeSlackState } from './fake-slack-state.ts';
 import type { HttpDelivery, HttpTarget } from './http-delivery.ts';
 import { postSignedRequest } from './http-delivery.ts';
@@ -24,7 +24,7 @@ export interface AppDelivery {
    * Delivers an Events API event. A `message` or `app_mention` is also stored in its channel (if not
    * there yet), as Slack has the message before it tells the app.
    */
-  deliverEvent: Deliver<{ event: SlackEvent; eventId?: string }>;
+  deliverEvent: Deliver<{ event: SlackEvent; eventId?: string; origin?: EventOrigin }>;
   /** Delivers a slash command, with a `response_url` on the fake. */
   deliverSlashCommand: Deliver<{ command: SlashCommandPayload }>;
   /** Delivers an interactivity payload (button click, shortcut), with a `response_url` on the fake. */
@@ -69,10 +69,17 @@ export function createAppDelivery(options: {
   }
 
   return {
-    deliverEvent: ((delivery: { event: SlackEvent; eventId?: string } & DeliveryTarget) => {
-      const { event, eventId } = delivery;
+    deliverEvent: ((
+      delivery: { event: SlackEvent; eventId?: string; origin?: EventOrigin } & DeliveryTarget,
+    ) => {
+      const { event, eventId, origin } = delivery;
       storeEventMessage(state, event);
-      const envelope = eventEnvelope({ event, eventId, workspace: state.workspace });
+      const envelope = eventEnvelope({
+        event,
+        eventId,
+        workspace: state.workspace,
+        ...(origin ? { origin } : {}),
+      });
       return deliver(
         delivery,
         { type: 'events_api', payload: envelope, acceptsResponsePayload: false },

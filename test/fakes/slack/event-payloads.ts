@@ -126,18 +126,37 @@ function withFileShare(event: SlackEvent): SlackEvent {
 /** The legacy verification token Slack still puts in payloads; Bolt ignores it. */
 export const verificationToken = 'fake-verification-token';
 
+/**
+ * Where an event happened, for an app installed in many workspaces: the workspace (`team_id`), its
+ * Enterprise Grid org, and whether the app's installation there is org-wide. The envelope's
+ * `authorizations` names the installation the event is for; for an org-wide install its `team_id` is
+ * null and `is_enterprise_install` true (docs.slack.dev/apis/events-api "authorizations").
+ */
+export interface EventOrigin {
+  teamId: string;
+  enterpriseId?: string;
+  isEnterpriseInstall?: boolean;
+  /** The app's bot user of that installation. */
+  botUserId: string;
+}
+
 /** Wraps an event in the Events API envelope (`type: 'event_callback'`). */
 export function eventEnvelope(options: {
   event: SlackEvent;
   eventId?: string;
   workspace?: Workspace;
+  origin?: EventOrigin;
 }): Record<string, unknown> {
   const workspace = options.workspace ?? defaultWorkspace;
+  const origin: EventOrigin = options.origin ?? { teamId: workspace.teamId, botUserId: workspace.botUserId };
+  const enterpriseId = origin.enterpriseId ?? null;
+  const isEnterpriseInstall = origin.isEnterpriseInstall === true;
   return {
     token: verificationToken,
-    team_id: workspace.teamId,
-    context_team_id: workspace.teamId,
-    context_enterprise_id: null,
+    team_id: origin.teamId,
+    ...(enterpriseId === null ? {} : { enterprise_id: enterpriseId }),
+    context_team_id: origin.teamId,
+    context_enterprise_id: enterpriseId,
     api_app_id: workspace.appId,
     event: options.event,
     type: 'event_callback',
@@ -145,11 +164,11 @@ export function eventEnvelope(options: {
     event_time: unixSeconds(),
     authorizations: [
       {
-        enterprise_id: null,
-        team_id: workspace.teamId,
-        user_id: workspace.botUserId,
+        enterprise_id: enterpriseId,
+        team_id: isEnterpriseInstall ? null : origin.teamId,
+        user_id: origin.botUserId,
         is_bot: true,
-        is_enterprise_install: false,
+        is_enterprise_install: isEnterpriseInstall,
       },
     ],
     is_ext_shared_channel: false,

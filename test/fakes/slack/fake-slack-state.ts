@@ -5,6 +5,7 @@ import type { FileStore } from './file-store.ts';
 import type { SlackMention } from './mention-scanner.ts';
 import type { MessageStore } from './message-store.ts';
 import type { NativeStream } from './native-streams.ts';
+import type { OAuthState } from './oauth-installs.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { ResponseUrlStore } from './response-urls.ts';
 import type { Directory, Workspace } from './workspace.ts';
@@ -103,6 +104,8 @@ export interface FakeSlackState {
   /** Wakes `waitFor` after anything a test could observe has changed. */
   notifyChange(): void;
   onCall: ((call: ApiCall) => void) | undefined;
+  /** Installs by OAuth in other workspaces and orgs, and the tokens they were given (oauth-installs.ts). */
+  readonly oauth: OAuthState;
 }
 
 /** A Web API method: gets the call's arguments, returns the fields of an `ok: true` answer or throws. */

@@ -30,6 +30,15 @@ import type { SlackMention } from './mention-scanner.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type NewMessage, type StoredMessage } from './message-store.ts';
 import type { NativeStream } from './native-streams.ts';
+import {
+  approveInstall,
+  createOAuthState,
+  type EnterpriseOrg,
+  type InstallableWorkspace,
+  newWorkspace,
+  type OAuthState,
+  revokeInstallation,
+} from './oauth-installs.ts';
 import { createRateLimiter, type RateLimit, rateLimitTiers } from './rate-limiter.ts';
 import { createRequestListener, createUpgradeListener } from './request-router.ts';
 import { createResponseUrlStore, type ResponseUrlPost } from './response-urls.ts';
@@ -94,6 +103,11 @@ export interface FakeSlackOptions {
   isHomeTabEnabled?: boolean;
   /** Called with each Web API call once it is answered, e.g. to log it or to time it in a benchmark. */
   onCall?: (call: ApiCall) => void;
+  /** The app's Client ID and Client Secret, for installs by OAuth (`oauth.v2.access`). */
+  clientId?: string;
+  clientSecret?: string;
+  /** The app has token rotation on: installs get expiring tokens and refresh tokens. Default off. */
+  isTokenRotationEnabled?: boolean;
 }
 
 /** A running fake Slack: Web API, file hosting, response URLs and Socket Mode on one port. */
@@ -109,6 +123,23 @@ export interface FakeSlack extends AppDelivery {
   readonly workspace: Workspace;
   /** Where HTTP deliveries go by default. */
   appUrl: string | undefined;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** Installs by OAuth: workspaces, orgs, codes, issued tokens, refreshes (oauth-installs.ts). */
+  readonly oauth: OAuthState;
+  /** Adds a workspace the app can be installed in by OAuth, with the channels that are its own. */
+  addInstallableWorkspace(options: {
+    teamId: string;
+    teamName?: string;
+    enterpriseId?: string;
+    channels?: string[];
+  }): InstallableWorkspace;
+  /** Adds an Enterprise Grid org, for an org-wide install. */
+  addEnterprise(options: { enterpriseId: string; name?: string }): EnterpriseOrg;
+  /** A person approves the install on Slack's authorize page: the `code` and `state` of Slack's redirect. */
+  approveInstall(options: Parameters<typeof approveInstall>[1]): { code: string; state: string };
+  /** The app is uninstalled from a workspace or org: its tokens stop working (the events are the test's to deliver). */
+  revokeInstallation(owner: { teamId?: string; enterpriseId?: string }): void;
 
   /** The messages of a channel (thread replies included), oldest first; with `threadTs`, only that thread's replies. */
   messages(channel: string, threadTs?: string): StoredMessage[];
@@ -242,6 +273,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     openSocketUrl: () => socketServer.createConnectionUrl(state.origin),
     notifyChange: notifier.notify,
     onCall: options.onCall,
+    oauth: createOAuthState({
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      isTokenRotationEnabled: options.isTokenRotationEnabled,
+    }),
   };
   const signingSecret = options.signingSecret ?? 'fake-signing-secret';
 
@@ -266,6 +302,27 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     signingSecret,
     workspace,
     appUrl: options.appUrl,
+    clientId: state.oauth.clientId,
+    clientSecret: state.oauth.clientSecret,
+    oauth: state.oauth,
+    addInstallableWorkspace(workspaceOptions) {
+      const added = newWorkspace(workspaceOptions);
+      state.oauth.workspaces.set(added.teamId, added);
+      return added;
+    },
+    addEnterprise({ enterpriseId, name }) {
+      const org: EnterpriseOrg = {
+        enterpriseId,
+        name: name ?? `Org ${enterpriseId}`,
+        domain: enterpriseId.toLowerCase(),
+        botUserId: `U${enterpriseId.slice(1)}BOT`,
+        botId: `B${enterpriseId.slice(1)}BOT`,
+      };
+      state.oauth.enterprises.set(enterpriseId, org);
+      return org;
+    },
+    approveInstall: (install) => approveInstall(state.oauth, install),
+    revokeInstallation: (owner) => revokeInstallation(state.oauth, owner),
     ...createAppDelivery({ state, socketServer, signingSecret, appUrl: () => fake.appUrl }),
 
     messages: (channel, threadTs) =>

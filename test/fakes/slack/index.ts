@@ -14,6 +14,7 @@ export {
   channelMessage,
   defaultPersonId,
   directMessage,
+  type EventOrigin,
   eventEnvelope,
   type MessageEventOptions,
   type SlackEvent,
@@ -36,6 +37,7 @@ export type { SlackMention } from './mention-scanner.ts';
 export { markdownShownRaw, messageLimits } from './message-limits.ts';
 export type { StoredMessage } from './message-store.ts';
 export type { NativeStream, StreamWrite } from './native-streams.ts';
+export type { EnterpriseOrg, InstallableWorkspace } from './oauth-installs.ts';
 export { defaultRateLimits, type RateLimit, rateLimitTiers } from './rate-limiter.ts';
 export { signSlackRequest } from './request-signing.ts';
 export type { ResponseUrlPost } from './response-urls.ts';

@@ -9,6 +9,7 @@ import { fileMethods } from './file-methods.ts';
 import { readBodyBytes, sendJson } from './http-io.ts';
 import { mentionsInArguments } from './mention-scanner.ts';
 import { streamMethods } from './native-streams.ts';
+import { checkInstalledToken, installedAuthTest, oauthV2Access } from './oauth-installs.ts';
 import { SlackApiError } from './slack-api-error.ts';
 import { workspaceMethods } from './workspace-methods.ts';
 
@@ -46,8 +47,18 @@ export async function handleWebApiCall(
     const parsed = await parseApiRequest({ url: request.url ?? '', headers: request.headers, body });
     args = parsed.arguments;
     token = parsed.token;
-    assertTokenAllowed(state, method, token);
-    const run = methods[method];
+    // oauth.v2.access is authenticated by the app's client id and secret, not by a token.
+    const isInstallation =
+      method !== 'oauth.v2.access' && token !== undefined && state.oauth.tokens.has(token);
+    const issued =
+      isInstallation && token !== undefined ? checkInstalledToken(state.oauth, token, args) : undefined;
+    if (method !== 'oauth.v2.access' && issued === undefined) assertTokenAllowed(state, method, token);
+    const run: ApiMethod | undefined =
+      method === 'oauth.v2.access'
+        ? (_state, methodArgs) => oauthV2Access(state.oauth, methodArgs, request.headers.authorization)
+        : method === 'auth.test' && issued !== undefined
+          ? () => installedAuthTest(state.oauth, issued)
+          : methods[method];
     if (run === undefined) {
       throw new SlackApiError('unknown_method', { req_method: method });
     }

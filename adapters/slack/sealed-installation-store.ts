@@ -1,0 +1,307 @@
+import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
+import type { Keyv } from 'keyv';
+import { z } from 'zod';
+import type { Logger } from '../../src/log.ts';
+import { type AtRestEncryption, SealedValueError } from '../../src/secrets/encryption-at-rest.ts';
+import { rememberSecretValue } from '../../src/secrets/known-secret-values.ts';
+import type { KeyedLock } from '../../src/state/keyed-lock.ts';
+
+/**
+ * Refresh a rotating token this long before it expires. Bolt's installer refreshes within two hours
+ * of expiry (`detectExpiredOrExpiringTokens` in @slack/oauth); the store does it instead, under a
+ * lock, so Bolt never sees a refresh token and never refreshes on its own.
+ */
+export const refreshBeforeExpiryMs = 2 * 60 * 60 * 1000;
+
+/** A new access token and its refresh token, from `oauth.v2.access` with `grant_type=refresh_token`. */
+export interface RefreshedToken {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  /** Seconds from now (`expires_in`). */
+  readonly expiresInSec: number;
+}
+
+/** Where an installation is kept: an org-wide install by its enterprise, any other by its workspace. */
+export interface InstallationAddress {
+  readonly key: string;
+  readonly teamId: string | undefined;
+  readonly enterpriseId: string | undefined;
+  readonly isEnterpriseInstall: boolean;
+}
+
+/**
+ * What the store keeps of an installation: who and where in the clear (to list and to delete), and
+ * the whole installation, tokens included, sealed with the record's key as the seal's context, so a
+ * sealed value copied onto another workspace's record does not open.
+ */
+const storedInstallationSchema = z.object({
+  teamId: z.string().optional(),
+  enterpriseId: z.string().optional(),
+  isEnterpriseInstall: z.boolean(),
+  installedAtMs: z.number(),
+  sealed: z.string(),
+});
+
+type StoredInstallation = z.infer<typeof storedInstallationSchema>;
+
+/** A workspace whose stored installation cannot be read: it must install parley again. */
+export class ReinstallNeededError extends Error {
+  readonly address: string;
+  constructor(address: string) {
+    super(`the Slack installation of ${address} cannot be read; install parley in that workspace again`);
+    this.address = address;
+  }
+}
+
+/** Bolt's InstallationStore, plus what parley asks of it. */
+export interface SealedInstallationStore extends InstallationStore {
+  /** Where an installation of this query is kept, or would be. */
+  addressOf(query: {
+    teamId?: string;
+    enterpriseId?: string;
+    isEnterpriseInstall?: boolean;
+  }): InstallationAddress;
+  /** Every installation's address, for the console and the tests; no token is read. */
+  list(): Promise<InstallationAddress[]>;
+  /** Whether an installation is kept exactly at this query's address (no fall-back to the org's). */
+  has(query: InstallationQuery<boolean>): Promise<boolean>;
+  /** Removes the installation exactly at this query's address: a workspace's never removes its org's. */
+  deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;
+  /** Refreshes done by this process (each took the lock and found the token still old). */
+  readonly refreshCount: number;
+}
+
+export interface CreateSealedInstallationStoreOptions {
+  /** A namespace of parley's store (memory, SQLite, Redis, Postgres). */
+  readonly keyv: Keyv;
+  readonly encryption: AtRestEncryption;
+  /** Held while a token is refreshed; shared by every process on Redis, so one refreshes. */
+  readonly lock: KeyedLock;
+  /** Calls `oauth.v2.access` with the refresh token; undefined when no installation rotates. */
+  readonly refresh: (refreshToken: string) => Promise<RefreshedToken>;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+/**
+ * Slack installations in parley's store, their tokens sealed with AES-256-GCM. Every token read or
+ * written is added to the values the log scrubs. A rotating bot token is refreshed here before it
+ * expires, once across processes: the refresh holds the installation's lock and reads the record
+ * again inside it, so a process that waited finds the new token and uses it.
+ */
+export function createSealedInstallationStore({
+  keyv,
+  encryption,
+  lock,
+  refresh,
+  logger,
+  now = Date.now,
+}: CreateSealedInstallationStoreOptions): SealedInstallationStore {
+  let refreshCount = 0;
+
+  function addressOf(query: {
+    teamId?: string;
+    enterpriseId?: string;
+    isEnterpriseInstall?: boolean;
+  }): InstallationAddress {
+    if (query.isEnterpriseInstall === true && query.enterpriseId !== undefined) {
+      return {
+        key: `enterprise:${query.enterpriseId}`,
+        teamId: undefined,
+        enterpriseId: query.enterpriseId,
+        isEnterpriseInstall: true,
+      };
+    }
+    if (query.teamId === undefined) throw new Error('a Slack installation needs a team or an enterprise');
+    return {
+      key: `team:${query.teamId}`,
+      teamId: query.teamId,
+      enterpriseId: query.enterpriseId,
+      isEnterpriseInstall: false,
+    };
+  }
+
+  function contextOf(key: string): string {
+    return `slack-installation:${key}`;
+  }
+
+  async function readRecord(key: string): Promise<StoredInstallation | undefined> {
+    const value: unknown = await keyv.get(key);
+    if (value === undefined) return undefined;
+    const parsed = storedInstallationSchema.safeParse(value);
+    if (!parsed.success) {
+      logger.error(
+        { installation: key },
+        'slack: an installation record is malformed; that workspace must reinstall',
+      );
+      throw new ReinstallNeededError(key);
+    }
+    return parsed.data;
+  }
+
+  function open(key: string, record: StoredInstallation): Installation {
+    let plaintext: string;
+    try {
+      plaintext = encryption.open({ sealed: record.sealed, context: contextOf(key) });
+    } catch (error) {
+      if (!(error instanceof SealedValueError)) throw error;
+      // The reason (unknown key, altered value) is safe to log; the value is not.
+      logger.error(
+        { installation: key, reason: error.message },
+        'slack: an installation does not open (SLACK_INSTALLATIONS_KEY changed without _OLD, or the record was altered); that workspace must reinstall',
+      );
+      throw new ReinstallNeededError(key);
+    }
+    const installation = JSON.parse(plaintext) as Installation;
+    rememberTokensOf(installation);
+    return installation;
+  }
+
+  async function write(address: InstallationAddress, installation: Installation, installedAtMs: number) {
+    rememberTokensOf(installation);
+    const record: StoredInstallation = {
+      ...(address.teamId === undefined ? {} : { teamId: address.teamId }),
+      ...(address.enterpriseId === undefined ? {} : { enterpriseId: address.enterpriseId }),
+      isEnterpriseInstall: address.isEnterpriseInstall,
+      installedAtMs,
+      sealed: encryption.seal({ plaintext: JSON.stringify(installation), context: contextOf(address.key) }),
+    };
+    await keyv.set(address.key, record);
+  }
+
+  /** The record of a query: the workspace's own, else its org's org-wide install. */
+  async function find(
+    query: InstallationQuery<boolean>,
+  ): Promise<{ address: InstallationAddress; record: StoredInstallation } | undefined> {
+    const candidates: InstallationAddress[] = [];
+    if (query.isEnterpriseInstall && query.enterpriseId !== undefined) {
+      candidates.push(addressOf({ enterpriseId: query.enterpriseId, isEnterpriseInstall: true }));
+    } else {
+      if (query.teamId !== undefined)
+        candidates.push(addressOf({ teamId: query.teamId, enterpriseId: query.enterpriseId }));
+      // A workspace of an org where parley is installed org-wide uses the org's installation.
+      if (query.enterpriseId !== undefined) {
+        candidates.push(addressOf({ enterpriseId: query.enterpriseId, isEnterpriseInstall: true }));
+      }
+    }
+    for (const address of candidates) {
+      const record = await readRecord(address.key);
+      if (record !== undefined) return { address, record };
+    }
+    return undefined;
+  }
+
+  function isExpiring(installation: Installation): boolean {
+    const { bot } = installation;
+    return (
+      bot?.refreshToken !== undefined &&
+      bot.expiresAt !== undefined &&
+      bot.expiresAt * 1000 - now() <= refreshBeforeExpiryMs
+    );
+  }
+
+  async function refreshUnderLock(
+    address: InstallationAddress,
+    seenToken: string | undefined,
+  ): Promise<Installation> {
+    return lock.run(`slack-installation-refresh:${address.key}`, async () => {
+      // Read again inside the lock: another process may have refreshed while this one waited.
+      const record = await readRecord(address.key);
+      if (record === undefined) throw new Error(`the Slack installation of ${address.key} was removed`);
+      const installation = open(address.key, record);
+      const bot = installation.bot;
+      if (bot?.refreshToken === undefined || bot.token !== seenToken || !isExpiring(installation)) {
+        return installation;
+      }
+      const refreshed = await refresh(bot.refreshToken);
+      refreshCount += 1;
+      const updated: Installation = {
+        ...installation,
+        bot: {
+          ...bot,
+          token: refreshed.accessToken,
+          refreshToken: refreshed.refreshToken,
+          expiresAt: Math.floor(now() / 1000) + refreshed.expiresInSec,
+        },
+      };
+      await write(address, updated, record.installedAtMs);
+      logger.info(
+        { installation: address.key, expiresInSec: refreshed.expiresInSec },
+        'slack: refreshed the bot token of an installation before it expires',
+      );
+      return updated;
+    });
+  }
+
+  /** What Bolt gets: without the refresh token and expiry, so that it never refreshes on its own. */
+  function forBolt(installation: Installation): Installation {
+    if (installation.bot === undefined) return installation;
+    const { refreshToken: _refreshToken, expiresAt: _expiresAt, ...bot } = installation.bot;
+    return { ...installation, bot };
+  }
+
+  return {
+    addressOf,
+    get refreshCount() {
+      return refreshCount;
+    },
+
+    async storeInstallation(installation) {
+      const address = addressOf({
+        teamId: installation.team?.id,
+        enterpriseId: installation.enterprise?.id,
+        isEnterpriseInstall: installation.isEnterpriseInstall === true,
+      });
+      await write(address, installation as Installation, now());
+    },
+
+    async fetchInstallation(query) {
+      const found = await find(query);
+      if (found === undefined) {
+        throw new Error(
+          `no Slack installation for ${query.enterpriseId ? `enterprise ${query.enterpriseId}, ` : ''}team ${query.teamId ?? '(none)'}`,
+        );
+      }
+      let installation = open(found.address.key, found.record);
+      if (isExpiring(installation)) {
+        installation = await refreshUnderLock(found.address, installation.bot?.token);
+      } else if (encryption.needsResealing({ sealed: found.record.sealed })) {
+        // Key rotation: sealed with SLACK_INSTALLATIONS_KEY_OLD, sealed again with the new key now.
+        await write(found.address, installation, found.record.installedAtMs);
+      }
+      return forBolt(installation);
+    },
+
+    async has(query) {
+      return (await keyv.get(addressOf(query).key)) !== undefined;
+    },
+
+    async deleteInstallation(query) {
+      await keyv.delete(addressOf(query).key);
+    },
+
+    async list() {
+      const addresses: InstallationAddress[] = [];
+      if (keyv.iterator === undefined) return addresses;
+      for await (const [key, value] of keyv.iterator(undefined)) {
+        const parsed = storedInstallationSchema.safeParse(value);
+        if (!parsed.success || typeof key !== 'string') continue;
+        addresses.push({
+          key,
+          teamId: parsed.data.teamId,
+          enterpriseId: parsed.data.enterpriseId,
+          isEnterpriseInstall: parsed.data.isEnterpriseInstall,
+        });
+      }
+      return addresses;
+    },
+  };
+}
+
+/** Every token of an installation joins the values no log line may show. */
+function rememberTokensOf(installation: Installation): void {
+  rememberSecretValue(installation.bot?.token);
+  rememberSecretValue(installation.bot?.refreshToken);
+  rememberSecretValue(installation.user?.token);
+  rememberSecretValue(installation.user?.refreshToken);
+}

@@ -1,0 +1,330 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
+import {
+  appMention,
+  type EnterpriseOrg,
+  type EventOrigin,
+  type InstallableWorkspace,
+} from '../fakes/slack/index.ts';
+import {
+  eventually,
+  followRedirect,
+  installationsKey,
+  installByOAuth,
+  oauthEnvironment,
+} from './install-by-oauth.ts';
+import { buttonsOf } from './reply-blocks.ts';
+import { type SlackMode, type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
+
+const testApp = { clientId: '1111111111.2222222222', clientSecret: 'fake-client-secret-0123456789abcdef' };
+
+/** Three workspaces of their own, and an Enterprise Grid org of two installed org-wide. */
+const alpha = { teamId: 'T0ALPHA01', teamName: 'Alpha', channels: ['C0ALPHA01'] };
+const bravo = { teamId: 'T0BRAVO01', teamName: 'Bravo', channels: ['C0BRAVO01'] };
+const charlie = { teamId: 'T0CHARLI1', teamName: 'Charlie', channels: ['C0CHARLI1'] };
+const gridOne = {
+  teamId: 'T0GRID001',
+  teamName: 'Grid One',
+  enterpriseId: 'E0GRID001',
+  channels: ['C0GRID001'],
+};
+const gridTwo = {
+  teamId: 'T0GRID002',
+  teamName: 'Grid Two',
+  enterpriseId: 'E0GRID001',
+  channels: ['C0GRID002'],
+};
+
+for (const mode of ['http', 'socket'] as const satisfies SlackMode[]) {
+  describe(`slack installed by OAuth in many workspaces and an Enterprise Grid org (${mode})`, () => {
+    let bot: SlackUnderTest;
+    let appOrigin: string;
+    const workspaces = new Map<string, InstallableWorkspace>();
+    let org: EnterpriseOrg;
+
+    beforeAll(async () => {
+      bot = await startSlackUnderTest({
+        mode,
+        slackOptions: { ...testApp, nativeStreaming: 'unknown_method' },
+        environment: oauthEnvironment(testApp),
+        prepare: (slack) => {
+          for (const workspace of [alpha, bravo, charlie, gridOne, gridTwo]) {
+            workspaces.set(workspace.teamId, slack.addInstallableWorkspace(workspace));
+          }
+          org = slack.addEnterprise({ enterpriseId: 'E0GRID001', name: 'Grid Org' });
+        },
+      });
+      const port = mode === 'http' ? bot.adapter.port : bot.adapter.installPort;
+      appOrigin = `http://127.0.0.1:${port}`;
+    });
+    afterAll(() => bot.close());
+
+    const originOf = (teamId: string): EventOrigin => {
+      const workspace = workspaces.get(teamId);
+      if (workspace === undefined) throw new Error(`no workspace ${teamId}`);
+      return workspace.enterpriseId === undefined
+        ? { teamId, botUserId: workspace.botUserId }
+        : {
+            teamId,
+            enterpriseId: workspace.enterpriseId,
+            isEnterpriseInstall: true,
+            botUserId: org.botUserId,
+          };
+    };
+
+    /** A person mentions parley in the workspace's channel; resolves with parley's finished reply. */
+    async function talk(teamId: string, text: string) {
+      const origin = originOf(teamId);
+      const channel = workspaces.get(teamId)?.channels[0] ?? '';
+      bot.gateway.enqueue({ text: `Answer to ${text}.` });
+      const mention = appMention({ channel, text, teamId, botUserId: origin.botUserId });
+      await bot.deliverEvent(mention, { origin });
+      const reply = await bot.slack.waitFor(() =>
+        bot.slack
+          .messages(channel, String(mention.ts))
+          .find(
+            (message) => message.botId !== undefined && buttonsOf(message)[0]?.text.text === 'Regenerate',
+          ),
+      );
+      return {
+        reply,
+        conversationKey: conversationKeyOf({
+          platform: 'slack',
+          workspace: teamId,
+          channel,
+          thread: String(mention.ts),
+        }),
+      };
+    }
+    const conversations = new Map<string, string>();
+
+    /** The token Slack issued to a workspace's (or its org's) installation. */
+    function tokensOf(owner: { teamId?: string; enterpriseId?: string }): string[] {
+      return [...bot.slack.oauth.tokens.entries()]
+        .filter(([, issued]) =>
+          owner.teamId !== undefined
+            ? issued.teamId === owner.teamId && !issued.isEnterpriseInstall
+            : issued.isEnterpriseInstall && issued.enterpriseId === owner.enterpriseId,
+        )
+        .map(([token]) => token);
+    }
+
+    it('installs three workspaces and an org, each sealed in the store with no token in the clear', async () => {
+      for (const teamId of [alpha.teamId, bravo.teamId, charlie.teamId]) {
+        const outcome = await installByOAuth({ appOrigin, slack: bot.slack, teamId });
+        expect(outcome.status).toBe(200);
+        expect(outcome.page).toContain(
+          `parley is installed in the workspace ${workspaces.get(teamId)?.teamName}`,
+        );
+      }
+      const orgInstall = await installByOAuth({
+        appOrigin,
+        slack: bot.slack,
+        enterpriseId: org.enterpriseId,
+      });
+      expect(orgInstall.page).toContain('parley is installed in the organization Grid Org');
+
+      const addresses = await bot.adapter.installations?.list();
+      expect(addresses?.map((address) => address.key).sort()).toEqual([
+        'enterprise:E0GRID001',
+        'team:T0ALPHA01',
+        'team:T0BRAVO01',
+        'team:T0CHARLI1',
+      ]);
+      const stored = JSON.stringify(await bot.installationKeyv.get('team:T0ALPHA01'));
+      expect(stored).toContain('"sealed":"v1.');
+      const [alphaToken] = tokensOf({ teamId: alpha.teamId });
+      expect(alphaToken).toMatch(/^xoxb-/);
+      expect(stored).not.toContain(alphaToken);
+      expect(stored).not.toContain('xoxb-');
+      expect(bot.logOutput()).not.toContain(alphaToken);
+      expect(bot.logOutput()).not.toContain(installationsKey);
+      // oauth.v2.access took each code with the app's credentials; auth.test ran with each new token.
+      expect(bot.slack.callsTo('oauth.v2.access')).toHaveLength(4);
+      expect(
+        bot.slack
+          .callsTo('auth.test')
+          .map((call) => call.token)
+          .sort(),
+      ).toEqual(
+        [alpha, bravo, charlie]
+          .flatMap(({ teamId }) => tokensOf({ teamId }))
+          .concat(tokensOf(org))
+          .sort(),
+      );
+      const audit = await bot.services.audit.read({
+        platform: 'slack',
+        workspace: alpha.teamId,
+        kind: 'installation',
+        limit: 20,
+      });
+      expect(audit.entries.map((entry) => entry.what)).toEqual(['installed parley in the workspace Alpha']);
+    });
+
+    it('answers in every workspace with that workspace’s token; no history or setting crosses', async () => {
+      await bot.services.overrides.change({
+        place: { platform: 'slack', workspace: alpha.teamId, channel: alpha.channels[0] ?? '' },
+        scope: 'server',
+        name: 'SYSTEM_PROMPT',
+        value: 'You are the Alpha workspace assistant.',
+        changedBy: { id: 'U0ADMIN01', name: 'admin' },
+        at: new Date(),
+      });
+      const words: Record<string, string> = {
+        [alpha.teamId]: 'apricot',
+        [bravo.teamId]: 'blueberry',
+        [charlie.teamId]: 'cherry',
+        [gridOne.teamId]: 'grape',
+        [gridTwo.teamId]: 'guava',
+      };
+      for (const [teamId, word] of Object.entries(words)) {
+        const { reply, conversationKey } = await talk(teamId, `remember ${word}`);
+        expect(reply.text).toContain(`Answer to remember ${word}.`);
+        conversations.set(teamId, conversationKey);
+      }
+      for (const [teamId, word] of Object.entries(words)) {
+        const workspace = workspaces.get(teamId);
+        const channel = workspace?.channels[0] ?? '';
+        const expected = workspace?.enterpriseId === undefined ? tokensOf({ teamId }) : tokensOf(org);
+        const posted = bot.slack.calls.filter(
+          (call) => call.arguments.channel === channel && call.method.startsWith('chat.'),
+        );
+        expect(posted.length).toBeGreaterThan(0);
+        expect(new Set(posted.map((call) => call.token))).toEqual(new Set(expected));
+        const request = JSON.stringify(
+          bot.gateway.requests.find((recorded) => JSON.stringify(recorded.body).includes(`remember ${word}`))
+            ?.body,
+        );
+        for (const [otherTeam, otherWord] of Object.entries(words)) {
+          if (otherTeam !== teamId) expect(request).not.toContain(otherWord);
+        }
+        expect(request.includes('You are the Alpha workspace assistant.')).toBe(teamId === alpha.teamId);
+        const history = JSON.stringify(await bot.services.history.load(conversations.get(teamId) ?? ''));
+        expect(history).toContain(`remember ${word}`);
+        for (const [otherTeam, otherWord] of Object.entries(words)) {
+          if (otherTeam !== teamId) expect(history).not.toContain(otherWord);
+        }
+      }
+      // The fake refuses a workspace's channel to any other workspace's token: none was refused.
+      expect(bot.slack.calls.filter((call) => call.result.error === 'channel_not_found')).toEqual([]);
+    });
+
+    it('acks an event of a workspace with no installation and answers nothing', async () => {
+      const stranger = bot.slack.addInstallableWorkspace({ teamId: 'T0STRANGE', channels: ['C0STRANGE'] });
+      const before = bot.slack.calls.length;
+      const delivery = await bot.deliverEvent(
+        appMention({
+          channel: 'C0STRANGE',
+          text: 'hello?',
+          teamId: stranger.teamId,
+          botUserId: stranger.botUserId,
+        }),
+        { origin: { teamId: stranger.teamId, botUserId: stranger.botUserId } },
+      );
+      if (mode === 'http') expect(delivery.status).toBe(200);
+      await bot.slack.waitFor(() => bot.logOutput().includes('no readable installation'));
+      expect(bot.slack.calls.slice(before)).toEqual([]);
+      expect(bot.logOutput()).toContain('no Slack installation for team T0STRANGE');
+    });
+
+    it('removes an installation at once on app_uninstalled; the other workspaces keep talking', async () => {
+      bot.slack.revokeInstallation({ teamId: charlie.teamId });
+      await bot.deliverEvent({ type: 'app_uninstalled' }, { origin: originOf(charlie.teamId) });
+      await eventually(
+        async () => !(await bot.adapter.installations?.list())?.some((a) => a.teamId === charlie.teamId),
+      );
+      await bot.slack.waitFor(() => bot.logOutput().includes('removed the installation of team:T0CHARLI1'));
+      const audit = await bot.services.audit.read({
+        platform: 'slack',
+        workspace: charlie.teamId,
+        kind: 'installation',
+        limit: 20,
+      });
+      expect(audit.entries.map((entry) => entry.what)).toContain(
+        'removed the installation (app_uninstalled)',
+      );
+
+      // tokens_revoked after it (Slack promises no order) finds nothing more to remove.
+      await bot.deliverEvent(
+        { type: 'tokens_revoked', tokens: { bot: [workspaces.get(charlie.teamId)?.botUserId] } },
+        { origin: originOf(charlie.teamId) },
+      );
+      await bot.slack.waitFor(() =>
+        bot.logOutput().includes('an uninstall came for a workspace with no installation'),
+      );
+
+      const { reply } = await talk(bravo.teamId, 'still there?');
+      expect(reply.text).toContain('Answer to still there?.');
+      // History stays for HISTORY_RETENTION_DAYS, for a reinstall (docs/data.md).
+      const kept = await bot.services.history.load(conversations.get(charlie.teamId) ?? '');
+      expect(JSON.stringify(kept)).toContain('cherry');
+    });
+
+    it('removes an org-wide installation on tokens_revoked with bot tokens', async () => {
+      bot.slack.revokeInstallation({ enterpriseId: org.enterpriseId });
+      await bot.deliverEvent(
+        { type: 'tokens_revoked', tokens: { bot: [org.botUserId] } },
+        { origin: originOf(gridTwo.teamId) },
+      );
+      await eventually(
+        async () => !(await bot.adapter.installations?.list())?.some((a) => a.isEnterpriseInstall),
+      );
+      expect((await bot.adapter.installations?.list())?.map((address) => address.key).sort()).toEqual([
+        'team:T0ALPHA01',
+        'team:T0BRAVO01',
+      ]);
+    });
+
+    it('refuses a replayed or forged state, and stores nothing', async () => {
+      const first = await installByOAuth({ appOrigin, slack: bot.slack, teamId: charlie.teamId });
+      expect(first.status).toBe(200);
+      await bot.adapter.installations?.deleteInstallation({
+        teamId: charlie.teamId,
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+
+      const replayed = await followRedirect(first.redirectUrl, first.cookie);
+      expect(replayed.status).toBe(400);
+      expect(replayed.page).toContain('expired or was used already');
+
+      const installPage = await fetch(`${appOrigin}/slack/install`, { redirect: 'manual' });
+      const cookie = (installPage.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const approved = bot.slack.approveInstall({
+        authorizeUrl: installPage.headers.get('location') ?? '',
+        teamId: charlie.teamId,
+      });
+      const forgedState = `${approved.state.slice(0, -4)}AAAA`;
+      const forged = await followRedirect(
+        `${appOrigin}/slack/oauth_redirect?${new URLSearchParams({ code: approved.code, state: forgedState })}`,
+        cookie.replace(approved.state, forgedState),
+      );
+      expect(forged.status).toBe(400);
+      expect(forged.page).not.toContain(approved.code);
+      expect(
+        (await bot.adapter.installations?.list())?.some((address) => address.teamId === charlie.teamId),
+      ).toBe(false);
+    });
+
+    it('says on the page when oauth.v2.access fails or a scope is missing, and stores nothing', async () => {
+      bot.slack.failNext({ method: 'oauth.v2.access', error: 'invalid_code' });
+      const failed = await installByOAuth({ appOrigin, slack: bot.slack, teamId: charlie.teamId });
+      expect(failed.status).toBe(502);
+      expect(failed.page).toContain('Slack did not complete the install. Nothing was stored');
+
+      const missing = await installByOAuth({
+        appOrigin,
+        slack: bot.slack,
+        teamId: charlie.teamId,
+        scopes: ['app_mentions:read', 'chat:write'],
+      });
+      expect(missing.status).toBe(400);
+      expect(missing.page).toContain('without the permissions it needs (assistant:write, channels:history');
+      expect(missing.page).toContain('Nothing was stored');
+      expect(
+        (await bot.adapter.installations?.list())?.some((address) => address.teamId === charlie.teamId),
+      ).toBe(false);
+      for (const token of tokensOf({ teamId: charlie.teamId })) expect(bot.logOutput()).not.toContain(token);
+    });
+  });
+}
