@@ -77,7 +77,16 @@ export function buildSlackManifest({
   appName = 'parley',
   requestUrl,
   experience = 'agent',
+  redirectUrl,
+  isTokenRotationEnabled = false,
+  isOrgDeployEnabled = false,
 }: {
+  /** Installing by OAuth in many workspaces: where Slack sends the installer back (`/slack/oauth_redirect`). */
+  redirectUrl?: string;
+  /** Installs get expiring bot tokens that parley refreshes (docs.slack.dev/authentication/using-token-rotation). */
+  isTokenRotationEnabled?: boolean;
+  /** An Enterprise Grid org may install the app org-wide (`is_enterprise_install`). */
+  isOrgDeployEnabled?: boolean;
   /** `assistant` for an older app still on `assistant_view`; default `agent`. */
   experience?: AiExperience;
   commandPrefix?: string;
@@ -133,13 +142,16 @@ export function buildSlackManifest({
       }),
     },
     // @slack/web-api 8.2's scope names lag Slack's (no assistant:write), so the names are not checked.
-    oauth_config: { scopes: { bot: (Object.keys(botScopes) as BotScope[]).sort() } },
+    oauth_config: {
+      ...(redirectUrl === undefined ? {} : { redirect_urls: [redirectUrl] }),
+      scopes: { bot: (Object.keys(botScopes) as BotScope[]).sort() },
+    },
     settings: {
       event_subscriptions: { ...viaUrl, bot_events: [...messageEvents, ...experienceEvents[experience]] },
       interactivity: { is_enabled: true, ...viaUrl },
-      org_deploy_enabled: false,
+      org_deploy_enabled: isOrgDeployEnabled,
       socket_mode_enabled: requestUrl === undefined,
-      token_rotation_enabled: false,
+      token_rotation_enabled: isTokenRotationEnabled,
     },
   };
 }

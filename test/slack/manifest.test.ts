@@ -99,5 +99,33 @@ describe('npm run slack-manifest -- --http <url>', () => {
       expect(printed.stdout).toBe('');
       expect(printed.stderr).toMatch(/^--http must be/);
     }
+    const plainRedirect = printManifest(['--redirect', 'http://bot.example.com/slack/oauth_redirect']);
+    expect(plainRedirect.status).toBe(1);
+    expect(plainRedirect.stderr).toMatch(/^--redirect must be an https:\/\/ URL/);
+  });
+});
+
+describe('npm run slack-manifest -- --redirect <url> --token-rotation --org-deploy', () => {
+  it('lists the OAuth redirect URL and turns on token rotation and org-wide installs', () => {
+    const printed = printManifest([
+      '--http',
+      'https://bot.example.com/slack/events',
+      '--redirect',
+      'https://bot.example.com/slack/oauth_redirect',
+      '--token-rotation',
+      '--org-deploy',
+    ]);
+    expect(printed.status).toBe(0);
+    const distributed = JSON.parse(printed.stdout) as Manifest & {
+      oauth_config: { redirect_urls?: string[] };
+      settings: { token_rotation_enabled: boolean; org_deploy_enabled: boolean };
+    };
+    expect(distributed.oauth_config.redirect_urls).toEqual(['https://bot.example.com/slack/oauth_redirect']);
+    expect(distributed.settings.token_rotation_enabled).toBe(true);
+    expect(distributed.settings.org_deploy_enabled).toBe(true);
+    expect(distributed.settings.event_subscriptions.request_url).toBe('https://bot.example.com/slack/events');
+    // Without the flags: one workspace, as slack/manifest.json.
+    expect(manifest).not.toHaveProperty('oauth_config.redirect_urls');
+    expect(buildSlackManifest().settings?.token_rotation_enabled).toBe(false);
   });
 });
