@@ -147,7 +147,17 @@ export function buildSlackManifest({
       scopes: { bot: (Object.keys(botScopes) as BotScope[]).sort() },
     },
     settings: {
-      event_subscriptions: { ...viaUrl, bot_events: [...messageEvents, ...experienceEvents[experience]] },
+      event_subscriptions: {
+        ...viaUrl,
+        bot_events: [
+          ...messageEvents,
+          ...experienceEvents[experience],
+          // Installed in many workspaces: an uninstall or a revoked token removes the installation
+          // (uninstall-events.ts). Both are sent "via subscription" and need no scope
+          // (docs.slack.dev/reference/events/app_uninstalled, …/tokens_revoked).
+          ...(redirectUrl === undefined ? [] : (['app_uninstalled', 'tokens_revoked'] as const)),
+        ],
+      },
       interactivity: { is_enabled: true, ...viaUrl },
       org_deploy_enabled: isOrgDeployEnabled,
       socket_mode_enabled: requestUrl === undefined,

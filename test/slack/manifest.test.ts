@@ -123,6 +123,10 @@ describe('npm run slack-manifest -- --redirect <url> --token-rotation --org-depl
     expect(distributed.oauth_config.redirect_urls).toEqual(['https://bot.example.com/slack/oauth_redirect']);
     expect(distributed.settings.token_rotation_enabled).toBe(true);
     expect(distributed.settings.org_deploy_enabled).toBe(true);
+    expect(distributed.settings.event_subscriptions.bot_events).toEqual(
+      expect.arrayContaining(['app_uninstalled', 'tokens_revoked']),
+    );
+    expect(manifest.settings.event_subscriptions.bot_events).not.toContain('app_uninstalled');
     expect(distributed.settings.event_subscriptions.request_url).toBe('https://bot.example.com/slack/events');
     // Without the flags: one workspace, as slack/manifest.json.
     expect(manifest).not.toHaveProperty('oauth_config.redirect_urls');
