@@ -209,6 +209,42 @@ for (const mode of ['http', 'socket'] as const satisfies SlackMode[]) {
       expect(bot.slack.calls.filter((call) => call.result.error === 'channel_not_found')).toEqual([]);
     });
 
+    it('keeps a budget set in one workspace there: the same person is refused in it and answered in another', async () => {
+      await bot.services.overrides.change({
+        place: { platform: 'slack', workspace: alpha.teamId, channel: alpha.channels[0] ?? '' },
+        scope: 'server',
+        name: 'BUDGET_USER_DAILY',
+        value: 0.00001,
+        changedBy: { id: 'U0ADMIN01', name: 'admin' },
+        at: new Date(),
+      });
+      const origin = originOf(alpha.teamId);
+      const requestsBefore = bot.gateway.requests.length;
+      await bot.deliverEvent(
+        appMention({
+          channel: 'C0ALPHA01',
+          text: 'over budget?',
+          teamId: alpha.teamId,
+          botUserId: origin.botUserId,
+        }),
+        { origin },
+      );
+      const refusal = await bot.slack.waitFor(() =>
+        bot.slack.calls.find(
+          (call) =>
+            call.arguments.channel === 'C0ALPHA01' &&
+            JSON.stringify(call.arguments).includes('your daily budget'),
+        ),
+      );
+      expect(refusal.token).toBe(tokensOf({ teamId: alpha.teamId })[0]);
+      expect(
+        bot.gateway.requests.slice(requestsBefore).map((request) => JSON.stringify(request.body)),
+      ).toEqual([]);
+      // The same person (Slack user ids are global) in Bravo, where no budget was set.
+      const { reply } = await talk(bravo.teamId, 'within budget');
+      expect(reply.text).toContain('Answer to within budget.');
+    });
+
     it('acks an event of a workspace with no installation and answers nothing', async () => {
       const stranger = bot.slack.addInstallableWorkspace({ teamId: 'T0STRANGE', channels: ['C0STRANGE'] });
       const before = bot.slack.calls.length;
@@ -227,7 +263,24 @@ for (const mode of ['http', 'socket'] as const satisfies SlackMode[]) {
       expect(bot.logOutput()).toContain('no Slack installation for team T0STRANGE');
     });
 
-    it('removes an installation at once on app_uninstalled; the other workspaces keep talking', async () => {
+    it('removes an installation at once on app_uninstalled while a reply streams in another workspace', async () => {
+      // A reply in Bravo is being written when Charlie uninstalls parley.
+      const slowAnswer = 'A slow answer in Bravo, written a few letters at a time.';
+      bot.gateway.enqueue({ text: slowAnswer, chunkSize: 3, delayBetweenChunksMs: 15 });
+      const bravoOrigin = originOf(bravo.teamId);
+      const slowMention = appMention({
+        channel: 'C0BRAVO01',
+        text: 'take your time',
+        teamId: bravo.teamId,
+        botUserId: bravoOrigin.botUserId,
+      });
+      await bot.deliverEvent(slowMention, { origin: bravoOrigin });
+      await bot.slack.waitFor(() =>
+        bot.slack
+          .messages('C0BRAVO01', String(slowMention.ts))
+          .find((message) => message.botId !== undefined),
+      );
+
       bot.slack.revokeInstallation({ teamId: charlie.teamId });
       await bot.deliverEvent({ type: 'app_uninstalled' }, { origin: originOf(charlie.teamId) });
       await eventually(
@@ -253,6 +306,14 @@ for (const mode of ['http', 'socket'] as const satisfies SlackMode[]) {
         bot.logOutput().includes('an uninstall came for a workspace with no installation'),
       );
 
+      const streamed = await bot.slack.waitFor(() =>
+        bot.slack
+          .messages('C0BRAVO01', String(slowMention.ts))
+          .find(
+            (message) => message.botId !== undefined && buttonsOf(message)[0]?.text.text === 'Regenerate',
+          ),
+      );
+      expect(streamed.text).toBe(slowAnswer);
       const { reply } = await talk(bravo.teamId, 'still there?');
       expect(reply.text).toContain('Answer to still there?.');
       // History stays for HISTORY_RETENTION_DAYS, for a reinstall (docs/data.md).
