@@ -98,6 +98,8 @@ export function createSealedInstallationStore({
   now = Date.now,
 }: CreateSealedInstallationStoreOptions): SealedInstallationStore {
   let refreshCount = 0;
+  /** Workspaces already noted as part of an org installed org-wide (one write per workspace). */
+  const notedOrgTeams = new Set<string>();
 
   function addressOf(query: {
     teamId?: string;
@@ -188,6 +190,16 @@ export function createSealedInstallationStore({
       const record = await readRecord(address.key);
       if (record !== undefined) return { address, record };
     }
+    // Asked by team alone (a scheduled run knows only the conversation's team): the org an event of
+    // that team was seen under, if any.
+    if (query.enterpriseId === undefined && query.teamId !== undefined && !query.isEnterpriseInstall) {
+      const enterpriseId: unknown = await keyv.get(orgOfTeamKey(query.teamId));
+      if (typeof enterpriseId === 'string') {
+        const address = addressOf({ enterpriseId, isEnterpriseInstall: true });
+        const record = await readRecord(address.key);
+        if (record !== undefined) return { address, record };
+      }
+    }
     return undefined;
   }
 
@@ -263,6 +275,14 @@ export function createSealedInstallationStore({
         );
       }
       let installation = open(found.address.key, found.record);
+      if (
+        found.address.isEnterpriseInstall &&
+        query.teamId !== undefined &&
+        !notedOrgTeams.has(query.teamId)
+      ) {
+        notedOrgTeams.add(query.teamId);
+        await keyv.set(orgOfTeamKey(query.teamId), found.address.enterpriseId);
+      }
       if (isExpiring(installation)) {
         installation = await refreshUnderLock(found.address, installation.bot?.token);
       } else if (encryption.needsResealing({ sealed: found.record.sealed })) {
@@ -296,6 +316,10 @@ export function createSealedInstallationStore({
       return addresses;
     },
   };
+}
+
+function orgOfTeamKey(teamId: string): string {
+  return `org-of:${teamId}`;
 }
 
 /** Every token of an installation joins the values no log line may show. */

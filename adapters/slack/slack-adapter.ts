@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type InstallationStore, SocketModeReceiver } from '@slack/bolt';
+import { App, type InstallationStore, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Keyv } from 'keyv';
 import type { CommandServices } from '../../commands/define-command.ts';
 import { keepFinishingOrphanedReplies, orphanClaimTtlMs } from '../../commands/finish-orphaned-replies.ts';
@@ -36,7 +36,7 @@ import {
   requiredBotScopes,
 } from './slack-installer.ts';
 import { createSlackOutbound, type SlackOutbound } from './slack-outbound.ts';
-import { registerSlackPlaces } from './slack-scheduled-places.ts';
+import { registerSlackPlaces, type SlackWorkspaceClients } from './slack-scheduled-places.ts';
 import { identifyBot, type SlackIdentity, startupErrorOf } from './slack-startup.ts';
 import { thinkingStatusDelayMs as defaultThinkingStatusDelayMs } from './thread-status.ts';
 import { registerUninstallEvents } from './uninstall-events.ts';
@@ -245,19 +245,21 @@ export async function startSlackAdapter({
   }
   // In the background: the first replies use no groups rather than wait for Slack.
   if (identity?.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });
-  // Once Slack is connected (in either mode): replies a dead process left are finished. With OAuth
-  // there is no one client for every workspace yet: scheduled runs and the sweep need one per team.
+  const workspaceClients: SlackWorkspaceClients =
+    installations === undefined
+      ? async () => ({ client: app.client, botUserId: identity?.botUserId })
+      : createInstalledWorkspaceClients({ installations, clientOptions });
+  // Once Slack is connected (in either mode): replies a dead process left are finished.
   const startSweepingOrphans = () =>
-    identity === undefined
-      ? keepNoSweeps(adapterLogger)
-      : finishRepliesLeftByARestart({
-          app,
-          adapter,
-          botUserId: identity.botUserId,
-          services,
-          deduper,
-          outbound,
-        });
+    finishRepliesLeftByARestart({
+      app,
+      adapter,
+      workspaceClients,
+      isOneWorkspace: identity !== undefined,
+      services,
+      deduper,
+      outbound,
+    });
 
   if (transport.mode === 'socket') {
     await app.start().catch((error: unknown) => {
@@ -382,11 +384,34 @@ function logInstallPage({
   );
 }
 
-function keepNoSweeps(logger: Logger): () => void {
-  logger.info(
-    'slack: with OAuth installs, scheduled runs and finishing replies left by a restart do not run on Slack yet',
-  );
-  return () => {};
+/**
+ * A workspace's client for what no event brought (scheduled runs): made with the token of its
+ * installation as the store holds it now (refreshed if due), one client per workspace and token.
+ */
+function createInstalledWorkspaceClients({
+  installations,
+  clientOptions,
+}: {
+  installations: SealedInstallationStore;
+  clientOptions: webApi.WebClientOptions;
+}): SlackWorkspaceClients {
+  const clientsByTeam = new Map<string, { token: string; client: webApi.WebClient }>();
+  return async (teamId) => {
+    const installation = await installations.fetchInstallation({
+      teamId,
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    });
+    const token = installation.bot?.token;
+    if (token === undefined) throw new Error(`the Slack installation of ${teamId} has no bot token`);
+    let known = clientsByTeam.get(teamId);
+    // A rotated token replaces its workspace's client.
+    if (known?.token !== token) {
+      known = { token, client: new webApi.WebClient(token, { ...clientOptions, teamId }) };
+      clientsByTeam.set(teamId, known);
+    }
+    return { client: known.client, botUserId: installation.bot?.userId };
+  };
 }
 
 /**
@@ -396,20 +421,29 @@ function keepNoSweeps(logger: Logger): () => void {
 function finishRepliesLeftByARestart({
   app,
   adapter,
-  botUserId,
+  workspaceClients,
+  isOneWorkspace,
   services,
   deduper,
   outbound,
 }: {
   app: App;
   adapter: SlackAdapterContext;
-  botUserId: string | undefined;
+  workspaceClients: SlackWorkspaceClients;
+  /** With one bot token; with OAuth installs the sweep does not run yet (it needs a client per team). */
+  isOneWorkspace: boolean;
   services: CommandServices;
   deduper: Deduper;
   outbound: SlackOutbound;
 }): () => void {
   // Scheduled runs reach channels and DMs the same way, from the same moment on.
-  const unregisterPlaces = registerSlackPlaces({ app, adapter, botUserId, services });
+  const unregisterPlaces = registerSlackPlaces({ workspaceClients, adapter, services });
+  if (!isOneWorkspace) {
+    adapter.logger.info(
+      'slack: with OAuth installs, replies left half-written by a restart are not finished yet',
+    );
+    return unregisterPlaces;
+  }
   const stopSweeping = keepFinishingOrphanedReplies({
     services,
     platform: 'slack',

@@ -1,4 +1,4 @@
-import type { App } from '@slack/bolt';
+import type { webApi } from '@slack/bolt';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { ScheduledPlaces } from '../../commands/scheduled-places.ts';
 import { createSurfaceResponder } from '../../commands/surface-responder.ts';
@@ -16,6 +16,14 @@ function addressOf(conversationKey: string) {
 }
 
 /**
+ * The Web API client and bot user of a workspace: with one bot token, the app's own; with OAuth
+ * installs, one made with that workspace's (or its org's) installation, read when the run needs it.
+ */
+export type SlackWorkspaceClients = (
+  teamId: string,
+) => Promise<{ readonly client: webApi.WebClient; readonly botUserId: string | undefined }>;
+
+/**
  * Slack places for scheduled runs. A channel (or a thread, by its `ts`) is answered through the same
  * surface as a live reply: chat.postMessage, then chat.update at the reply's pace, every call in the
  * bot's outbound queue, buttons (and 👍/👎) on the final write. A person's DM with the app is opened
@@ -23,15 +31,13 @@ function addressOf(conversationKey: string) {
  * conversations.open). Commands read the channel's history as the slash command does.
  */
 export function createSlackScheduledPlaces({
-  app,
+  workspaceClients,
   adapter,
-  botUserId,
 }: {
-  app: App;
+  workspaceClients: SlackWorkspaceClients;
   adapter: Pick<SlackAdapterContext, 'delivery' | 'directory' | 'userGroups' | 'logger'>;
-  botUserId: string | undefined;
 }): ScheduledPlaces {
-  const surfaceFor = ({
+  const surfaceFor = async ({
     teamId,
     channel,
     threadTs,
@@ -41,11 +47,13 @@ export function createSlackScheduledPlaces({
     channel: string;
     threadTs: string | undefined;
     recipientUserId: string | undefined;
-  }) =>
-    createReplySurface({
-      place: { client: app.client, teamId, channel, threadTs, recipientUserId },
+  }) => {
+    const { client } = await workspaceClients(teamId);
+    return createReplySurface({
+      place: { client, teamId, channel, threadTs, recipientUserId },
       context: adapter.delivery,
     });
+  };
   return {
     platform: 'slack',
     async responderIn(conversationKey) {
@@ -53,24 +61,25 @@ export function createSlackScheduledPlaces({
       if (address === undefined) return undefined;
       // Nobody asked: the reply names no recipient, so no native stream and no private notice.
       return createSurfaceResponder(
-        withFeedbackButtons(surfaceFor({ ...address, recipientUserId: undefined })),
+        withFeedbackButtons(await surfaceFor({ ...address, recipientUserId: undefined })),
       );
     },
     async directMessageWith(userId, madeIn) {
       const { workspace: teamId } = placeOfConversation(madeIn);
-      const opened = await app.client.conversations.open({ users: userId });
+      const { client } = await workspaceClients(teamId);
+      const opened = await client.conversations.open({ users: userId });
       const channel = opened.channel?.id;
       if (channel === undefined) return undefined;
       return {
         conversationKey: conversationKeyOf({ platform: 'slack', workspace: teamId, channel }),
         responder: createSurfaceResponder(
-          surfaceFor({ teamId, channel, threadTs: undefined, recipientUserId: userId }),
+          await surfaceFor({ teamId, channel, threadTs: undefined, recipientUserId: userId }),
         ),
       };
     },
-    actorNow: ({ userId, conversationKey }) =>
+    actorNow: async ({ userId, conversationKey }) =>
       slackActorNow({
-        client: app.client,
+        client: (await workspaceClients(placeOfConversation(conversationKey).workspace)).client,
         directory: adapter.directory,
         userGroups: adapter.userGroups,
         userId,
@@ -79,8 +88,9 @@ export function createSlackScheduledPlaces({
     async readRecentMessages(conversationKey, limit) {
       const address = addressOf(conversationKey);
       if (address === undefined) return [];
+      const { client, botUserId } = await workspaceClients(address.teamId);
       return readChannelHistory({
-        client: app.client,
+        client,
         channel: address.channel,
         threadTs: address.threadTs,
         limit,
@@ -96,18 +106,16 @@ export function createSlackScheduledPlaces({
 
 /** Registers Slack's places with the scheduler, where the process runs one; returns the undo. */
 export function registerSlackPlaces({
-  app,
+  workspaceClients,
   adapter,
-  botUserId,
   services,
 }: {
-  app: App;
+  workspaceClients: SlackWorkspaceClients;
   adapter: Pick<SlackAdapterContext, 'delivery' | 'directory' | 'userGroups' | 'logger'>;
-  botUserId: string | undefined;
   services: CommandServices;
 }): () => void {
   return (
-    services.scheduling?.places.register(createSlackScheduledPlaces({ app, adapter, botUserId })) ??
+    services.scheduling?.places.register(createSlackScheduledPlaces({ workspaceClients, adapter })) ??
     (() => {})
   );
 }

@@ -91,7 +91,8 @@ export function createAppDelivery(options: {
       state.issuedTriggers.set(command.trigger_id ?? '', Date.now());
       const filled: SlashCommandPayload = {
         ...command,
-        team_id: state.workspace.teamId,
+        // A command from another workspace of an app installed in many names its own team.
+        team_id: command.team_id || state.workspace.teamId,
         api_app_id: state.workspace.appId,
         response_url:
           command.response_url ||
