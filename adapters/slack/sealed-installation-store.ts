@@ -5,6 +5,7 @@ import type { Logger } from '../../src/log.ts';
 import { type AtRestEncryption, SealedValueError } from '../../src/secrets/encryption-at-rest.ts';
 import { rememberSecretValue } from '../../src/secrets/known-secret-values.ts';
 import type { KeyedLock } from '../../src/state/keyed-lock.ts';
+import { createInstallationTroubles, type InstallationTroubles } from './installation-troubles.ts';
 
 /**
  * Refresh a rotating token this long before it expires. Bolt's installer refreshes within two hours
@@ -80,6 +81,8 @@ export interface CreateSealedInstallationStoreOptions {
   /** Calls `oauth.v2.access` with the refresh token; undefined when no installation rotates. */
   readonly refresh: (refreshToken: string) => Promise<RefreshedToken>;
   readonly logger: Logger;
+  /** Where a workspace that cannot be used now is named (/readyz); default a list of its own. */
+  readonly troubles?: InstallationTroubles;
   readonly now?: () => number;
 }
 
@@ -95,6 +98,7 @@ export function createSealedInstallationStore({
   lock,
   refresh,
   logger,
+  troubles = createInstallationTroubles(),
   now = Date.now,
 }: CreateSealedInstallationStoreOptions): SealedInstallationStore {
   let refreshCount = 0;
@@ -152,6 +156,7 @@ export function createSealedInstallationStore({
         { installation: key, reason: error.message },
         'slack: an installation does not open (SLACK_INSTALLATIONS_KEY changed without _OLD, or the record was altered); that workspace must reinstall',
       );
+      troubles.report(key, 'needs reinstalling (its record does not open)');
       throw new ReinstallNeededError(key);
     }
     const installation = JSON.parse(plaintext) as Installation;
@@ -225,7 +230,18 @@ export function createSealedInstallationStore({
       if (bot?.refreshToken === undefined || bot.token !== seenToken || !isExpiring(installation)) {
         return installation;
       }
-      const refreshed = await refresh(bot.refreshToken);
+      let refreshed: RefreshedToken;
+      try {
+        refreshed = await refresh(bot.refreshToken);
+      } catch (error) {
+        const code = (error as { data?: { error?: unknown } }).data?.error;
+        logger.error(
+          { installation: address.key, code: typeof code === 'string' ? code : undefined },
+          'slack: could not refresh the bot token of an installation; that workspace is not answered until it can',
+        );
+        troubles.report(address.key, `token refresh failed${typeof code === 'string' ? ` (${code})` : ''}`);
+        throw new Error(`could not refresh the Slack token of ${address.key}`);
+      }
       refreshCount += 1;
       const updated: Installation = {
         ...installation,
@@ -289,6 +305,7 @@ export function createSealedInstallationStore({
         // Key rotation: sealed with SLACK_INSTALLATIONS_KEY_OLD, sealed again with the new key now.
         await write(found.address, installation, found.record.installedAtMs);
       }
+      troubles.clear(found.address.key);
       return forBolt(installation);
     },
 
@@ -297,7 +314,9 @@ export function createSealedInstallationStore({
     },
 
     async deleteInstallation(query) {
-      await keyv.delete(addressOf(query).key);
+      const { key } = addressOf(query);
+      await keyv.delete(key);
+      troubles.clear(key);
     },
 
     async list() {

@@ -19,6 +19,7 @@ import { registerChatEvents } from './chat-events.ts';
 import { registerCommands } from './command-handlers.ts';
 import { registerFeedbackButtons } from './feedback-buttons.ts';
 import { registerFormSubmissions } from './form-modal.ts';
+import { createInstallationTroubles, reportInstallationTroubles } from './installation-troubles.ts';
 import { registerMessageShortcuts } from './message-shortcut-handlers.ts';
 import { createMethodPauses, type MethodPauses } from './method-pauses.ts';
 import { createThreadStops, registerNativeStop } from './native-stop.ts';
@@ -135,10 +136,13 @@ export async function startSlackAdapter({
     slack.botToken === undefined ? undefined : await identifyBot({ token: slack.botToken, clientOptions });
   if (identity !== undefined) logSignedIn({ logger: adapterLogger, identity, mode: slack.transport.mode });
 
+  const troubles = createInstallationTroubles();
+  if (slack.oauth !== undefined) reportInstallationTroubles(troubles);
   const installations =
     slack.oauth === undefined
       ? undefined
       : createSealedInstallationStore({
+          troubles,
           keyv: installationKeyv ?? new (await import('keyv')).Keyv(),
           encryption: slack.oauth.installationsEncryption,
           lock: installationLock,
@@ -204,7 +208,7 @@ export async function startSlackAdapter({
       // Bolt has acked it; an event of a workspace parley is not installed in gets no answer.
       adapterLogger.warn(
         { reason: error.message },
-        'slack: an event came from a workspace with no readable installation; acked, not answered',
+        'slack: an event came from a workspace with no usable installation (none, not readable, or its token could not be refreshed); acked, not answered',
       );
       return;
     }

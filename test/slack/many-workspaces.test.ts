@@ -258,7 +258,7 @@ for (const mode of ['http', 'socket'] as const satisfies SlackMode[]) {
         { origin: { teamId: stranger.teamId, botUserId: stranger.botUserId } },
       );
       if (mode === 'http') expect(delivery.status).toBe(200);
-      await bot.slack.waitFor(() => bot.logOutput().includes('no readable installation'));
+      await bot.slack.waitFor(() => bot.logOutput().includes('no usable installation'));
       expect(bot.slack.calls.slice(before)).toEqual([]);
       expect(bot.logOutput()).toContain('no Slack installation for team T0STRANGE');
     });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type SlackAdapter, startSlackAdapter } from '../../adapters/slack/slack-adapter.ts';
+import { checkReadiness } from '../../src/operations/health.ts';
 import { type FakeGateway, startFakeGateway } from '../fakes/gateway/index.ts';
 import {
   appMention,
@@ -131,6 +132,39 @@ describe('slack token rotation with OAuth installs', () => {
     expect(postingTokens('C0ROTATE2')).toEqual(new Set(used));
     expect(bots[0]?.logOutput()).toContain('refreshed the bot token of an installation');
     for (const token of slack.oauth.tokens.keys()) expect(bots[0]?.logOutput()).not.toContain(token);
+  });
+
+  it('names a workspace whose refresh failed on /readyz, answers nothing there, and keeps the others answering', async () => {
+    const origin = `http://127.0.0.1:${adapters[0]?.port}`;
+    const teamId = `T0${randomBytes(4).toString('hex').toUpperCase()}`;
+    const failing = slack.addInstallableWorkspace({ teamId, channels: ['C0FAILED1'] });
+    slack.oauth.tokenLifetimeSec = 3_600;
+    expect((await installByOAuth({ appOrigin: origin, slack, teamId })).status).toBe(200);
+    slack.oauth.tokenLifetimeSec = 12 * 60 * 60;
+    slack.failNext({ method: 'oauth.v2.access', error: 'invalid_refresh_token' });
+    const before = slack.calls.length;
+    await slack.deliverEvent({
+      event: appMention({ channel: 'C0FAILED1', text: 'anyone?', teamId, botUserId: failing.botUserId }),
+      url: `${origin}/slack/events`,
+      origin: { teamId, botUserId: failing.botUserId },
+    });
+    await slack.waitFor(() => bots[0]?.logOutput().includes('could not refresh the bot token'));
+    expect(slack.calls.slice(before).map((call) => call.method)).toEqual(['oauth.v2.access']);
+    const readiness = await checkReadiness({ platforms: [], probeStore: async () => undefined });
+    expect(readiness.isReady).toBe(true);
+    expect(readiness.warnings).toContain(
+      `slack: team:${teamId} token refresh failed (invalid_refresh_token)`,
+    );
+
+    // The workspace of the first test still answers.
+    const [first] = [...slack.oauth.workspaces.values()];
+    if (first === undefined) throw new Error('no first workspace');
+    await mentionAt({ origin, workspace: first, channel: first.channels[0] ?? '' });
+
+    // The next event of the failing workspace refreshes (the refresh token was not spent) and clears it.
+    await mentionAt({ origin, workspace: failing, channel: 'C0FAILED1' });
+    const after = await checkReadiness({ platforms: [], probeStore: async () => undefined });
+    expect(after.warnings.filter((warning) => warning.includes(teamId))).toEqual([]);
   });
 
   it.skipIf(redisUrl === undefined)(
