@@ -36,7 +36,10 @@ export async function finishOrphanedReplies({
    * A surface able to edit the reply's messages at `address` (their last known texts come along, for
    * platforms that must resend a text to change its buttons), or undefined when they cannot be reached.
    */
-  surfaceAt: (orphan: { address: SurfaceAddress; messages: JournalEntry['messages'] }) => Surface | undefined;
+  surfaceAt: (orphan: {
+    address: SurfaceAddress;
+    messages: JournalEntry['messages'];
+  }) => Surface | undefined | Promise<Surface | undefined>;
 }): Promise<{ finishedCount: number }> {
   const logger = services.logger.child({ component: 'orphaned-replies', platform });
   let orphans: Awaited<ReturnType<CommandServices['journal']['listOrphans']>>;
@@ -52,13 +55,9 @@ export async function finishOrphanedReplies({
       if (!(await claim(key))) continue;
       // In the conversation's order: a live process may be answering its next turn, and the
       // interrupted exchange must not be written into history in the middle of that.
-      await services.engine.runInOrder(entry.conversationKey, () =>
-        finishOrphan({
-          services,
-          entry,
-          surface: surfaceAt({ address: entry.address, messages: entry.messages }),
-        }),
-      );
+      // A platform with many workspaces finds the client of the reply's workspace first.
+      const surface = await surfaceAt({ address: entry.address, messages: entry.messages });
+      await services.engine.runInOrder(entry.conversationKey, () => finishOrphan({ services, entry, surface }));
       await services.journal.remove(key);
       finishedCount += 1;
     } catch (error) {

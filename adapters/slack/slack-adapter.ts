@@ -256,10 +256,8 @@ export async function startSlackAdapter({
   // Once Slack is connected (in either mode): replies a dead process left are finished.
   const startSweepingOrphans = () =>
     finishRepliesLeftByARestart({
-      app,
       adapter,
       workspaceClients,
-      isOneWorkspace: identity !== undefined,
       services,
       deduper,
       outbound,
@@ -423,40 +421,30 @@ function createInstalledWorkspaceClients({
  * now, and while running when the store is shared. Returns the function that stops the sweeps.
  */
 function finishRepliesLeftByARestart({
-  app,
   adapter,
   workspaceClients,
-  isOneWorkspace,
   services,
   deduper,
   outbound,
 }: {
-  app: App;
   adapter: SlackAdapterContext;
   workspaceClients: SlackWorkspaceClients;
-  /** With one bot token; with OAuth installs the sweep does not run yet (it needs a client per team). */
-  isOneWorkspace: boolean;
   services: CommandServices;
   deduper: Deduper;
   outbound: SlackOutbound;
 }): () => void {
   // Scheduled runs reach channels and DMs the same way, from the same moment on.
   const unregisterPlaces = registerSlackPlaces({ workspaceClients, adapter, services });
-  if (!isOneWorkspace) {
-    adapter.logger.info(
-      'slack: with OAuth installs, replies left half-written by a restart are not finished yet',
-    );
-    return unregisterPlaces;
-  }
   const stopSweeping = keepFinishingOrphanedReplies({
     services,
     platform: 'slack',
     claim: (journalKey) => deduper.isFirstSighting(`orphan:${journalKey}`, orphanClaimTtlMs),
-    surfaceAt: ({ address, messages }) => {
+    surfaceAt: async ({ address, messages }) => {
       const parsed = slackReplyAddressSchema.safeParse(address);
-      return parsed.success
-        ? createOrphanedReplySurface({ client: app.client, outbound, address: parsed.data, messages })
-        : undefined;
+      if (!parsed.success) return undefined;
+      // The reply's own workspace's client: with OAuth installs, its installation's token.
+      const { client } = await workspaceClients(parsed.data.teamId);
+      return createOrphanedReplySurface({ client, outbound, address: parsed.data, messages });
     },
   });
   return () => {
