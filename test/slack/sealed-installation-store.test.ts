@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Installation } from '@slack/oauth';
+import type { Installation, InstallationQuery } from '@slack/oauth';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -234,3 +234,49 @@ for (const backing of storeUrls) {
     });
   });
 }
+
+describe('Slack installation reads', () => {
+  it('take one store read per event at steady state: a workspace’s own, or an org-wide one asked by org', async () => {
+    const { keyv, lock } = openProcess('memory://', `slack-installations-test-${randomUUID()}`);
+    let reads = 0;
+    const get = keyv.get.bind(keyv);
+    keyv.get = ((...args: Parameters<typeof keyv.get>) => {
+      reads += 1;
+      return get(...args);
+    }) as typeof keyv.get;
+    const store = createSealedInstallationStore({
+      keyv,
+      encryption: new AtRestEncryption({ current: currentKey }),
+      lock,
+      refresh: async () => {
+        throw new Error('no refresh expected');
+      },
+      logger,
+    });
+    await store.storeInstallation(installationOf('T0READS', 'xoxb-reads-0123456789'));
+    await store.storeInstallation({
+      ...installationOf('T0UNUSED', 'xoxb-org-reads-0123456789'),
+      team: undefined,
+      enterprise: { id: 'E0READS', name: 'Org' },
+      isEnterpriseInstall: true,
+    } as Installation);
+    // Bolt passes the event's workspace with an org-wide query, though @slack/oauth types it undefined.
+    const orgEvent = {
+      teamId: 'T0INORG',
+      enterpriseId: 'E0READS',
+      isEnterpriseInstall: true,
+    } as unknown as InstallationQuery<true>;
+    // The first event of an org's workspace notes which org it is in (for scheduled runs), once.
+    await store.fetchInstallation(orgEvent);
+    reads = 0;
+    for (let event = 0; event < 10; event += 1) {
+      await store.fetchInstallation({
+        teamId: 'T0READS',
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      await store.fetchInstallation(orgEvent);
+    }
+    expect(reads).toBe(20);
+  });
+});
