@@ -36,6 +36,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     places: app.places,
     actionStore,
     personData: app.personData,
+    workspaceData: app.workspaceData,
     activeReplies: createActiveReplies(),
     toolApprovals: app.toolApprovals,
     memory: app.memory,

@@ -17,6 +17,7 @@ import type { Gateway } from '../src/gateway/gateway-client.ts';
 import type { Logger } from '../src/log.ts';
 import type { MemoryBook } from '../src/memory/memory-book.ts';
 import type { PersonData } from '../src/retention/person-data.ts';
+import type { WorkspaceData } from '../src/retention/workspace-data.ts';
 import type { PersonalTimeZones } from '../src/scheduling/personal-time-zones.ts';
 import type { Scheduler } from '../src/scheduling/scheduler.ts';
 import type { SpendGuard } from '../src/spending/spend-guard.ts';
@@ -60,6 +61,8 @@ export interface CommandServices {
   readonly actionStore: ActionStore;
   /** Everything parley holds about one person: /forget, /export. */
   readonly personData: PersonData;
+  /** Everything kept of one server or workspace, removed at once; absent in a test's services. */
+  readonly workspaceData?: WorkspaceData;
   readonly activeReplies: ActiveReplies;
   /** What parley remembers across conversations (MEMORY), for /memory. */
   readonly memory: MemoryBook;

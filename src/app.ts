@@ -40,6 +40,7 @@ import { scheduleKeptData } from './retention/schedule-retention.ts';
 import { summaryKeptData } from './retention/summary-retention.ts';
 import { timeZoneKeptData } from './retention/time-zone-retention.ts';
 import { usageKeptData } from './retention/usage-retention.ts';
+import { createWorkspaceData, type WorkspaceData } from './retention/workspace-data.ts';
 import { openScheduler } from './scheduling/open-scheduler.ts';
 import { createPersonalTimeZones, type PersonalTimeZones } from './scheduling/personal-time-zones.ts';
 import type { Scheduler } from './scheduling/scheduler.ts';
@@ -106,6 +107,8 @@ export interface App {
   readonly retention: RetentionSweep;
   /** Everything parley holds about one person: /forget, /export. */
   readonly personData: PersonData;
+  /** Everything kept of one server or workspace, removed at once (a Slack uninstall, when asked). */
+  readonly workspaceData: WorkspaceData;
   /** The MCP servers of TOOLS_FILE, connecting in the background; their tools go in the toolbox. */
   readonly mcpServers: McpServers;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
@@ -273,6 +276,17 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     runInConversation,
     logger,
   });
+  const workspaceData = createWorkspaceData({
+    registry: keptData,
+    people,
+    personData,
+    historyKeyv,
+    settingsKeyv,
+    overridesKeyv,
+    memory,
+    scheduler,
+    logger,
+  });
   const links = createLinkReader({ ...config.links, maxLinks: maxLinksPerMessage, logger });
   const searchProvider = config.search
     ? createSearxngProvider({
@@ -365,6 +379,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     keptData,
     retention,
     personData,
+    workspaceData,
     mcpServers,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),

@@ -64,6 +64,8 @@ export interface SealedInstallationStore extends InstallationStore {
   }): InstallationAddress;
   /** Every installation's address, for the console and the tests; no token is read. */
   list(): Promise<InstallationAddress[]>;
+  /** The workspaces seen in an org installed org-wide (from their events). */
+  teamsOfOrg(enterpriseId: string): Promise<string[]>;
   /** Whether an installation is kept exactly at this query's address (no fall-back to the org's). */
   has(query: InstallationQuery<boolean>): Promise<boolean>;
   /** Removes the installation exactly at this query's address: a workspace's never removes its org's. */
@@ -317,6 +319,16 @@ export function createSealedInstallationStore({
       const { key } = addressOf(query);
       await keyv.delete(key);
       troubles.clear(key);
+    },
+
+    async teamsOfOrg(enterpriseId) {
+      const teams: string[] = [];
+      for await (const [key, value] of keyv.iterator?.(undefined) ?? []) {
+        if (typeof key === 'string' && key.startsWith('org-of:') && value === enterpriseId) {
+          teams.push(key.slice('org-of:'.length));
+        }
+      }
+      return teams;
     },
 
     async list() {

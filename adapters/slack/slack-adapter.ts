@@ -245,7 +245,15 @@ export async function startSlackAdapter({
   registerMessageShortcuts({ app, adapter });
   registerFeedbackButtons({ app, adapter });
   if (installations !== undefined) {
-    registerUninstallEvents({ app, installations, audit: services.audit, logger: adapterLogger });
+    registerUninstallEvents({
+      app,
+      installations,
+      audit: services.audit,
+      logger: adapterLogger,
+      ...(slack.oauth?.isUninstallDeleting && services.workspaceData
+        ? { workspaceData: services.workspaceData }
+        : {}),
+    });
   }
   // In the background: the first replies use no groups rather than wait for Slack.
   if (identity?.teamId) void adapter.userGroups.refresh({ client: app.client, teamId: identity.teamId });

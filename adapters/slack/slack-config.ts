@@ -72,6 +72,11 @@ const slackVariableShape = z.object(
         typeText: 'https URL',
       },
     ),
+    SLACK_UNINSTALL_DELETES: document(z.enum(['on', 'off']).default('off'), {
+      description:
+        'With OAuth: on removes everything parley keeps of a workspace (conversations, notes, settings, /config, schedules) the moment it uninstalls parley; off keeps it for HISTORY_RETENTION_DAYS, for a reinstall (docs/data.md). The installation and its tokens go at once either way; the audit trail stays.',
+      typeText: 'on or off',
+    }),
     SLACK_COMMAND_PREFIX: document(
       z
         .string()
@@ -216,6 +221,8 @@ export interface SlackOAuthSettings {
   readonly installationsEncryption: AtRestEncryption;
   /** SLACK_REDIRECT_URL: the redirect's public address, when the app lists several. */
   readonly redirectUrl: string | undefined;
+  /** SLACK_UNINSTALL_DELETES: an uninstalled workspace's data goes at once, not by its retention. */
+  readonly isUninstallDeleting: boolean;
 }
 
 /**
@@ -294,5 +301,6 @@ function oauthSettingsOf(values: SlackValues): SlackOAuthSettings | undefined {
     stateSecret,
     installationsEncryption,
     redirectUrl: values.SLACK_REDIRECT_URL,
+    isUninstallDeleting: values.SLACK_UNINSTALL_DELETES === 'on',
   };
 }

@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { AuditLog } from '../../src/audit/audit-log.ts';
 import type { Logger } from '../../src/log.ts';
+import type { WorkspaceData } from '../../src/retention/workspace-data.ts';
 import type { SealedInstallationStore } from './sealed-installation-store.ts';
 
 /**
@@ -10,18 +11,23 @@ import type { SealedInstallationStore } from './sealed-installation-store.ts';
  * installation at once, in either order (Slack does not promise one). Bolt skips authorization for
  * both (`eventTypesToSkipAuthorize` in @slack/bolt), so they reach here though the tokens are gone.
  * The workspace's conversations, settings and memory stay for HISTORY_RETENTION_DAYS, for a reinstall
- * (docs/data.md). An event for a team with no installation is acked and logged, nothing more.
+ * (docs/data.md), or, with SLACK_UNINSTALL_DELETES=on (`workspaceData`), are removed at once: of the
+ * workspace, or of every workspace of an org installed org-wide that parley has heard from. An event
+ * for a team with no installation is acked and logged, nothing more.
  */
 export function registerUninstallEvents({
   app,
   installations,
   audit,
   logger,
+  workspaceData,
 }: {
   app: App;
   installations: SealedInstallationStore;
   audit: AuditLog;
   logger: Logger;
+  /** With SLACK_UNINSTALL_DELETES=on: removes a workspace's data at once. */
+  workspaceData?: WorkspaceData;
 }): void {
   const remove = async ({
     teamId,
@@ -45,20 +51,36 @@ export function registerUninstallEvents({
       );
       return;
     }
+    // The org's workspaces are read before its installation (and what it noted of them) goes.
+    const workspaces =
+      isEnterpriseInstall && enterpriseId ? await installations.teamsOfOrg(enterpriseId) : [teamId];
     await installations.deleteInstallation(query);
     const address = installations.addressOf(query);
+    const removed: Record<string, number> = {};
+    if (workspaceData !== undefined) {
+      for (const workspace of workspaces) {
+        if (workspace === undefined) continue;
+        const report = await workspaceData.forget({ platform: 'slack', workspace });
+        for (const [name, count] of Object.entries(report)) removed[name] = (removed[name] ?? 0) + count;
+      }
+    }
     logger.info(
-      { teamId, enterpriseId, isEnterpriseInstall, event: reason },
-      `slack: removed the installation of ${address.key} (${reason}); its data is kept for HISTORY_RETENTION_DAYS`,
+      { teamId, enterpriseId, isEnterpriseInstall, event: reason, removed },
+      workspaceData === undefined
+        ? `slack: removed the installation of ${address.key} (${reason}); its data is kept for HISTORY_RETENTION_DAYS`
+        : `slack: removed the installation of ${address.key} (${reason}) and everything kept of its workspaces (SLACK_UNINSTALL_DELETES=on)`,
     );
     await audit.record({
       platform: 'slack',
       workspace: teamId ?? enterpriseId ?? 'unknown',
       actor: { id: 'slack', name: 'Slack' },
       kind: 'installation',
-      what: `removed the installation (${reason})`,
+      what:
+        workspaceData === undefined
+          ? `removed the installation (${reason})`
+          : `removed the installation and the workspace's data (${reason})`,
       result: 'done',
-      details: { ...(enterpriseId ? { enterpriseId } : {}), isEnterpriseInstall },
+      details: { ...(enterpriseId ? { enterpriseId } : {}), isEnterpriseInstall, ...removed },
     });
   };
 

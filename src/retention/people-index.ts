@@ -17,6 +17,8 @@ export interface PeopleIndex {
   conversationsOf(person: Person, workspace?: string): Promise<ConversationKey[]>;
   /** Drops what the index knows of the person (in one workspace when named). */
   forget(person: Person, workspace?: string): Promise<void>;
+  /** Everyone who wrote in a workspace of a platform (a workspace's data removed at once). */
+  peopleIn(platform: string, workspace: string): Promise<Person[]>;
   /** Whether the index was filled from the history kept before it existed (the first sweep does it). */
   isBackfilled(): Promise<boolean>;
   markBackfilled(): Promise<void>;
@@ -101,6 +103,21 @@ export function createPeopleIndex({
           if (inWorkspace(conversationKey, workspace)) delete conversations[conversationKey];
         }
       });
+    },
+    async peopleIn(platform, workspace) {
+      const people: Person[] = [];
+      const prefix = `person:${platform}:`;
+      for await (const [key, value] of store.iterator?.(undefined) ?? []) {
+        if (typeof key !== 'string' || !key.startsWith(prefix)) continue;
+        const parsed = recordSchema.safeParse(value);
+        if (!parsed.success) continue;
+        const wroteThere = Object.keys(parsed.data.conversations).some((conversationKey) => {
+          const place = placeOfConversation(conversationKey);
+          return place.platform === platform && place.workspace === workspace;
+        });
+        if (wroteThere) people.push({ platform, userId: key.slice(prefix.length) });
+      }
+      return people;
     },
     isBackfilled: async () => (await store.get(backfilledKey)) === true,
     markBackfilled: async () => {

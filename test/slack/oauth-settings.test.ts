@@ -23,7 +23,7 @@ describe('slack settings: one workspace by token, or many by OAuth', () => {
     const http = slackConfig.read(oauth);
     expect('settings' in http && http.settings).toMatchObject({
       botToken: undefined,
-      oauth: { clientId: oauth.SLACK_CLIENT_ID, redirectUrl: undefined },
+      oauth: { clientId: oauth.SLACK_CLIENT_ID, redirectUrl: undefined, isUninstallDeleting: false },
       transport: { mode: 'http' },
     });
     const { SLACK_SIGNING_SECRET: _unused, ...withoutSigning } = oauth;
