@@ -57,7 +57,9 @@ export async function finishOrphanedReplies({
       // interrupted exchange must not be written into history in the middle of that.
       // A platform with many workspaces finds the client of the reply's workspace first.
       const surface = await surfaceAt({ address: entry.address, messages: entry.messages });
-      await services.engine.runInOrder(entry.conversationKey, () => finishOrphan({ services, entry, surface }));
+      await services.engine.runInOrder(entry.conversationKey, () =>
+        finishOrphan({ services, entry, surface }),
+      );
       await services.journal.remove(key);
       finishedCount += 1;
     } catch (error) {
