@@ -71,8 +71,16 @@ export interface RateLimiterOptions {
 
 /** Decides which calls get a 429, and counts them. */
 export interface RateLimiter {
-  /** Takes one call from the method's bucket; returns the `Retry-After` seconds when it is empty. */
-  admit(method: string, channel: string | undefined): { retryAfterSec: number } | undefined;
+  /**
+   * Takes one call from the method's bucket; returns the `Retry-After` seconds when it is empty.
+   * Limits are "evaluated per method, per workspace, per app" (docs.slack.dev/apis/web-api/rate-limits):
+   * `workspace` names the installation's workspace (or org) when the call used an installed token.
+   */
+  admit(
+    method: string,
+    channel: string | undefined,
+    workspace?: string,
+  ): { retryAfterSec: number } | undefined;
   /** Makes the next `times` calls of `method` answer 429 with this `Retry-After`, limits on or off. */
   forceRateLimit(options: { method: string; times?: number; retryAfterSec?: number }): void;
   /** How many calls were answered 429: of `method`, or of all methods. */
@@ -117,12 +125,17 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
     return entry.retryAfterSec;
   }
 
-  function takeFromBucket(method: string, channel: string | undefined): number | undefined {
+  function takeFromBucket(
+    method: string,
+    channel: string | undefined,
+    workspace: string | undefined,
+  ): number | undefined {
     const limit = limits.get(method);
     if (!isEnabled || limit === undefined) {
       return undefined;
     }
-    const key = limit.scope === 'channel' ? `${method} ${channel ?? ''}` : method;
+    const methodKey = limit.scope === 'channel' ? `${method} ${channel ?? ''}` : method;
+    const key = workspace === undefined ? methodKey : `${workspace} ${methodKey}`;
     const now = nowMs();
     const bucket = buckets.get(key) ?? { tokens: limit.burst, refilledAtMs: now };
     const tokensPerMs = limit.perMinute / 60_000;
@@ -138,8 +151,8 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   }
 
   return {
-    admit(method, channel) {
-      const retryAfterSec = takeForced(method) ?? takeFromBucket(method, channel);
+    admit(method, channel, workspace) {
+      const retryAfterSec = takeForced(method) ?? takeFromBucket(method, channel, workspace);
       if (retryAfterSec === undefined) {
         return undefined;
       }

@@ -66,6 +66,8 @@ export async function handleWebApiCall(
     const limited = state.rateLimiter.admit(
       method,
       stringArgument(args, 'channel') ?? stringArgument(args, 'channel_id'),
+      // An installed token's calls count in its own workspace's (or org's) buckets.
+      issued === undefined ? undefined : (issued.teamId ?? issued.enterpriseId),
     );
     if (limited !== undefined) {
       status = 429;
