@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -24,6 +25,8 @@ import { percentile } from './statistics.ts';
  * workspace, on the fake Slack with Slack's documented per-method tiers
  * (docs.slack.dev/apis/web-api/rate-limits; test/fakes/slack/rate-limiter.ts cites each method).
  * The load is the Discord bench's: 300 tokens at 50/s after 400 ms. Prints one markdown table.
+ * `--workspaces 10` runs parley installed by OAuth in that many workspaces of the fake, the mentions
+ * spread over them round-robin (issue 36: first text within 10 % of one workspace at N=20).
  */
 
 type SlackContender = 'parley' | 'floor' | 'chat-sdk';
@@ -31,6 +34,8 @@ const slackContenders: readonly SlackContender[] = ['parley', 'floor', 'chat-sdk
 
 interface SlackFigures {
   contender: SlackContender;
+  /** Workspaces the mentions came from (OAuth installs when more than one). */
+  workspaceCount: number;
   conversationCount: number;
   firstTextP50Ms: number | undefined;
   firstTextP99Ms: number | undefined;
@@ -67,13 +72,19 @@ const { values } = parseArgs({
     contenders: { type: 'string', default: slackContenders.join(',') },
     repetitions: { type: 'string', default: '1' },
     'keep-logs': { type: 'boolean', default: false },
+    workspaces: { type: 'string', default: '1' },
   },
 });
+const workspaceCount = Number(values.workspaces);
+if (!Number.isInteger(workspaceCount) || workspaceCount < 1)
+  throw new Error('--workspaces must be a whole number from 1');
 const counts = (values.conversations ?? '').split(',').map((part) => Number(part.trim()));
 const chosen = (values.contenders ?? '').split(',').map((part) => part.trim());
 const unknown = chosen.filter((name) => !slackContenders.includes(name as SlackContender));
 if (unknown.length > 0)
   throw new Error(`unknown contender ${unknown.join(', ')}; known: ${slackContenders.join(', ')}`);
+if (workspaceCount > 1 && chosen.some((name) => name !== 'parley'))
+  throw new Error('--workspaces above 1 runs parley only (installed by OAuth): add --contenders parley');
 const repetitionCount = Number(values.repetitions);
 
 const rows: SlackFigures[] = [];
@@ -83,7 +94,7 @@ for (const conversationCount of counts) {
       const figures = await runSlackScenario({ contender, conversationCount });
       rows.push(figures);
       process.stdout.write(
-        `N=${conversationCount} ${contender}: ${figures.exactFinal}/${conversationCount} exact, showed text ${figures.showedText}, first text p50 ${figures.firstTextP50Ms?.toFixed(0)} ms, final lag p99 ${figures.finalLagP99Ms?.toFixed(0)} ms, 429s ${figures.rateLimited}${figures.isTimedOut ? ', TIMED OUT' : ''}; calls per reply: ${figures.callsByMethod}\n`,
+        `N=${conversationCount} ${contender} in ${workspaceCount} workspace(s): ${figures.exactFinal}/${conversationCount} exact, showed text ${figures.showedText}, first text p50 ${figures.firstTextP50Ms?.toFixed(0)} ms, final lag p99 ${figures.finalLagP99Ms?.toFixed(0)} ms, 429s ${figures.rateLimited}${figures.isTimedOut ? ', TIMED OUT' : ''}; calls per reply: ${figures.callsByMethod}\n`,
       );
     }
   }
@@ -121,14 +132,24 @@ async function runSlackScenario({
     gateway.requests.length = 0;
   }, 1000);
   const slack = await startFakeSlack();
+  const isInstalledByOAuth = workspaceCount > 1;
+  const installPort = isInstalledByOAuth ? await freePort() : undefined;
   const environment = {
     GATEWAY_BASE_URL: gateway.baseUrl,
     GATEWAY_API_KEY: benchGatewayApiKey,
     CHAT_MODEL: benchModel,
-    SLACK_BOT_TOKEN: slack.botToken,
     SLACK_APP_TOKEN: slack.appToken,
     SLACK_SIGNING_SECRET: slack.signingSecret,
     SLACK_API_URL: slack.apiUrl,
+    ...(isInstalledByOAuth
+      ? {
+          SLACK_CLIENT_ID: slack.clientId,
+          SLACK_CLIENT_SECRET: slack.clientSecret,
+          SLACK_STATE_SECRET: 'bench-state-secret-0123456789abcdef',
+          SLACK_INSTALLATIONS_KEY: 'ab'.repeat(32),
+          PORT: String(installPort),
+        }
+      : { SLACK_BOT_TOKEN: slack.botToken }),
   };
   const script =
     contender === 'floor'
@@ -175,21 +196,39 @@ async function runSlackScenario({
         // The child is gone; the run fails below.
       }
     }, 100);
+    const channelOf = (index: number) => `C0BENCH${String(index).padStart(4, '0')}`;
+    // Installed by OAuth: each workspace its own install, its channels those of its mentions.
+    const origins = isInstalledByOAuth
+      ? await installWorkspaces({ slack, installPort: installPort ?? 0, conversationCount, channelOf })
+      : [];
     const cpuAtStart = readCpuSeconds(child.pid);
     const firstCall = slack.calls.length;
     const firstRateLimited = slack.rateLimitedCount();
-    const places = Array.from({ length: conversationCount }, (_, index) => ({
-      index,
-      channel: `C0BENCH${String(index).padStart(4, '0')}`,
-      mention: appMention({
-        channel: `C0BENCH${String(index).padStart(4, '0')}`,
-        text: mentionTextOf(index),
-      }),
-    }));
+    const places = Array.from({ length: conversationCount }, (_, index) => {
+      const origin = origins[index % Math.max(1, origins.length)];
+      return {
+        index,
+        channel: channelOf(index),
+        origin,
+        mention: appMention({
+          channel: channelOf(index),
+          text: mentionTextOf(index),
+          ...(origin === undefined ? {} : { teamId: origin.teamId, botUserId: origin.botUserId }),
+        }),
+      };
+    });
     const loadStartedAtMs = preciseNowMs();
     const firstTextAtMs = new Map<number, number>();
     const finalAtMs = new Map<number, number>();
-    await Promise.all(places.map((place) => slack.deliverEvent({ event: place.mention, mode: 'socket' })));
+    await Promise.all(
+      places.map((place) =>
+        slack.deliverEvent({
+          event: place.mention,
+          mode: 'socket',
+          ...(place.origin === undefined ? {} : { origin: place.origin }),
+        }),
+      ),
+    );
     // Within 3 minutes of the mentions at the largest load, as the issue asks; more would be a failure.
     const deadlineMs = loadStartedAtMs + 60_000 + conversationCount * 400;
     while (finalAtMs.size < conversationCount && preciseNowMs() < deadlineMs) {
@@ -220,6 +259,7 @@ async function runSlackScenario({
     });
     return {
       contender,
+      workspaceCount,
       conversationCount,
       firstTextP50Ms: percentile(firstTexts, 0.5),
       firstTextP99Ms: percentile(firstTexts, 0.99),
@@ -244,6 +284,58 @@ async function runSlackScenario({
     if (values['keep-logs'] === true) process.stdout.write(`logs kept in ${workDirectory}\n`);
     else rmSync(workDirectory, { recursive: true, force: true });
   }
+}
+
+/** A port nothing listens on now, for the install pages of Socket Mode with OAuth. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Installs parley in `workspaceCount` workspaces of the fake as their admins would (install page,
+ * Slack's approval, the redirect back), before the load; returns each workspace's event origin.
+ */
+async function installWorkspaces({
+  slack,
+  installPort,
+  conversationCount,
+  channelOf,
+}: {
+  slack: FakeSlack;
+  installPort: number;
+  conversationCount: number;
+  channelOf: (index: number) => string;
+}): Promise<Array<{ teamId: string; botUserId: string }>> {
+  const origins: Array<{ teamId: string; botUserId: string }> = [];
+  const appOrigin = `http://127.0.0.1:${installPort}`;
+  for (let workspace = 0; workspace < workspaceCount; workspace += 1) {
+    const channels = Array.from({ length: conversationCount }, (_, index) => index)
+      .filter((index) => index % workspaceCount === workspace)
+      .map(channelOf);
+    const added = slack.addInstallableWorkspace({
+      teamId: `T0BENCH${String(workspace).padStart(3, '0')}`,
+      channels,
+    });
+    const installPage = await fetch(`${appOrigin}/slack/install`, { redirect: 'manual' });
+    const cookie = (installPage.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const approved = slack.approveInstall({
+      authorizeUrl: installPage.headers.get('location') ?? '',
+      teamId: added.teamId,
+    });
+    const redirect = await fetch(
+      `${appOrigin}/slack/oauth_redirect?${new URLSearchParams(approved).toString()}`,
+      {
+        headers: { cookie },
+      },
+    );
+    if (redirect.status !== 200) throw new Error(`installing in ${added.teamId} answered ${redirect.status}`);
+    origins.push({ teamId: added.teamId, botUserId: added.botUserId });
+  }
+  return origins;
 }
 
 function callsByMethodOf(calls: ReadonlyArray<{ method: string }>, replyCount: number): string {
@@ -277,10 +369,10 @@ function renderTable(figures: readonly SlackFigures[]): string {
   const format = (value: number | undefined, digits = 0) =>
     value === undefined ? '—' : value.toFixed(digits);
   const header =
-    '| N | bot | first text p50 / p99 (ms) | final lag p50 / p99 (ms) | showed text | exact finals | 429s | Web API calls per reply | CPU s per 1,000 tokens | idle / peak RSS (MiB) | mentions → last final (s) |';
+    '| N | bot (workspaces) | first text p50 / p99 (ms) | final lag p50 / p99 (ms) | showed text | exact finals | 429s | Web API calls per reply | CPU s per 1,000 tokens | idle / peak RSS (MiB) | mentions → last final (s) |';
   const lines = figures.map(
     (row) =>
-      `| ${row.conversationCount} | ${row.contender} | ${format(row.firstTextP50Ms)} / ${format(row.firstTextP99Ms)} | ${format(row.finalLagP50Ms)} / ${format(row.finalLagP99Ms)} | ${row.showedText}/${row.conversationCount} | ${row.exactFinal}/${row.conversationCount} | ${row.rateLimited} | ${format(row.callsPerReply, 1)} | ${format(row.cpuSecondsPer1kTokens, 3)} | ${format(row.idleRssMiB)} / ${format(row.peakRssMiB)} | ${format(row.loadSeconds, 1)}${row.isTimedOut ? ' (timed out)' : ''} |`,
+      `| ${row.conversationCount} | ${row.contender} (${row.workspaceCount}) | ${format(row.firstTextP50Ms)} / ${format(row.firstTextP99Ms)} | ${format(row.finalLagP50Ms)} / ${format(row.finalLagP99Ms)} | ${row.showedText}/${row.conversationCount} | ${row.exactFinal}/${row.conversationCount} | ${row.rateLimited} | ${format(row.callsPerReply, 1)} | ${format(row.cpuSecondsPer1kTokens, 3)} | ${format(row.idleRssMiB)} / ${format(row.peakRssMiB)} | ${format(row.loadSeconds, 1)}${row.isTimedOut ? ' (timed out)' : ''} |`,
   );
   return [header, `|${'---|'.repeat(11)}`, ...lines].join('\n');
 }

@@ -86,7 +86,13 @@ describe('fake slack: installs by OAuth', () => {
       url: 'https://t0one0001.slack.com/',
     });
     expect(await two.auth.test()).toMatchObject({ team_id: 'T0TWO0001', team: 'Two' });
-    await one.chat.postMessage({ channel: 'C0ONE0001', text: 'hello one' });
+    const posted = await one.chat.postMessage({ channel: 'C0ONE0001', text: 'hello one' });
+    // A native stream's recipient is in the token's own workspace (chat.startStream "team_not_found").
+    const stream = { channel: 'C0ONE0001', thread_ts: posted.ts ?? '', recipient_user_id: 'U0READER1' };
+    expect((await one.chat.startStream({ ...stream, recipient_team_id: 'T0ONE0001' })).ok).toBe(true);
+    expect(await slackErrorOf(one.chat.startStream({ ...stream, recipient_team_id: 'T0TWO0001' }))).toBe(
+      'team_not_found',
+    );
     expect(await slackErrorOf(two.chat.postMessage({ channel: 'C0ONE0001', text: 'not yours' }))).toBe(
       'channel_not_found',
     );

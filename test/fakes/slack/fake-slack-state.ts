@@ -106,6 +106,11 @@ export interface FakeSlackState {
   onCall: ((call: ApiCall) => void) | undefined;
   /** Installs by OAuth in other workspaces and orgs, and the tokens they were given (oauth-installs.ts). */
   readonly oauth: OAuthState;
+  /**
+   * The installation whose token makes the call being answered (set around each method, which runs
+   * synchronously); undefined for the fake's own bot token.
+   */
+  caller: { teamId?: string; enterpriseId?: string; isEnterpriseInstall: boolean } | undefined;
 }
 
 /** A Web API method: gets the call's arguments, returns the fields of an `ok: true` answer or throws. */

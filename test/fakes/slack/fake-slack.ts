@@ -273,6 +273,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     openSocketUrl: () => socketServer.createConnectionUrl(state.origin),
     notifyChange: notifier.notify,
     onCall: options.onCall,
+    caller: undefined,
     oauth: createOAuthState({
       clientId: options.clientId,
       clientSecret: options.clientSecret,

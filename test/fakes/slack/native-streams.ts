@@ -123,7 +123,7 @@ function assertRecipientAllowed(state: FakeSlackState, channel: string, args: Ap
   if (target.isIm && !state.isMessagesTabEnabled) throw new SlackApiError('messages_tab_disabled');
   assertMayPost(state, channel);
   const recipientTeamId = stringArgument(args, 'recipient_team_id');
-  if (recipientTeamId !== undefined && recipientTeamId !== state.workspace.teamId) {
+  if (recipientTeamId !== undefined && !isCallersWorkspace(state, recipientTeamId)) {
     throw new SlackApiError('team_not_found');
   }
   const recipientUserId = stringArgument(args, 'recipient_user_id');
@@ -248,3 +248,14 @@ export const streamMethods: Record<StreamMethod, ApiMethod> = {
   'chat.appendStream': appendStream,
   'chat.stopStream': stopStream,
 };
+
+/**
+ * Whether a workspace is the one the call's token belongs to: the fake's own with its bot token; an
+ * installation's workspace (or, org-wide, any workspace of its org) with an installed token.
+ */
+function isCallersWorkspace(state: FakeSlackState, teamId: string): boolean {
+  const caller = state.caller;
+  if (caller === undefined) return teamId === state.workspace.teamId;
+  if (!caller.isEnterpriseInstall) return teamId === caller.teamId;
+  return state.oauth.workspaces.get(teamId)?.enterpriseId === caller.enterpriseId;
+}

@@ -74,7 +74,12 @@ export async function handleWebApiCall(
       headers['retry-after'] = String(limited.retryAfterSec);
       result = { ok: false, error: 'ratelimited' };
     } else {
-      result = { ok: true, ...run(state, args) };
+      state.caller = issued;
+      try {
+        result = { ok: true, ...run(state, args) };
+      } finally {
+        state.caller = undefined;
+      }
       recordMentions(state, method, args);
     }
   } catch (error) {
