@@ -245,6 +245,58 @@ for (const mode of ['http', 'socket'] as const satisfies SlackMode[]) {
       expect(reply.text).toContain('Answer to within budget.');
     });
 
+    it('keeps an access rule of one workspace there: a person blocked in Bravo is answered in Charlie', async () => {
+      const blocked = 'U0BLOCKED1';
+      await bot.services.overrides.change({
+        place: { platform: 'slack', workspace: bravo.teamId, channel: bravo.channels[0] ?? '' },
+        scope: 'server',
+        name: 'ACCESS_BLOCK_USER_IDS',
+        value: [blocked],
+        changedBy: { id: 'U0ADMIN01', name: 'admin' },
+        at: new Date(),
+      });
+      const requestsBefore = bot.gateway.requests.length;
+      const bravoOrigin = originOf(bravo.teamId);
+      await bot.deliverEvent(
+        appMention({
+          channel: 'C0BRAVO01',
+          text: 'let me in',
+          user: blocked,
+          teamId: bravo.teamId,
+          botUserId: bravoOrigin.botUserId,
+        }),
+        { origin: bravoOrigin },
+      );
+      const refusal = await bot.slack.waitFor(() =>
+        bot.slack.calls.find(
+          (call) =>
+            call.arguments.channel === 'C0BRAVO01' &&
+            JSON.stringify(call.arguments).includes('cannot use parley'),
+        ),
+      );
+      expect(refusal.token).toBe(tokensOf({ teamId: bravo.teamId })[0]);
+      expect(bot.gateway.requests.length).toBe(requestsBefore);
+
+      const charlieOrigin = originOf(charlie.teamId);
+      bot.gateway.enqueue({ text: 'Welcome in Charlie.' });
+      const mention = appMention({
+        channel: 'C0CHARLI1',
+        text: 'let me in',
+        user: blocked,
+        teamId: charlie.teamId,
+        botUserId: charlieOrigin.botUserId,
+      });
+      await bot.deliverEvent(mention, { origin: charlieOrigin });
+      const reply = await bot.slack.waitFor(() =>
+        bot.slack
+          .messages('C0CHARLI1', String(mention.ts))
+          .find(
+            (message) => message.botId !== undefined && buttonsOf(message)[0]?.text.text === 'Regenerate',
+          ),
+      );
+      expect(reply.text).toContain('Welcome in Charlie.');
+    });
+
     it('acks an event of a workspace with no installation and answers nothing', async () => {
       const stranger = bot.slack.addInstallableWorkspace({ teamId: 'T0STRANGE', channels: ['C0STRANGE'] });
       const before = bot.slack.calls.length;
