@@ -439,5 +439,42 @@ for (const mode of ['http', 'socket'] as const satisfies SlackMode[]) {
       ).toBe(false);
       for (const token of tokensOf({ teamId: charlie.teamId })) expect(bot.logOutput()).not.toContain(token);
     });
+
+    it('keeps a workspace’s memory there: Bravo’s shared note reaches Bravo’s model and not Charlie’s', async () => {
+      // Last, as MEMORY makes each reply followed by model calls that read it for facts.
+      expect((await installByOAuth({ appOrigin, slack: bot.slack, teamId: charlie.teamId })).status).toBe(
+        200,
+      );
+      for (const workspace of [bravo, charlie]) {
+        await bot.services.overrides.change({
+          place: { platform: 'slack', workspace: workspace.teamId, channel: workspace.channels[0] ?? '' },
+          scope: 'server',
+          name: 'MEMORY',
+          value: 'place',
+          changedBy: { id: 'U0ADMIN01', name: 'admin' },
+          at: new Date(),
+        });
+      }
+      const remembered = await bot.services.memory.remember({
+        actor: { id: 'U0ADMIN01', name: 'admin', roleIds: [], isAdmin: true, context: 'server' },
+        conversationKey: conversationKeyOf({
+          platform: 'slack',
+          workspace: bravo.teamId,
+          channel: 'C0BRAVO01',
+        }),
+        scope: 'place',
+        text: 'The Bravo team ships on Thursdays.',
+        now: new Date(),
+      });
+      expect(remembered.isKept).toBe(true);
+      const requestOf = (word: string) =>
+        JSON.stringify(
+          bot.gateway.requests.find((request) => JSON.stringify(request.body).includes(word))?.body,
+        );
+      await talk(bravo.teamId, 'when do we ship, bravo');
+      await talk(charlie.teamId, 'when do we ship, charlie');
+      expect(requestOf('when do we ship, bravo')).toContain('The Bravo team ships on Thursdays.');
+      expect(requestOf('when do we ship, charlie')).not.toContain('Thursdays');
+    });
   });
 }
