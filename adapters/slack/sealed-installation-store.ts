@@ -263,6 +263,16 @@ export function createSealedInstallationStore({
     });
   }
 
+  async function teamsOfOrg(enterpriseId: string): Promise<string[]> {
+    const teams: string[] = [];
+    for await (const [key, value] of keyv.iterator?.(undefined) ?? []) {
+      if (typeof key === 'string' && key.startsWith('org-of:') && value === enterpriseId) {
+        teams.push(key.slice('org-of:'.length));
+      }
+    }
+    return teams;
+  }
+
   /** What Bolt gets: without the refresh token and expiry, so that it never refreshes on its own. */
   function forBolt(installation: Installation): Installation {
     if (installation.bot === undefined) return installation;
@@ -316,20 +326,18 @@ export function createSealedInstallationStore({
     },
 
     async deleteInstallation(query) {
-      const { key } = addressOf(query);
-      await keyv.delete(key);
-      troubles.clear(key);
+      const address = addressOf(query);
+      await keyv.delete(address.key);
+      troubles.clear(address.key);
+      // An org's removal takes what was noted of its workspaces with it.
+      if (address.isEnterpriseInstall && address.enterpriseId !== undefined) {
+        const teams = await teamsOfOrg(address.enterpriseId);
+        await Promise.all(teams.map((teamId) => keyv.delete(orgOfTeamKey(teamId))));
+        for (const teamId of teams) notedOrgTeams.delete(teamId);
+      }
     },
 
-    async teamsOfOrg(enterpriseId) {
-      const teams: string[] = [];
-      for await (const [key, value] of keyv.iterator?.(undefined) ?? []) {
-        if (typeof key === 'string' && key.startsWith('org-of:') && value === enterpriseId) {
-          teams.push(key.slice('org-of:'.length));
-        }
-      }
-      return teams;
-    },
+    teamsOfOrg,
 
     async list() {
       const addresses: InstallationAddress[] = [];

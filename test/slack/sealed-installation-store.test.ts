@@ -113,6 +113,24 @@ for (const backing of storeUrls) {
         isEnterpriseInstall: false,
       });
       expect(inOrg.enterprise?.id).toBe('E0ORG');
+      // Asked by team alone (a scheduled run), once an event of the team came under the org.
+      await store.fetchInstallation({
+        teamId: 'T0INORG',
+        enterpriseId: 'E0ORG',
+        isEnterpriseInstall: true,
+      } as unknown as InstallationQuery<true>);
+      const byTeam = await store.fetchInstallation({
+        teamId: 'T0INORG',
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      expect(byTeam.enterprise?.id).toBe('E0ORG');
+      expect(await store.teamsOfOrg('E0ORG')).toEqual(['T0INORG']);
+      await store.deleteInstallation({ teamId: undefined, enterpriseId: 'E0ORG', isEnterpriseInstall: true });
+      expect(await store.teamsOfOrg('E0ORG')).toEqual([]);
+      await expect(
+        store.fetchInstallation({ teamId: 'T0INORG', enterpriseId: undefined, isEnterpriseInstall: false }),
+      ).rejects.toThrow('no Slack installation');
 
       // Bravo's sealed value copied onto Alpha's record does not open there: Alpha must reinstall,
       // Bravo keeps working.
