@@ -121,6 +121,16 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
       },
     }),
   );
+  // With the web console on (CONSOLE_PORT), the person at the keyboard owns it: a link for them.
+  const consoleLink = await services.consoleLinks?.linkFor({
+    platform: 'console',
+    userId: user.id,
+    name: user.name,
+    signedInWith: 'link',
+    places: [{ platform: 'console', workspace: 'local' }],
+  });
+  if (consoleLink !== undefined)
+    write(`web console (this link works once, for ten minutes): ${consoleLink}\n`);
   if (isInteractive) {
     // Bracketed paste on: a pasted block arrives marked, so it is one message, not one a line.
     write(`parley — chat, or type /help for commands${bracketedPasteOn}\n`);

@@ -1,0 +1,41 @@
+import type { Actor } from '../access/actor.ts';
+import type { OverrideScope } from '../administration/admin-settings.ts';
+import type { ConversationKey } from '../conversation/turn.ts';
+import type { Card } from '../delivery/card.ts';
+
+/** A setting change asked in the console's form, as `/config set` or `/config reset` would take it. */
+export interface ConsoleSettingChange {
+  readonly actor: Actor;
+  readonly conversationKey: ConversationKey;
+  readonly name: string;
+  readonly scope: OverrideScope;
+  /** What they typed; undefined puts the setting back to its default. */
+  readonly text: string | undefined;
+}
+
+/**
+ * What the console asks of the rest of parley that lives above the core (commands/): the person as
+ * their platform shows them now, and the very code `/config` and `/usage` run. The console is one
+ * more entry point on those, never a second implementation; bin/ hands it in.
+ */
+export interface ConsoleDeeds {
+  /**
+   * The person as the platform shows them now at a server or workspace (ScheduledPlaces.actorNow,
+   * as a scheduled run asks it), or undefined when they are not there, or the platform does not run
+   * in this process.
+   */
+  actorNow(request: { platform: string; workspace: string; userId: string }): Promise<Actor | undefined>;
+  /** `/config set|reset`'s one code path: checked, stored, logged and recorded in the audit trail. */
+  changeSetting(
+    change: ConsoleSettingChange,
+  ): Promise<
+    | { readonly isChanged: true; readonly description: string }
+    | { readonly isChanged: false; readonly problem: string }
+  >;
+  /** `/usage` for the person themselves at the place. */
+  usageCard(request: { actor: Actor; conversationKey: ConversationKey }): Promise<Card>;
+  /** `/usage --top` at the place. */
+  topSpendCard(request: { conversationKey: ConversationKey }): Promise<Card>;
+  /** The same figures as CSV, each cell neutralised as /extract's CSV is. */
+  topSpendCsv(request: { conversationKey: ConversationKey }): Promise<string>;
+}

@@ -1,0 +1,111 @@
+import { conversationKeyOf } from '../conversation/turn.ts';
+import { auditEntriesPerPage, auditFiltersOf, auditPageBody } from './audit-page.ts';
+import { cardSection } from './card-page.ts';
+import { consolePage } from './console-layout.ts';
+import type { ConsoleRouteName } from './console-routes.ts';
+import { placeKey } from './place-standing.ts';
+import { type RouteHandler, type RouteRequest, refusalPage } from './route-request.ts';
+import { html } from './safe-html.ts';
+import { type ChangeOutcome, settingsPageBody } from './settings-page.ts';
+
+/** The parts every place page has, once the route's access let the request through. */
+function placeRequest({ session, place, standing }: RouteRequest) {
+  if (session === undefined || place === undefined || standing === undefined) {
+    throw new Error('a place route ran without its access check');
+  }
+  return {
+    session,
+    place,
+    actor: standing.actor,
+    isAdmin: standing.kind === 'admin',
+    frame: { person: session.person, csrfToken: session.csrfToken },
+  };
+}
+
+async function renderSettings(request: RouteRequest, outcome: ChangeOutcome | undefined): Promise<Response> {
+  const { place, frame, isAdmin } = placeRequest(request);
+  const { states } = await request.parts.places.statesAt({ ...place, channel: '' });
+  const body = settingsPageBody({ place, states, csrfToken: frame.csrfToken, outcome });
+  const status = outcome === undefined || outcome.isChanged ? 200 : 400;
+  return request.context.html(
+    consolePage({ title: 'Budgets & access', body, frame, place, isAdmin }),
+    status,
+  );
+}
+
+/** A channel id as platforms write them: letters, digits, `-` and `_`. */
+const channelIdPattern = /^[\w-]{1,40}$/;
+
+/** The pages of one place: its settings, audit trail and spend for admins, and each person's own. */
+export const placeHandlers = {
+  async myPage(request) {
+    const { place, actor, frame, isAdmin } = placeRequest(request);
+    const conversationKey = placeKey(place);
+    const verdict = await request.parts.access.authorize({
+      actor,
+      conversationKey,
+      capability: { kind: 'command', name: 'usage' },
+    });
+    if (!verdict.isAllowed) return refusalPage(request.context, 403, verdict.text);
+    const card = await request.parts.deeds.usageCard({ actor, conversationKey });
+    return request.context.html(
+      consolePage({ title: 'My page', body: cardSection(card), frame, place, isAdmin }),
+    );
+  },
+  settings: (request) => renderSettings(request, undefined),
+  async changeSetting(request) {
+    const { place, actor } = placeRequest(request);
+    const channel = request.form.channel?.trim() ?? '';
+    if (channel !== '' && !channelIdPattern.test(channel)) {
+      return renderSettings(request, {
+        isChanged: false,
+        problem: 'A channel id is letters and digits only.',
+      });
+    }
+    const value = request.form.value?.trim() ?? '';
+    const outcome = await request.parts.deeds.changeSetting({
+      actor,
+      conversationKey: conversationKeyOf({ platform: place.platform, workspace: place.workspace, channel }),
+      name: request.form.setting ?? '',
+      scope: channel === '' ? 'server' : 'channel',
+      text: value === '' ? undefined : value,
+    });
+    return renderSettings(request, outcome);
+  },
+  async audit(request) {
+    const { place, frame, isAdmin } = placeRequest(request);
+    const filters = auditFiltersOf((name) => request.context.req.query(name));
+    const page = await request.parts.audit.read({
+      platform: place.platform,
+      workspace: place.workspace,
+      ...(filters.kind === undefined ? {} : { kind: filters.kind }),
+      ...(filters.personId === undefined ? {} : { personId: filters.personId }),
+      ...(filters.cursor === undefined ? {} : { cursor: filters.cursor }),
+      limit: auditEntriesPerPage,
+    });
+    return request.context.html(
+      consolePage({
+        title: 'Audit trail',
+        body: auditPageBody({ place, page, filters }),
+        frame,
+        place,
+        isAdmin,
+      }),
+    );
+  },
+  async spend(request) {
+    const { place, frame, isAdmin } = placeRequest(request);
+    const card = await request.parts.deeds.topSpendCard({ conversationKey: placeKey(place) });
+    const csvPath = `${request.context.req.path}.csv`;
+    const body = html`${cardSection(card)}<p><a href="${csvPath}">Download as CSV</a></p>`;
+    return request.context.html(consolePage({ title: 'Spend', body, frame, place, isAdmin }));
+  },
+  async spendCsv(request) {
+    const { place } = placeRequest(request);
+    const csv = await request.parts.deeds.topSpendCsv({ conversationKey: placeKey(place) });
+    return request.context.body(csv, 200, {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': 'attachment; filename="parley-spend.csv"',
+    });
+  },
+} satisfies Partial<Record<ConsoleRouteName, RouteHandler>>;

@@ -1,0 +1,41 @@
+import { createConsoleDeeds } from '../../commands/console-deeds.ts';
+import { type RunningConsole, startConsoleServer } from '../../src/console/console-server.ts';
+import type { DiscordUnderTest } from './discord-under-test.ts';
+
+/**
+ * The owner's console beside a real bot on the fake Discord, as bin/parley.ts starts it: on a free
+ * port of 127.0.0.1, signing in through the fake's OAuth2 pages, on the bot's own store, gate,
+ * settings and audit trail.
+ */
+export async function startWebConsoleUnderTest(under: DiscordUnderTest): Promise<RunningConsole> {
+  const desk = under.services.consoleLinks;
+  if (desk === undefined) throw new Error('the command services have no console link desk');
+  const running = await startConsoleServer({
+    settings: {
+      port: 0,
+      host: '127.0.0.1',
+      publicUrl: undefined,
+      sessionMs: 60 * 60_000,
+      discord: {
+        clientId: under.discord.oauth.client.clientId,
+        clientSecret: under.discord.oauth.client.clientSecret,
+        oauthUrl: under.discord.origin,
+      },
+    },
+    store: under.app.store,
+    links: desk.links,
+    deeds: createConsoleDeeds(under.services),
+    access: under.app.access,
+    places: under.app.places,
+    audit: under.app.audit,
+    logger: under.services.logger,
+  });
+  desk.open(running.origin);
+  return {
+    ...running,
+    async close() {
+      desk.close();
+      await running.close();
+    },
+  };
+}
