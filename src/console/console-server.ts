@@ -50,8 +50,11 @@ export async function startConsoleServer({
   audit,
   logger,
   links,
+  signInAttemptsPerMinute = 10,
   now = () => Date.now(),
 }: {
+  /** Sign-in requests one client address may make a minute (each sign-in takes one or two). */
+  signInAttemptsPerMinute?: number;
   settings: ConsoleSettings;
   /** The one-time links `/console` and the terminal hand out, and this console redeems. */
   links: OneTimeLinks;
@@ -102,7 +105,7 @@ export async function startConsoleServer({
             settings: settings.discord,
             redirectUri: `${origin}/sign-in/discord/callback`,
           }),
-    signInLimit: createSignInLimit(),
+    signInLimit: createSignInLimit({ attempts: signInAttemptsPerMinute, perSeconds: 60 }),
     deeds,
     access,
     places,

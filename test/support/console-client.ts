@@ -73,6 +73,9 @@ export function createConsoleClient(origin: string) {
       request(path, { method: 'POST', form, ...options }),
     /** One request, its redirect not followed. */
     getOnce: (path: string) => once(`${origin}${path}`, { method: 'GET' }),
+    /** One request of any method, its redirect not followed. */
+    once: (method: 'GET' | 'POST', path: string, form?: Record<string, string>) =>
+      once(`${origin}${path}`, { method, ...(form === undefined ? {} : { form }) }),
     /** The CSRF token of the last signed-in page (every one has the sign-out form). */
     csrfOf: (page: ConsoleAnswer) => /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '',
     cookies,

@@ -7,7 +7,15 @@ import type { DiscordUnderTest } from './discord-under-test.ts';
  * port of 127.0.0.1, signing in through the fake's OAuth2 pages, on the bot's own store, gate,
  * settings and audit trail.
  */
-export async function startWebConsoleUnderTest(under: DiscordUnderTest): Promise<RunningConsole> {
+export async function startWebConsoleUnderTest(
+  under: DiscordUnderTest,
+  {
+    signInAttemptsPerMinute = 1_000,
+  }: {
+    /** Tests sign many people in from one address; the limit's own test lowers it. */
+    signInAttemptsPerMinute?: number;
+  } = {},
+): Promise<RunningConsole> {
   const desk = under.services.consoleLinks;
   if (desk === undefined) throw new Error('the command services have no console link desk');
   const running = await startConsoleServer({
@@ -29,6 +37,7 @@ export async function startWebConsoleUnderTest(under: DiscordUnderTest): Promise
     places: under.app.places,
     audit: under.app.audit,
     logger: under.services.logger,
+    signInAttemptsPerMinute,
   });
   desk.open(running.origin);
   return {
