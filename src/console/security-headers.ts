@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 /**
  * A strict Content-Security-Policy: no script at all, styles only from the console's own stylesheet,
  * forms only to itself, never framed. Pages are never cached (they show settings and spend), and no
- * address leaves in a Referer (a one-time link's token is in its path).
+ * address leaves for another site in a Referer (a one-time link's token is in its path).
  */
 export const contentSecurityPolicy = [
   "default-src 'none'",
@@ -21,7 +21,9 @@ export function securityHeaders({ isSecure }: { isSecure: boolean }): Middleware
     headers.set('content-security-policy', contentSecurityPolicy);
     headers.set('x-content-type-options', 'nosniff');
     headers.set('x-frame-options', 'DENY');
-    headers.set('referrer-policy', 'no-referrer');
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the
+    // console's own forms, which the Origin check must refuse.
+    headers.set('referrer-policy', 'same-origin');
     headers.set('cross-origin-opener-policy', 'same-origin');
     headers.set('cache-control', 'no-store');
     if (isSecure) headers.set('strict-transport-security', 'max-age=31536000');
