@@ -298,6 +298,7 @@ function toConfig({
       // A hosted trace backend's key travels in these.
       ...Object.values(values.OTEL_EXPORTER_OTLP_HEADERS),
       ...(values.CONSOLE_DISCORD_CLIENT_SECRET === undefined ? [] : [values.CONSOLE_DISCORD_CLIENT_SECRET]),
+      ...(values.CONSOLE_SLACK_CLIENT_SECRET === undefined ? [] : [values.CONSOLE_SLACK_CLIENT_SECRET]),
     ] as readonly string[],
   };
 }
@@ -313,12 +314,21 @@ function consoleConfigOf(values: EnvironmentValues) {
           oauthUrl: values.CONSOLE_DISCORD_OAUTH_URL ?? 'https://discord.com',
         }
       : undefined;
+  const slack =
+    values.CONSOLE_SLACK_CLIENT_ID !== undefined && values.CONSOLE_SLACK_CLIENT_SECRET !== undefined
+      ? {
+          clientId: values.CONSOLE_SLACK_CLIENT_ID,
+          clientSecret: values.CONSOLE_SLACK_CLIENT_SECRET,
+          oauthUrl: values.CONSOLE_SLACK_OAUTH_URL ?? 'https://slack.com',
+        }
+      : undefined;
   return {
     port: values.CONSOLE_PORT,
     host: values.CONSOLE_HOST,
     publicUrl: values.CONSOLE_PUBLIC_URL,
     sessionMs: values.CONSOLE_SESSION_HOURS * 3_600_000,
     discord,
+    slack,
   };
 }
 

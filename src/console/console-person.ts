@@ -14,7 +14,7 @@ export const consolePersonSchema = z.object({
   platform: z.string(),
   userId: z.string(),
   name: z.string(),
-  signedInWith: z.enum(['discord', 'link']),
+  signedInWith: z.enum(['discord', 'slack', 'link']),
   places: z.array(consolePlaceSchema),
 });
 

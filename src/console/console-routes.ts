@@ -25,6 +25,8 @@ export const consoleRoutes = {
   linkSignIn: { method: 'POST', path: '/sign-in/link', access: 'anyone' },
   discordSignIn: { method: 'GET', path: '/sign-in/discord', access: 'anyone' },
   discordCallback: { method: 'GET', path: '/sign-in/discord/callback', access: 'anyone' },
+  slackSignIn: { method: 'GET', path: '/sign-in/slack', access: 'anyone' },
+  slackCallback: { method: 'GET', path: '/sign-in/slack/callback', access: 'anyone' },
   signOut: { method: 'POST', path: '/sign-out', access: 'signed-in' },
   myPage: { method: 'GET', path: '/places/:platform/:workspace/me', access: 'member' },
   settings: { method: 'GET', path: '/places/:platform/:workspace/settings', access: 'admin' },

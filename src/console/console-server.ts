@@ -14,6 +14,7 @@ import { createConsoleSessions } from './console-sessions.ts';
 import { createDiscordSignIn, type DiscordOAuthSettings } from './discord-sign-in.ts';
 import type { OneTimeLinks } from './one-time-links.ts';
 import { createSignInLimit } from './sign-in-limit.ts';
+import { createSlackSignIn, type SlackOAuthSettings } from './slack-sign-in.ts';
 
 /** The console's settings (CONSOLE_*), as src/config.ts reads them. */
 export interface ConsoleSettings {
@@ -22,6 +23,7 @@ export interface ConsoleSettings {
   readonly publicUrl: string | undefined;
   readonly sessionMs: number;
   readonly discord: DiscordOAuthSettings | undefined;
+  readonly slack: SlackOAuthSettings | undefined;
 }
 
 /** A running console: where it is, a one-time link for someone, and its end. */
@@ -105,6 +107,10 @@ export async function startConsoleServer({
             settings: settings.discord,
             redirectUri: `${origin}/sign-in/discord/callback`,
           }),
+    slackSignIn:
+      settings.slack === undefined
+        ? undefined
+        : createSlackSignIn({ settings: settings.slack, redirectUri: `${origin}/sign-in/slack/callback` }),
     signInLimit: createSignInLimit({ attempts: signInAttemptsPerMinute, perSeconds: 60 }),
     deeds,
     access,

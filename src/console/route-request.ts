@@ -13,6 +13,7 @@ import type { OneTimeLinks } from './one-time-links.ts';
 import type { PlaceStanding } from './place-standing.ts';
 import { html } from './safe-html.ts';
 import type { SignInLimit } from './sign-in-limit.ts';
+import type { SlackSignIn } from './slack-sign-in.ts';
 
 /** Everything the console's routes use, built once by whoever starts it (bin/, or a test). */
 export interface ConsoleParts {
@@ -26,6 +27,7 @@ export interface ConsoleParts {
   /** OAuth sign-ins under way, by `state` (their PKCE verifiers), for ten minutes. */
   readonly pendingSignIns: Keyv;
   readonly discordSignIn: DiscordSignIn | undefined;
+  readonly slackSignIn: SlackSignIn | undefined;
   readonly signInLimit: SignInLimit;
   readonly deeds: ConsoleDeeds;
   readonly access: AccessGate;

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { z } from 'zod';
 import { clientAddressOf } from './client-address.ts';
 import { consolePage } from './console-layout.ts';
 import type { ConsolePerson } from './console-person.ts';
@@ -37,6 +38,56 @@ async function mayTrySigningIn(context: Context, parts: ConsoleParts): Promise<b
   return parts.signInLimit.mayTry(clientAddressOf(context));
 }
 
+/** What a sign-in under way keeps, by its `state`: Discord's PKCE verifier, or Slack's nonce. */
+const pendingSignInSchema = z.object({ codeVerifier: z.string().optional(), nonce: z.string().optional() });
+type PendingSignIn = z.infer<typeof pendingSignInSchema>;
+
+/** Sends the browser to Discord or Slack, remembering the sign-in for ten minutes. */
+async function sendToProvider(
+  context: Context,
+  parts: ConsoleParts,
+  state: string,
+  pending: PendingSignIn,
+  url: URL,
+): Promise<Response> {
+  await parts.pendingSignIns.set(state, pending, 600_000);
+  writeSignInState(context, parts.isSecure, state);
+  return context.redirect(url.toString(), 302);
+}
+
+/**
+ * The provider's return: the `state` must be the one this browser was sent off with, and unused
+ * (RFC 6749 §10.12), before the code is exchanged.
+ */
+async function finishSignIn(
+  context: Context,
+  parts: ConsoleParts,
+  providerName: string,
+  finish: (code: string, pending: PendingSignIn) => Promise<ConsolePerson>,
+): Promise<Response> {
+  if (!(await mayTrySigningIn(context, parts))) return refusalPage(context, 429, tooManyTries);
+  const state = context.req.query('state');
+  const code = context.req.query('code');
+  const expectedState = takeSignInState(context, parts.isSecure);
+  const stored =
+    state === undefined || state !== expectedState ? undefined : await parts.pendingSignIns.get(state);
+  const pending = pendingSignInSchema.safeParse(stored);
+  if (
+    state === undefined ||
+    code === undefined ||
+    !pending.success ||
+    !(await parts.pendingSignIns.delete(state))
+  ) {
+    return refusalPage(context, 400, 'That sign-in was not started here, or took too long. Try again.');
+  }
+  try {
+    return await signIn(context, parts, await finish(code, pending.data));
+  } catch (error) {
+    parts.logger.warn({ err: error, provider: providerName }, 'a sign-in to the console failed');
+    return refusalPage(context, 400, `${providerName} did not confirm that sign-in. Try again.`);
+  }
+}
+
 const tooManyTries = 'Too many sign-in attempts from here; wait a minute and try again.';
 
 /** The pages before and around signing in: who you are, and where you may go. */
@@ -47,10 +98,14 @@ export const signInHandlers = {
         parts.discordSignIn === undefined
           ? ''
           : html`<p><a class="button" href="/sign-in/discord">Sign in with Discord</a></p>`;
+      const slack =
+        parts.slackSignIn === undefined
+          ? ''
+          : html`<p><a class="button" href="/sign-in/slack">Sign in with Slack</a></p>`;
       return context.html(
         consolePage({
           title: 'Sign in',
-          body: html`${discord}<p>Or ask parley for a one-time link: <code>/console</code> in a server where parley is answers privately with one (it works once, for ten minutes). In the terminal, <code>npm start</code> prints one.</p>`,
+          body: html`${discord}${slack}<p>Or ask parley for a one-time link: <code>/console</code> in a server where parley is answers privately with one (it works once, for ten minutes). In the terminal, <code>npm start</code> prints one.</p>`,
         }),
       );
     }
@@ -105,42 +160,34 @@ export const signInHandlers = {
     return signIn(context, parts, person);
   },
   async discordSignIn({ context, parts }) {
-    if (parts.discordSignIn === undefined)
+    const signInWith = parts.discordSignIn;
+    if (signInWith === undefined)
       return refusalPage(context, 404, 'Sign-in with Discord is not set up here.');
     if (!(await mayTrySigningIn(context, parts))) return refusalPage(context, 429, tooManyTries);
-    const pending = parts.discordSignIn.begin();
-    await parts.pendingSignIns.set(pending.state, { codeVerifier: pending.codeVerifier }, 600_000);
-    writeSignInState(context, parts.isSecure, pending.state);
-    return context.redirect(pending.url.toString(), 302);
+    const pending = signInWith.begin();
+    return sendToProvider(context, parts, pending.state, { codeVerifier: pending.codeVerifier }, pending.url);
   },
   async discordCallback({ context, parts }) {
-    if (parts.discordSignIn === undefined)
+    const signInWith = parts.discordSignIn;
+    if (signInWith === undefined)
       return refusalPage(context, 404, 'Sign-in with Discord is not set up here.');
+    return finishSignIn(context, parts, 'Discord', async (code, pending) =>
+      signInWith.finish({ code, codeVerifier: pending.codeVerifier ?? '' }),
+    );
+  },
+  async slackSignIn({ context, parts }) {
+    const signInWith = parts.slackSignIn;
+    if (signInWith === undefined) return refusalPage(context, 404, 'Sign-in with Slack is not set up here.');
     if (!(await mayTrySigningIn(context, parts))) return refusalPage(context, 429, tooManyTries);
-    const state = context.req.query('state');
-    const code = context.req.query('code');
-    const expectedState = takeSignInState(context, parts.isSecure);
-    // The state must be the one this browser was sent off with, and unused (RFC 6749 §10.12).
-    const pending =
-      state === undefined || state !== expectedState ? undefined : await parts.pendingSignIns.get(state);
-    if (
-      state === undefined ||
-      code === undefined ||
-      pending === undefined ||
-      !(await parts.pendingSignIns.delete(state))
-    ) {
-      return refusalPage(context, 400, 'That sign-in was not started here, or took too long. Try again.');
-    }
-    try {
-      const person = await parts.discordSignIn.finish({
-        code,
-        codeVerifier: String((pending as { codeVerifier: unknown }).codeVerifier),
-      });
-      return await signIn(context, parts, person);
-    } catch (error) {
-      parts.logger.warn({ err: error }, 'a Discord sign-in to the console failed');
-      return refusalPage(context, 400, 'Discord did not confirm that sign-in. Try again.');
-    }
+    const pending = signInWith.begin();
+    return sendToProvider(context, parts, pending.state, { nonce: pending.nonce }, pending.url);
+  },
+  async slackCallback({ context, parts }) {
+    const signInWith = parts.slackSignIn;
+    if (signInWith === undefined) return refusalPage(context, 404, 'Sign-in with Slack is not set up here.');
+    return finishSignIn(context, parts, 'Slack', async (code, pending) =>
+      signInWith.finish({ code, nonce: pending.nonce ?? '' }),
+    );
   },
   async signOut({ context, parts, session }) {
     if (session !== undefined) await parts.sessions.end(session.id);

@@ -55,4 +55,19 @@ export const consoleSettings = section('Owner’s console', {
     typeText: 'http(s) URL',
     defaultText: 'https://discord.com',
   }),
+  CONSOLE_SLACK_CLIENT_ID: document(optionalText, {
+    description:
+      'The Slack app’s client id, for “Sign in with Slack” (OpenID Connect, scopes openid profile). Its redirect URL must be CONSOLE_PUBLIC_URL/sign-in/slack/callback.',
+    typeText: 'text',
+  }),
+  CONSOLE_SLACK_CLIENT_SECRET: document(optionalText, {
+    description: 'The Slack app’s client secret. It never appears in logs.',
+    typeText: 'secret text',
+  }),
+  CONSOLE_SLACK_OAUTH_URL: document(optionalHttpUrl('https://slack.com'), {
+    description:
+      'Where Slack’s sign-in page and Web API are (authorize at /openid/connect/authorize, methods under /api/). Change only for a local fake.',
+    typeText: 'http(s) URL',
+    defaultText: 'https://slack.com',
+  }),
 });

@@ -38,6 +38,9 @@ const matrix: Record<ConsoleRouteName, Row> = {
   linkSignIn: { path: () => '/sign-in/link', form: { token: 'x'.repeat(43) }, expected: everyone(403) },
   discordSignIn: { path: () => '/sign-in/discord', expected: everyone(302) },
   discordCallback: { path: () => '/sign-in/discord/callback?code=c&state=s', expected: everyone(400) },
+  // This bot runs on Discord: Sign in with Slack is not set up (test/owner-console/slack-sign-in.test.ts).
+  slackSignIn: { path: () => '/sign-in/slack', expected: everyone(404) },
+  slackCallback: { path: () => '/sign-in/slack/callback?code=c&state=s', expected: everyone(404) },
   // Tried last for each persona (it ends the session).
   signOut: {
     path: () => '/sign-out',

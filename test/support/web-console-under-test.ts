@@ -1,14 +1,17 @@
 import { createConsoleDeeds } from '../../commands/console-deeds.ts';
+import type { CommandServices } from '../../commands/define-command.ts';
+import type { App } from '../../src/app.ts';
 import { type RunningConsole, startConsoleServer } from '../../src/console/console-server.ts';
-import type { DiscordUnderTest } from './discord-under-test.ts';
+import type { FakeDiscord } from '../fakes/discord/index.ts';
+import type { FakeSlack } from '../fakes/slack/index.ts';
 
 /**
- * The owner's console beside a real bot on the fake Discord, as bin/parley.ts starts it: on a free
- * port of 127.0.0.1, signing in through the fake's OAuth2 pages, on the bot's own store, gate,
- * settings and audit trail.
+ * The owner's console beside a real bot on the fake Discord or Slack, as bin/parley.ts starts it:
+ * on a free port of 127.0.0.1, signing in through the fake's OAuth2 or OpenID Connect pages, on the
+ * bot's own store, gate, settings and audit trail.
  */
 export async function startWebConsoleUnderTest(
-  under: DiscordUnderTest,
+  under: { services: CommandServices; app: App; discord?: FakeDiscord; slack?: FakeSlack },
   {
     signInAttemptsPerMinute = 1_000,
   }: {
@@ -18,17 +21,15 @@ export async function startWebConsoleUnderTest(
 ): Promise<RunningConsole> {
   const desk = under.services.consoleLinks;
   if (desk === undefined) throw new Error('the command services have no console link desk');
+  const { discord, slack } = under;
   const running = await startConsoleServer({
     settings: {
       port: 0,
       host: '127.0.0.1',
       publicUrl: undefined,
       sessionMs: 60 * 60_000,
-      discord: {
-        clientId: under.discord.oauth.client.clientId,
-        clientSecret: under.discord.oauth.client.clientSecret,
-        oauthUrl: under.discord.origin,
-      },
+      discord: discord === undefined ? undefined : { ...discord.oauth.client, oauthUrl: discord.origin },
+      slack: slack === undefined ? undefined : { ...slack.openId.client, oauthUrl: slack.origin },
     },
     store: under.app.store,
     links: desk.links,
