@@ -1,10 +1,19 @@
 import type { ConsoleDeeds } from '../src/console/console-deeds.ts';
 import { conversationKeyOf, placeOfConversation } from '../src/conversation/turn.ts';
+import type { Scheduler } from '../src/scheduling/scheduler.ts';
 import { formatCost } from '../src/spending/prices.ts';
 import { applyConfigChange } from './config-changes.ts';
 import { toCsv } from './csv.ts';
 import type { CommandServices } from './define-command.ts';
 import { personCard, topCard } from './definitions/usage.ts';
+import { mayChangeSchedule } from './scheduling/schedule-text.ts';
+
+/** Resumes a schedule: undefined when done, else why not (its limits, or it is gone). */
+async function resumed(scheduler: Scheduler, id: string): Promise<string | undefined> {
+  const result = await scheduler.resume(id);
+  if (result === undefined) return 'That schedule no longer exists.';
+  return 'problem' in result ? `Not resumed: ${result.problem}.` : undefined;
+}
 
 /**
  * The console's deeds on the commands' own code: the person built by their platform now (as a
@@ -30,6 +39,48 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
     usageCard: ({ actor, conversationKey }) =>
       personCard({ services, conversationKey, userId: actor.id, roleIds: actor.roleIds, isSelf: true }),
     topSpendCard: ({ conversationKey }) => topCard({ services, conversationKey }),
+    schedulesAt: async (place) => (await services.scheduling?.scheduler.listInWorkspace(place)) ?? [],
+    async changeSchedule({ actor, place, scheduleId, change }) {
+      const scheduler = services.scheduling?.scheduler;
+      const record = await scheduler?.get(scheduleId);
+      const where = record === undefined ? undefined : placeOfConversation(record.conversationKey);
+      // Another server's schedule is as unknown here as one that does not exist.
+      if (
+        scheduler === undefined ||
+        record === undefined ||
+        where?.platform !== place.platform ||
+        where.workspace !== place.workspace
+      ) {
+        return { isChanged: false, text: 'That schedule no longer exists.' };
+      }
+      if (!mayChangeSchedule(actor, record)) {
+        return { isChanged: false, text: 'Only its owner or a server admin can change this schedule.' };
+      }
+      const outcome =
+        change === 'pause'
+          ? (await scheduler.pause(record.id)) === undefined
+            ? 'That schedule no longer exists.'
+            : undefined
+          : change === 'resume'
+            ? await resumed(scheduler, record.id)
+            : (await scheduler.remove(record.id))
+              ? undefined
+              : 'That schedule no longer exists.';
+      const done = { pause: 'paused', resume: 'resumed', delete: 'deleted' }[change];
+      await services.audit.record({
+        platform: where.platform,
+        workspace: where.workspace,
+        channel: where.channel,
+        actor: { id: actor.id, name: actor.name },
+        onBehalfOf: { id: record.owner.id, name: record.owner.name },
+        kind: 'schedule-changed',
+        what: `${done} schedule ${record.id} (${record.whenText}) in the console${outcome === undefined ? '' : `: ${outcome}`}`,
+        result: outcome === undefined ? 'done' : 'failed',
+      });
+      return outcome === undefined
+        ? { isChanged: true, text: `Schedule ${record.id} ${done}.` }
+        : { isChanged: false, text: outcome };
+    },
     async topSpendCsv({ conversationKey }) {
       const place = placeOfConversation(conversationKey);
       const at = services.now();

@@ -2,6 +2,11 @@ import type { Actor } from '../access/actor.ts';
 import type { OverrideScope } from '../administration/admin-settings.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
 import type { Card } from '../delivery/card.ts';
+import type { ScheduleRecord } from '../scheduling/schedule-record.ts';
+
+/** What the console's schedule buttons do. */
+export const scheduleChanges = ['pause', 'resume', 'delete'] as const;
+export type ScheduleChange = (typeof scheduleChanges)[number];
 
 /** A setting change asked in the console's form, as `/config set` or `/config reset` would take it. */
 export interface ConsoleSettingChange {
@@ -36,6 +41,18 @@ export interface ConsoleDeeds {
   usageCard(request: { actor: Actor; conversationKey: ConversationKey }): Promise<Card>;
   /** `/usage --top` at the place. */
   topSpendCard(request: { conversationKey: ConversationKey }): Promise<Card>;
+  /** The channel schedules of the server, soonest first. */
+  schedulesAt(place: { platform: string; workspace: string }): Promise<readonly ScheduleRecord[]>;
+  /**
+   * Pauses, resumes or deletes a schedule of this server, as its buttons under /schedules do, when
+   * the actor may change it there; recorded in the audit trail. Resolves with words for the person.
+   */
+  changeSchedule(request: {
+    actor: Actor;
+    place: { platform: string; workspace: string };
+    scheduleId: string;
+    change: ScheduleChange;
+  }): Promise<{ readonly isChanged: boolean; readonly text: string }>;
   /** The same figures as CSV, each cell neutralised as /extract's CSV is. */
   topSpendCsv(request: { conversationKey: ConversationKey }): Promise<string>;
 }

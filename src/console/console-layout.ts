@@ -5,6 +5,7 @@ import { html, type SafeHtml } from './safe-html.ts';
 export const placePages = [
   { page: 'settings', label: 'Budgets & access', isForAdmins: true },
   { page: 'audit', label: 'Audit trail', isForAdmins: true },
+  { page: 'schedules', label: 'Schedules', isForAdmins: true },
   { page: 'spend', label: 'Spend', isForAdmins: true },
   { page: 'me', label: 'My page', isForAdmins: false },
 ] as const;

@@ -32,6 +32,8 @@ export const consoleRoutes = {
   settings: { method: 'GET', path: '/places/:platform/:workspace/settings', access: 'admin' },
   changeSetting: { method: 'POST', path: '/places/:platform/:workspace/settings', access: 'admin' },
   audit: { method: 'GET', path: '/places/:platform/:workspace/audit', access: 'admin' },
+  schedules: { method: 'GET', path: '/places/:platform/:workspace/schedules', access: 'admin' },
+  changeSchedule: { method: 'POST', path: '/places/:platform/:workspace/schedules', access: 'admin' },
   spend: { method: 'GET', path: '/places/:platform/:workspace/spend', access: 'admin' },
   spendCsv: { method: 'GET', path: '/places/:platform/:workspace/spend.csv', access: 'admin' },
 } as const satisfies Record<string, ConsoleRoute>;

@@ -1,11 +1,13 @@
 import { conversationKeyOf } from '../conversation/turn.ts';
 import { auditEntriesPerPage, auditFiltersOf, auditPageBody } from './audit-page.ts';
 import { cardSection } from './card-page.ts';
+import { scheduleChanges } from './console-deeds.ts';
 import { consolePage } from './console-layout.ts';
 import type { ConsoleRouteName } from './console-routes.ts';
 import { placeKey } from './place-standing.ts';
 import { type RouteHandler, type RouteRequest, refusalPage } from './route-request.ts';
 import { html } from './safe-html.ts';
+import { type ScheduleChangeOutcome, schedulesPageBody } from './schedules-page.ts';
 import { type ChangeOutcome, settingsPageBody } from './settings-page.ts';
 
 /** The parts every place page has, once the route's access let the request through. */
@@ -31,6 +33,17 @@ async function renderSettings(request: RouteRequest, outcome: ChangeOutcome | un
     consolePage({ title: 'Budgets & access', body, frame, place, isAdmin }),
     status,
   );
+}
+
+async function renderSchedules(
+  request: RouteRequest,
+  outcome: ScheduleChangeOutcome | undefined,
+): Promise<Response> {
+  const { place, frame, isAdmin } = placeRequest(request);
+  const records = await request.parts.deeds.schedulesAt(place);
+  const body = schedulesPageBody({ place, records, csrfToken: frame.csrfToken, outcome });
+  const status = outcome === undefined || outcome.isChanged ? 200 : 400;
+  return request.context.html(consolePage({ title: 'Schedules', body, frame, place, isAdmin }), status);
 }
 
 /** A channel id as platforms write them: letters, digits, `-` and `_`. */
@@ -92,6 +105,17 @@ export const placeHandlers = {
         isAdmin,
       }),
     );
+  },
+  schedules: (request) => renderSchedules(request, undefined),
+  async changeSchedule(request) {
+    const { place, actor } = placeRequest(request);
+    const change = scheduleChanges.find((candidate) => candidate === request.form.change);
+    const scheduleId = request.form.id ?? '';
+    if (change === undefined || !/^[\w-]{1,64}$/.test(scheduleId)) {
+      return renderSchedules(request, { isChanged: false, text: 'That is not a change a schedule takes.' });
+    }
+    const outcome = await request.parts.deeds.changeSchedule({ actor, place, scheduleId, change });
+    return renderSchedules(request, outcome);
   },
   async spend(request) {
     const { place, frame, isAdmin } = placeRequest(request);

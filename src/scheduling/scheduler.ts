@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Actor } from '../access/actor.ts';
+import { placeOfConversation } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
 import type { DueRun, DueVerdict, ScheduleEngine } from './schedule-engine.ts';
 import type { ScheduleRecord } from './schedule-record.ts';
@@ -69,6 +70,12 @@ export interface Scheduler {
   listInPlace(conversationKey: string): Promise<ScheduleRecord[]>;
   /** A person's schedules and reminders on this platform. */
   listOfOwner(conversationKey: string, ownerId: string): Promise<ScheduleRecord[]>;
+  /**
+   * The channel schedules of a whole server or workspace, for the owner's console: a walk of every
+   * record (there is no index by server; schedules are few, bounded by SCHEDULES_PER_CHANNEL a channel),
+   * asked only when an admin opens the page.
+   */
+  listInWorkspace(place: { platform: string; workspace: string }): Promise<ScheduleRecord[]>;
   /** Starts running schedules with this runner. */
   start(runner: ScheduleRunner): Promise<void>;
   stop(): Promise<void>;
@@ -262,6 +269,18 @@ export function createScheduler({
     listInPlace: (conversationKey) => store.listInPlace(placeKeyOf(conversationKey)),
     listOfOwner: (conversationKey, ownerId) =>
       store.listOfOwner(ownerKeyOf({ conversationKey, owner: { id: ownerId } as ScheduleRecord['owner'] })),
+    async listInWorkspace({ platform, workspace }) {
+      const found: ScheduleRecord[] = [];
+      for await (const record of store.all()) {
+        const place = placeOfConversation(record.conversationKey);
+        if (record.kind === 'place' && place.platform === platform && place.workspace === workspace) {
+          found.push(record);
+        }
+      }
+      return found.sort(
+        (first, second) => (first.nextRunAtMs ?? Infinity) - (second.nextRunAtMs ?? Infinity),
+      );
+    },
     async start(withRunner) {
       runner = withRunner;
       await engine.start(handleDue);

@@ -59,6 +59,13 @@ const matrix: Record<ConsoleRouteName, Row> = {
     expected: { ...adminsOnly, anonymous: 403 },
   },
   audit: { path: (guild) => `/places/discord/${guild}/audit`, expected: adminsOnly },
+  schedules: { path: (guild) => `/places/discord/${guild}/schedules`, expected: adminsOnly },
+  // An id that does not exist: the admin is told so (400); nobody else gets that far.
+  changeSchedule: {
+    path: (guild) => `/places/discord/${guild}/schedules`,
+    form: { id: 'no-such-schedule', change: 'pause' },
+    expected: { anonymous: 403, member: 403, admin: 400, adminElsewhere: 403 },
+  },
   spend: { path: (guild) => `/places/discord/${guild}/spend`, expected: adminsOnly },
   spendCsv: { path: (guild) => `/places/discord/${guild}/spend.csv`, expected: adminsOnly },
 };

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningConsole } from '../../src/console/console-server.ts';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
+import { createConsoleClient } from '../support/console-client.ts';
+import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
+import { startWebConsoleUnderTest } from '../support/web-console-under-test.ts';
+
+/**
+ * The Schedules page: the server's channel schedules with their next run, last run and owner, and
+ * Pause, Resume and Delete done by the scheduler's own calls (as /schedules' buttons), each in the
+ * audit trail on the owner's behalf. A schedule of another server cannot be reached by its id.
+ */
+let under: DiscordUnderTest;
+let webConsole: RunningConsole;
+beforeAll(async () => {
+  under = await startDiscordUnderTest({}, { scheduleClockStartMs: Date.now() });
+  webConsole = await startWebConsoleUnderTest(under);
+}, 30_000);
+afterAll(async () => {
+  await webConsole?.close();
+  await under?.close();
+});
+
+async function makeSchedule(workspace: string, channel: string, ownerId: string, what: string) {
+  const scheduler = under.scheduling?.scheduler;
+  if (scheduler === undefined) throw new Error('no scheduling');
+  const created = await scheduler.create({
+    kind: 'place',
+    conversationKey: conversationKeyOf({ platform: 'discord', workspace, channel }),
+    owner: { id: ownerId, name: 'schedule-owner', roleIds: [], isAdmin: true, context: 'server' },
+    what,
+    whenText: 'every day 09:00',
+    timing: { kind: 'cron', pattern: '0 9 * * *' },
+    timeZone: 'UTC',
+  });
+  if ('problem' in created) throw new Error(created.problem);
+  return created.record;
+}
+
+describe('the console’s Schedules page', () => {
+  it('lists the server’s schedules, pauses, resumes and deletes them, each in the audit trail', async () => {
+    const scheduler = under.scheduling?.scheduler;
+    if (scheduler === undefined) throw new Error('no scheduling');
+    const admin = under.discord.createUser({ username: 'schedule-admin' });
+    under.discord.joinGuild(admin.id);
+    const role = under.discord.createRole({ name: 'schedule-managers', permissions: ['manage-guild'] });
+    under.discord.giveRole(admin.id, role);
+    const ours = await makeSchedule(
+      under.discord.guildId,
+      under.generalChannelId,
+      admin.id,
+      'digest <b>please</b>',
+    );
+    const other = under.discord.createGuild({ name: 'Elsewhere' });
+    const theirs = await makeSchedule(
+      other.guildId,
+      other.textChannelIds[0] ?? 'c',
+      'someone-else',
+      'their digest',
+    );
+
+    under.discord.oauth.approveAs(admin.id);
+    const browser = createConsoleClient(webConsole.origin);
+    const home = await browser.get('/sign-in/discord');
+    const csrf = browser.csrfOf(home);
+    const path = `/places/discord/${under.discord.guildId}/schedules`;
+    const page = await browser.get(path);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(ours.id);
+    expect(page.body).toContain('digest &lt;b&gt;please&lt;/b&gt;');
+    expect(page.body).not.toContain(theirs.id);
+
+    const paused = await browser.post(path, { csrf, id: ours.id, change: 'pause' });
+    expect(paused.body).toContain(`Schedule ${ours.id} paused.`);
+    expect((await scheduler.get(ours.id))?.state).toBe('paused');
+    const resumed = await browser.post(path, { csrf, id: ours.id, change: 'resume' });
+    expect(resumed.body).toContain(`Schedule ${ours.id} resumed.`);
+    expect((await scheduler.get(ours.id))?.state).toBe('active');
+
+    // Another server's schedule, by its id: as unknown here as one that never existed.
+    const foreign = await browser.post(path, { csrf, id: theirs.id, change: 'pause' });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toContain('That schedule no longer exists.');
+    expect((await scheduler.get(theirs.id))?.state).toBe('active');
+
+    const deleted = await browser.post(path, { csrf, id: ours.id, change: 'delete' });
+    expect(deleted.body).toContain(`Schedule ${ours.id} deleted.`);
+    expect(await scheduler.get(ours.id)).toBeUndefined();
+
+    const trail = await under.app.audit.read({
+      platform: 'discord',
+      workspace: under.discord.guildId,
+      kind: 'schedule-changed',
+      limit: 10,
+    });
+    expect(
+      trail.entries.map((entry) => [entry.actor.id, entry.onBehalfOf?.id, entry.what.split(' ')[0]]),
+    ).toEqual([
+      [admin.id, admin.id, 'deleted'],
+      [admin.id, admin.id, 'resumed'],
+      [admin.id, admin.id, 'paused'],
+    ]);
+  }, 30_000);
+});
