@@ -6,6 +6,7 @@ import { applyConfigChange } from './config-changes.ts';
 import { toCsv } from './csv.ts';
 import type { CommandServices } from './define-command.ts';
 import { personCard, topCard } from './definitions/usage.ts';
+import { forgetMemoryNotes } from './forget-memory-notes.ts';
 import { mayChangeSchedule } from './scheduling/schedule-text.ts';
 
 /** Resumes a schedule: undefined when done, else why not (its limits, or it is gone). */
@@ -80,6 +81,21 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
       return outcome === undefined
         ? { isChanged: true, text: `Schedule ${record.id} ${done}.` }
         : { isChanged: false, text: outcome };
+    },
+    notesAt: (request) => services.memory.notesOf(request),
+    forgetNotes: ({ actor, conversationKey, scope, noteId }) =>
+      forgetMemoryNotes({
+        services,
+        user: actor,
+        conversationKey,
+        scope,
+        ownerId: scope === 'person' ? actor.id : undefined,
+        noteId,
+        via: 'the console',
+      }),
+    async remindersOf({ actor, conversationKey }) {
+      const records = (await services.scheduling?.scheduler.listOfOwner(conversationKey, actor.id)) ?? [];
+      return records.filter((record) => record.kind === 'reminder');
     },
     async topSpendCsv({ conversationKey }) {
       const place = placeOfConversation(conversationKey);

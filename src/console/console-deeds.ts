@@ -2,6 +2,7 @@ import type { Actor } from '../access/actor.ts';
 import type { OverrideScope } from '../administration/admin-settings.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
 import type { Card } from '../delivery/card.ts';
+import type { MemoryNote, MemoryScope } from '../memory/memory-book.ts';
 import type { ScheduleRecord } from '../scheduling/schedule-record.ts';
 
 /** What the console's schedule buttons do. */
@@ -53,6 +54,24 @@ export interface ConsoleDeeds {
     scheduleId: string;
     change: ScheduleChange;
   }): Promise<{ readonly isChanged: boolean; readonly text: string }>;
+  /** The notes parley keeps here: the person's own, or the place's. */
+  notesAt(request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+    scope: MemoryScope;
+  }): Promise<readonly MemoryNote[]>;
+  /** Forget under /memory: one note (or all) of the person's own or, for who may, the place's. */
+  forgetNotes(request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+    scope: MemoryScope;
+    noteId: string | undefined;
+  }): Promise<{ readonly isForgotten: boolean; readonly text: string }>;
+  /** The person's reminders made on this platform. */
+  remindersOf(request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+  }): Promise<readonly ScheduleRecord[]>;
   /** The same figures as CSV, each cell neutralised as /extract's CSV is. */
   topSpendCsv(request: { conversationKey: ConversationKey }): Promise<string>;
 }

@@ -6,6 +6,7 @@ export const placePages = [
   { page: 'settings', label: 'Budgets & access', isForAdmins: true },
   { page: 'audit', label: 'Audit trail', isForAdmins: true },
   { page: 'schedules', label: 'Schedules', isForAdmins: true },
+  { page: 'memory', label: 'Memory', isForAdmins: true },
   { page: 'spend', label: 'Spend', isForAdmins: true },
   { page: 'me', label: 'My page', isForAdmins: false },
 ] as const;

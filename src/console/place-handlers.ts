@@ -2,8 +2,9 @@ import { conversationKeyOf } from '../conversation/turn.ts';
 import { auditEntriesPerPage, auditFiltersOf, auditPageBody } from './audit-page.ts';
 import { cardSection } from './card-page.ts';
 import { scheduleChanges } from './console-deeds.ts';
-import { consolePage } from './console-layout.ts';
+import { consolePage, placePath } from './console-layout.ts';
 import type { ConsoleRouteName } from './console-routes.ts';
+import { type ForgetNotice, notesSection } from './notes-section.ts';
 import { placeKey } from './place-standing.ts';
 import { type RouteHandler, type RouteRequest, refusalPage } from './route-request.ts';
 import { html } from './safe-html.ts';
@@ -46,24 +47,83 @@ async function renderSchedules(
   return request.context.html(consolePage({ title: 'Schedules', body, frame, place, isAdmin }), status);
 }
 
+/** The note a Forget names, or undefined for all of them. */
+function noteIdOf(value: string | undefined): string | undefined {
+  return value === undefined || value === 'all' ? undefined : value.slice(0, 64);
+}
+
+/** Each person's own page: /usage's card, their notes with Forget, their reminders. */
+async function renderMyPage(request: RouteRequest, notice: ForgetNotice | undefined): Promise<Response> {
+  const { place, actor, frame, isAdmin } = placeRequest(request);
+  const conversationKey = placeKey(place);
+  const verdict = await request.parts.access.authorize({
+    actor,
+    conversationKey,
+    capability: { kind: 'command', name: 'usage' },
+  });
+  if (!verdict.isAllowed) return refusalPage(request.context, 403, verdict.text);
+  const [card, notes, reminders] = await Promise.all([
+    request.parts.deeds.usageCard({ actor, conversationKey }),
+    request.parts.deeds.notesAt({ actor, conversationKey, scope: 'person' }),
+    request.parts.deeds.remindersOf({ actor, conversationKey }),
+  ]);
+  const body = html`${cardSection(card)}
+${notesSection({ title: 'What parley remembers about you', notes, action: placePath(place, 'me'), csrfToken: frame.csrfToken, notice })}
+<h2>Your reminders</h2>
+${
+  reminders.length === 0
+    ? html`<p>None. <code>/remind</code> makes one.</p>`
+    : html`<ul>${reminders.map((record) => html`<li>${record.what} — ${record.whenText}${record.state === 'paused' ? ' (paused)' : ''}</li>`)}</ul>`
+}`;
+  const status = notice === undefined || notice.isForgotten ? 200 : 400;
+  return request.context.html(consolePage({ title: 'My page', body, frame, place, isAdmin }), status);
+}
+
+/** The server's shared notes, for who may change them. */
+async function renderMemory(request: RouteRequest, notice: ForgetNotice | undefined): Promise<Response> {
+  const { place, actor, frame, isAdmin } = placeRequest(request);
+  const notes = await request.parts.deeds.notesAt({
+    actor,
+    conversationKey: placeKey(place),
+    scope: 'place',
+  });
+  const body = notesSection({
+    title: 'What parley remembers for everyone here',
+    notes,
+    action: placePath(place, 'memory'),
+    csrfToken: frame.csrfToken,
+    notice,
+  });
+  const status = notice === undefined || notice.isForgotten ? 200 : 400;
+  return request.context.html(consolePage({ title: 'Memory', body, frame, place, isAdmin }), status);
+}
+
 /** A channel id as platforms write them: letters, digits, `-` and `_`. */
 const channelIdPattern = /^[\w-]{1,40}$/;
 
 /** The pages of one place: its settings, audit trail and spend for admins, and each person's own. */
 export const placeHandlers = {
-  async myPage(request) {
-    const { place, actor, frame, isAdmin } = placeRequest(request);
-    const conversationKey = placeKey(place);
-    const verdict = await request.parts.access.authorize({
+  myPage: (request) => renderMyPage(request, undefined),
+  async forgetMyNotes(request) {
+    const { place, actor } = placeRequest(request);
+    const notice = await request.parts.deeds.forgetNotes({
       actor,
-      conversationKey,
-      capability: { kind: 'command', name: 'usage' },
+      conversationKey: placeKey(place),
+      scope: 'person',
+      noteId: noteIdOf(request.form.note),
     });
-    if (!verdict.isAllowed) return refusalPage(request.context, 403, verdict.text);
-    const card = await request.parts.deeds.usageCard({ actor, conversationKey });
-    return request.context.html(
-      consolePage({ title: 'My page', body: cardSection(card), frame, place, isAdmin }),
-    );
+    return renderMyPage(request, notice);
+  },
+  memory: (request) => renderMemory(request, undefined),
+  async forgetPlaceNotes(request) {
+    const { place, actor } = placeRequest(request);
+    const notice = await request.parts.deeds.forgetNotes({
+      actor,
+      conversationKey: placeKey(place),
+      scope: 'place',
+      noteId: noteIdOf(request.form.note),
+    });
+    return renderMemory(request, notice);
   },
   settings: (request) => renderSettings(request, undefined),
   async changeSetting(request) {

@@ -51,6 +51,18 @@ const matrix: Record<ConsoleRouteName, Row> = {
     path: (guild) => `/places/discord/${guild}/me`,
     expected: { anonymous: 303, member: 200, admin: 200, adminElsewhere: 403 },
   },
+  // Nothing to forget: told so (400), which only someone let through can be.
+  forgetMyNotes: {
+    path: (guild) => `/places/discord/${guild}/me`,
+    form: { note: 'all' },
+    expected: { anonymous: 403, member: 400, admin: 400, adminElsewhere: 403 },
+  },
+  memory: { path: (guild) => `/places/discord/${guild}/memory`, expected: adminsOnly },
+  forgetPlaceNotes: {
+    path: (guild) => `/places/discord/${guild}/memory`,
+    form: { note: 'all' },
+    expected: { anonymous: 403, member: 403, admin: 400, adminElsewhere: 403 },
+  },
   settings: { path: (guild) => `/places/discord/${guild}/settings`, expected: adminsOnly },
   changeSetting: {
     path: (guild) => `/places/discord/${guild}/settings`,
