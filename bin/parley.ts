@@ -133,7 +133,13 @@ async function main(): Promise<number> {
     await closeAll();
     return 1;
   }
-  const webConsole = await startWebConsole({ config, app, services, logger });
+  const webConsole = await startWebConsole({
+    config,
+    app,
+    services,
+    logger,
+    readiness: () => checkReadiness({ platforms: platformNames, probeStore: app.probeStore }),
+  });
   if (webConsole === 'failed') {
     await closeAll();
     return 1;
@@ -316,7 +322,10 @@ async function startWebConsole({
   app,
   services,
   logger,
+  readiness,
 }: {
+  /** The same readiness GET /readyz answers, for the console's overview. */
+  readiness: () => ReturnType<typeof checkReadiness>;
   config: ParleyConfig;
   app: ReturnType<typeof createApp>;
   services: ReturnType<typeof createCommandServices>;
@@ -337,6 +346,7 @@ async function startWebConsole({
       places: app.places,
       audit: app.audit,
       logger,
+      readiness,
     });
     desk.open(running.origin);
     return {

@@ -97,6 +97,27 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
       const records = (await services.scheduling?.scheduler.listOfOwner(conversationKey, actor.id)) ?? [];
       return records.filter((record) => record.kind === 'reminder');
     },
+    async overviewOf({ actor, place }) {
+      const conversationKey = conversationKeyOf({ ...place, channel: '' });
+      const [budgets, schedules] = await Promise.all([
+        services.spending.standings({ userId: actor.id, roleIds: actor.roleIds, conversationKey }),
+        services.scheduling?.scheduler.listInWorkspace(place) ?? Promise.resolve([]),
+      ]);
+      const counts = new Map<string, number>();
+      for (const tool of services.toolbox.all()) counts.set(tool.source, (counts.get(tool.source) ?? 0) + 1);
+      const tools = [
+        ...[...counts].map(([source, toolCount]) => ({ source, toolCount, isUp: true })),
+        ...services.toolbox
+          .outages()
+          .map((outage) => ({ source: outage.source, toolCount: outage.lastTools.length, isUp: false })),
+      ];
+      return {
+        repliesInFlight: services.activeReplies.inFlight(),
+        budgets,
+        tools,
+        nextRuns: schedules.filter((record) => record.state === 'active').slice(0, 5),
+      };
+    },
     async topSpendCsv({ conversationKey }) {
       const place = placeOfConversation(conversationKey);
       const at = services.now();

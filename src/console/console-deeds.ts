@@ -5,6 +5,22 @@ import type { Card } from '../delivery/card.ts';
 import type { MemoryNote, MemoryScope } from '../memory/memory-book.ts';
 import type { ScheduleRecord } from '../scheduling/schedule-record.ts';
 
+/** The overview of a place: replies in flight, budgets as they stand, tools, the next runs. */
+export interface PlaceOverview {
+  /** Replies being written by this process now (each process of a bot counts its own). */
+  readonly repliesInFlight: number;
+  /** Each budget that applies to the admin here, with what is left, as /usage says it. */
+  readonly budgets: readonly {
+    readonly description: string;
+    readonly left: string;
+    readonly reset: string;
+  }[];
+  /** Each source of tools (built-in, or an MCP server) and whether it is up. */
+  readonly tools: readonly { readonly source: string; readonly toolCount: number; readonly isUp: boolean }[];
+  /** The server's schedules that run next, soonest first. */
+  readonly nextRuns: readonly ScheduleRecord[];
+}
+
 /** What the console's schedule buttons do. */
 export const scheduleChanges = ['pause', 'resume', 'delete'] as const;
 export type ScheduleChange = (typeof scheduleChanges)[number];
@@ -72,6 +88,11 @@ export interface ConsoleDeeds {
     actor: Actor;
     conversationKey: ConversationKey;
   }): Promise<readonly ScheduleRecord[]>;
+  /** What the overview shows of this process and place, besides readiness. */
+  overviewOf(request: {
+    actor: Actor;
+    place: { platform: string; workspace: string };
+  }): Promise<PlaceOverview>;
   /** The same figures as CSV, each cell neutralised as /extract's CSV is. */
   topSpendCsv(request: { conversationKey: ConversationKey }): Promise<string>;
 }

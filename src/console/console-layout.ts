@@ -3,6 +3,7 @@ import { html, type SafeHtml } from './safe-html.ts';
 
 /** The pages of one place, as the navigation names them; admins see them all, members only theirs. */
 export const placePages = [
+  { page: 'overview', label: 'Overview', isForAdmins: true },
   { page: 'settings', label: 'Budgets & access', isForAdmins: true },
   { page: 'audit', label: 'Audit trail', isForAdmins: true },
   { page: 'schedules', label: 'Schedules', isForAdmins: true },

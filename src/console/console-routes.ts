@@ -28,6 +28,7 @@ export const consoleRoutes = {
   slackSignIn: { method: 'GET', path: '/sign-in/slack', access: 'anyone' },
   slackCallback: { method: 'GET', path: '/sign-in/slack/callback', access: 'anyone' },
   signOut: { method: 'POST', path: '/sign-out', access: 'signed-in' },
+  overview: { method: 'GET', path: '/places/:platform/:workspace/overview', access: 'admin' },
   myPage: { method: 'GET', path: '/places/:platform/:workspace/me', access: 'member' },
   forgetMyNotes: { method: 'POST', path: '/places/:platform/:workspace/me', access: 'member' },
   memory: { method: 'GET', path: '/places/:platform/:workspace/memory', access: 'admin' },

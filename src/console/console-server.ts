@@ -5,6 +5,7 @@ import type { AccessGate } from '../access/access-gate.ts';
 import type { PlaceSettingsReader } from '../administration/place-settings.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Logger } from '../log.ts';
+import type { Readiness } from '../operations/health.ts';
 import type { Store } from '../state/create-store.ts';
 import { consoleAddress } from './console-address.ts';
 import { createConsoleApp } from './console-app.ts';
@@ -52,9 +53,12 @@ export async function startConsoleServer({
   audit,
   logger,
   links,
+  readiness,
   signInAttemptsPerMinute = 10,
   now = () => Date.now(),
 }: {
+  /** The process's readiness, as GET /readyz answers it, for the overview. */
+  readiness: () => Promise<Readiness>;
   /** Sign-in requests one client address may make a minute (each sign-in takes one or two). */
   signInAttemptsPerMinute?: number;
   settings: ConsoleSettings;
@@ -117,6 +121,7 @@ export async function startConsoleServer({
     places,
     audit,
     logger,
+    readiness,
   });
   logger.info({ origin }, 'owner’s console listening');
   return {

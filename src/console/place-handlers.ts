@@ -5,6 +5,7 @@ import { scheduleChanges } from './console-deeds.ts';
 import { consolePage, placePath } from './console-layout.ts';
 import type { ConsoleRouteName } from './console-routes.ts';
 import { type ForgetNotice, notesSection } from './notes-section.ts';
+import { overviewPageBody } from './overview-page.ts';
 import { placeKey } from './place-standing.ts';
 import { type RouteHandler, type RouteRequest, refusalPage } from './route-request.ts';
 import { html } from './safe-html.ts';
@@ -103,6 +104,15 @@ const channelIdPattern = /^[\w-]{1,40}$/;
 
 /** The pages of one place: its settings, audit trail and spend for admins, and each person's own. */
 export const placeHandlers = {
+  async overview(request) {
+    const { place, actor, frame, isAdmin } = placeRequest(request);
+    const [readiness, overview] = await Promise.all([
+      request.parts.readiness(),
+      request.parts.deeds.overviewOf({ actor, place }),
+    ]);
+    const body = overviewPageBody({ readiness, overview });
+    return request.context.html(consolePage({ title: 'Overview', body, frame, place, isAdmin }));
+  },
   myPage: (request) => renderMyPage(request, undefined),
   async forgetMyNotes(request) {
     const { place, actor } = placeRequest(request);

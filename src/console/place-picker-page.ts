@@ -15,7 +15,7 @@ export function placePickerBody(places: readonly PickablePlace[]): SafeHtml {
   }
   const items = places.map(({ place, isAdmin }) =>
     isAdmin
-      ? html`<li><a href="${placePath(place, 'settings')}">${place.platform} ${place.workspace}</a> — admin: <a href="${placePath(place, 'audit')}">audit trail</a>, <a href="${placePath(place, 'spend')}">spend</a>, <a href="${placePath(place, 'me')}">my page</a></li>`
+      ? html`<li><a href="${placePath(place, 'settings')}">${place.platform} ${place.workspace}</a> — admin: <a href="${placePath(place, 'overview')}">overview</a>, <a href="${placePath(place, 'audit')}">audit trail</a>, <a href="${placePath(place, 'spend')}">spend</a>, <a href="${placePath(place, 'me')}">my page</a></li>`
       : html`<li>${place.platform} ${place.workspace} — <a href="${placePath(place, 'me')}">My page</a></li>`,
   );
   return html`<h2>Choose a place</h2><ul>${items}</ul>`;

@@ -4,6 +4,7 @@ import type { AccessGate } from '../access/access-gate.ts';
 import type { PlaceSettingsReader } from '../administration/place-settings.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Logger } from '../log.ts';
+import type { Readiness } from '../operations/health.ts';
 import type { ConsoleDeeds } from './console-deeds.ts';
 import { consolePage } from './console-layout.ts';
 import type { ConsolePlace } from './console-person.ts';
@@ -34,6 +35,8 @@ export interface ConsoleParts {
   readonly places: PlaceSettingsReader;
   readonly audit: AuditLog;
   readonly logger: Logger;
+  /** The process's readiness, as GET /readyz answers it. */
+  readonly readiness: () => Promise<Readiness>;
 }
 
 /** What a route's handler is given once its access has been checked. */

@@ -63,6 +63,7 @@ const matrix: Record<ConsoleRouteName, Row> = {
     form: { note: 'all' },
     expected: { anonymous: 403, member: 403, admin: 400, adminElsewhere: 403 },
   },
+  overview: { path: (guild) => `/places/discord/${guild}/overview`, expected: adminsOnly },
   settings: { path: (guild) => `/places/discord/${guild}/settings`, expected: adminsOnly },
   changeSetting: {
     path: (guild) => `/places/discord/${guild}/settings`,

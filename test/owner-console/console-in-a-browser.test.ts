@@ -107,14 +107,15 @@ describe.skipIf(!hasChromium)(suiteName, () => {
     await page.getByRole('link', { name: 'Audit trail' }).click();
     await page.getByRole('cell', { name: /BUDGET_USER_DAILY for this server is now 1\.5/ }).waitFor();
     await capture(page, '4-audit-trail');
-    await page.getByRole('link', { name: 'Spend' }).click();
-    await capture(page, '5-spend');
-    await page.getByRole('link', { name: 'My page' }).click();
-    await capture(page, '6-my-page');
+    for (const [index, name] of ['Overview', 'Schedules', 'Memory', 'Spend', 'My page'].entries()) {
+      await page.getByRole('link', { name, exact: true }).click();
+      await page.getByRole('heading', { name, level: 1 }).waitFor();
+      await capture(page, `${index + 5}-${name.toLowerCase().replace(' ', '-')}`);
+    }
 
     await page.setViewportSize({ width: 375, height: 800 });
     await page.getByRole('link', { name: 'Budgets & access' }).click();
-    await page.screenshot({ path: join(screenshots, '7-budgets-375px.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshots, '10-budgets-375px.png'), fullPage: true });
     const overflows = await page.evaluate('document.body.scrollWidth > window.innerWidth');
     expect(overflows).toBe(false);
 

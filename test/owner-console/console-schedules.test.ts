@@ -101,4 +101,30 @@ describe('the console’s Schedules page', () => {
       [admin.id, admin.id, 'paused'],
     ]);
   }, 30_000);
+
+  it('shows the overview: readiness, replies in flight, budgets today, tools and the next runs', async () => {
+    const admin = under.discord.createUser({ username: 'overview-admin' });
+    under.discord.joinGuild(admin.id);
+    const role = under.discord.createRole({ name: 'overview-managers', permissions: ['manage-guild'] });
+    under.discord.giveRole(admin.id, role);
+    await makeSchedule(under.discord.guildId, under.generalChannelId, admin.id, 'weekly <i>report</i>');
+    under.discord.oauth.approveAs(admin.id);
+    const browser = createConsoleClient(webConsole.origin);
+    const home = await browser.get('/sign-in/discord');
+    const overviewPath = `/places/discord/${under.discord.guildId}/overview`;
+    expect(home.body).toContain(`href="${overviewPath}"`);
+    await browser.post(`/places/discord/${under.discord.guildId}/settings`, {
+      csrf: browser.csrfOf(home),
+      setting: 'BUDGET_SERVER_DAILY',
+      value: '5',
+      channel: '',
+    });
+    const overview = await browser.get(overviewPath);
+    expect(overview.status).toBe(200);
+    expect(overview.body).toMatch(/replies in flight \(this process\)<\/th><td>0</);
+    expect(overview.body).toContain('<td>this server&#39;s daily budget</td><td>5 of 5 left</td>');
+    expect(overview.body).toContain('<td>memory</td><td>2</td><td>up</td>');
+    expect(overview.body).toContain('weekly &lt;i&gt;report&lt;/i&gt; (schedule-owner)');
+    expect(overview.body).toMatch(/<td>store<\/td>|<th scope="row">store<\/th>/);
+  }, 30_000);
 });

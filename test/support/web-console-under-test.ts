@@ -2,6 +2,7 @@ import { createConsoleDeeds } from '../../commands/console-deeds.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
 import type { App } from '../../src/app.ts';
 import { type RunningConsole, startConsoleServer } from '../../src/console/console-server.ts';
+import { checkReadiness } from '../../src/operations/health.ts';
 import type { FakeDiscord } from '../fakes/discord/index.ts';
 import type { FakeSlack } from '../fakes/slack/index.ts';
 
@@ -39,6 +40,11 @@ export async function startWebConsoleUnderTest(
     audit: under.app.audit,
     logger: under.services.logger,
     signInAttemptsPerMinute,
+    readiness: () =>
+      checkReadiness({
+        platforms: discord === undefined ? ['slack'] : ['discord'],
+        probeStore: under.app.probeStore,
+      }),
   });
   desk.open(running.origin);
   return {
