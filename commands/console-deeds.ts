@@ -118,10 +118,30 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
         nextRuns: schedules.filter((record) => record.state === 'active').slice(0, 5),
       };
     },
+    placeSpend: (place) => services.usage.placeReport({ ...place, at: services.now() }),
     async topSpendCsv({ conversationKey }) {
       const place = placeOfConversation(conversationKey);
       const at = services.now();
       const rows: string[][] = [['period', 'kind', 'rank', 'id', 'cost']];
+      const totals = await services.usage.placeReport({ ...place, at });
+      for (const [period, spent] of [
+        ['day', totals.today],
+        ['month', totals.month],
+      ] as const) {
+        rows.push([period, 'server', '', place.workspace, formatCost(spent.costNanos)]);
+        const byCalls = Object.entries(spent.toolCalls).sort(
+          ([, first], [, second]) => second.calls - first.calls,
+        );
+        byCalls.forEach(([tool, counts], index) => {
+          rows.push([
+            period,
+            'tool calls',
+            String(index + 1),
+            tool,
+            `${counts.calls} (${counts.errors} failed)`,
+          ]);
+        });
+      }
       for (const period of ['day', 'month'] as const) {
         for (const kind of ['users', 'channels'] as const) {
           const ranked = await services.usage.top({ ...place, kind, period, at, count: 25 });

@@ -1,6 +1,7 @@
 import type { Actor } from '../access/actor.ts';
 import type { OverrideScope } from '../administration/admin-settings.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
+import type { UsageTotals } from '../conversation/usage-ledger.ts';
 import type { Card } from '../delivery/card.ts';
 import type { MemoryNote, MemoryScope } from '../memory/memory-book.ts';
 import type { ScheduleRecord } from '../scheduling/schedule-record.ts';
@@ -93,6 +94,11 @@ export interface ConsoleDeeds {
     actor: Actor;
     place: { platform: string; workspace: string };
   }): Promise<PlaceOverview>;
+  /** The whole server's spending and tool calls, today and this month. */
+  placeSpend(place: { platform: string; workspace: string }): Promise<{
+    readonly today: UsageTotals;
+    readonly month: UsageTotals;
+  }>;
   /** The same figures as CSV, each cell neutralised as /extract's CSV is. */
   topSpendCsv(request: { conversationKey: ConversationKey }): Promise<string>;
 }

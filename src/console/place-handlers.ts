@@ -6,6 +6,7 @@ import { consolePage, placePath } from './console-layout.ts';
 import type { ConsoleRouteName } from './console-routes.ts';
 import { type ForgetNotice, notesSection } from './notes-section.ts';
 import { overviewPageBody } from './overview-page.ts';
+import { placeSpendSection } from './place-spend-section.ts';
 import { placeKey } from './place-standing.ts';
 import { type RouteHandler, type RouteRequest, refusalPage } from './route-request.ts';
 import { html } from './safe-html.ts';
@@ -189,9 +190,12 @@ export const placeHandlers = {
   },
   async spend(request) {
     const { place, frame, isAdmin } = placeRequest(request);
-    const card = await request.parts.deeds.topSpendCard({ conversationKey: placeKey(place) });
+    const [card, totals] = await Promise.all([
+      request.parts.deeds.topSpendCard({ conversationKey: placeKey(place) }),
+      request.parts.deeds.placeSpend(place),
+    ]);
     const csvPath = `${request.context.req.path}.csv`;
-    const body = html`${cardSection(card)}<p><a href="${csvPath}">Download as CSV</a></p>`;
+    const body = html`${placeSpendSection(totals)}${cardSection(card)}<p><a href="${csvPath}">Download as CSV</a></p>`;
     return request.context.html(consolePage({ title: 'Spend', body, frame, place, isAdmin }));
   },
   async spendCsv(request) {

@@ -106,6 +106,14 @@ export interface UsageLedger {
   /** Drops a hold whose request never reached the gateway or failed there. Never rejects. */
   release(request: { reservationId: string; heldCounters: readonly CounterAddress[] }): Promise<void>;
   report(query: { userId: string; conversationKey: ConversationKey; at: Date }): Promise<UsageReport>;
+  /**
+   * A whole server's (or workspace's) totals today and this month, tool calls by tool included: its
+   * counters as each reply already writes them, read, never scanned (the owner's console).
+   */
+  placeReport(query: { platform: string; workspace: string; at: Date }): Promise<{
+    readonly today: UsageTotals;
+    readonly month: UsageTotals;
+  }>;
   /** Totals of any scope's counters now, e.g. to show what is left of each budget. */
   readBudgets(query: {
     subject: SpendSubject;
@@ -303,6 +311,14 @@ export function createUsageLedger({
         user: { today: userToday ?? empty, month: userMonth ?? empty },
         conversation: { today: conversationToday ?? empty, month: conversationMonth ?? empty },
       };
+    },
+    async placeReport({ platform, workspace, at }) {
+      const windows = periodsAt({ at, timeZone });
+      const scope = `server:${platform}:${workspace}`;
+      const keys = [counterOf(scope, 'day', windows).key, counterOf(scope, 'month', windows).key];
+      const [today, month] = await totalsOf(keys, at);
+      const empty = toTotals(noSpending, {});
+      return { today: today ?? empty, month: month ?? empty };
     },
     async readBudgets({ subject, budgets, at }) {
       const counters = limitedCounters(subject, budgets, at);
