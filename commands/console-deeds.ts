@@ -9,6 +9,13 @@ import { personCard, topCard } from './definitions/usage.ts';
 import { forgetMemoryNotes } from './forget-memory-notes.ts';
 import { mayChangeSchedule } from './scheduling/schedule-text.ts';
 
+/** Runs a schedule once now, as its owner: undefined when it ran, else why not. */
+async function ranNow(scheduler: Scheduler, id: string): Promise<string | undefined> {
+  const outcome = await scheduler.runNow(id);
+  if ('problem' in outcome) return `Not run: ${outcome.problem}.`;
+  return outcome.status === 'ran' ? undefined : `Not run (${outcome.status}): ${outcome.reason}`;
+}
+
 /** Resumes a schedule: undefined when done, else why not (its limits, or it is gone). */
 async function resumed(scheduler: Scheduler, id: string): Promise<string | undefined> {
   const result = await scheduler.resume(id);
@@ -58,16 +65,18 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
         return { isChanged: false, text: 'Only its owner or a server admin can change this schedule.' };
       }
       const outcome =
-        change === 'pause'
-          ? (await scheduler.pause(record.id)) === undefined
-            ? 'That schedule no longer exists.'
-            : undefined
-          : change === 'resume'
-            ? await resumed(scheduler, record.id)
-            : (await scheduler.remove(record.id))
-              ? undefined
-              : 'That schedule no longer exists.';
-      const done = { pause: 'paused', resume: 'resumed', delete: 'deleted' }[change];
+        change === 'run'
+          ? await ranNow(scheduler, record.id)
+          : change === 'pause'
+            ? (await scheduler.pause(record.id)) === undefined
+              ? 'That schedule no longer exists.'
+              : undefined
+            : change === 'resume'
+              ? await resumed(scheduler, record.id)
+              : (await scheduler.remove(record.id))
+                ? undefined
+                : 'That schedule no longer exists.';
+      const done = { pause: 'paused', resume: 'resumed', delete: 'deleted', run: 'ran' }[change];
       await services.audit.record({
         platform: where.platform,
         workspace: where.workspace,

@@ -23,7 +23,7 @@ export interface PlaceOverview {
 }
 
 /** What the console's schedule buttons do. */
-export const scheduleChanges = ['pause', 'resume', 'delete'] as const;
+export const scheduleChanges = ['pause', 'resume', 'delete', 'run'] as const;
 export type ScheduleChange = (typeof scheduleChanges)[number];
 
 /** A setting change asked in the console's form, as `/config set` or `/config reset` would take it. */
@@ -62,8 +62,9 @@ export interface ConsoleDeeds {
   /** The channel schedules of the server, soonest first. */
   schedulesAt(place: { platform: string; workspace: string }): Promise<readonly ScheduleRecord[]>;
   /**
-   * Pauses, resumes or deletes a schedule of this server, as its buttons under /schedules do, when
-   * the actor may change it there; recorded in the audit trail. Resolves with words for the person.
+   * Pauses, resumes or deletes a schedule of this server, as its buttons under /schedules do, or
+   * runs it once now as its owner (through the runner's gate), when the actor may change it there;
+   * recorded in the audit trail. Resolves with words for the person.
    */
   changeSchedule(request: {
     actor: Actor;

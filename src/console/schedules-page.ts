@@ -1,4 +1,5 @@
 import type { ScheduleRecord } from '../scheduling/schedule-record.ts';
+import type { ScheduleChange } from './console-deeds.ts';
 import { placePath } from './console-layout.ts';
 import type { ConsolePlace } from './console-person.ts';
 import { html, type SafeHtml } from './safe-html.ts';
@@ -28,7 +29,7 @@ export function schedulesPageBody({
   outcome: ScheduleChangeOutcome | undefined;
 }): SafeHtml {
   const action = placePath(place, 'schedules');
-  const button = (record: ScheduleRecord, change: 'pause' | 'resume' | 'delete', label: string) =>
+  const button = (record: ScheduleRecord, change: ScheduleChange, label: string) =>
     html`<form class="inline" method="post" action="${action}">
 <input type="hidden" name="csrf" value="${csrfToken}">
 <input type="hidden" name="id" value="${record.id}">
@@ -42,7 +43,7 @@ export function schedulesPageBody({
 <td>${record.owner.name}</td>
 <td>${record.state === 'paused' ? html`paused${record.pausedReason === undefined ? '' : html`: ${record.pausedReason}`}` : timeOf(record.nextRunAtMs)}</td>
 <td>${record.lastRun === undefined ? 'not yet' : html`${record.lastRun.status}${record.lastRun.note === undefined ? '' : html` (${record.lastRun.note})`}`}</td>
-<td>${record.state === 'paused' ? button(record, 'resume', 'Resume') : button(record, 'pause', 'Pause')}${button(record, 'delete', 'Delete')}</td>
+<td>${record.state === 'paused' ? button(record, 'resume', 'Resume') : html`${button(record, 'run', 'Run now')}${button(record, 'pause', 'Pause')}`}${button(record, 'delete', 'Delete')}</td>
 </tr>`,
   );
   const notice =

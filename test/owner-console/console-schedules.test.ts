@@ -127,4 +127,47 @@ describe('the console’s Schedules page', () => {
     expect(overview.body).toContain('weekly &lt;i&gt;report&lt;/i&gt; (schedule-owner)');
     expect(overview.body).toMatch(/<td>store<\/td>|<th scope="row">store<\/th>/);
   }, 30_000);
+
+  it('runs a schedule now as its owner, through the gate: a demoted owner’s run is refused and paused', async () => {
+    const scheduler = under.scheduling?.scheduler;
+    if (scheduler === undefined) throw new Error('no scheduling');
+    const owner = under.discord.createUser({ username: 'run-now-owner' });
+    under.discord.joinGuild(owner.id);
+    const role = under.discord.createRole({ name: 'run-now-managers', permissions: ['manage-guild'] });
+    under.discord.giveRole(owner.id, role);
+    const record = await makeSchedule(
+      under.discord.guildId,
+      under.generalChannelId,
+      owner.id,
+      'say good morning',
+    );
+    under.discord.oauth.approveAs(owner.id);
+    const browser = createConsoleClient(webConsole.origin);
+    const csrf = browser.csrfOf(await browser.get('/sign-in/discord'));
+    const path = `/places/discord/${under.discord.guildId}/schedules`;
+    const before = under.botMessages(under.generalChannelId).length;
+
+    const ran = await browser.post(path, { csrf, id: record.id, change: 'run' });
+    expect(ran.body).toContain(`Schedule ${record.id} ran.`);
+    const after = await scheduler.get(record.id);
+    expect(after?.lastRun?.status).toBe('ran');
+    // Out of turn: the next run stays where it was.
+    expect(after?.nextRunAtMs).toBe(record.nextRunAtMs);
+    expect(under.botMessages(under.generalChannelId).length).toBeGreaterThan(before);
+
+    // Another admin asks for a run of it after its owner lost Manage Server: the owner is refused.
+    const other = under.discord.createUser({ username: 'run-now-other-admin' });
+    under.discord.joinGuild(other.id);
+    under.discord.giveRole(other.id, role);
+    under.discord.takeRole(owner.id, role);
+    under.discord.oauth.approveAs(other.id);
+    const otherBrowser = createConsoleClient(webConsole.origin);
+    const otherCsrf = otherBrowser.csrfOf(await otherBrowser.get('/sign-in/discord'));
+    const requestsBefore = under.gateway.requests.length;
+    const refused = await otherBrowser.post(path, { csrf: otherCsrf, id: record.id, change: 'run' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('Not run (refused)');
+    expect(under.gateway.requests.length).toBe(requestsBefore);
+    expect((await scheduler.get(record.id))?.state).toBe('paused');
+  }, 40_000);
 });
