@@ -127,6 +127,7 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
         nextRuns: schedules.filter((record) => record.state === 'active').slice(0, 5),
       };
     },
+    placeDays: (request) => services.usage.placeDays({ ...request, at: services.now() }),
     placeSpend: (place) => services.usage.placeReport({ ...place, at: services.now() }),
     async topSpendCsv({ conversationKey }) {
       const place = placeOfConversation(conversationKey);

@@ -100,6 +100,12 @@ export interface ConsoleDeeds {
     readonly today: UsageTotals;
     readonly month: UsageTotals;
   }>;
+  /** The whole server's spending day by day, the last `days` days, oldest first. */
+  placeDays(request: {
+    platform: string;
+    workspace: string;
+    days: number;
+  }): Promise<ReadonlyArray<{ readonly day: string; readonly costNanos: number; readonly requests: number }>>;
   /** The same figures as CSV, each cell neutralised as /extract's CSV is. */
   topSpendCsv(request: { conversationKey: ConversationKey }): Promise<string>;
 }

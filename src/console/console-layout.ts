@@ -32,9 +32,12 @@ export function consolePage({
   frame,
   place,
   isAdmin = false,
+  head = '',
 }: {
   title: string;
   body: SafeHtml;
+  /** More of the page's head: the chart's script and styles, on the pages that draw one. */
+  head?: SafeHtml | '';
   frame?: SignedInFrame;
   place?: ConsolePlace;
   isAdmin?: boolean;
@@ -57,6 +60,7 @@ export function consolePage({
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · parley console</title>
 <link rel="stylesheet" href="/console.css">
+${head}
 </head>
 <body>
 <header><nav aria-label="Main"><a href="/"><strong>parley console</strong></a>${placeNavigation}${signedIn}</nav></header>

@@ -21,6 +21,9 @@ export interface ConsoleRoute {
 export const consoleRoutes = {
   home: { method: 'GET', path: '/', access: 'anyone' },
   stylesheet: { method: 'GET', path: '/console.css', access: 'anyone' },
+  chartLibrary: { method: 'GET', path: '/assets/uplot.js', access: 'anyone' },
+  chartLibraryStyles: { method: 'GET', path: '/assets/uplot.css', access: 'anyone' },
+  spendChart: { method: 'GET', path: '/assets/spend-chart.js', access: 'anyone' },
   linkSignInPage: { method: 'GET', path: '/sign-in/link/:token', access: 'anyone' },
   linkSignIn: { method: 'POST', path: '/sign-in/link', access: 'anyone' },
   discordSignIn: { method: 'GET', path: '/sign-in/discord', access: 'anyone' },

@@ -12,6 +12,7 @@ import { type RouteHandler, type RouteRequest, refusalPage } from './route-reque
 import { html } from './safe-html.ts';
 import { type ScheduleChangeOutcome, schedulesPageBody } from './schedules-page.ts';
 import { type ChangeOutcome, settingsPageBody } from './settings-page.ts';
+import { chartDays, spendChartHead, spendChartSection } from './spend-chart-section.ts';
 
 /** The parts every place page has, once the route's access let the request through. */
 function placeRequest({ session, place, standing }: RouteRequest) {
@@ -190,13 +191,16 @@ export const placeHandlers = {
   },
   async spend(request) {
     const { place, frame, isAdmin } = placeRequest(request);
-    const [card, totals] = await Promise.all([
+    const [card, totals, days] = await Promise.all([
       request.parts.deeds.topSpendCard({ conversationKey: placeKey(place) }),
       request.parts.deeds.placeSpend(place),
+      request.parts.deeds.placeDays({ ...place, days: chartDays }),
     ]);
     const csvPath = `${request.context.req.path}.csv`;
-    const body = html`${placeSpendSection(totals)}${cardSection(card)}<p><a href="${csvPath}">Download as CSV</a></p>`;
-    return request.context.html(consolePage({ title: 'Spend', body, frame, place, isAdmin }));
+    const body = html`${placeSpendSection(totals)}${spendChartSection(days)}${cardSection(card)}<p><a href="${csvPath}">Download as CSV</a></p>`;
+    return request.context.html(
+      consolePage({ title: 'Spend', body, frame, place, isAdmin, head: spendChartHead }),
+    );
   },
   async spendCsv(request) {
     const { place } = placeRequest(request);

@@ -1,12 +1,14 @@
 import type { MiddlewareHandler } from 'hono';
 
 /**
- * A strict Content-Security-Policy: no script at all, styles only from the console's own stylesheet,
+ * A strict Content-Security-Policy: scripts and styles only from the console's own files (the chart),
+ * nothing inline,
  * forms only to itself, never framed. Pages are never cached (they show settings and spend), and no
  * address leaves for another site in a Referer (a one-time link's token is in its path).
  */
 export const contentSecurityPolicy = [
   "default-src 'none'",
+  "script-src 'self'",
   "style-src 'self'",
   "img-src 'self'",
   "form-action 'self'",

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
+import { chartLibrary, spendChartScript } from './chart-assets.ts';
 import { clientAddressOf } from './client-address.ts';
 import { consolePage } from './console-layout.ts';
 import type { ConsolePerson } from './console-person.ts';
@@ -135,6 +136,15 @@ export const signInHandlers = {
   },
   stylesheet({ context }) {
     return context.body(consoleStylesheet, 200, { 'content-type': 'text/css; charset=utf-8' });
+  },
+  chartLibrary({ context }) {
+    return context.body(chartLibrary().script, 200, { 'content-type': 'text/javascript; charset=utf-8' });
+  },
+  chartLibraryStyles({ context }) {
+    return context.body(chartLibrary().styles, 200, { 'content-type': 'text/css; charset=utf-8' });
+  },
+  spendChart({ context }) {
+    return context.body(spendChartScript, 200, { 'content-type': 'text/javascript; charset=utf-8' });
   },
   // A link opens a page with a button, and only its POST signs in: a link preview fetching the
   // address (a chat unfurling it) cannot use it up.

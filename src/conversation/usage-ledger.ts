@@ -114,6 +114,16 @@ export interface UsageLedger {
     readonly today: UsageTotals;
     readonly month: UsageTotals;
   }>;
+  /**
+   * A server's spending day by day, the oldest first, for the last `days` days (at most the 40 its
+   * daily counters are kept): one read of counters every reply already writes.
+   */
+  placeDays(query: {
+    platform: string;
+    workspace: string;
+    at: Date;
+    days: number;
+  }): Promise<ReadonlyArray<{ readonly day: string; readonly costNanos: number; readonly requests: number }>>;
   /** Totals of any scope's counters now, e.g. to show what is left of each budget. */
   readBudgets(query: {
     subject: SpendSubject;
@@ -319,6 +329,20 @@ export function createUsageLedger({
       const [today, month] = await totalsOf(keys, at);
       const empty = toTotals(noSpending, {});
       return { today: today ?? empty, month: month ?? empty };
+    },
+    async placeDays({ platform, workspace, at, days }) {
+      const dayMs = 24 * 60 * 60_000;
+      const scope = `server:${platform}:${workspace}`;
+      const counters = Array.from({ length: Math.min(Math.max(days, 1), 40) }, (_, index) => {
+        const windows = periodsAt({ at: new Date(at.getTime() - index * dayMs), timeZone });
+        return { day: windows.day.label, key: counterOf(scope, 'day', windows).key };
+      }).reverse();
+      const states = await store.read({ keys: counters.map((counter) => counter.key), nowMs: at.getTime() });
+      return counters.map((counter, index) => ({
+        day: counter.day,
+        costNanos: states[index]?.spent.costNanos ?? 0,
+        requests: states[index]?.spent.requests ?? 0,
+      }));
     },
     async readBudgets({ subject, budgets, at }) {
       const counters = limitedCounters(subject, budgets, at);

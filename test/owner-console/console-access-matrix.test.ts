@@ -33,6 +33,9 @@ const adminsOnly = { anonymous: 303, member: 403, admin: 200, adminElsewhere: 40
 const matrix: Record<ConsoleRouteName, Row> = {
   home: { path: () => '/', expected: everyone(200) },
   stylesheet: { path: () => '/console.css', expected: everyone(200) },
+  chartLibrary: { path: () => '/assets/uplot.js', expected: everyone(200) },
+  chartLibraryStyles: { path: () => '/assets/uplot.css', expected: everyone(200) },
+  spendChart: { path: () => '/assets/spend-chart.js', expected: everyone(200) },
   linkSignInPage: { path: () => '/sign-in/link/some-token-that-is-long-enough', expected: everyone(200) },
   // A token that was never issued: refused whoever asks.
   linkSignIn: { path: () => '/sign-in/link', form: { token: 'x'.repeat(43) }, expected: everyone(403) },

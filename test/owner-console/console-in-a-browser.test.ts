@@ -5,13 +5,14 @@ import { join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../../src/console/console-server.ts';
+import { conversationKeyOf } from '../../src/conversation/turn.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
 import { startWebConsoleUnderTest } from '../support/web-console-under-test.ts';
 
 /**
  * The console in a real browser: Debian's chromium, driven by playwright-core, signs in through the
  * fake Discord's OAuth2 pages, picks the server, changes a budget with the form, and finds the
- * change in the audit trail; every page passes axe-core's checks with no serious or critical
+ * change in the audit trail, sees the spend chart drawn from known spending; every page passes axe-core's checks with no serious or critical
  * violation, and a screenshot of each (also at 375 px wide) is saved under test-results/console/.
  * Skipped, saying so, where chromium is not installed (`apt-get install chromium`; .ci/run does).
  */
@@ -107,9 +108,30 @@ describe.skipIf(!hasChromium)(suiteName, () => {
     await page.getByRole('link', { name: 'Audit trail' }).click();
     await page.getByRole('cell', { name: /BUDGET_USER_DAILY for this server is now 1\.5/ }).waitFor();
     await capture(page, '4-audit-trail');
+    // Known spending, for the chart.
+    await under.services.usage.settle({
+      reservationId: 'browser-known-spend',
+      subject: {
+        userId: admin.id,
+        conversationKey: conversationKeyOf({
+          platform: 'discord',
+          workspace: under.discord.guildId,
+          channel: under.generalChannelId,
+        }),
+        budgetedRoleIds: [],
+      },
+      heldCounters: [],
+      spent: { promptTokens: 800, completionTokens: 200, images: 0, costNanos: 2_500_000_000 },
+      at: new Date(),
+    });
     for (const [index, name] of ['Overview', 'Schedules', 'Memory', 'Spend', 'My page'].entries()) {
       await page.getByRole('link', { name, exact: true }).click();
       await page.getByRole('heading', { name, level: 1 }).waitFor();
+      if (name === 'Spend') {
+        // uPlot drew the chart (a canvas) from the page's numbers; the table under it has them too.
+        await page.locator('#spend-chart canvas').first().waitFor();
+        await page.locator('figcaption').getByRole('cell', { name: '2.5', exact: true }).waitFor();
+      }
       await capture(page, `${index + 5}-${name.toLowerCase().replace(' ', '-')}`);
     }
 
