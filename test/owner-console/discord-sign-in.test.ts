@@ -74,6 +74,16 @@ describe('the owner’s console: Sign in with Discord', () => {
     expect(audit.status).toBe(200);
     expect(audit.body).toContain('BUDGET_USER_DAILY for this server is now 0.25');
     expect(audit.body).toContain('Console Admin');
+
+    // Signing out ends the session in the store: the old cookie opens nothing any more.
+    const sessionCookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const signedOut = await browser.post('/sign-out', { csrf: browser.csrfOf(audit) });
+    expect(signedOut.body).toContain('Sign in with Discord');
+    const replayed = await fetch(`${webConsole.origin}${settingsPath}`, {
+      headers: { cookie: sessionCookie },
+      redirect: 'manual',
+    });
+    expect(replayed.status).toBe(303);
   }, 30_000);
 
   it('refuses a callback whose state this browser did not start, and a code used twice', async () => {

@@ -68,7 +68,12 @@ describe('/console and its one-time link', () => {
     const link = await linkFromConsoleCommand(admin.id, under.generalChannelId);
     const browser = createConsoleClient(webConsole.origin);
     const token = /name="token" value="([^"]+)"/.exec((await browser.get(link)).body)?.[1] ?? '';
-    const home = await browser.post('/sign-in/link', { token });
+    const signedIn = await browser.once('POST', '/sign-in/link', { token });
+    expect(signedIn.status).toBe(303);
+    // HttpOnly and SameSite, lasting as long as the session; not Secure on plain http to 127.0.0.1.
+    const [cookie = ''] = signedIn.headers.getSetCookie();
+    expect(cookie).toMatch(/^parley-console=[\w-]{43}; Max-Age=3600; Path=\/; HttpOnly; SameSite=Lax$/);
+    const home = await browser.get('/');
     expect(home.body).toContain(`/places/discord/${under.discord.guildId}/settings`);
     expect((await browser.get(`/places/discord/${under.discord.guildId}/settings`)).status).toBe(200);
   }, 30_000);
