@@ -42,6 +42,10 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
       });
       return now.isPresent ? now.actor : undefined;
     },
+    isPresentIn({ platform, workspace }) {
+      const places = services.scheduling?.places.of(platform);
+      return places !== undefined && (places.isPresentIn?.(workspace) ?? true);
+    },
     changeSetting: ({ actor, conversationKey, name, scope, text }) =>
       applyConfigChange({ services, user: actor, conversationKey, change: { name, scope, text } }),
     usageCard: ({ actor, conversationKey }) =>

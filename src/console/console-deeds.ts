@@ -48,6 +48,8 @@ export interface ConsoleDeeds {
    * in this process.
    */
   actorNow(request: { platform: string; workspace: string; userId: string }): Promise<Actor | undefined>;
+  /** Whether parley is in that server or workspace now, as its platform told it (no request). */
+  isPresentIn(place: { platform: string; workspace: string }): boolean;
   /** `/config set|reset`'s one code path: checked, stored, logged and recorded in the audit trail. */
   changeSetting(
     change: ConsoleSettingChange,

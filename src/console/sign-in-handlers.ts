@@ -110,7 +110,10 @@ export const signInHandlers = {
         }),
       );
     }
-    const candidates = session.person.places.slice(0, maxPlacesAsked);
+    // Only where parley is (known without a request), then each asked of the platform.
+    const candidates = session.person.places
+      .filter((place) => parts.deeds.isPresentIn(place))
+      .slice(0, maxPlacesAsked);
     const standings = await Promise.all(
       candidates.map(async (place) => ({
         place,

@@ -103,4 +103,20 @@ describe('the owner’s console: Sign in with Discord', () => {
     );
     expect(replayed.status).toBe(400);
   }, 30_000);
+
+  it('lists only the servers parley is in, asking Discord nothing about the others', async () => {
+    const owner = under.discord.user;
+    const elsewhere = under.discord.createGuildWithoutBot({ name: 'no parley here' });
+    under.discord.oauth.approveAs(owner.id);
+    const browser = createConsoleClient(webConsole.origin);
+    const requestsBefore = under.discord.requests.length;
+    const home = await browser.get('/sign-in/discord');
+    expect(home.body).toContain(`/places/discord/${under.discord.guildId}/settings`);
+    expect(home.body).not.toContain(elsewhere.guildId);
+    const asked = under.discord.requests.slice(requestsBefore).map((request) => request.path);
+    expect(asked.filter((path) => path.includes(elsewhere.guildId))).toEqual([]);
+    expect(asked.filter((path) => path === `/users/${owner.id}`)).toEqual([]);
+    // Its pages are refused all the same.
+    expect((await browser.once('GET', `/places/discord/${elsewhere.guildId}/settings`)).status).toBe(403);
+  }, 30_000);
 });
