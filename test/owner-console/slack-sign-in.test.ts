@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../../src/console/console-server.ts';
+import { slashCommand } from '../fakes/slack/index.ts';
 import { type SlackUnderTest, startSlackUnderTest } from '../slack/slack-under-test.ts';
 import { createConsoleClient } from '../support/console-client.ts';
 import { startWebConsoleUnderTest } from '../support/web-console-under-test.ts';
@@ -80,4 +81,20 @@ describe('the owner’s console: Sign in with Slack', () => {
     expect((await browser.get('/sign-in/slack/callback?code=x&state=y')).status).toBe(400);
     expect(browser.cookies.size).toBe(0);
   });
+
+  it('gives a one-time link with /console, privately, for the workspace it was asked in', async () => {
+    const teamId = under.slack.workspace.teamId;
+    const seen = under.slack.responseUrlPosts.length;
+    await under.deliverCommand(slashCommand({ command: '/console', user: memberId, channel: 'C0CONSOLE01' }));
+    const answer = await under.slack.waitFor(() =>
+      under.slack.responseUrlPosts.slice(seen).find((post) => JSON.stringify(post).includes('/sign-in/link/')),
+    );
+    const text = JSON.stringify(answer);
+    expect(text).toContain('ephemeral');
+    const link = /(\/sign-in\/link\/[\w-]+)/.exec(text)?.[1] ?? '';
+    const browser = createConsoleClient(webConsole.origin);
+    const token = /name="token" value="([^"]+)"/.exec((await browser.get(link)).body)?.[1] ?? '';
+    const home = await browser.post('/sign-in/link', { token });
+    expect(home.body).toContain(`/places/slack/${teamId}/me`);
+  }, 30_000);
 });
