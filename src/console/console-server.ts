@@ -55,10 +55,13 @@ export async function startConsoleServer({
   links,
   readiness,
   signInAttemptsPerMinute = 10,
+  liveFiguresIntervalMs = 10_000,
   now = () => Date.now(),
 }: {
   /** The process's readiness, as GET /readyz answers it, for the overview. */
   readiness: () => Promise<Readiness>;
+  /** How often the overview's live figures are sent; each asks the platform for the person again. */
+  liveFiguresIntervalMs?: number;
   /** Sign-in requests one client address may make a minute (each sign-in takes one or two). */
   signInAttemptsPerMinute?: number;
   settings: ConsoleSettings;
@@ -122,6 +125,7 @@ export async function startConsoleServer({
     audit,
     logger,
     readiness,
+    liveFiguresIntervalMs,
   });
   logger.info({ origin }, 'owner’s console listening');
   return {

@@ -12,17 +12,22 @@ const timeOf = (atMs: number | undefined) =>
 export function overviewPageBody({
   readiness,
   overview,
+  figuresSource,
 }: {
   readiness: Readiness;
   overview: PlaceOverview;
+  /** Where the live figures stream from (Server-Sent Events). */
+  figuresSource: string;
 }): SafeHtml {
   const checks = Object.entries(readiness.checks).map(
     ([name, state]) => html`<tr><th scope="row">${name}</th><td>${state}</td></tr>`,
   );
-  return html`<h2>Health</h2>
-<p class="notice${readiness.isReady ? '' : ' problem'}">${readiness.isReady ? 'Ready' : `Not ready: ${readiness.reasons.join('; ')}`}</p>
+  return html`<section id="live-figures" data-source="${figuresSource}" aria-live="polite">
+<h2>Health</h2>
+<p class="notice${readiness.isReady ? '' : ' problem'}" data-live="readiness">${readiness.isReady ? 'Ready' : `Not ready: ${readiness.reasons.join('; ')}`}</p>
 ${readiness.warnings.length === 0 ? '' : html`<ul>${readiness.warnings.map((warning) => html`<li>${warning}</li>`)}</ul>`}
-<table><tbody>${checks}<tr><th scope="row">replies in flight (this process)</th><td>${overview.repliesInFlight}</td></tr></tbody></table>
+<table><tbody>${checks}<tr><th scope="row">replies in flight (this process)</th><td data-live="repliesInFlight">${overview.repliesInFlight}</td></tr></tbody></table>
+</section>
 <h2>Budgets today</h2>
 ${
   overview.budgets.length === 0

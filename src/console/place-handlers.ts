@@ -4,6 +4,7 @@ import { cardSection } from './card-page.ts';
 import { scheduleChanges } from './console-deeds.ts';
 import { consolePage, placePath } from './console-layout.ts';
 import type { ConsoleRouteName } from './console-routes.ts';
+import { liveFiguresStream } from './live-figures.ts';
 import { type ForgetNotice, notesSection } from './notes-section.ts';
 import { overviewPageBody } from './overview-page.ts';
 import { placeSpendSection } from './place-spend-section.ts';
@@ -112,9 +113,15 @@ export const placeHandlers = {
       request.parts.readiness(),
       request.parts.deeds.overviewOf({ actor, place }),
     ]);
-    const body = overviewPageBody({ readiness, overview });
-    return request.context.html(consolePage({ title: 'Overview', body, frame, place, isAdmin }));
+    const body = overviewPageBody({
+      readiness,
+      overview,
+      figuresSource: `${placePath(place, 'overview')}/figures`,
+    });
+    const head = html`<script src="/assets/live-figures.js" defer></script>`;
+    return request.context.html(consolePage({ title: 'Overview', body, frame, place, isAdmin, head }));
   },
+  overviewFigures: (request) => liveFiguresStream(request),
   myPage: (request) => renderMyPage(request, undefined),
   async forgetMyNotes(request) {
     const { place, actor } = placeRequest(request);

@@ -37,6 +37,8 @@ export interface ConsoleParts {
   readonly logger: Logger;
   /** The process's readiness, as GET /readyz answers it. */
   readonly readiness: () => Promise<Readiness>;
+  /** How often the overview's live figures are sent (each time the person's standing is asked again). */
+  readonly liveFiguresIntervalMs: number;
 }
 
 /** What a route's handler is given once its access has been checked. */

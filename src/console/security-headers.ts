@@ -9,6 +9,7 @@ import type { MiddlewareHandler } from 'hono';
 export const contentSecurityPolicy = [
   "default-src 'none'",
   "script-src 'self'",
+  "connect-src 'self'",
   "style-src 'self'",
   "img-src 'self'",
   "form-action 'self'",

@@ -6,6 +6,7 @@ import { consolePage } from './console-layout.ts';
 import type { ConsolePerson } from './console-person.ts';
 import type { ConsoleRouteName } from './console-routes.ts';
 import { consoleStylesheet } from './console-stylesheet.ts';
+import { liveFiguresScript } from './live-figures.ts';
 import { type PickablePlace, placePickerBody } from './place-picker-page.ts';
 import { standingAt } from './place-standing.ts';
 import { type ConsoleParts, type RouteHandler, refusalPage } from './route-request.ts';
@@ -145,6 +146,9 @@ export const signInHandlers = {
   },
   chartLibraryStyles({ context }) {
     return context.body(chartLibrary().styles, 200, { 'content-type': 'text/css; charset=utf-8' });
+  },
+  liveFigures({ context }) {
+    return context.body(liveFiguresScript, 200, { 'content-type': 'text/javascript; charset=utf-8' });
   },
   spendChart({ context }) {
     return context.body(spendChartScript, 200, { 'content-type': 'text/javascript; charset=utf-8' });

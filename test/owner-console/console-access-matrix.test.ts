@@ -20,6 +20,8 @@ interface Row {
   readonly form?: Record<string, string>;
   /** The status each persona gets (redirects not followed). */
   readonly expected: Readonly<Record<Persona, number>>;
+  /** An event stream that would run for minutes: only its status and headers are read. */
+  readonly isStream?: boolean;
 }
 
 const everyone = (status: number) => ({
@@ -36,6 +38,7 @@ const matrix: Record<ConsoleRouteName, Row> = {
   chartLibrary: { path: () => '/assets/uplot.js', expected: everyone(200) },
   chartLibraryStyles: { path: () => '/assets/uplot.css', expected: everyone(200) },
   spendChart: { path: () => '/assets/spend-chart.js', expected: everyone(200) },
+  liveFigures: { path: () => '/assets/live-figures.js', expected: everyone(200) },
   linkSignInPage: { path: () => '/sign-in/link/some-token-that-is-long-enough', expected: everyone(200) },
   // A token that was never issued: refused whoever asks.
   linkSignIn: { path: () => '/sign-in/link', form: { token: 'x'.repeat(43) }, expected: everyone(403) },
@@ -67,6 +70,12 @@ const matrix: Record<ConsoleRouteName, Row> = {
     expected: { anonymous: 403, member: 403, admin: 400, adminElsewhere: 403 },
   },
   overview: { path: (guild) => `/places/discord/${guild}/overview`, expected: adminsOnly },
+  // A stream: its status is read, then it is let go.
+  overviewFigures: {
+    path: (guild) => `/places/discord/${guild}/overview/figures`,
+    expected: adminsOnly,
+    isStream: true,
+  },
   settings: { path: (guild) => `/places/discord/${guild}/settings`, expected: adminsOnly },
   changeSetting: {
     path: (guild) => `/places/discord/${guild}/settings`,
@@ -128,6 +137,7 @@ async function tryRoute({
 }) {
   const route = consoleRoutes[name];
   const row = matrix[name];
+  if (row.isStream === true) return browser.statusOf(row.path(guildId));
   return browser.once(
     route.method,
     row.path(guildId),

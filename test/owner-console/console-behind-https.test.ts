@@ -36,6 +36,7 @@ describe('the console behind https', () => {
       audit: unreachable,
       logger: pino({ level: 'silent' }),
       readiness: unreachable,
+      liveFiguresIntervalMs: 10_000,
     };
     const app = createConsoleApp(parts);
     const token = await links.issue({

@@ -127,6 +127,10 @@ describe.skipIf(!hasChromium)(suiteName, () => {
     for (const [index, name] of ['Overview', 'Schedules', 'Memory', 'Spend', 'My page'].entries()) {
       await page.getByRole('link', { name, exact: true }).click();
       await page.getByRole('heading', { name, level: 1 }).waitFor();
+      if (name === 'Overview') {
+        // The live figures came over Server-Sent Events, under a CSP that allows only the console's own script.
+        await page.locator('#live-figures[data-state="live"]').waitFor();
+      }
       if (name === 'Spend') {
         // uPlot drew the chart (a canvas) from the page's numbers; the table under it has them too.
         await page.locator('#spend-chart canvas').first().waitFor();

@@ -121,7 +121,9 @@ describe('the console’s Schedules page', () => {
     });
     const overview = await browser.get(overviewPath);
     expect(overview.status).toBe(200);
-    expect(overview.body).toMatch(/replies in flight \(this process\)<\/th><td>0</);
+    expect(overview.body).toContain(
+      'replies in flight (this process)</th><td data-live="repliesInFlight">0</td>',
+    );
     expect(overview.body).toContain('<td>this server&#39;s daily budget</td><td>5 of 5 left</td>');
     expect(overview.body).toContain('<td>memory</td><td>2</td><td>up</td>');
     expect(overview.body).toContain('weekly &lt;i&gt;report&lt;/i&gt; (schedule-owner)');
@@ -170,4 +172,41 @@ describe('the console’s Schedules page', () => {
     expect(under.gateway.requests.length).toBe(requestsBefore);
     expect((await scheduler.get(record.id))?.state).toBe('paused');
   }, 40_000);
+
+  it('streams the overview’s live figures, asking for the admin again before each, and stops once they are demoted', async () => {
+    const admin = under.discord.createUser({ username: 'live-admin' });
+    under.discord.joinGuild(admin.id);
+    const role = under.discord.createRole({ name: 'live-managers', permissions: ['manage-guild'] });
+    under.discord.giveRole(admin.id, role);
+    under.discord.oauth.approveAs(admin.id);
+    const browser = createConsoleClient(webConsole.origin);
+    await browser.get('/sign-in/discord');
+    const cookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const response = await fetch(
+      `${webConsole.origin}/places/discord/${under.discord.guildId}/overview/figures`,
+      {
+        headers: { cookie },
+      },
+    );
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = response.body?.getReader();
+    if (reader === undefined) throw new Error('no stream');
+    let text = '';
+    const readUntil = async (wanted: string) => {
+      while (!text.includes(wanted)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before ${wanted}: ${text}`);
+        text += new TextDecoder().decode(value);
+      }
+    };
+    await readUntil('event: figures');
+    expect(text).toMatch(/data: \{"repliesInFlight":"0","readiness":"(Ready|Not ready[^"]*)"\}/);
+    under.discord.takeRole(admin.id, role);
+    await readUntil('event: refused');
+    // The stream ends there: nothing more is read.
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+    }
+  }, 30_000);
 });

@@ -87,7 +87,9 @@ describe('the owner’s console: Sign in with Slack', () => {
     const seen = under.slack.responseUrlPosts.length;
     await under.deliverCommand(slashCommand({ command: '/console', user: memberId, channel: 'C0CONSOLE01' }));
     const answer = await under.slack.waitFor(() =>
-      under.slack.responseUrlPosts.slice(seen).find((post) => JSON.stringify(post).includes('/sign-in/link/')),
+      under.slack.responseUrlPosts
+        .slice(seen)
+        .find((post) => JSON.stringify(post).includes('/sign-in/link/')),
     );
     const text = JSON.stringify(answer);
     expect(text).toContain('ephemeral');

@@ -76,6 +76,17 @@ export function createConsoleClient(origin: string) {
     /** One request of any method, its redirect not followed. */
     once: (method: 'GET' | 'POST', path: string, form?: Record<string, string>) =>
       once(`${origin}${path}`, { method, ...(form === undefined ? {} : { form }) }),
+    /** The status of a GET whose body is never read (an event stream), its connection then let go. */
+    async statusOf(path: string): Promise<{ status: number }> {
+      const abort = new AbortController();
+      const response = await fetch(`${origin}${path}`, {
+        headers: cookies.size > 0 ? { cookie: cookieHeader() } : {},
+        redirect: 'manual',
+        signal: abort.signal,
+      });
+      abort.abort();
+      return { status: response.status };
+    },
     /** The CSRF token of the last signed-in page (every one has the sign-out form). */
     csrfOf: (page: ConsoleAnswer) => /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '',
     cookies,

@@ -15,9 +15,12 @@ export async function startWebConsoleUnderTest(
   under: { services: CommandServices; app: App; discord?: FakeDiscord; slack?: FakeSlack },
   {
     signInAttemptsPerMinute = 1_000,
+    liveFiguresIntervalMs = 100,
   }: {
     /** Tests sign many people in from one address; the limit's own test lowers it. */
     signInAttemptsPerMinute?: number;
+    /** The overview's live figures, often enough for a test to see a few. */
+    liveFiguresIntervalMs?: number;
   } = {},
 ): Promise<RunningConsole> {
   const desk = under.services.consoleLinks;
@@ -40,6 +43,7 @@ export async function startWebConsoleUnderTest(
     audit: under.app.audit,
     logger: under.services.logger,
     signInAttemptsPerMinute,
+    liveFiguresIntervalMs,
     readiness: () =>
       checkReadiness({
         platforms: discord === undefined ? ['slack'] : ['discord'],
