@@ -7,6 +7,7 @@ import { toCsv } from './csv.ts';
 import type { CommandServices } from './define-command.ts';
 import { personCard, topCard } from './definitions/usage.ts';
 import { forgetMemoryNotes } from './forget-memory-notes.ts';
+import { forgetPersonData } from './forget-person-data.ts';
 import { mayChangeSchedule } from './scheduling/schedule-text.ts';
 
 /** Runs a schedule once now, as its owner: undefined when it ran, else why not. */
@@ -133,6 +134,35 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
     },
     placeDays: (request) => services.usage.placeDays({ ...request, at: services.now() }),
     placeSpend: (place) => services.usage.placeReport({ ...place, at: services.now() }),
+    async exportMine({ actor, conversationKey }) {
+      const place = placeOfConversation(conversationKey);
+      const exported = await services.personData.export({
+        person: { platform: place.platform, userId: actor.id },
+      });
+      const text = `${JSON.stringify(exported, null, 2)}\n`;
+      await services.audit.record({
+        platform: place.platform,
+        workspace: place.workspace,
+        channel: place.channel,
+        actor: { id: actor.id, name: actor.name },
+        kind: 'export',
+        what: '/export of their own data, downloaded from the console',
+        result: 'done',
+        details: { bytes: Buffer.byteLength(text) },
+      });
+      return text;
+    },
+    forgetMe: ({ actor, conversationKey }) =>
+      forgetPersonData({
+        services,
+        user: actor,
+        conversationKey,
+        subject: {
+          platform: placeOfConversation(conversationKey).platform,
+          userId: actor.id,
+          workspace: undefined,
+        },
+      }),
     async topSpendCsv({ conversationKey }) {
       const place = placeOfConversation(conversationKey);
       const at = services.now();

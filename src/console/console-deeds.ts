@@ -108,6 +108,16 @@ export interface ConsoleDeeds {
     workspace: string;
     days: number;
   }): Promise<ReadonlyArray<{ readonly day: string; readonly costNanos: number; readonly requests: number }>>;
+  /**
+   * `/export` of the person's own data, as a file for the browser to download (the console is
+   * their own signed-in page, as a DM is); recorded in the audit trail. The file's JSON text.
+   */
+  exportMine(request: { actor: Actor; conversationKey: ConversationKey }): Promise<string>;
+  /** `/forget me`, confirmed: everything parley keeps about the person, as its Forget button does. */
+  forgetMe(request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+  }): Promise<{ readonly isDone: boolean; readonly text: string }>;
   /** The same figures as CSV, each cell neutralised as /extract's CSV is. */
   topSpendCsv(request: { conversationKey: ConversationKey }): Promise<string>;
 }

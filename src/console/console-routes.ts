@@ -36,6 +36,8 @@ export const consoleRoutes = {
   overviewFigures: { method: 'GET', path: '/places/:platform/:workspace/overview/figures', access: 'admin' },
   myPage: { method: 'GET', path: '/places/:platform/:workspace/me', access: 'member' },
   forgetMyNotes: { method: 'POST', path: '/places/:platform/:workspace/me', access: 'member' },
+  exportMyData: { method: 'POST', path: '/places/:platform/:workspace/me/export', access: 'member' },
+  forgetMe: { method: 'POST', path: '/places/:platform/:workspace/me/forget', access: 'member' },
   memory: { method: 'GET', path: '/places/:platform/:workspace/memory', access: 'admin' },
   forgetPlaceNotes: { method: 'POST', path: '/places/:platform/:workspace/memory', access: 'admin' },
   settings: { method: 'GET', path: '/places/:platform/:workspace/settings', access: 'admin' },

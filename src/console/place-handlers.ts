@@ -73,6 +73,17 @@ async function renderMyPage(request: RouteRequest, notice: ForgetNotice | undefi
   ]);
   const body = html`${cardSection(card)}
 ${notesSection({ title: 'What parley remembers about you', notes, action: placePath(place, 'me'), csrfToken: frame.csrfToken, notice })}
+<h2>Your data</h2>
+<form class="inline" method="post" action="${`${placePath(place, 'me')}/export`}">
+<input type="hidden" name="csrf" value="${frame.csrfToken}">
+<button type="submit">Download everything parley keeps about you (JSON)</button>
+</form>
+<form method="post" action="${`${placePath(place, 'me')}/forget`}">
+<input type="hidden" name="csrf" value="${frame.csrfToken}">
+<p><input type="checkbox" id="confirm-forget" name="confirm" value="yes" required>
+<label for="confirm-forget">Delete everything parley keeps about me, in every server here. This cannot be undone.</label></p>
+<button type="submit">Forget me</button>
+</form>
 <h2>Your reminders</h2>
 ${
   reminders.length === 0
@@ -132,6 +143,26 @@ export const placeHandlers = {
       noteId: noteIdOf(request.form.note),
     });
     return renderMyPage(request, notice);
+  },
+  async exportMyData(request) {
+    const { place, actor } = placeRequest(request);
+    const text = await request.parts.deeds.exportMine({ actor, conversationKey: placeKey(place) });
+    return request.context.body(text, 200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-disposition': `attachment; filename="parley-data-${place.platform}.json"`,
+    });
+  },
+  async forgetMe(request) {
+    const { place, actor } = placeRequest(request);
+    // The form's checkbox is the confirmation /forget asks with its button.
+    if (request.form.confirm !== 'yes') {
+      return renderMyPage(request, {
+        isForgotten: false,
+        text: 'Tick the box to confirm: it cannot be undone.',
+      });
+    }
+    const outcome = await request.parts.deeds.forgetMe({ actor, conversationKey: placeKey(place) });
+    return renderMyPage(request, { isForgotten: outcome.isDone, text: outcome.text });
   },
   memory: (request) => renderMemory(request, undefined),
   async forgetPlaceNotes(request) {

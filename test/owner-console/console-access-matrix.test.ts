@@ -63,6 +63,17 @@ const matrix: Record<ConsoleRouteName, Row> = {
     form: { note: 'all' },
     expected: { anonymous: 403, member: 400, admin: 400, adminElsewhere: 403 },
   },
+  exportMyData: {
+    path: (guild) => `/places/discord/${guild}/me/export`,
+    form: {},
+    expected: { anonymous: 403, member: 200, admin: 200, adminElsewhere: 403 },
+  },
+  // Unconfirmed: asked to tick the box (400), which only someone let through is.
+  forgetMe: {
+    path: (guild) => `/places/discord/${guild}/me/forget`,
+    form: {},
+    expected: { anonymous: 403, member: 400, admin: 400, adminElsewhere: 403 },
+  },
   memory: { path: (guild) => `/places/discord/${guild}/memory`, expected: adminsOnly },
   forgetPlaceNotes: {
     path: (guild) => `/places/discord/${guild}/memory`,

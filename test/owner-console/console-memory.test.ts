@@ -96,4 +96,57 @@ describe('memory in the console', () => {
       await under.services.memory.notesOf({ actor: member.actor, conversationKey, scope: 'person' }),
     ).toEqual([]);
   }, 30_000);
+
+  it('downloads a person’s own data and forgets them, once confirmed, as /export and /forget me do', async () => {
+    const conversationKey = conversationKeyOf({
+      platform: 'discord',
+      workspace: under.discord.guildId,
+      channel: under.generalChannelId,
+    });
+    const member = await signIn('data-member', false);
+    const kept = await under.services.memory.remember({
+      actor: member.actor,
+      conversationKey,
+      scope: 'person',
+      text: 'likes green tea',
+      now: new Date(),
+    });
+    if (!kept.isKept) throw new Error('not kept');
+    // Where a person wrote is how their data is found (the people index): they say something first.
+    const before = under.botMessages(under.generalChannelId).length;
+    under.discord.sendUserMessage({
+      channelId: under.generalChannelId,
+      author: member.person.id,
+      content: 'a question about green tea',
+      mentionsBot: true,
+    });
+    await under.discord.waitFor(() => under.botMessages(under.generalChannelId).slice(before)[0]);
+    const myPath = `/places/discord/${under.discord.guildId}/me`;
+    const exported = await member.browser.once('POST', `${myPath}/export`, { csrf: member.csrf });
+    expect(exported.headers.get('content-disposition')).toContain('attachment');
+    expect(exported.body).toContain('likes green tea');
+    expect(exported.body).toContain('a question about green tea');
+
+    const unconfirmed = await member.browser.post(`${myPath}/forget`, { csrf: member.csrf });
+    expect(unconfirmed.status).toBe(400);
+    expect(
+      (await under.services.memory.notesOf({ actor: member.actor, conversationKey, scope: 'person' })).length,
+    ).toBe(1);
+    const forgotten = await member.browser.post(`${myPath}/forget`, { csrf: member.csrf, confirm: 'yes' });
+    expect(forgotten.body).toContain('Done: parley no longer keeps anything about you');
+    expect(
+      await under.services.memory.notesOf({ actor: member.actor, conversationKey, scope: 'person' }),
+    ).toEqual([]);
+    const trail = await under.app.audit.read({
+      platform: 'discord',
+      workspace: under.discord.guildId,
+      personId: member.person.id,
+      limit: 10,
+    });
+    // Newest first: the forgetting, then the download, whose name /forget took off the trail too.
+    expect(trail.entries.map((entry) => [entry.kind, entry.actor.name])).toEqual([
+      ['forget', 'forgotten person'],
+      ['export', 'forgotten person'],
+    ]);
+  }, 30_000);
 });
