@@ -2,6 +2,7 @@ import type { ConsoleDeeds } from '../src/console/console-deeds.ts';
 import { conversationKeyOf, placeOfConversation } from '../src/conversation/turn.ts';
 import type { Scheduler } from '../src/scheduling/scheduler.ts';
 import { formatCost } from '../src/spending/prices.ts';
+import { isActingTool } from '../src/tools/tool.ts';
 import { applyConfigChange } from './config-changes.ts';
 import { toCsv } from './csv.ts';
 import type { CommandServices } from './define-command.ts';
@@ -163,6 +164,19 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
           workspace: undefined,
         },
       }),
+    toolsOverview: () => ({
+      tools: services.toolbox.all().map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        source: tool.source,
+        asksFirst: isActingTool(tool),
+        priceNanos: tool.priceNanos,
+      })),
+      down: services.toolbox
+        .outages()
+        .map((outage) => ({ source: outage.source, toolNames: outage.lastTools.map((tool) => tool.name) })),
+      pendingApprovals: services.toolApprovals.pendingCount(),
+    }),
     async topSpendCsv({ conversationKey }) {
       const place = placeOfConversation(conversationKey);
       const at = services.now();

@@ -22,6 +22,22 @@ export interface PlaceOverview {
   readonly nextRuns: readonly ScheduleRecord[];
 }
 
+/** The tools parley has, whether their servers are up, and the questions waiting for a yes. */
+export interface ToolsOverview {
+  readonly tools: ReadonlyArray<{
+    readonly name: string;
+    readonly title: string;
+    readonly source: string;
+    /** Each call waits for the asker's yes. */
+    readonly asksFirst: boolean;
+    readonly priceNanos: number;
+  }>;
+  /** MCP servers down now, with the tools they had. */
+  readonly down: ReadonlyArray<{ readonly source: string; readonly toolNames: readonly string[] }>;
+  /** Approval questions open in this process now. */
+  readonly pendingApprovals: number;
+}
+
 /** What the console's schedule buttons do. */
 export const scheduleChanges = ['pause', 'resume', 'delete', 'run'] as const;
 export type ScheduleChange = (typeof scheduleChanges)[number];
@@ -118,6 +134,8 @@ export interface ConsoleDeeds {
     actor: Actor;
     conversationKey: ConversationKey;
   }): Promise<{ readonly isDone: boolean; readonly text: string }>;
+  /** The tools as the toolbox has them now. */
+  toolsOverview(): ToolsOverview;
   /** The same figures as CSV, each cell neutralised as /extract's CSV is. */
   topSpendCsv(request: { conversationKey: ConversationKey }): Promise<string>;
 }

@@ -8,6 +8,7 @@ export const placePages = [
   { page: 'audit', label: 'Audit trail', isForAdmins: true },
   { page: 'schedules', label: 'Schedules', isForAdmins: true },
   { page: 'memory', label: 'Memory', isForAdmins: true },
+  { page: 'tools', label: 'Tools', isForAdmins: true },
   { page: 'spend', label: 'Spend', isForAdmins: true },
   { page: 'me', label: 'My page', isForAdmins: false },
 ] as const;

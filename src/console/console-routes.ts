@@ -39,6 +39,7 @@ export const consoleRoutes = {
   exportMyData: { method: 'POST', path: '/places/:platform/:workspace/me/export', access: 'member' },
   forgetMe: { method: 'POST', path: '/places/:platform/:workspace/me/forget', access: 'member' },
   memory: { method: 'GET', path: '/places/:platform/:workspace/memory', access: 'admin' },
+  tools: { method: 'GET', path: '/places/:platform/:workspace/tools', access: 'admin' },
   forgetPlaceNotes: { method: 'POST', path: '/places/:platform/:workspace/memory', access: 'admin' },
   settings: { method: 'GET', path: '/places/:platform/:workspace/settings', access: 'admin' },
   changeSetting: { method: 'POST', path: '/places/:platform/:workspace/settings', access: 'admin' },

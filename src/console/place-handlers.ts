@@ -14,6 +14,7 @@ import { html } from './safe-html.ts';
 import { type ScheduleChangeOutcome, schedulesPageBody } from './schedules-page.ts';
 import { type ChangeOutcome, settingsPageBody } from './settings-page.ts';
 import { chartDays, spendChartHead, spendChartSection } from './spend-chart-section.ts';
+import { toolsPageBody } from './tools-page.ts';
 
 /** The parts every place page has, once the route's access let the request through. */
 function placeRequest({ session, place, standing }: RouteRequest) {
@@ -165,6 +166,12 @@ export const placeHandlers = {
     return renderMyPage(request, { isForgotten: outcome.isDone, text: outcome.text });
   },
   memory: (request) => renderMemory(request, undefined),
+  async tools(request) {
+    const { place, frame, isAdmin } = placeRequest(request);
+    const { today, month } = await request.parts.deeds.placeSpend(place);
+    const body = toolsPageBody({ place, overview: request.parts.deeds.toolsOverview(), today, month });
+    return request.context.html(consolePage({ title: 'Tools', body, frame, place, isAdmin }));
+  },
   async forgetPlaceNotes(request) {
     const { place, actor } = placeRequest(request);
     const notice = await request.parts.deeds.forgetNotes({

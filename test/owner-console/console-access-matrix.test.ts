@@ -75,6 +75,7 @@ const matrix: Record<ConsoleRouteName, Row> = {
     expected: { anonymous: 403, member: 400, admin: 400, adminElsewhere: 403 },
   },
   memory: { path: (guild) => `/places/discord/${guild}/memory`, expected: adminsOnly },
+  tools: { path: (guild) => `/places/discord/${guild}/tools`, expected: adminsOnly },
   forgetPlaceNotes: {
     path: (guild) => `/places/discord/${guild}/memory`,
     form: { note: 'all' },

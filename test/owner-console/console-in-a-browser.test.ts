@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium)(suiteName, () => {
       spent: { promptTokens: 800, completionTokens: 200, images: 0, costNanos: 2_500_000_000 },
       at: new Date(),
     });
-    for (const [index, name] of ['Overview', 'Schedules', 'Memory', 'Spend', 'My page'].entries()) {
+    for (const [index, name] of ['Overview', 'Schedules', 'Memory', 'Tools', 'Spend', 'My page'].entries()) {
       await page.getByRole('link', { name, exact: true }).click();
       await page.getByRole('heading', { name, level: 1 }).waitFor();
       if (name === 'Overview') {
@@ -141,7 +141,7 @@ describe.skipIf(!hasChromium)(suiteName, () => {
 
     await page.setViewportSize({ width: 375, height: 800 });
     await page.getByRole('link', { name: 'Budgets & access' }).click();
-    await page.screenshot({ path: join(screenshots, '10-budgets-375px.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshots, '11-budgets-375px.png'), fullPage: true });
     const overflows = await page.evaluate('document.body.scrollWidth > window.innerWidth');
     expect(overflows).toBe(false);
 

@@ -60,4 +60,21 @@ describe('the console’s Spend page', () => {
     // A cell a spreadsheet would run as a formula starts with a quote, as /extract's CSV does.
     expect(csv.body).toContain(`day,tool calls,2,"'=HYPERLINK(""x"")",2 (0 failed)`);
   }, 30_000);
+
+  it('shows the tools, whether each asks first, and their calls here', async () => {
+    const admin = under.discord.createUser({ username: 'tools-admin' });
+    under.discord.joinGuild(admin.id);
+    const role = under.discord.createRole({ name: 'tools-managers', permissions: ['manage-guild'] });
+    under.discord.giveRole(admin.id, role);
+    under.discord.oauth.approveAs(admin.id);
+    const browser = createConsoleClient(webConsole.origin);
+    await browser.get('/sign-in/discord');
+    const page = await browser.get(`/places/discord/${under.discord.guildId}/tools`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('Approval questions waiting now (this process): 0.');
+    const names = under.services.toolbox.all().map((tool) => tool.name);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(page.body).toContain(`<code>${name}</code>`);
+    expect(page.body).toContain(`href="/places/discord/${under.discord.guildId}/audit?kind=tool-call"`);
+  }, 30_000);
 });
