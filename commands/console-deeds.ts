@@ -133,6 +133,17 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
         nextRuns: schedules.filter((record) => record.state === 'active').slice(0, 5),
       };
     },
+    async roleSpend(place) {
+      const settings = await services.places.settingsAt({ ...place, channel: '' });
+      const roleIds = [
+        ...new Set([
+          ...Object.keys(settings.roleBudgetLimits.BUDGET_ROLE_DAILY ?? {}),
+          ...Object.keys(settings.roleBudgetLimits.BUDGET_ROLE_MONTHLY ?? {}),
+        ]),
+      ];
+      const spent = await services.usage.roleSpend({ ...place, roleIds, at: services.now() });
+      return [...spent].sort((first, second) => second.monthNanos - first.monthNanos);
+    },
     placeDays: (request) => services.usage.placeDays({ ...request, at: services.now() }),
     placeSpend: (place) => services.usage.placeReport({ ...place, at: services.now() }),
     async exportMine({ actor, conversationKey }) {

@@ -136,6 +136,13 @@ export interface ConsoleDeeds {
   }): Promise<{ readonly isDone: boolean; readonly text: string }>;
   /** The tools as the toolbox has them now. */
   toolsOverview(): ToolsOverview;
+  /** What each role with a budget here spent today and this month, most first. */
+  roleSpend(place: {
+    platform: string;
+    workspace: string;
+  }): Promise<
+    ReadonlyArray<{ readonly roleId: string; readonly todayNanos: number; readonly monthNanos: number }>
+  >;
   /** The same figures as CSV, each cell neutralised as /extract's CSV is. */
   topSpendCsv(request: { conversationKey: ConversationKey }): Promise<string>;
 }

@@ -7,7 +7,7 @@ import type { ConsoleRouteName } from './console-routes.ts';
 import { liveFiguresStream } from './live-figures.ts';
 import { type ForgetNotice, notesSection } from './notes-section.ts';
 import { overviewPageBody } from './overview-page.ts';
-import { placeSpendSection } from './place-spend-section.ts';
+import { placeSpendSection, roleSpendSection } from './place-spend-section.ts';
 import { placeKey } from './place-standing.ts';
 import { type RouteHandler, type RouteRequest, refusalPage } from './route-request.ts';
 import { html } from './safe-html.ts';
@@ -236,13 +236,14 @@ export const placeHandlers = {
   },
   async spend(request) {
     const { place, frame, isAdmin } = placeRequest(request);
-    const [card, totals, days] = await Promise.all([
+    const [card, totals, days, roles] = await Promise.all([
       request.parts.deeds.topSpendCard({ conversationKey: placeKey(place) }),
       request.parts.deeds.placeSpend(place),
       request.parts.deeds.placeDays({ ...place, days: chartDays }),
+      request.parts.deeds.roleSpend(place),
     ]);
     const csvPath = `${request.context.req.path}.csv`;
-    const body = html`${placeSpendSection(totals)}${spendChartSection(days)}${cardSection(card)}<p><a href="${csvPath}">Download as CSV</a></p>`;
+    const body = html`${placeSpendSection(totals)}${spendChartSection(days)}${cardSection(card)}${roleSpendSection(roles)}<p><a href="${csvPath}">Download as CSV</a></p>`;
     return request.context.html(
       consolePage({ title: 'Spend', body, frame, place, isAdmin, head: spendChartHead }),
     );

@@ -41,3 +41,18 @@ ${
 </table>`
 }`;
 }
+
+/** What each role with a budget spent here today and this month. */
+export function roleSpendSection(
+  roles: ReadonlyArray<{ readonly roleId: string; readonly todayNanos: number; readonly monthNanos: number }>,
+): SafeHtml {
+  return html`<h2>Roles with a budget</h2>
+${
+  roles.length === 0
+    ? html`<p>No role has a budget here (<code>BUDGET_ROLE_DAILY</code>, <code>BUDGET_ROLE_MONTHLY</code>).</p>`
+    : html`<table>
+<thead><tr><th scope="col">Role</th><th scope="col">Today</th><th scope="col">This month</th></tr></thead>
+<tbody>${roles.map((role) => html`<tr><td><code>${role.roleId}</code></td><td>${formatCost(role.todayNanos)}</td><td>${formatCost(role.monthNanos)}</td></tr>`)}</tbody>
+</table>`
+}`;
+}

@@ -115,6 +115,18 @@ export interface UsageLedger {
     readonly month: UsageTotals;
   }>;
   /**
+   * What each of these roles spent in the server today and this month: the counters a reply writes
+   * for the roles of its asker that have a budget (BUDGET_ROLE_DAILY, BUDGET_ROLE_MONTHLY), read.
+   */
+  roleSpend(query: {
+    platform: string;
+    workspace: string;
+    roleIds: readonly string[];
+    at: Date;
+  }): Promise<
+    ReadonlyArray<{ readonly roleId: string; readonly todayNanos: number; readonly monthNanos: number }>
+  >;
+  /**
    * A server's spending day by day, the oldest first, for the last `days` days (at most the 40 its
    * daily counters are kept): one read of counters every reply already writes.
    */
@@ -329,6 +341,19 @@ export function createUsageLedger({
       const [today, month] = await totalsOf(keys, at);
       const empty = toTotals(noSpending, {});
       return { today: today ?? empty, month: month ?? empty };
+    },
+    async roleSpend({ platform, workspace, roleIds, at }) {
+      const windows = periodsAt({ at, timeZone });
+      const keys = roleIds.flatMap((roleId) => {
+        const scope = `role:${platform}:${workspace}:${roleId}`;
+        return [counterOf(scope, 'day', windows).key, counterOf(scope, 'month', windows).key];
+      });
+      const states = keys.length === 0 ? [] : await store.read({ keys, nowMs: at.getTime() });
+      return roleIds.map((roleId, index) => ({
+        roleId,
+        todayNanos: states[index * 2]?.spent.costNanos ?? 0,
+        monthNanos: states[index * 2 + 1]?.spent.costNanos ?? 0,
+      }));
     },
     async placeDays({ platform, workspace, at, days }) {
       const dayMs = 24 * 60 * 60_000;

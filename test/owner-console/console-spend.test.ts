@@ -77,4 +77,40 @@ describe('the console’s Spend page', () => {
     for (const name of names) expect(page.body).toContain(`<code>${name}</code>`);
     expect(page.body).toContain(`href="/places/discord/${under.discord.guildId}/audit?kind=tool-call"`);
   }, 30_000);
+
+  it('shows what each role with a budget spent', async () => {
+    const admin = under.discord.createUser({ username: 'roles-admin' });
+    under.discord.joinGuild(admin.id);
+    const managers = under.discord.createRole({ name: 'roles-managers', permissions: ['manage-guild'] });
+    under.discord.giveRole(admin.id, managers);
+    const writers = under.discord.createRole({ name: 'writers', permissions: [] });
+    under.discord.oauth.approveAs(admin.id);
+    const browser = createConsoleClient(webConsole.origin);
+    const home = await browser.get('/sign-in/discord');
+    const path = `/places/discord/${under.discord.guildId}`;
+    const set = await browser.post(`${path}/settings`, {
+      csrf: browser.csrfOf(home),
+      setting: 'BUDGET_ROLE_DAILY',
+      value: `${writers}=5`,
+      channel: '',
+    });
+    expect(set.status).toBe(200);
+    await under.services.usage.settle({
+      reservationId: 'console-role-spend',
+      subject: {
+        userId: admin.id,
+        conversationKey: conversationKeyOf({
+          platform: 'discord',
+          workspace: under.discord.guildId,
+          channel: under.generalChannelId,
+        }),
+        budgetedRoleIds: [writers],
+      },
+      heldCounters: [],
+      spent: { promptTokens: 10, completionTokens: 10, images: 0, costNanos: 400_000_000 },
+      at: new Date(),
+    });
+    const page = await browser.get(`${path}/spend`);
+    expect(page.body).toContain(`<td><code>${writers}</code></td><td>0.4</td><td>0.4</td>`);
+  }, 30_000);
 });
