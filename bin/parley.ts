@@ -4,6 +4,7 @@ import type { PlatformAdapter, RunningPlatform } from '../commands/platform-adap
 import { startScheduledRuns } from '../commands/scheduled-run.ts';
 import { createApp } from '../src/app.ts';
 import { ConfigError, resolveFromProjectRoot } from '../src/config.ts';
+import type { RunningConsole } from '../src/console/console-server.ts';
 import { finishOrCutReplies } from '../src/conversation/finish-or-cut-replies.ts';
 import { checkGateway } from '../src/gateway/gateway-check.ts';
 import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
@@ -132,6 +133,17 @@ async function main(): Promise<number> {
     await closeAll();
     return 1;
   }
+  const webConsole = await startWebConsole({
+    config,
+    app,
+    services,
+    logger,
+    readiness: () => checkReadiness({ platforms: platformNames, probeStore: app.probeStore }),
+  });
+  if (webConsole === 'failed') {
+    await closeAll();
+    return 1;
+  }
 
   if (isConsole) {
     logger.info({ chatModel: config.models.chat }, 'parley starting (terminal)');
@@ -150,6 +162,7 @@ async function main(): Promise<number> {
     });
     await startScheduledRuns({ services, replyMaxTokens: config.history.replyMaxTokens });
     await terminal.ended;
+    await webConsole?.close();
     await closeAll();
     return 0;
   }
@@ -158,7 +171,10 @@ async function main(): Promise<number> {
     platforms,
     logger,
     services,
-    closeAll,
+    closeAll: async () => {
+      await webConsole?.close();
+      await closeAll();
+    },
     coordination: app.coordination,
     store: app.store,
   });
@@ -297,6 +313,53 @@ function withoutCredentials(url: string): string {
     return parsed.toString();
   } catch {
     return url;
+  }
+}
+
+// The owner's console (issue 35), off unless CONSOLE_PORT is set; loaded only then.
+async function startWebConsole({
+  config,
+  app,
+  services,
+  logger,
+  readiness,
+}: {
+  /** The same readiness GET /readyz answers, for the console's overview. */
+  readiness: () => ReturnType<typeof checkReadiness>;
+  config: ParleyConfig;
+  app: ReturnType<typeof createApp>;
+  services: ReturnType<typeof createCommandServices>;
+  logger: Logger;
+}): Promise<RunningConsole | undefined | 'failed'> {
+  const settings = config.console;
+  const desk = services.consoleLinks;
+  if (settings === undefined || desk === undefined) return undefined;
+  const { startConsoleServer, ConsoleStartError } = await import('../src/console/console-server.ts');
+  const { createConsoleDeeds } = await import('../commands/console-deeds.ts');
+  try {
+    const running = await startConsoleServer({
+      settings,
+      store: app.store,
+      links: desk.links,
+      deeds: createConsoleDeeds(services),
+      access: app.access,
+      places: app.places,
+      audit: app.audit,
+      logger,
+      readiness,
+    });
+    desk.open(running.origin);
+    return {
+      ...running,
+      close: async () => {
+        desk.close();
+        await running.close();
+      },
+    };
+  } catch (error) {
+    if (!(error instanceof ConsoleStartError)) throw error;
+    process.stderr.write(`parley cannot start: ${error.message}.\n`);
+    return 'failed';
   }
 }
 

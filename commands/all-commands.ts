@@ -3,6 +3,7 @@ import { defineCommand } from './define-command.ts';
 import { auditCommand } from './definitions/audit.ts';
 import { chatCommand } from './definitions/chat.ts';
 import { configCommand } from './definitions/config.ts';
+import { consoleCommand } from './definitions/console.ts';
 import { exportCommand } from './definitions/export.ts';
 import { extractCommand } from './definitions/extract.ts';
 import { forgetCommand } from './definitions/forget.ts';
@@ -67,6 +68,7 @@ export const allCommands: readonly Command[] = [
   exportCommand,
   configCommand,
   auditCommand,
+  consoleCommand,
   toolsCommand,
   remindCommand,
   scheduleCommand,

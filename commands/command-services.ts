@@ -1,5 +1,7 @@
 import type { Actor } from '../src/access/actor.ts';
 import type { App } from '../src/app.ts';
+import { createConsoleLinkDesk } from '../src/console/console-link-desk.ts';
+import { createOneTimeLinks } from '../src/console/one-time-links.ts';
 import { createActiveReplies } from '../src/conversation/active-replies.ts';
 import { createReplyFeedbackStore } from '../src/conversation/reply-feedback.ts';
 import { feedbackKeptData } from '../src/retention/feedback-retention.ts';
@@ -14,6 +16,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
   const { config } = app;
   const actionKeyv = app.store.namespace('actions');
   const feedbackKeyv = app.store.namespace('feedback');
+  const consoleLinkKeyv = app.store.namespace('console-links');
   const editors = config.settingsEditors;
   const actionStore = createActionStore({ store: actionKeyv, maxImageBytes: config.images.storeMaxBytes });
   // Built here, outside the core, so registered here: the sweep, /forget and /export reach them.
@@ -43,6 +46,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     toolbox: app.toolbox,
     toolApprovalTimeoutMs: config.tools.approvalTimeoutMs,
     journal: app.journal,
+    consoleLinks: createConsoleLinkDesk({ links: createOneTimeLinks({ store: consoleLinkKeyv }) }),
     ...(app.scheduler === undefined
       ? {}
       : {
@@ -77,7 +81,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     now: () => new Date(),
     close: async () => {
       for (const undo of unregister) undo();
-      await Promise.all([actionKeyv.disconnect(), feedbackKeyv.disconnect()]);
+      await Promise.all([actionKeyv.disconnect(), feedbackKeyv.disconnect(), consoleLinkKeyv.disconnect()]);
     },
   };
 }

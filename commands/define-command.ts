@@ -3,6 +3,7 @@ import type { Actor } from '../src/access/actor.ts';
 import type { OverrideStore } from '../src/administration/override-store.ts';
 import type { PlaceSettingsReader } from '../src/administration/place-settings.ts';
 import type { AuditLog } from '../src/audit/audit-log.ts';
+import type { ConsoleLinkDesk } from '../src/console/console-link-desk.ts';
 import type { ActiveReplies } from '../src/conversation/active-replies.ts';
 import type { ConversationEngine } from '../src/conversation/engine.ts';
 import type { HistoryStore } from '../src/conversation/history-store.ts';
@@ -74,6 +75,8 @@ export interface CommandServices {
   readonly toolApprovalTimeoutMs: number;
   /** Replies in flight, so the ones a dead process left can be finished on the next start. */
   readonly journal: ReplyJournal;
+  /** One-time links to the owner's console, for /console; absent in tests that build their own. */
+  readonly consoleLinks?: ConsoleLinkDesk;
   readonly models: {
     readonly chat: string;
     readonly vision: string;

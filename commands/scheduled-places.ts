@@ -51,6 +51,11 @@ export interface ScheduledPlaces {
     postsThere: boolean;
     atMs: number;
   }): Promise<ActorNow>;
+  /**
+   * Whether parley is in this server or workspace now, answered from what the platform told it
+   * (no request): the owner's console lists only such places. Absent: every place may be.
+   */
+  isPresentIn?(workspace: string): boolean;
   /** The newest messages of a conversation, for commands such as /summarize. */
   readRecentMessages(conversationKey: ConversationKey, limit: number): Promise<ChannelMessage[]>;
   /**

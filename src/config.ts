@@ -281,6 +281,8 @@ function toConfig({
       : undefined,
     /** OpenTelemetry traces (issue 38); undefined when no OTLP endpoint is set: the SDK is then never loaded. */
     tracing: tracingConfigOf(values),
+    /** The owner's console (issue 35); undefined unless CONSOLE_PORT is set. */
+    console: consoleConfigOf(values),
     /** Things that are probably wrong but may be meant, for start-up to print. */
     warnings: [
       ...gatewayUrlWarnings(values.GATEWAY_BASE_URL),
@@ -295,7 +297,38 @@ function toConfig({
       ...toolsFile.secrets,
       // A hosted trace backend's key travels in these.
       ...Object.values(values.OTEL_EXPORTER_OTLP_HEADERS),
+      ...(values.CONSOLE_DISCORD_CLIENT_SECRET === undefined ? [] : [values.CONSOLE_DISCORD_CLIENT_SECRET]),
+      ...(values.CONSOLE_SLACK_CLIENT_SECRET === undefined ? [] : [values.CONSOLE_SLACK_CLIENT_SECRET]),
     ] as readonly string[],
+  };
+}
+
+/** The owner's console: where it listens, how people sign in (src/console/). */
+function consoleConfigOf(values: EnvironmentValues) {
+  if (values.CONSOLE_PORT === undefined) return undefined;
+  const discord =
+    values.CONSOLE_DISCORD_CLIENT_ID !== undefined && values.CONSOLE_DISCORD_CLIENT_SECRET !== undefined
+      ? {
+          clientId: values.CONSOLE_DISCORD_CLIENT_ID,
+          clientSecret: values.CONSOLE_DISCORD_CLIENT_SECRET,
+          oauthUrl: values.CONSOLE_DISCORD_OAUTH_URL ?? 'https://discord.com',
+        }
+      : undefined;
+  const slack =
+    values.CONSOLE_SLACK_CLIENT_ID !== undefined && values.CONSOLE_SLACK_CLIENT_SECRET !== undefined
+      ? {
+          clientId: values.CONSOLE_SLACK_CLIENT_ID,
+          clientSecret: values.CONSOLE_SLACK_CLIENT_SECRET,
+          oauthUrl: values.CONSOLE_SLACK_OAUTH_URL ?? 'https://slack.com',
+        }
+      : undefined;
+  return {
+    port: values.CONSOLE_PORT,
+    host: values.CONSOLE_HOST,
+    publicUrl: values.CONSOLE_PUBLIC_URL,
+    sessionMs: values.CONSOLE_SESSION_HOURS * 3_600_000,
+    discord,
+    slack,
   };
 }
 

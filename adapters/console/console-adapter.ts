@@ -42,6 +42,15 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   const { services, input, output, userName, outputDirectory, isInteractive, workingDirectory } = options;
   const conversationKey = conversationKeyOf({ platform: 'console', workspace: 'local', channel: userName });
   const user: Actor = { id: userName, name: userName, isAdmin: true, roleIds: [], context: 'terminal' };
+  // With the web console on (CONSOLE_PORT), the person at the keyboard owns it: a link for them,
+  // asked before reading begins, so that no line typed meanwhile is missed.
+  const consoleLink = await services.consoleLinks?.linkFor({
+    platform: 'console',
+    userId: user.id,
+    name: user.name,
+    signedInWith: 'link',
+    places: [{ platform: 'console', workspace: 'local' }],
+  });
   // At a terminal readline puts it in raw mode, so the typed line shows only if readline echoes it
   // to `output`; piped input needs no echo.
   const prompt = '> ';
@@ -121,6 +130,8 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
       },
     }),
   );
+  if (consoleLink !== undefined)
+    write(`web console (this link works once, for ten minutes): ${consoleLink}\n`);
   if (isInteractive) {
     // Bracketed paste on: a pasted block arrives marked, so it is one message, not one a line.
     write(`parley — chat, or type /help for commands${bracketedPasteOn}\n`);

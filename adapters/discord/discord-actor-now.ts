@@ -71,6 +71,11 @@ export async function discordActorNow({
   const member = await unlessGone(guild.members.fetch({ user: userId, force: true }));
   if (member === undefined) return absent('left');
   if ((member.communicationDisabledUntilTimestamp ?? 0) > atMs) return absent('timed-out');
+  // No channel: the server as a whole (the owner's console asks who administers it), judged by the
+  // member's own permissions.
+  if (placeId === '') {
+    return { isPresent: true, actor: discordMemberActorOf({ user: member.user, member, context: 'server' }) };
+  }
   const channel = await unlessGone(client.channels.fetch(placeId, { force: true }));
   const refusal = channelRefusal({ channel, member, botUserId: client.user?.id, postsThere });
   if (refusal !== undefined) return absent(refusal);

@@ -48,6 +48,8 @@ export function createDiscordScheduledPlaces({
       };
     },
     actorNow: (request) => discordActorNow({ client, ...request }),
+    // The guilds the gateway announced (GUILD_CREATE) and has not taken back.
+    isPresentIn: (workspace) => client.guilds.cache.has(workspace),
     async readRecentMessages(conversationKey, limit) {
       const channelId = channelIdOf(conversationKey);
       const channel = channelId === undefined ? null : await client.channels.fetch(channelId);

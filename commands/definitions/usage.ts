@@ -114,7 +114,7 @@ export async function personCard({
   };
 }
 
-async function topCard({
+export async function topCard({
   services,
   conversationKey,
 }: {

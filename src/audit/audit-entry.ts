@@ -11,6 +11,7 @@ export const auditKinds = [
   'tool-call',
   'schedule-run',
   'schedule-paused',
+  'schedule-changed',
   'shared-memory',
   'forget',
   'export',

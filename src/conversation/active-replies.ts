@@ -16,6 +16,8 @@ export interface ActiveReplies {
   /** Stops a reply; false when it already finished (or never ran here). */
   stop(replyId: string): boolean;
   finish(replyId: string): void;
+  /** How many replies are being written in this process now (the owner's console shows it). */
+  inFlight(): number;
   /**
    * Stops every reply (shutdown) and resolves once all have finished, or after `timeoutMs`. Replies
    * that start afterwards (turns that were waiting for their conversation) are stopped at once, so
@@ -44,6 +46,7 @@ export function createActiveReplies(): ActiveReplies {
       return true;
     },
     askerOf: (replyId) => askers.get(replyId),
+    inFlight: () => controllers.size,
     finish(replyId) {
       controllers.delete(replyId);
       askers.delete(replyId);

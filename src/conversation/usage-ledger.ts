@@ -106,6 +106,36 @@ export interface UsageLedger {
   /** Drops a hold whose request never reached the gateway or failed there. Never rejects. */
   release(request: { reservationId: string; heldCounters: readonly CounterAddress[] }): Promise<void>;
   report(query: { userId: string; conversationKey: ConversationKey; at: Date }): Promise<UsageReport>;
+  /**
+   * A whole server's (or workspace's) totals today and this month, tool calls by tool included: its
+   * counters as each reply already writes them, read, never scanned (the owner's console).
+   */
+  placeReport(query: { platform: string; workspace: string; at: Date }): Promise<{
+    readonly today: UsageTotals;
+    readonly month: UsageTotals;
+  }>;
+  /**
+   * What each of these roles spent in the server today and this month: the counters a reply writes
+   * for the roles of its asker that have a budget (BUDGET_ROLE_DAILY, BUDGET_ROLE_MONTHLY), read.
+   */
+  roleSpend(query: {
+    platform: string;
+    workspace: string;
+    roleIds: readonly string[];
+    at: Date;
+  }): Promise<
+    ReadonlyArray<{ readonly roleId: string; readonly todayNanos: number; readonly monthNanos: number }>
+  >;
+  /**
+   * A server's spending day by day, the oldest first, for the last `days` days (at most the 40 its
+   * daily counters are kept): one read of counters every reply already writes.
+   */
+  placeDays(query: {
+    platform: string;
+    workspace: string;
+    at: Date;
+    days: number;
+  }): Promise<ReadonlyArray<{ readonly day: string; readonly costNanos: number; readonly requests: number }>>;
   /** Totals of any scope's counters now, e.g. to show what is left of each budget. */
   readBudgets(query: {
     subject: SpendSubject;
@@ -303,6 +333,41 @@ export function createUsageLedger({
         user: { today: userToday ?? empty, month: userMonth ?? empty },
         conversation: { today: conversationToday ?? empty, month: conversationMonth ?? empty },
       };
+    },
+    async placeReport({ platform, workspace, at }) {
+      const windows = periodsAt({ at, timeZone });
+      const scope = `server:${platform}:${workspace}`;
+      const keys = [counterOf(scope, 'day', windows).key, counterOf(scope, 'month', windows).key];
+      const [today, month] = await totalsOf(keys, at);
+      const empty = toTotals(noSpending, {});
+      return { today: today ?? empty, month: month ?? empty };
+    },
+    async roleSpend({ platform, workspace, roleIds, at }) {
+      const windows = periodsAt({ at, timeZone });
+      const keys = roleIds.flatMap((roleId) => {
+        const scope = `role:${platform}:${workspace}:${roleId}`;
+        return [counterOf(scope, 'day', windows).key, counterOf(scope, 'month', windows).key];
+      });
+      const states = keys.length === 0 ? [] : await store.read({ keys, nowMs: at.getTime() });
+      return roleIds.map((roleId, index) => ({
+        roleId,
+        todayNanos: states[index * 2]?.spent.costNanos ?? 0,
+        monthNanos: states[index * 2 + 1]?.spent.costNanos ?? 0,
+      }));
+    },
+    async placeDays({ platform, workspace, at, days }) {
+      const dayMs = 24 * 60 * 60_000;
+      const scope = `server:${platform}:${workspace}`;
+      const counters = Array.from({ length: Math.min(Math.max(days, 1), 40) }, (_, index) => {
+        const windows = periodsAt({ at: new Date(at.getTime() - index * dayMs), timeZone });
+        return { day: windows.day.label, key: counterOf(scope, 'day', windows).key };
+      }).reverse();
+      const states = await store.read({ keys: counters.map((counter) => counter.key), nowMs: at.getTime() });
+      return counters.map((counter, index) => ({
+        day: counter.day,
+        costNanos: states[index]?.spent.costNanos ?? 0,
+        requests: states[index]?.spent.requests ?? 0,
+      }));
     },
     async readBudgets({ subject, budgets, at }) {
       const counters = limitedCounters(subject, budgets, at);

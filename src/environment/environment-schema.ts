@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { consoleSettings } from './console-settings.ts';
 import { readingSettings } from './reading-settings.ts';
 import { schedulingSettings } from './scheduling-settings.ts';
 import {
@@ -345,6 +346,7 @@ export const environmentSchema = z.object({
   ...readingSettings,
   ...operationsSettings,
   ...tracingSettings,
+  ...consoleSettings,
   ...spendAndAccessSettings,
   ...schedulingSettings,
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Actor } from '../access/actor.ts';
+import { placeOfConversation } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
 import type { DueRun, DueVerdict, ScheduleEngine } from './schedule-engine.ts';
 import type { ScheduleRecord } from './schedule-record.ts';
@@ -69,6 +70,19 @@ export interface Scheduler {
   listInPlace(conversationKey: string): Promise<ScheduleRecord[]>;
   /** A person's schedules and reminders on this platform. */
   listOfOwner(conversationKey: string, ownerId: string): Promise<ScheduleRecord[]>;
+  /**
+   * The channel schedules of a whole server or workspace, for the owner's console: a walk of every
+   * record (there is no index by server; schedules are few, bounded by SCHEDULES_PER_CHANNEL a channel),
+   * asked only when an admin opens the page.
+   */
+  listInWorkspace(place: { platform: string; workspace: string }): Promise<ScheduleRecord[]>;
+  /**
+   * Runs an active schedule once now, as its owner through the same runner as a due run (the
+   * platform builds the owner's Actor now, `authorize` and the spend guard decide), and records how
+   * it went without moving its next run. A refusal or an unpaid run pauses it, as a due run would.
+   * Resolves with the outcome, or a problem (no such active schedule, no runner in this process).
+   */
+  runNow(id: string): Promise<RunOutcome | { readonly problem: string }>;
   /** Starts running schedules with this runner. */
   start(runner: ScheduleRunner): Promise<void>;
   stop(): Promise<void>;
@@ -174,6 +188,25 @@ export function createScheduler({
     return 'done';
   };
 
+  /** Writes a run done out of turn onto the record: its next run stays where it was. */
+  const afterRunNow = async (scheduleId: string, outcome: RunOutcome) => {
+    const current = await store.get(scheduleId);
+    if (current === undefined) return;
+    const isPaused = outcome.status === 'unpaid' || outcome.status === 'refused';
+    const updated: ScheduleRecord = {
+      ...current,
+      lastRun: {
+        atMs: now(),
+        status: outcome.status,
+        ...(outcome.status === 'ran' ? {} : { note: outcome.reason }),
+      },
+      runCount: current.runCount + (outcome.status === 'ran' ? 1 : 0),
+      ...(isPaused ? { state: 'paused' as const, pausedReason: outcome.reason } : {}),
+    };
+    await store.put(updated);
+    if (isPaused) await engine.disarm(updated);
+  };
+
   return {
     engineName: engine.name,
     limits,
@@ -262,6 +295,34 @@ export function createScheduler({
     listInPlace: (conversationKey) => store.listInPlace(placeKeyOf(conversationKey)),
     listOfOwner: (conversationKey, ownerId) =>
       store.listOfOwner(ownerKeyOf({ conversationKey, owner: { id: ownerId } as ScheduleRecord['owner'] })),
+    async listInWorkspace({ platform, workspace }) {
+      const found: ScheduleRecord[] = [];
+      for await (const record of store.all()) {
+        const place = placeOfConversation(record.conversationKey);
+        if (record.kind === 'place' && place.platform === platform && place.workspace === workspace) {
+          found.push(record);
+        }
+      }
+      return found.sort(
+        (first, second) => (first.nextRunAtMs ?? Infinity) - (second.nextRunAtMs ?? Infinity),
+      );
+    },
+    async runNow(id) {
+      const active = runner;
+      if (active === undefined) return { problem: 'schedules do not run in this process' };
+      const record = await store.get(id);
+      if (record === undefined || record.state !== 'active')
+        return { problem: 'that schedule is not active' };
+      const outcome = await active
+        .run({ record, dueAtMs: now(), attempt: 1, isLastAttempt: true })
+        .catch((error: unknown): RunOutcome => {
+          log.error({ err: error, scheduleId: record.id }, 'a run asked for now threw');
+          return { status: 'failed', reason: 'something went wrong' };
+        });
+      log.info({ scheduleId: record.id, status: outcome.status }, 'scheduled run, asked for now');
+      await afterRunNow(record.id, outcome);
+      return outcome;
+    },
     async start(withRunner) {
       runner = withRunner;
       await engine.start(handleDue);

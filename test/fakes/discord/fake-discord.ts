@@ -23,6 +23,7 @@ import {
 import { createMemberChanges, type MemberChanges } from './member-changes.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type FakeMessage } from './message-store.ts';
+import { createFakeOAuth, type FakeOAuth } from './oauth-routes.ts';
 import { type BotPermission, bitsOf } from './permissions.ts';
 import {
   createRateLimiter,
@@ -87,6 +88,8 @@ export interface FakeDiscord extends UserActions, MemberChanges {
   /** What discord.js takes as `rest: { api }`: `${origin}/api` (the client adds `/v10`). */
   readonly apiUrl: string;
   readonly port: number;
+  /** Discord's OAuth2 pages and token URL, and the Bearer routes a signed-in person's token reaches. */
+  readonly oauth: FakeOAuth;
   readonly token: string;
   /** The application id, which is also the bot's user id, as for Discord bots. */
   readonly applicationId: string;
@@ -258,7 +261,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
   };
 
-  const server = createServer(createRestHandler(context));
+  const oauth = createFakeOAuth({ world, startingUserId: user.id });
+  const restHandler = createRestHandler(context);
+  const server = createServer((request, response) => {
+    if (!oauth.serve(request, response, new URL(request.url ?? '/', context.origin)))
+      restHandler(request, response);
+  });
   server.on('upgrade', (request, socket, head) => {
     if (!context.gateway.handleUpgrade(request, socket, head)) {
       socket.destroy();
@@ -290,6 +298,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     ...createMemberChanges(context, guild),
     origin: context.origin,
     apiUrl: `${context.origin}/api`,
+    oauth,
     port,
     token,
     applicationId: context.applicationId,

@@ -26,6 +26,7 @@ import {
   type SlackFile,
   type UploadedFile,
 } from './file-store.ts';
+import { pathOf } from './http-io.ts';
 import type { SlackMention } from './mention-scanner.ts';
 import { messageLimits } from './message-limits.ts';
 import { createMessageStore, type NewMessage, type StoredMessage } from './message-store.ts';
@@ -39,6 +40,7 @@ import {
   type OAuthState,
   revokeInstallation,
 } from './oauth-installs.ts';
+import { createFakeOpenId, type FakeOpenId } from './openid-routes.ts';
 import { createRateLimiter, type RateLimit, rateLimitTiers } from './rate-limiter.ts';
 import { createRequestListener, createUpgradeListener } from './request-router.ts';
 import { createResponseUrlStore, type ResponseUrlPost } from './response-urls.ts';
@@ -116,6 +118,8 @@ export interface FakeSlack extends AppDelivery {
   readonly apiUrl: string;
   /** `http://127.0.0.1:PORT`. */
   readonly origin: string;
+  /** Sign in with Slack (OpenID Connect): the authorize page, openid.connect.token and .userInfo. */
+  readonly openId: FakeOpenId;
   readonly port: number;
   readonly botToken: string;
   readonly appToken: string;
@@ -282,7 +286,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   };
   const signingSecret = options.signingSecret ?? 'fake-signing-secret';
 
-  const server = createServer(createRequestListener(state));
+  const openId = createFakeOpenId({ workspace, directory: state.directory, origin });
+  const listener = createRequestListener(state);
+  const server = createServer((request, response) => {
+    openId.serve(request, response, pathOf(request)).then(
+      (isServed) => {
+        if (!isServed) listener(request, response);
+      },
+      () => response.destroy(),
+    );
+  });
   server.on('upgrade', createUpgradeListener(socketServer));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -297,6 +310,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const fake: FakeSlack = {
     apiUrl: `${state.origin}/api/`,
     origin: state.origin,
+    openId,
     port,
     botToken: state.botToken,
     appToken: state.appToken,
