@@ -23,6 +23,10 @@ const exempt: Record<string, string> = {
   'slack:event:assistant_thread_started': 'sets suggested prompts; no model call',
   'slack:event:assistant_thread_context_changed': 'sets suggested prompts; no model call',
   'slack:event:agent_session_stopped': 'stops the person’s own native stream; no model call',
+  'slack:event:app_uninstalled':
+    'sent by Slack itself in a signed envelope; removes the installation of the envelope’s own team or org, reaches no model and shows nothing (test/slack/many-workspaces.test.ts)',
+  'slack:event:tokens_revoked':
+    'sent by Slack itself in a signed envelope; removes the installation whose bot token was revoked, reaches no model and shows nothing (test/slack/many-workspaces.test.ts)',
   'slack:view:forms': '/config’s modal: its submission checks admin like /config (its rows are config’s)',
 };
 
