@@ -2,6 +2,7 @@ import type { Actor } from '../src/access/actor.ts';
 import type { App } from '../src/app.ts';
 import { createActiveReplies } from '../src/conversation/active-replies.ts';
 import { createReplyFeedbackStore } from '../src/conversation/reply-feedback.ts';
+import { placeOfConversation } from '../src/conversation/turn.ts';
 import { feedbackKeptData } from '../src/retention/feedback-retention.ts';
 import { actionKeptData } from './action-retention.ts';
 import { createActionStore } from './action-store.ts';
@@ -21,6 +22,29 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     app.keptData.register(actionKeptData({ actionKeyv, actionStore })),
     app.keptData.register(feedbackKeptData({ feedbackKeyv })),
   ];
+  const scheduledPlaces = createScheduledPlacesRegistry();
+  // A connector's OAuth callback arrives later, from a browser: the person is judged as the
+  // platform and the gate see them then, as a scheduled run's owner is.
+  app.connectors?.useStandingCheck(async ({ userId, conversationKey, needsAdmin }) => {
+    const platform = scheduledPlaces.of(placeOfConversation(conversationKey).platform);
+    if (!platform)
+      return { isAllowed: false, text: 'parley cannot check who you are right now; try again later.' };
+    const now = await platform.actorNow({ userId, conversationKey, postsThere: false, atMs: Date.now() });
+    if (!now.isPresent)
+      return { isAllowed: false, text: 'You can no longer use parley where you asked for this link.' };
+    if (needsAdmin && !now.actor.isAdmin) {
+      return {
+        isAllowed: false,
+        text: 'Only an admin can connect this for everyone, and you no longer are one there.',
+      };
+    }
+    const verdict = await app.access.authorize({
+      actor: now.actor,
+      conversationKey,
+      capability: { kind: 'command', name: 'connections' },
+    });
+    return verdict.isAllowed ? { isAllowed: true } : { isAllowed: false, text: verdict.text };
+  });
   return {
     engine: app.engine,
     gateway: app.gateway,
@@ -47,7 +71,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
       : {
           scheduling: {
             scheduler: app.scheduler,
-            places: createScheduledPlacesRegistry(),
+            places: scheduledPlaces,
             timeZone: config.scheduling.timeZone,
             personalTimeZones: app.personalTimeZones,
           },

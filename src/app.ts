@@ -9,6 +9,9 @@ import {
 } from './administration/place-settings.ts';
 import { type AuditLog, createAuditLog } from './audit/audit-log.ts';
 import { type Config, projectRoot } from './config.ts';
+import { createConnectLinks } from './connectors/connect-links.ts';
+import { createConnectionStore } from './connectors/connection-store.ts';
+import { type Connectors, createConnectors } from './connectors/connectors.ts';
 import { createConversationSummaries } from './conversation/conversation-summaries.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
@@ -108,6 +111,8 @@ export interface App {
   readonly personData: PersonData;
   /** The MCP servers of TOOLS_FILE, connecting in the background; their tools go in the toolbox. */
   readonly mcpServers: McpServers;
+  /** OAuth connectors of TOOLS_FILE (servers with auth), each person's own; undefined without one. */
+  readonly connectors: Connectors | undefined;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -299,12 +304,31 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     logger,
     clientVersion: parleyVersion(),
   });
+  const connectors = config.tools.connectors
+    ? createConnectors({
+        servers: config.tools.servers,
+        store: createConnectionStore({
+          store: store.namespace('connectors'),
+          encryption: config.tools.connectors.encryption,
+        }),
+        links: createConnectLinks({
+          store: store.namespace('connect-links'),
+          encryption: config.tools.connectors.encryption,
+        }),
+        lock: coordination.recordLock,
+        publicUrl: config.tools.connectors.publicUrl,
+        audit,
+        clientVersion: parleyVersion(),
+        logger,
+      })
+    : undefined;
   const toolReplies = createToolReplies({
     gateway,
     toolbox,
     searchProvider,
     limits: config.tools.callLimits,
     audit,
+    ...(connectors ? { personalTools: connectors.toolsFor } : {}),
     logger,
   });
   const engine = createConversationEngine({
@@ -366,6 +390,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     retention,
     personData,
     mcpServers,
+    connectors,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
@@ -373,6 +398,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       journal.close();
       await scheduler?.stop();
       await mcpServers.close();
+      await connectors?.close();
       await coordination.close();
       await store.close();
     },

@@ -14,6 +14,7 @@ export const auditKinds = [
   'shared-memory',
   'forget',
   'export',
+  'connector',
 ] as const;
 
 export type AuditKind = (typeof auditKinds)[number];

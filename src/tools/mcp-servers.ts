@@ -33,6 +33,9 @@ export function startMcpServers({
   retry?: RetryTiming;
   agents?: GuardedAgents;
 }): McpServers {
+  // An OAuth-protected server is reached with each asker's own connection (src/connectors), never
+  // with one shared session.
+  servers = servers.filter((settings) => settings.transport.kind !== 'http' || !settings.transport.auth);
   if (servers.length === 0) return { states: () => [], close: async () => {} };
   for (const settings of servers) logVariablesOf({ settings, logger });
   let connections: McpServerConnection[] | undefined;

@@ -49,6 +49,8 @@ export interface ToolReplies {
     askApproval: AskApproval | undefined;
     /** A call its asker approved: run first, if this person may still use that tool here. */
     approvedCall?: ToolCall | undefined;
+    /** Tells only the asker (a Connect link); absent where nobody can be told alone. */
+    tellAskerPrivately?: ((text: string) => Promise<void>) | undefined;
   }): AsyncIterable<ChatStreamEvent>;
   /**
    * Whether TOOL_ROLE_IDS lets this person have `remember` here, whatever the model: where the owner
@@ -80,6 +82,14 @@ export interface ToolRepliesOptions {
   readonly limits: ToolCallLimits;
   /** Where each tool call that runs is recorded. */
   readonly audit?: AuditLog;
+  /**
+   * The tools of OAuth connectors as this asker may use them (their own connection's, or a Connect
+   * tool for each they lack); absent without connectors.
+   */
+  readonly personalTools?: (request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+  }) => Promise<readonly Tool[]>;
   readonly logger: Logger;
 }
 
@@ -103,8 +113,34 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         (tool) => tool.source === memoryToolSource,
       );
     },
-    stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval, approvedCall }) {
-      const everyTool = options.toolbox.all();
+    stream(request) {
+      const { personalTools } = options;
+      if (!personalTools) return streamWith(request, options.toolbox.all());
+      // The asker's connectors join the toolbox's tools for this turn only.
+      return (async function* () {
+        const personal = await personalTools({
+          actor: request.actor,
+          conversationKey: request.conversationKey,
+        });
+        yield* streamWith(request, [...options.toolbox.all(), ...personal]);
+      })();
+    },
+  };
+
+  function streamWith(
+    {
+      chat,
+      actor,
+      settings,
+      conversationKey,
+      isSearchForced,
+      askApproval,
+      approvedCall,
+      tellAskerPrivately,
+    }: Parameters<ToolReplies['stream']>[0],
+    everyTool: readonly Tool[],
+  ): AsyncIterable<ChatStreamEvent> {
+    {
       const tools = governTools({ tools: everyTool, settings, actor });
       // Servers that are down and would have offered this person a tool here: the reply says so
       // (only where the model would have been offered tools at all).
@@ -143,9 +179,10 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         isSearchForced,
         askApproval,
         approvedCall,
+        tellAskerPrivately,
       });
-    },
-  };
+    }
+  }
 
   async function* toolStream({
     chat,
@@ -157,6 +194,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     isSearchForced,
     askApproval,
     approvedCall,
+    tellAskerPrivately,
   }: {
     chat: ChatRequest;
     actor: Actor;
@@ -167,6 +205,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     isSearchForced: boolean;
     askApproval: AskApproval | undefined;
     approvedCall: ToolCall | undefined;
+    tellAskerPrivately: ((text: string) => Promise<void>) | undefined;
   }): AsyncGenerator<ChatStreamEvent> {
     const provider = options.searchProvider;
     const canSearch = provider !== undefined && tools.some((tool) => tool.name === 'web_search');
@@ -177,6 +216,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       sources: createSources(),
       notices: [],
       logger: options.logger,
+      ...(tellAskerPrivately ? { tellAskerPrivately } : {}),
     };
     const instructed: ChatRequest = {
       ...chat,

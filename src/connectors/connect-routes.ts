@@ -1,0 +1,122 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../log.ts';
+import { connectLinkLifetimeMs } from './connect-links.ts';
+import { parleyClientMetadata } from './connector-oauth-provider.ts';
+import type { Connectors } from './connectors.ts';
+
+/** The cookie that ties a callback to the browser that opened the Connect link. */
+const browserCookie = 'parley_connect';
+
+/** Answers one HTTP request when it is a connector's; false when the path is not one of them. */
+export type HttpRoute = (request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
+
+/**
+ * The connectors' pages on parley's HTTP server (at PUBLIC_URL):
+ * - `GET /connect/<link>`: the single-use Connect link; sends the browser to the authorization page
+ *   with a cookie, so only the browser that opened the link can finish it;
+ * - `GET /connectors/callback`: where the authorization server sends the person back;
+ * - `GET /connectors/client-metadata.json`: parley's Client ID Metadata Document (CIMD), for an
+ *   authorization server that takes one instead of a registration.
+ * Pages are short plain text: no token, code or state is ever echoed.
+ */
+export function createConnectRoutes({
+  connectors,
+  logger,
+}: {
+  connectors: Connectors;
+  logger: Logger;
+}): HttpRoute {
+  const isSecure = connectors.redirectUrl.startsWith('https://');
+  return async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://parley');
+    const linkMatch = /^\/connect\/([^/]+)$/.exec(url.pathname);
+    const isOurs =
+      linkMatch !== null ||
+      url.pathname === '/connectors/callback' ||
+      url.pathname === '/connectors/client-metadata.json';
+    if (!isOurs) return false;
+    if (request.method !== 'GET') {
+      response.writeHead(405, { allow: 'GET' }).end();
+      return true;
+    }
+    if (url.pathname === '/connectors/client-metadata.json') {
+      const metadata = {
+        client_id: new URL('/connectors/client-metadata.json', connectors.redirectUrl).href,
+        ...parleyClientMetadata({
+          redirectUrl: connectors.redirectUrl,
+          auth: { kind: 'person', clientId: undefined, clientSecret: undefined, scope: undefined },
+        }),
+      };
+      sendText(response, 200, JSON.stringify(metadata), 'application/json');
+      return true;
+    }
+    if (linkMatch) {
+      const opened = await connectors.open(decodeURIComponent(linkMatch[1] ?? ''));
+      if (!opened) {
+        sendText(
+          response,
+          410,
+          'This Connect link was already used or has expired. Ask for a new one in the chat.',
+        );
+        return true;
+      }
+      const cookie = [
+        `${browserCookie}=${opened.browserSecret}`,
+        'HttpOnly',
+        // Lax: the authorization server's redirect back is a top-level GET, which carries it.
+        'SameSite=Lax',
+        'Path=/connectors/callback',
+        `Max-Age=${Math.round(connectLinkLifetimeMs / 1000)}`,
+        ...(isSecure ? ['Secure'] : []),
+      ].join('; ');
+      response
+        .writeHead(302, { location: opened.location, 'set-cookie': cookie, 'cache-control': 'no-store' })
+        .end();
+      return true;
+    }
+    const state = url.searchParams.get('state');
+    if (state === null) {
+      sendText(
+        response,
+        400,
+        'This sign-in is missing its state. Open your Connect link from the chat again.',
+      );
+      return true;
+    }
+    const finished = await connectors.finish({
+      state,
+      code: url.searchParams.get('code') ?? undefined,
+      error: url.searchParams.get('error') ?? undefined,
+      browserSecret: cookieValue(request.headers.cookie, browserCookie),
+    });
+    logger.info({ status: finished.status }, 'connector callback');
+    // The cookie has done its work.
+    response.setHeader('set-cookie', `${browserCookie}=; Path=/connectors/callback; Max-Age=0`);
+    sendText(response, finished.status, finished.text);
+    return true;
+  };
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return rest.join('=');
+  }
+  return undefined;
+}
+
+function sendText(
+  response: ServerResponse,
+  status: number,
+  text: string,
+  type = 'text/plain; charset=utf-8',
+): void {
+  response
+    .writeHead(status, {
+      'content-type': type,
+      'content-length': Buffer.byteLength(text),
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+    })
+    .end(text);
+}

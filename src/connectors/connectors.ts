@@ -1,0 +1,476 @@
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Actor } from '../access/actor.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
+import type { Logger } from '../log.ts';
+import type { GuardedAgents } from '../net/guarded-agents.ts';
+import type { KeyedLock } from '../state/keyed-lock.ts';
+import type { Tool } from '../tools/tool.ts';
+import type { ConnectorAuth, McpServerSettings } from '../tools/tools-file.ts';
+import type { ConnectLinks } from './connect-links.ts';
+import { randomToken } from './connect-links.ts';
+import type { Connection, ConnectionOwner, ConnectionStore } from './connection-store.ts';
+import { createConnectorFetch } from './connector-fetch.ts';
+import { createConnectorOAuthProvider, type PendingAuthorization } from './connector-oauth-provider.ts';
+import { createConnectorSessions, httpUrlOf, isReconnectNeeded } from './connector-sessions.ts';
+import { type RevocationResult, revokeConnection } from './revoke-connection.ts';
+
+/** A server of the tools file reached with an OAuth connection (`auth` set). */
+export type ConnectorSettings = McpServerSettings & {
+  readonly transport: Extract<McpServerSettings['transport'], { kind: 'http' }> & {
+    readonly auth: ConnectorAuth;
+  };
+};
+
+/** Tells the asker something only they see (their DM, an ephemeral message, the terminal). */
+export type TellPrivately = (text: string) => Promise<void>;
+
+/**
+ * The person as the platform and the gate see them now, when the callback arrives (they may have
+ * left, been blocked or lost their admin rights since they asked for the link).
+ */
+export type StandingCheck = (request: {
+  userId: string;
+  conversationKey: ConversationKey;
+  needsAdmin: boolean;
+}) => Promise<{ isAllowed: true } | { isAllowed: false; text: string }>;
+
+/** One of my connections, for /connections. */
+export interface ConnectionListing {
+  readonly server: string;
+  readonly kind: 'person' | 'owner';
+  readonly connection: Connection | undefined;
+}
+
+/**
+ * Each person's (or place's) OAuth connections to the tools file's protected MCP servers: the
+ * Connect link and its callback, the tools a turn may use as its asker, /connections and /forget me.
+ */
+export interface Connectors {
+  readonly servers: readonly ConnectorSettings[];
+  /** The tools the asker's connections give on this turn, and a Connect tool for each they lack. */
+  toolsFor(request: { actor: Actor; conversationKey: ConversationKey }): Promise<readonly Tool[]>;
+  /** A single-use Connect link for this asker and server, or why there is none. */
+  beginConnect(request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+    server: string;
+    tellPrivately?: TellPrivately;
+  }): Promise<{ link: string } | { problem: string }>;
+  list(request: { actor: Actor; conversationKey: ConversationKey }): Promise<ConnectionListing[]>;
+  disconnect(request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+    server: string;
+  }): Promise<{ result: RevocationResult | 'not-connected' } | { problem: string }>;
+  /** /forget me: every connection of the person, revoked where the server can. */
+  forgetPerson(request: { platform: string; userId: string }): Promise<number>;
+  /** The callback's side: finishes an authorization (connect-routes.ts calls it). */
+  finish(request: {
+    state: string;
+    code: string | undefined;
+    error: string | undefined;
+    browserSecret: string | undefined;
+  }): Promise<{ status: number; text: string }>;
+  /** The link opened: where the browser goes, and the secret its cookie keeps. */
+  open(linkId: string): Promise<{ location: string; browserSecret: string } | undefined>;
+  readonly redirectUrl: string;
+  /** How the callback checks the person now; the command layer sets it once the platforms are known. */
+  useStandingCheck(check: StandingCheck): void;
+  close(): Promise<void>;
+}
+
+export interface ConnectorsOptions {
+  readonly servers: readonly McpServerSettings[];
+  readonly store: ConnectionStore;
+  readonly links: ConnectLinks;
+  readonly lock: KeyedLock;
+  /** Where parley's HTTP server is reached from people's browsers (PUBLIC_URL). */
+  readonly publicUrl: string;
+  readonly audit: AuditLog | undefined;
+  /**
+   * The person as the platform and the gate see them now, when the callback arrives (they may have
+   * left, been blocked or lost their admin rights since they asked for the link).
+   */
+  readonly standingNow?: StandingCheck;
+  readonly clientVersion: string;
+  readonly nowMs?: () => number;
+  readonly agents?: GuardedAgents;
+  readonly logger: Logger;
+}
+
+export function isConnectorServer(settings: McpServerSettings): settings is ConnectorSettings {
+  return settings.transport.kind === 'http' && settings.transport.auth !== undefined;
+}
+
+export function createConnectors(options: ConnectorsOptions): Connectors {
+  const { store, links, audit, logger } = options;
+  const nowMs = options.nowMs ?? Date.now;
+  const servers = options.servers.filter(isConnectorServer);
+  const base = options.publicUrl.replace(/\/+$/, '');
+  const redirectUrl = `${base}/connectors/callback`;
+  // The SDK sends it as client_id where the authorization server takes metadata documents (CIMD); it must be https.
+  const clientMetadataUrl = base.startsWith('https://')
+    ? `${base}/connectors/client-metadata.json`
+    : undefined;
+  const waitingToBeTold = new Map<string, TellPrivately>();
+  // Until a platform can say who someone is now, nobody's callback is let through.
+  let standingNow: StandingCheck =
+    options.standingNow ??
+    (async () => ({ isAllowed: false, text: 'parley cannot check who you are right now; try again later.' }));
+  const fetchFor = (settings: McpServerSettings) =>
+    createConnectorFetch({
+      server: settings.name,
+      serverUrl: httpUrlOf(settings),
+      requestTimeoutMs: settings.deadlineMs + 30_000,
+      ...(options.agents ? { agents: options.agents } : {}),
+    });
+  const providerFor = (
+    owner: ConnectionOwner,
+    settings: McpServerSettings,
+    connectedBy = { id: '', name: '' },
+    pending?: PendingAuthorization,
+  ) => {
+    if (!isConnectorServer(settings)) throw new Error(`${settings.name} is not a connector`);
+    return createConnectorOAuthProvider({
+      server: settings.name,
+      auth: settings.transport.auth,
+      owner,
+      store,
+      redirectUrl,
+      clientMetadataUrl,
+      connectedBy,
+      nowMs,
+      ...(pending ? { pending } : {}),
+    });
+  };
+  const sessions = createConnectorSessions({
+    store,
+    lock: options.lock,
+    providerFor: (owner, settings) => providerFor(owner, settings),
+    fetchFor,
+    clientVersion: options.clientVersion,
+    nowMs,
+    logger,
+  });
+  const ownerOf = (
+    settings: ConnectorSettings,
+    actor: Actor,
+    conversationKey: ConversationKey,
+  ): ConnectionOwner => {
+    const place = placeOfConversation(conversationKey);
+    return settings.transport.auth.kind === 'person'
+      ? { kind: 'person', platform: place.platform, userId: actor.id }
+      : { kind: 'place', platform: place.platform, workspace: place.workspace };
+  };
+  const record = (
+    request: { actor: Pick<Actor, 'id' | 'name'>; conversationKey: ConversationKey },
+    what: string,
+    result: 'done' | 'refused' | 'failed',
+    server: string,
+  ) => {
+    const place = placeOfConversation(request.conversationKey);
+    return audit
+      ?.record({
+        platform: place.platform,
+        workspace: place.workspace,
+        channel: place.channel,
+        actor: { id: request.actor.id, name: request.actor.name },
+        kind: 'connector',
+        what,
+        result,
+        details: { server },
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not record a connector deed'));
+  };
+
+  async function beginConnect({
+    actor,
+    conversationKey,
+    server,
+    tellPrivately,
+  }: Parameters<Connectors['beginConnect']>[0]): Promise<{ link: string } | { problem: string }> {
+    const settings = servers.find((candidate) => candidate.name === server);
+    if (!settings) return { problem: `There is no connector called ${server}.` };
+    if (settings.transport.auth.kind === 'owner' && !actor.isAdmin) {
+      await record(
+        { actor, conversationKey },
+        `connect ${server} for the place: not an admin`,
+        'refused',
+        server,
+      );
+      return { problem: `Only an admin can connect ${server} for everyone here.` };
+    }
+    const pending: PendingAuthorization = {
+      state: randomToken(),
+      codeVerifier: undefined,
+      authorizationUrl: undefined,
+    };
+    const owner = ownerOf(settings, actor, conversationKey);
+    try {
+      const result = await auth(providerFor(owner, settings, { id: actor.id, name: actor.name }, pending), {
+        serverUrl: settings.transport.url,
+        ...(settings.transport.auth.scope ? { scope: settings.transport.auth.scope } : {}),
+        fetchFn: fetchFor(settings),
+      });
+      if (result !== 'REDIRECT' || !pending.authorizationUrl || !pending.codeVerifier) {
+        throw new Error('the authorization server did not start an authorization');
+      }
+    } catch (error) {
+      logger.warn({ err: error, server }, 'a connector authorization could not start');
+      await record({ actor, conversationKey }, `connect ${server}: could not start`, 'failed', server);
+      return { problem: `I could not reach ${server}'s sign-in right now; try again later.` };
+    }
+    const linkId = await links.create(
+      {
+        state: pending.state,
+        server,
+        owner,
+        person: { id: actor.id, name: actor.name },
+        conversationKey,
+        codeVerifier: pending.codeVerifier,
+        authorizationUrl: pending.authorizationUrl.href,
+      },
+      nowMs(),
+    );
+    if (tellPrivately) waitingToBeTold.set(pending.state, tellPrivately);
+    return { link: `${base}/connect/${linkId}` };
+  }
+
+  function connectTool(settings: ConnectorSettings, reason: 'not-connected' | 'expired'): Tool {
+    const label = settings.transport.auth.kind === 'owner' ? 'this place' : 'the person';
+    return {
+      name: `${settings.name}_connect`.slice(0, 64),
+      title: `Connect ${settings.name}`,
+      description: `${settings.name}'s tools act with ${label}'s own ${settings.name} account, which is ${reason === 'expired' ? 'no longer connected (the connection expired or was revoked)' : 'not connected yet'}. Call this when the person asks for something ${settings.name} would do: it sends them a private link to connect. Then tell them to open it and ask again.`,
+      inputSchema: { type: 'object', properties: {} },
+      annotations: { isReadOnly: true, isDestructive: false, isOpenWorld: false },
+      asksApproval: false,
+      source: settings.name,
+      priceNanos: 0,
+      deadlineMs: 30_000,
+      maxResultCharacters: 1_000,
+      describeCall: () => `🔌 connecting ${settings.name}`,
+      async run({ context }) {
+        const begun = await beginConnect({
+          actor: context.actor,
+          conversationKey: context.conversationKey,
+          server: settings.name,
+          ...(context.tellAskerPrivately ? { tellPrivately: context.tellAskerPrivately } : {}),
+        });
+        if ('problem' in begun) return { text: begun.problem, isError: true };
+        if (!context.tellAskerPrivately) {
+          return {
+            text: `Tell the person to connect ${settings.name} with /connections: I cannot send them a private link here.`,
+          };
+        }
+        await context.tellAskerPrivately(
+          `🔌 Connect ${settings.name}: ${begun.link}\nThis link is yours alone: it works once, for 10 minutes.`,
+        );
+        return {
+          text: `A private link to connect ${settings.name} was sent to ${context.actor.name}. Tell them to open it, then ask again.`,
+        };
+      },
+    };
+  }
+
+  // A connector's tools, each reporting a connection that stopped working as a note, not an error wall.
+  function reportingReconnects(settings: ConnectorSettings, tools: readonly Tool[]): Tool[] {
+    return tools.map((tool) => ({
+      ...tool,
+      async run(request) {
+        try {
+          return await tool.run(request);
+        } catch (error) {
+          if (!isReconnectNeeded(error)) throw error;
+          request.context.notices.push(reconnectNote(settings.name));
+          return {
+            text: `The person's ${settings.name} connection stopped working (expired or revoked); they need to connect it again (/connections).`,
+            isError: true,
+          };
+        }
+      },
+    }));
+  }
+
+  return {
+    servers,
+    redirectUrl,
+    beginConnect,
+    async toolsFor({ actor, conversationKey }) {
+      const tools: Tool[] = [];
+      for (const settings of servers) {
+        const owner = ownerOf(settings, actor, conversationKey);
+        if (!(await store.get(owner, settings.name))) {
+          tools.push(connectTool(settings, 'not-connected'));
+          continue;
+        }
+        try {
+          tools.push(...reportingReconnects(settings, await sessions.toolsOf({ owner, settings })));
+        } catch (error) {
+          if (isReconnectNeeded(error)) {
+            // A token the server will not take is no connection: kept, it would be tried every turn.
+            await store.delete(owner, settings.name);
+            logger.info(
+              { server: settings.name },
+              'a connector token was refused; the person is asked to connect again',
+            );
+            tools.push(connectTool(settings, 'expired'));
+            continue;
+          }
+          // The server is down: its tools are missing from this turn; the next turn tries again.
+          logger.warn({ err: error, server: settings.name }, 'a connector server could not be reached');
+        }
+      }
+      return tools;
+    },
+    async list({ actor, conversationKey }) {
+      return Promise.all(
+        servers.map(async (settings) => ({
+          server: settings.name,
+          kind: settings.transport.auth.kind,
+          connection: await store.get(ownerOf(settings, actor, conversationKey), settings.name),
+        })),
+      );
+    },
+    async disconnect({ actor, conversationKey, server }) {
+      const settings = servers.find((candidate) => candidate.name === server);
+      if (!settings) return { problem: `There is no connector called ${server}.` };
+      if (settings.transport.auth.kind === 'owner' && !actor.isAdmin) {
+        await record(
+          { actor, conversationKey },
+          `disconnect ${server} for the place: not an admin`,
+          'refused',
+          server,
+        );
+        return { problem: `Only an admin can disconnect ${server} for everyone here.` };
+      }
+      const owner = ownerOf(settings, actor, conversationKey);
+      const result = await removeConnection(owner, settings);
+      if (result !== 'not-connected')
+        await record({ actor, conversationKey }, `disconnect ${server} (${result})`, 'done', server);
+      return { result };
+    },
+    async forgetPerson({ platform, userId }) {
+      let removed = 0;
+      for (const settings of servers) {
+        if (settings.transport.auth.kind !== 'person') continue;
+        const result = await removeConnection({ kind: 'person', platform, userId }, settings);
+        if (result !== 'not-connected') removed += 1;
+      }
+      return removed;
+    },
+    async open(linkId) {
+      const opened = await links.open(linkId, nowMs());
+      return opened && { location: opened.pending.authorizationUrl, browserSecret: opened.browserSecret };
+    },
+    async finish({ state, code, error, browserSecret }) {
+      const taken = await links.take(state, browserSecret, nowMs());
+      if (!taken)
+        return {
+          status: 400,
+          text: 'This sign-in has expired or was already used. Ask for a new Connect link in the chat.',
+        };
+      const { pending } = taken;
+      const settings = servers.find((candidate) => candidate.name === pending.server);
+      const who = { actor: pending.person, conversationKey: pending.conversationKey };
+      const tell = waitingToBeTold.get(state);
+      waitingToBeTold.delete(state);
+      if (!taken.isSameBrowser) {
+        await record(
+          who,
+          `connect ${pending.server}: callback from another browser than the link's`,
+          'refused',
+          pending.server,
+        );
+        return {
+          status: 403,
+          text: 'This sign-in did not start in this browser. Open your own Connect link from the chat.',
+        };
+      }
+      if (!settings) return { status: 400, text: 'That connector is no longer in parley’s tools file.' };
+      if (error !== undefined || code === undefined) {
+        await record(
+          who,
+          `connect ${pending.server}: the authorization server said ${error ?? 'nothing'}`.slice(0, 200),
+          'failed',
+          pending.server,
+        );
+        return {
+          status: 400,
+          text: `${pending.server} did not connect: the sign-in was cancelled or refused.`,
+        };
+      }
+      const standing = await standingNow({
+        userId: pending.person.id,
+        conversationKey: pending.conversationKey,
+        needsAdmin: pending.owner.kind === 'place',
+      });
+      if (!standing.isAllowed) {
+        await record(who, `connect ${pending.server}: refused at the callback`, 'refused', pending.server);
+        return { status: 403, text: standing.text };
+      }
+      const provider = providerFor(pending.owner, settings, pending.person, {
+        state,
+        codeVerifier: pending.codeVerifier,
+        authorizationUrl: undefined,
+      });
+      try {
+        const result = await auth(provider, {
+          serverUrl: settings.transport.url,
+          authorizationCode: code,
+          fetchFn: fetchFor(settings),
+        });
+        if (result !== 'AUTHORIZED') throw new Error(`the code exchange ended in ${result}`);
+      } catch (exchangeError) {
+        logger.warn({ err: exchangeError, server: pending.server }, 'a connector code exchange failed');
+        await record(who, `connect ${pending.server}: the code exchange failed`, 'failed', pending.server);
+        return {
+          status: 502,
+          text: `${pending.server} did not connect: its authorization server refused. Ask for a new link and try again.`,
+        };
+      }
+      await sessions.end(pending.owner, pending.server);
+      await record(who, `connect ${pending.server}`, 'done', pending.server);
+      await tell?.(`✅ ${pending.server} is connected. Ask again and I will use it as you.`).catch(() => {});
+      return {
+        status: 200,
+        text: `${pending.server} is connected. You can close this tab and go back to the chat.`,
+      };
+    },
+    useStandingCheck(check) {
+      standingNow = check;
+    },
+    close: () => sessions.close(),
+  };
+
+  async function removeConnection(
+    owner: ConnectionOwner,
+    settings: ConnectorSettings,
+  ): Promise<RevocationResult | 'not-connected'> {
+    const connection = await store.get(owner, settings.name);
+    if (!connection) return 'not-connected';
+    await store.delete(owner, settings.name);
+    await sessions.end(owner, settings.name);
+    const clientInformation =
+      settings.transport.auth.clientId === undefined
+        ? await store.clientInformation(settings.name)
+        : {
+            client_id: settings.transport.auth.clientId,
+            ...(settings.transport.auth.clientSecret
+              ? { client_secret: settings.transport.auth.clientSecret }
+              : {}),
+          };
+    return revokeConnection({
+      serverUrl: settings.transport.url,
+      connection,
+      clientInformation,
+      fetchFn: fetchFor(settings),
+    });
+  }
+}
+
+/** The note a reply ends with when a connection stopped working. */
+export function reconnectNote(server: string): string {
+  return `🔌 Your ${server} connection stopped working (expired or revoked): connect it again with /connections.`;
+}
