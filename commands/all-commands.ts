@@ -3,6 +3,7 @@ import { defineCommand } from './define-command.ts';
 import { auditCommand } from './definitions/audit.ts';
 import { chatCommand } from './definitions/chat.ts';
 import { configCommand } from './definitions/config.ts';
+import { connectionsCommand } from './definitions/connections.ts';
 import { exportCommand } from './definitions/export.ts';
 import { extractCommand } from './definitions/extract.ts';
 import { forgetCommand } from './definitions/forget.ts';
@@ -68,6 +69,7 @@ export const allCommands: readonly Command[] = [
   configCommand,
   auditCommand,
   toolsCommand,
+  connectionsCommand,
   remindCommand,
   scheduleCommand,
   schedulesCommand,

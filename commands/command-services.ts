@@ -64,6 +64,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     toolApprovals: app.toolApprovals,
     memory: app.memory,
     toolbox: app.toolbox,
+    ...(app.connectors ? { connectors: app.connectors } : {}),
     toolApprovalTimeoutMs: config.tools.approvalTimeoutMs,
     journal: app.journal,
     ...(app.scheduler === undefined

@@ -322,6 +322,15 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         logger,
       })
     : undefined;
+  // /forget me takes a person's connections with the rest of their data (revoked where the server
+  // can); an admin's request for a member of one server leaves the member's own accounts alone.
+  if (connectors) {
+    keptData.register({
+      name: 'connectors',
+      forget: ({ person, workspace }) =>
+        workspace === undefined ? connectors.forgetPerson(person) : Promise.resolve(0),
+    });
+  }
   const toolReplies = createToolReplies({
     gateway,
     toolbox,

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createConnectRoutes, type HttpRoute } from '../../src/connectors/connect-routes.ts';
+import { startHealthServer } from '../../src/operations/health-server.ts';
+import { createCapturedLogger } from '../support/capture-logger.ts';
+import { startDiscordUnderTest } from '../support/discord-under-test.ts';
+import { writeToolsFile } from '../support/mcp-test-servers.ts';
+import { startOAuthMcpServer } from '../support/oauth-mcp-server.ts';
+import { chatBodies, offeredNames, toolMessages } from '../support/test-tools.ts';
+import { followLink, linkIn } from './connector-harness.ts';
+
+/**
+ * Connectors end to end on Discord: the real discord.js client against the fake Discord, the fake
+ * gateway scripting the model's calls, an MCP server behind OAuth on the SDK's server pieces, and
+ * parley's HTTP server (the health server, with the connectors' routes) at PUBLIC_URL.
+ */
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start() {
+  const server = await startOAuthMcpServer();
+  cleanups.push(() => server.close());
+  let route: HttpRoute = async () => false;
+  const http = await startHealthServer({
+    port: 0,
+    readiness: async () => ({ isReady: true, checks: {}, reasons: [], warnings: [] }),
+    logger: createCapturedLogger().logger,
+    routes: [(request, response) => route(request, response)],
+  });
+  cleanups.push(() => http.close());
+  const subject = await startDiscordUnderTest({
+    CHAT_MODEL: 'tools-model',
+    TOOLS_FILE: writeToolsFile({ crm: { url: server.url, auth: 'person' } }),
+    PUBLIC_URL: `http://127.0.0.1:${http.port}`,
+    CONNECTOR_TOKENS_KEY: randomBytes(32).toString('hex'),
+  });
+  cleanups.push(() => subject.close());
+  const connectors = subject.app.connectors;
+  if (!connectors) throw new Error('no connectors');
+  route = createConnectRoutes({ connectors, logger: subject.app.logger });
+  return { server, subject };
+}
+
+describe('a connector on Discord', () => {
+  it('sends a private Connect link when the model needs it, tells the person it worked, then acts as them; a second person is asked to connect', async () => {
+    const { server, subject } = await start();
+    const { discord, gateway } = subject;
+    const dm = discord.directMessageChannel();
+    // Alice asks; she has not connected crm, so the model has only crm_connect and calls it.
+    gateway.enqueue({ toolCalls: [{ name: 'crm_connect', arguments: {} }] });
+    gateway.enqueue({ text: 'I sent you a private link to connect crm.' });
+    discord.sendUserMessage({
+      channelId: subject.generalChannelId,
+      content: 'who am I in the crm?',
+      mentionsBot: true,
+    });
+    const linkMessage = await discord.waitFor(() =>
+      discord.messages(dm).find((message) => message.content.includes('/connect/')),
+    );
+    expect(offeredNames(chatBodies(gateway)[0])).toContain('crm_connect');
+    expect(offeredNames(chatBodies(gateway)[0])).not.toContain('crm_whoami');
+    // The link is in her DM only, never in the channel.
+    await discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .find((message) => message.content.startsWith('I sent you')),
+    );
+    expect(
+      subject.botMessages(subject.generalChannelId).some((message) => message.content.includes('/connect/')),
+    ).toBe(false);
+    server.nextAccount = 'alice@crm';
+    const browser = await followLink(linkIn(linkMessage.content));
+    expect(browser.status).toBe(200);
+    await discord.waitFor(() =>
+      discord.messages(dm).find((message) => message.content.includes('crm is connected')),
+    );
+
+    // Asked again, the model has her crm tools, and the server sees her token.
+    gateway.enqueue({ toolCalls: [{ name: 'crm_whoami', arguments: {} }] });
+    gateway.enqueue({ text: 'You are alice@crm.' });
+    discord.sendUserMessage({ channelId: subject.generalChannelId, content: 'and now?', mentionsBot: true });
+    await discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .find((message) => message.content.startsWith('You are alice@crm')),
+    );
+    expect(server.calls).toEqual(['alice@crm']);
+    expect(toolMessages(chatBodies(gateway).at(-1)).join('\n')).toContain('acting as alice@crm');
+
+    // Grace asks: the model is offered crm_connect for her, not alice's tools.
+    const grace = discord.createUser({ username: 'grace' });
+    gateway.enqueue({ text: 'You need to connect crm first.' });
+    discord.sendUserMessage({
+      channelId: subject.generalChannelId,
+      content: 'who am I?',
+      mentionsBot: true,
+      author: grace,
+    });
+    await discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .find((message) => message.content.startsWith('You need to connect')),
+    );
+    const graceOffer = offeredNames(chatBodies(gateway).at(-1));
+    expect(graceOffer).toContain('crm_connect');
+    expect(graceOffer).not.toContain('crm_whoami');
+    expect(server.calls).toEqual(['alice@crm']);
+    // The deed is in the audit trail.
+    const audit = await subject.app.audit.read({
+      platform: 'discord',
+      workspace: discord.guildId,
+      limit: 20,
+    });
+    expect(audit.entries.map((entry) => `${entry.kind} ${entry.what} ${entry.result}`)).toContain(
+      'connector connect crm done',
+    );
+  });
+
+  it('/connections connects with a private link, lists the connection, and disconnects with a revocation', async () => {
+    const { server, subject } = await start();
+    const { discord } = subject;
+    const general = subject.generalChannelId;
+    const ask = async (subcommand: string, options: Record<string, string>, expected: string) => {
+      const before = subject.botMessages(general).length;
+      discord.sendSlashCommand({ name: 'connections', channelId: general, subcommand, options });
+      return discord.waitFor(() =>
+        subject
+          .botMessages(general)
+          .slice(before)
+          .find((message) => message.content.includes(expected)),
+      );
+    };
+    const linkAnswer = await ask('connect', { server: 'crm' }, 'Connect crm');
+    // Ephemeral: only the person who ran the command sees it.
+    expect(linkAnswer.flags & 64).toBe(64);
+    server.nextAccount = 'alice@crm';
+    expect((await followLink(linkIn(linkAnswer.content))).status).toBe(200);
+    const listed = await ask('list', {}, 'Your connections');
+    expect(listed.content).toMatch(/crm: connected since \d{4}-\d{2}-\d{2}/);
+    const disconnected = await ask('disconnect', { server: 'crm' }, 'disconnected');
+    expect(disconnected.content).toBe('crm is disconnected and its token revoked.');
+    expect(server.revoked).toHaveLength(1);
+    const after = await ask('list', {}, 'Your connections');
+    expect(after.content).toContain('crm: not connected');
+  });
+});
