@@ -120,22 +120,27 @@ const stdioServerSchema = z.strictObject({
   ...commonShape,
 });
 
-const httpServerSchema = z.strictObject({
-  url: z
-    .string()
-    .refine((value) => /^https?:$/.test(safeUrl(value)?.protocol ?? ''), 'must be an http(s) URL')
-    .refine((value) => safeUrl(value)?.username === '', 'must not hold credentials: use headers'),
-  headers: z.record(z.string().min(1), z.string()).default({}),
-  auth: z.enum(['person', 'owner']).optional(),
-  oauth: z
-    .strictObject({
-      clientId: z.string().min(1).optional(),
-      clientSecret: z.string().min(1).optional(),
-      scope: z.string().min(1).optional(),
-    })
-    .optional(),
-  ...commonShape,
-});
+const httpServerSchema = z
+  .strictObject({
+    url: z
+      .string()
+      .refine((value) => /^https?:$/.test(safeUrl(value)?.protocol ?? ''), 'must be an http(s) URL')
+      .refine((value) => safeUrl(value)?.username === '', 'must not hold credentials: use headers'),
+    headers: z.record(z.string().min(1), z.string()).default({}),
+    auth: z.enum(['person', 'owner']).optional(),
+    oauth: z
+      .strictObject({
+        clientId: z.string().min(1).optional(),
+        clientSecret: z.string().min(1).optional(),
+        scope: z.string().min(1).optional(),
+      })
+      .optional(),
+    ...commonShape,
+  })
+  .refine((server) => server.oauth === undefined || server.auth !== undefined, {
+    message: 'is only read with auth ("person" or "owner")',
+    path: ['oauth'],
+  });
 
 const fileSchema = z.strictObject({ servers: z.record(z.string(), z.unknown()) });
 

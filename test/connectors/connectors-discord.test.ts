@@ -145,4 +145,38 @@ describe('a connector on Discord', () => {
     const after = await ask('list', {}, 'Your connections');
     expect(after.content).toContain('crm: not connected');
   });
+
+  it('connects nobody whose standing changed after the link: the callback asks the platform and the gate again', async () => {
+    const { server, subject } = await start();
+    const { discord } = subject;
+    const grace = discord.createUser({ username: 'grace' });
+    const before = subject.botMessages(subject.generalChannelId).length;
+    discord.sendSlashCommand({
+      name: 'connections',
+      channelId: subject.generalChannelId,
+      subcommand: 'connect',
+      options: { server: 'crm' },
+      user: grace,
+    });
+    const answer = await discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .slice(before)
+        .find((message) => message.content.includes('Connect crm')),
+    );
+    // Grace leaves the server before she opens her link.
+    discord.removeFromGuild(grace.id);
+    server.nextAccount = 'grace@crm';
+    const browser = await followLink(linkIn(answer.content));
+    expect(browser.status).toBe(403);
+    expect(browser.text).toContain('no longer use parley');
+    const audit = await subject.app.audit.read({
+      platform: 'discord',
+      workspace: discord.guildId,
+      limit: 20,
+    });
+    expect(audit.entries.map((entry) => `${entry.what} ${entry.result}`)).toContain(
+      'connect crm: refused at the callback refused',
+    );
+  });
 });
