@@ -6,10 +6,11 @@ import type { Logger } from '../log.ts';
 import type { GuardedAgents } from '../net/guarded-agents.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import type { Tool } from '../tools/tool.ts';
+import type { ToolOutage } from '../tools/toolbox.ts';
 import type { ConnectorAuth, McpServerSettings } from '../tools/tools-file.ts';
 import type { ConnectLinks } from './connect-links.ts';
-import { randomToken } from './connect-links.ts';
-import type { Connection, ConnectionOwner, ConnectionStore } from './connection-store.ts';
+import { connectLinkLifetimeMs, randomToken } from './connect-links.ts';
+import { type Connection, type ConnectionOwner, type ConnectionStore, ownerKey } from './connection-store.ts';
 import { createConnectorFetch } from './connector-fetch.ts';
 import { createConnectorOAuthProvider, type PendingAuthorization } from './connector-oauth-provider.ts';
 import { createConnectorSessions, httpUrlOf, isReconnectNeeded } from './connector-sessions.ts';
@@ -48,8 +49,14 @@ export interface ConnectionListing {
  */
 export interface Connectors {
   readonly servers: readonly ConnectorSettings[];
-  /** The tools the asker's connections give on this turn, and a Connect tool for each they lack. */
-  toolsFor(request: { actor: Actor; conversationKey: ConversationKey }): Promise<readonly Tool[]>;
+  /**
+   * The tools the asker's connections give on this turn, a Connect tool for each they lack, and the
+   * connectors whose server is down now (the reply says so).
+   */
+  toolsFor(request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+  }): Promise<{ tools: readonly Tool[]; outages: readonly ToolOutage[]; notices: readonly string[] }>;
   /** A single-use Connect link for this asker and server, or why there is none. */
   beginConnect(request: {
     actor: Actor;
@@ -114,6 +121,8 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     ? `${base}/connectors/client-metadata.json`
     : undefined;
   const waitingToBeTold = new Map<string, TellPrivately>();
+  // What each owner's connector listed last, so a server that is down now is judged by its tools.
+  const lastListed = new Map<string, readonly Tool[]>();
   // Until a platform can say who someone is now, nobody's callback is let through.
   let standingNow: StandingCheck =
     options.standingNow ??
@@ -233,7 +242,10 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
       },
       nowMs(),
     );
-    if (tellPrivately) waitingToBeTold.set(pending.state, tellPrivately);
+    if (tellPrivately) {
+      waitingToBeTold.set(pending.state, tellPrivately);
+      setTimeout(() => waitingToBeTold.delete(pending.state), connectLinkLifetimeMs).unref();
+    }
     return { link: `${base}/connect/${linkId}` };
   }
 
@@ -299,14 +311,24 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     beginConnect,
     async toolsFor({ actor, conversationKey }) {
       const tools: Tool[] = [];
+      const outages: ToolOutage[] = [];
+      const notices: string[] = [];
       for (const settings of servers) {
         const owner = ownerOf(settings, actor, conversationKey);
-        if (!(await store.get(owner, settings.name))) {
+        const key = `${ownerKey(owner)}:${settings.name}`;
+        const connection = await store.get(owner, settings.name).catch((error: unknown) => {
+          // A value sealed with a key parley no longer has (CONNECTOR_TOKENS_KEY changed without _OLD).
+          logger.warn({ err: error, server: settings.name }, 'a connector token could not be opened');
+          return undefined;
+        });
+        if (!connection) {
           tools.push(connectTool(settings, 'not-connected'));
           continue;
         }
         try {
-          tools.push(...reportingReconnects(settings, await sessions.toolsOf({ owner, settings })));
+          const listed = reportingReconnects(settings, await sessions.toolsOf({ owner, settings }));
+          lastListed.set(key, listed);
+          tools.push(...listed);
         } catch (error) {
           if (isReconnectNeeded(error)) {
             // A token the server will not take is no connection: kept, it would be tried every turn.
@@ -315,14 +337,16 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
               { server: settings.name },
               'a connector token was refused; the person is asked to connect again',
             );
+            notices.push(reconnectNote(settings.name));
             tools.push(connectTool(settings, 'expired'));
             continue;
           }
-          // The server is down: its tools are missing from this turn; the next turn tries again.
+          // The server is down: the reply says its tools are unavailable; the next turn tries again.
           logger.warn({ err: error, server: settings.name }, 'a connector server could not be reached');
+          outages.push({ source: settings.name, lastTools: lastListed.get(key) ?? [] });
         }
       }
-      return tools;
+      return { tools, outages, notices };
     },
     async list({ actor, conversationKey }) {
       return Promise.all(

@@ -84,12 +84,14 @@ export interface ToolRepliesOptions {
   readonly audit?: AuditLog;
   /**
    * The tools of OAuth connectors as this asker may use them (their own connection's, or a Connect
-   * tool for each they lack); absent without connectors.
+   * tool for each they lack), and those whose server is down now; absent without connectors.
    */
-  readonly personalTools?: (request: {
-    actor: Actor;
-    conversationKey: ConversationKey;
-  }) => Promise<readonly Tool[]>;
+  readonly personalTools?: (request: { actor: Actor; conversationKey: ConversationKey }) => Promise<{
+    readonly tools: readonly Tool[];
+    readonly outages: readonly ToolOutage[];
+    /** What the asker should be told at the end of the reply (a connection that stopped working). */
+    readonly notices: readonly string[];
+  }>;
   readonly logger: Logger;
 }
 
@@ -115,14 +117,22 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     },
     stream(request) {
       const { personalTools } = options;
-      if (!personalTools) return streamWith(request, options.toolbox.all());
+      if (!personalTools) return streamWith(request, options.toolbox.all(), options.toolbox.outages());
       // The asker's connectors join the toolbox's tools for this turn only.
       return (async function* () {
         const personal = await personalTools({
           actor: request.actor,
           conversationKey: request.conversationKey,
+        }).catch((error: unknown) => {
+          options.logger.warn({ err: error }, 'the connectors could not be read; answering without them');
+          return { tools: [], outages: [], notices: [] };
         });
-        yield* streamWith(request, [...options.toolbox.all(), ...personal]);
+        yield* streamWith(
+          request,
+          [...options.toolbox.all(), ...personal.tools],
+          [...options.toolbox.outages(), ...personal.outages],
+        );
+        for (const message of personal.notices) yield { type: 'notice', message };
       })();
     },
   };
@@ -139,6 +149,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       tellAskerPrivately,
     }: Parameters<ToolReplies['stream']>[0],
     everyTool: readonly Tool[],
+    everyOutage: readonly ToolOutage[],
   ): AsyncIterable<ChatStreamEvent> {
     {
       const tools = governTools({ tools: everyTool, settings, actor });
@@ -147,7 +158,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       const outages =
         isSearchForced || !takesTools(chat.model)
           ? []
-          : options.toolbox.outages().filter((outage) => isOutageForThisPerson({ outage, settings, actor }));
+          : everyOutage.filter((outage) => isOutageForThisPerson({ outage, settings, actor }));
       // Without a tool this person may use here (none enabled, MEMORY off: the memory tools are
       // always in the toolbox, so the toolbox itself is never empty) a reply is the gateway's stream
       // itself: no generator between them, whose every chunk would cost more microtasks
@@ -158,8 +169,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       const whyOffHere = (toolName: string): ToolOffReason | undefined => {
         const known = everyTool.find((tool) => tool.name === toolName);
         if (known) return whyToolIsOff({ tool: known, settings, actor });
-        const missing = options.toolbox
-          .outages()
+        const missing = everyOutage
           .flatMap((outage) => outage.lastTools)
           .find((tool) => tool.name === toolName);
         if (missing === undefined) return undefined;

@@ -55,7 +55,7 @@ const named = (tools: readonly Tool[], name: string): Tool => {
 async function connect(subject: ParleyUnderTest, server: OAuthMcpServer, userId: string, account: string) {
   const actor = personActor(userId);
   const told: string[] = [];
-  const tools = await subject.connectors.toolsFor({ actor, conversationKey });
+  const tools = (await subject.connectors.toolsFor({ actor, conversationKey })).tools;
   const output = await named(tools, 'crm_connect').run({ arguments: {}, context: runContext(actor, told) });
   server.nextAccount = account;
   const browser = await followLink(linkIn(told[0]));
@@ -65,7 +65,7 @@ async function connect(subject: ParleyUnderTest, server: OAuthMcpServer, userId:
 async function whoami(subject: ParleyUnderTest, userId: string) {
   const actor = personActor(userId);
   const context = runContext(actor);
-  const tools = await subject.connectors.toolsFor({ actor, conversationKey });
+  const tools = (await subject.connectors.toolsFor({ actor, conversationKey })).tools;
   const output = await named(tools, 'crm_whoami').run({ arguments: {}, context });
   return { output, notices: context.notices };
 }
@@ -93,7 +93,8 @@ describe('a person connects an OAuth-protected MCP server', () => {
     const server = await oauthServer();
     const subject = await parley(server);
     await connect(subject, server, 'alice', 'alice@crm');
-    const bobTools = await subject.connectors.toolsFor({ actor: personActor('bob'), conversationKey });
+    const bobTools = (await subject.connectors.toolsFor({ actor: personActor('bob'), conversationKey }))
+      .tools;
     expect(bobTools.map((tool) => tool.name)).toEqual(['crm_connect']);
     await connect(subject, server, 'bob', 'bob@crm');
     await whoami(subject, 'bob');
@@ -125,7 +126,7 @@ describe('a person connects an OAuth-protected MCP server', () => {
       result: 'revoked',
     });
     expect(server.revoked).toHaveLength(1);
-    const tools = await subject.connectors.toolsFor({ actor, conversationKey });
+    const tools = (await subject.connectors.toolsFor({ actor, conversationKey })).tools;
     expect(tools.map((tool) => tool.name)).toEqual(['crm_connect']);
     const audit = await shared.audit.read({ platform: 'discord', workspace: 'guild-1', limit: 10 });
     expect(audit.entries.map((entry) => `${entry.what} ${entry.result}`)).toEqual(
@@ -163,15 +164,39 @@ describe('a person connects an OAuth-protected MCP server', () => {
     const subject = await parley(server);
     await connect(subject, server, 'alice', 'alice@crm');
     const actor = personActor('alice');
-    const tools = await subject.connectors.toolsFor({ actor, conversationKey });
+    const tools = (await subject.connectors.toolsFor({ actor, conversationKey })).tools;
     server.revokeAllOf('alice@crm');
     const context = runContext(actor);
     const output = await named(tools, 'crm_whoami').run({ arguments: {}, context });
     expect(output.isError).toBe(true);
     expect(output.text).toContain('connect it again');
     expect(context.notices).toEqual([expect.stringContaining('Your crm connection stopped working')]);
-    const next = await subject.connectors.toolsFor({ actor, conversationKey });
+    const next = (await subject.connectors.toolsFor({ actor, conversationKey })).tools;
     expect(next.map((tool) => tool.name)).toEqual(['crm_connect']);
+  });
+  it('at the start of a turn, a token revoked since becomes a reconnect note and a Connect tool', async () => {
+    const server = await oauthServer();
+    const shared = createSharedState();
+    const first = await parley(server, shared);
+    await connect(first, server, 'alice', 'alice@crm');
+    server.revokeAllOf('alice@crm');
+    const later = await parley(server, shared);
+    const turn = await later.connectors.toolsFor({ actor: personActor('alice'), conversationKey });
+    expect(turn.tools.map((tool) => tool.name)).toEqual(['crm_connect']);
+    expect(turn.notices).toEqual([expect.stringContaining('Your crm connection stopped working')]);
+    expect(turn.outages).toEqual([]);
+  });
+
+  it('a connector whose server is down is an outage of the turn, told in the reply', async () => {
+    const server = await oauthServer();
+    const shared = createSharedState();
+    const first = await parley(server, shared);
+    await connect(first, server, 'alice', 'alice@crm');
+    await server.close();
+    const later = await parley(server, shared);
+    const turn = await later.connectors.toolsFor({ actor: personActor('alice'), conversationKey });
+    expect(turn.tools).toEqual([]);
+    expect(turn.outages.map((outage) => outage.source)).toEqual(['crm']);
   });
 });
 
@@ -275,7 +300,7 @@ describe('what a Connect link and its callback refuse', () => {
     const server = await oauthServer({ issueForResource: 'https://elsewhere.example/mcp' });
     const subject = await parley(server);
     await connect(subject, server, 'alice', 'alice@crm');
-    const tools = await subject.connectors.toolsFor({ actor: personActor('alice'), conversationKey });
+    const tools = (await subject.connectors.toolsFor({ actor: personActor('alice'), conversationKey })).tools;
     expect(tools.map((tool) => tool.name)).toEqual(['crm_connect']);
     expect(server.calls).toEqual([]);
   });
@@ -291,7 +316,7 @@ describe('what a Connect link and its callback refuse', () => {
     expect(refused).toEqual({ problem: 'Only an admin can connect crm for everyone here.' });
     const admin = personActor('ada', { isAdmin: true });
     const told: string[] = [];
-    const tools = await subject.connectors.toolsFor({ actor: admin, conversationKey });
+    const tools = (await subject.connectors.toolsFor({ actor: admin, conversationKey })).tools;
     await named(tools, 'crm_connect').run({ arguments: {}, context: runContext(admin, told) });
     server.nextAccount = 'team@crm';
     expect((await followLink(linkIn(told[0]))).status).toBe(200);
