@@ -1,3 +1,4 @@
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type Keyv from 'keyv';
 import { z } from 'zod';
@@ -34,6 +35,9 @@ const connectionSchema = z.object({
   connectedBy: z.object({ id: z.string(), name: z.string() }),
 });
 
+/** How long what discovery found is kept before it is looked up again. */
+const discoveryLifetimeMs = 24 * 60 * 60_000;
+
 /** One connection: the tokens, sealed at rest, and when it was made. */
 export type Connection = z.infer<typeof connectionSchema>;
 
@@ -50,6 +54,9 @@ export interface ConnectionStore {
   /** The servers this owner has a connection to, by server name. */
   listFor(owner: ConnectionOwner, servers: readonly string[]): Promise<Map<string, Connection>>;
   clientInformation(server: string): Promise<OAuthClientInformationMixed | undefined>;
+  /** What the SDK's discovery found for the server (public metadata), kept so a callback or a refresh need not find it again. */
+  discoveryState(server: string): Promise<OAuthDiscoveryState | undefined>;
+  saveDiscoveryState(server: string, state: OAuthDiscoveryState | undefined): Promise<void>;
   saveClientInformation(server: string, information: OAuthClientInformationMixed): Promise<void>;
 }
 
@@ -95,6 +102,14 @@ export function createConnectionStore({
     async saveClientInformation(server, information) {
       const key = `client:${server}`;
       await store.set(key, seal(information, key));
+    },
+    async discoveryState(server) {
+      return (await store.get(`discovery:${server}`)) as OAuthDiscoveryState | undefined;
+    },
+    async saveDiscoveryState(server, state) {
+      if (state === undefined) await store.delete(`discovery:${server}`);
+      // Public metadata, so not sealed; kept a day, so a server that moves is found again.
+      else await store.set(`discovery:${server}`, JSON.parse(JSON.stringify(state)), discoveryLifetimeMs);
     },
   };
 }

@@ -21,9 +21,12 @@ export function createConnectorFetch({
   serverUrl,
   requestTimeoutMs,
   agents,
+  trustedOrigins = [],
 }: {
   server: string;
   serverUrl: string;
+  /** Trusted besides the server's own origin (see ConnectorsOptions.trustedOrigins). */
+  trustedOrigins?: readonly string[];
   /** A POST to the MCP server, a tool call's answer included. */
   requestTimeoutMs: number;
   agents?: GuardedAgents;
@@ -32,7 +35,7 @@ export function createConnectorFetch({
   const policy: UrlPolicy = Object.freeze({
     purpose: `connector ${server}`,
     allowedHosts: undefined,
-    trustedOrigins: Object.freeze([origin]),
+    trustedOrigins: Object.freeze([origin, ...trustedOrigins]),
     requiresHttps: true,
   });
   return async (input, init = {}) => {

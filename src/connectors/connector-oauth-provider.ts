@@ -138,7 +138,10 @@ export function createConnectorOAuthProvider({
       if (pending?.codeVerifier === undefined) throw new ReconnectNeededError(server);
       return pending.codeVerifier;
     },
+    discoveryState: () => store.discoveryState(server),
+    saveDiscoveryState: (state) => store.saveDiscoveryState(server, state),
     invalidateCredentials: async (scope) => {
+      if (scope === 'all' || scope === 'discovery') await store.saveDiscoveryState(server, undefined);
       if (!pending && (scope === 'all' || scope === 'tokens')) await store.delete(owner, server);
     },
   };

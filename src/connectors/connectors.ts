@@ -15,6 +15,7 @@ import { createConnectorFetch } from './connector-fetch.ts';
 import { createConnectorOAuthProvider, type PendingAuthorization } from './connector-oauth-provider.ts';
 import { createConnectorSessions, httpUrlOf, isReconnectNeeded } from './connector-sessions.ts';
 import { type RevocationResult, revokeConnection } from './revoke-connection.ts';
+import { readServerChallenge } from './server-challenge.ts';
 
 /** A server of the tools file reached with an OAuth connection (`auth` set). */
 export type ConnectorSettings = McpServerSettings & {
@@ -103,6 +104,11 @@ export interface ConnectorsOptions {
   readonly clientVersion: string;
   readonly nowMs?: () => number;
   readonly agents?: GuardedAgents;
+  /**
+   * Origins trusted besides each server's own (an authorization server on the owner's network, a
+   * test's on loopback), as GATEWAY_BASE_URL is: no https or public-address rule for them.
+   */
+  readonly trustedOrigins?: readonly string[];
   readonly logger: Logger;
 }
 
@@ -133,6 +139,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
       serverUrl: httpUrlOf(settings),
       requestTimeoutMs: settings.deadlineMs + 30_000,
       ...(options.agents ? { agents: options.agents } : {}),
+      ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
     });
   const providerFor = (
     owner: ConnectionOwner,
@@ -217,16 +224,25 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     };
     const owner = ownerOf(settings, actor, conversationKey);
     try {
+      const fetchFn = fetchFor(settings);
+      const challenge = await readServerChallenge({
+        serverUrl: settings.transport.url,
+        fetchFn,
+        clientVersion: options.clientVersion,
+      });
       const result = await auth(providerFor(owner, settings, { id: actor.id, name: actor.name }, pending), {
         serverUrl: settings.transport.url,
-        ...(settings.transport.auth.scope ? { scope: settings.transport.auth.scope } : {}),
-        fetchFn: fetchFor(settings),
+        ...(challenge.scope ? { scope: challenge.scope } : {}),
+        ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
+        fetchFn,
       });
       if (result !== 'REDIRECT' || !pending.authorizationUrl || !pending.codeVerifier) {
         throw new Error('the authorization server did not start an authorization');
       }
     } catch (error) {
       logger.warn({ err: error, server }, 'a connector authorization could not start');
+      // What discovery found may be what failed: the next try looks again.
+      await store.saveDiscoveryState(server, undefined);
       await record({ actor, conversationKey }, `connect ${server}: could not start`, 'failed', server);
       return { problem: `I could not reach ${server}'s sign-in right now; try again later.` };
     }
