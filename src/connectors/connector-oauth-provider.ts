@@ -19,9 +19,15 @@ import {
 export class ReconnectNeededError extends Error {
   override readonly name = 'ReconnectNeededError';
   readonly server: string;
-  constructor(server: string) {
+  /**
+   * The scope the server asked for when the token lacked it (a 403 `insufficient_scope`, step-up):
+   * the new authorization asks for it. Undefined when the token is simply gone.
+   */
+  readonly scope: string | undefined;
+  constructor(server: string, scope?: string) {
     super(`the connection to ${server} needs to be made again`);
     this.server = server;
+    this.scope = scope;
   }
 }
 
@@ -94,10 +100,9 @@ export function createConnectorOAuthProvider({
     get clientMetadata() {
       return parleyClientMetadata({ redirectUrl, auth });
     },
-    state: () => {
-      if (!pending) throw new ReconnectNeededError(server);
-      return pending.state;
-    },
+    // Without a pending authorization the SDK may still start one (step-up after a 403, a refused
+    // refresh): it runs up to the redirect, which says what it would ask for, and ends there.
+    state: () => pending?.state ?? 'not-started',
     clientInformation: async () => preRegistered ?? (await store.clientInformation(server)),
     saveClientInformation: async (information) => {
       if (!preRegistered) await store.saveClientInformation(server, information);
@@ -127,12 +132,13 @@ export function createConnectorOAuthProvider({
       );
     },
     redirectToAuthorization: (authorizationUrl) => {
-      if (!pending) throw new ReconnectNeededError(server);
+      if (!pending) {
+        throw new ReconnectNeededError(server, authorizationUrl.searchParams.get('scope') ?? undefined);
+      }
       pending.authorizationUrl = authorizationUrl;
     },
     saveCodeVerifier: (codeVerifier) => {
-      if (!pending) throw new ReconnectNeededError(server);
-      pending.codeVerifier = codeVerifier;
+      if (pending) pending.codeVerifier = codeVerifier;
     },
     codeVerifier: () => {
       if (pending?.codeVerifier === undefined) throw new ReconnectNeededError(server);

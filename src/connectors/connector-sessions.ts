@@ -118,7 +118,7 @@ export function createConnectorSessions({
         if (isReconnectNeeded(error)) {
           sessions.delete(key);
           void client.close().catch(() => {});
-          throw new ReconnectNeededError(settings.name);
+          throw reconnectErrorIn(error) ?? new ReconnectNeededError(settings.name);
         }
         if (!(error instanceof McpError)) {
           sessions.delete(key);
@@ -164,7 +164,8 @@ export function createConnectorSessions({
         return session.tools;
       } catch (error) {
         if (sessions.get(key) === opening) sessions.delete(key);
-        if (isReconnectNeeded(error)) throw new ReconnectNeededError(settings.name);
+        if (isReconnectNeeded(error))
+          throw reconnectErrorIn(error) ?? new ReconnectNeededError(settings.name);
         throw error;
       }
     },
@@ -197,6 +198,14 @@ export function isReconnectNeeded(error: unknown): boolean {
     if (current instanceof StreamableHTTPError && current.code === 401) return true;
   }
   return false;
+}
+
+/** The ReconnectNeededError inside an error (the SDK wraps what the provider throws), if any. */
+export function reconnectErrorIn(error: unknown): ReconnectNeededError | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current instanceof ReconnectNeededError) return current;
+  }
+  return undefined;
 }
 
 export function httpUrlOf(settings: McpServerSettings): string {

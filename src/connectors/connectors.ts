@@ -13,7 +13,12 @@ import { connectLinkLifetimeMs, randomToken } from './connect-links.ts';
 import { type Connection, type ConnectionOwner, type ConnectionStore, ownerKey } from './connection-store.ts';
 import { createConnectorFetch } from './connector-fetch.ts';
 import { createConnectorOAuthProvider, type PendingAuthorization } from './connector-oauth-provider.ts';
-import { createConnectorSessions, httpUrlOf, isReconnectNeeded } from './connector-sessions.ts';
+import {
+  createConnectorSessions,
+  httpUrlOf,
+  isReconnectNeeded,
+  reconnectErrorIn,
+} from './connector-sessions.ts';
 import { type RevocationResult, revokeConnection } from './revoke-connection.ts';
 import { readServerChallenge } from './server-challenge.ts';
 
@@ -63,6 +68,8 @@ export interface Connectors {
     actor: Actor;
     conversationKey: ConversationKey;
     server: string;
+    /** A scope the server asked for beyond what the challenge names (step-up). */
+    scope?: string;
     tellPrivately?: TellPrivately;
   }): Promise<{ link: string } | { problem: string }>;
   list(request: { actor: Actor; conversationKey: ConversationKey }): Promise<ConnectionListing[]>;
@@ -109,6 +116,11 @@ export interface ConnectorsOptions {
    * test's on loopback), as GATEWAY_BASE_URL is: no https or public-address rule for them.
    */
   readonly trustedOrigins?: readonly string[];
+  /**
+   * Where parley's Client ID Metadata Document is served, when not PUBLIC_URL's own
+   * (`/connectors/client-metadata.json`, https only).
+   */
+  readonly clientMetadataUrl?: string;
   readonly logger: Logger;
 }
 
@@ -123,9 +135,9 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
   const base = options.publicUrl.replace(/\/+$/, '');
   const redirectUrl = `${base}/connectors/callback`;
   // The SDK sends it as client_id where the authorization server takes metadata documents (CIMD); it must be https.
-  const clientMetadataUrl = base.startsWith('https://')
-    ? `${base}/connectors/client-metadata.json`
-    : undefined;
+  const clientMetadataUrl =
+    options.clientMetadataUrl ??
+    (base.startsWith('https://') ? `${base}/connectors/client-metadata.json` : undefined);
   const waitingToBeTold = new Map<string, TellPrivately>();
   // What each owner's connector listed last, so a server that is down now is judged by its tools.
   const lastListed = new Map<string, readonly Tool[]>();
@@ -204,6 +216,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     actor,
     conversationKey,
     server,
+    scope,
     tellPrivately,
   }: Parameters<Connectors['beginConnect']>[0]): Promise<{ link: string } | { problem: string }> {
     const settings = servers.find((candidate) => candidate.name === server);
@@ -232,7 +245,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
       });
       const result = await auth(providerFor(owner, settings, { id: actor.id, name: actor.name }, pending), {
         serverUrl: settings.transport.url,
-        ...(challenge.scope ? { scope: challenge.scope } : {}),
+        ...((scope ?? challenge.scope) ? { scope: scope ?? challenge.scope } : {}),
         ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
         fetchFn,
       });
@@ -302,7 +315,8 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     };
   }
 
-  // A connector's tools, each reporting a connection that stopped working as a note, not an error wall.
+  // A connector's tools, each reporting a connection that stopped working as a note, not an error
+  // wall; a token that lacks a scope the call needs (step-up) gets the asker a new Connect link for it.
   function reportingReconnects(settings: ConnectorSettings, tools: readonly Tool[]): Tool[] {
     return tools.map((tool) => ({
       ...tool,
@@ -311,7 +325,33 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
           return await tool.run(request);
         } catch (error) {
           if (!isReconnectNeeded(error)) throw error;
-          request.context.notices.push(reconnectNote(settings.name));
+          const { context } = request;
+          const scope = reconnectErrorIn(error)?.scope;
+          // A token that was refused is forgotten by now (the SDK invalidated it); one that still
+          // stands lacked a scope: a step-up, not a lost connection.
+          const isStepUp =
+            scope !== undefined &&
+            (await store.get(ownerOf(settings, context.actor, context.conversationKey), settings.name)) !==
+              undefined;
+          if (scope !== undefined && isStepUp && context.tellAskerPrivately) {
+            const begun = await beginConnect({
+              actor: context.actor,
+              conversationKey: context.conversationKey,
+              server: settings.name,
+              scope,
+              tellPrivately: context.tellAskerPrivately,
+            });
+            if ('link' in begun) {
+              await context.tellAskerPrivately(
+                `🔌 ${settings.name} needs more access for this (${scope}): ${begun.link}\nThis link is yours alone: it works once, for 10 minutes.`,
+              );
+              return {
+                text: `${settings.name} needs more access for this; a private link to grant it was sent to ${context.actor.name}. Tell them to open it, then ask again.`,
+                isError: true,
+              };
+            }
+          }
+          context.notices.push(reconnectNote(settings.name));
           return {
             text: `The person's ${settings.name} connection stopped working (expired or revoked); they need to connect it again (/connections).`,
             isError: true,
