@@ -27,6 +27,8 @@ export function createConnectRoutes({
   logger: Logger;
 }): HttpRoute {
   const isSecure = connectors.redirectUrl.startsWith('https://');
+  // As the browser sees it: PUBLIC_URL may put parley under a path of a proxy.
+  const callbackPath = new URL(connectors.redirectUrl).pathname;
   return async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://parley');
     const linkMatch = /^\/connect\/([^/]+)$/.exec(url.pathname);
@@ -65,7 +67,7 @@ export function createConnectRoutes({
         'HttpOnly',
         // Lax: the authorization server's redirect back is a top-level GET, which carries it.
         'SameSite=Lax',
-        'Path=/connectors/callback',
+        `Path=${callbackPath}`,
         `Max-Age=${Math.round(connectLinkLifetimeMs / 1000)}`,
         ...(isSecure ? ['Secure'] : []),
       ].join('; ');
@@ -91,7 +93,7 @@ export function createConnectRoutes({
     });
     logger.info({ status: finished.status }, 'connector callback');
     // The cookie has done its work.
-    response.setHeader('set-cookie', `${browserCookie}=; Path=/connectors/callback; Max-Age=0`);
+    response.setHeader('set-cookie', `${browserCookie}=; Path=${callbackPath}; Max-Age=0`);
     sendText(response, finished.status, finished.text);
     return true;
   };
