@@ -62,6 +62,8 @@ export interface Connectors {
   toolsFor(request: {
     actor: Actor;
     conversationKey: ConversationKey;
+    /** Whether the place could give this person a tool of that server here; absent: every server. */
+    mayOffer?: (server: string) => boolean;
   }): Promise<{ tools: readonly Tool[]; outages: readonly ToolOutage[]; notices: readonly string[] }>;
   /** A single-use Connect link for this asker and server, or why there is none. */
   beginConnect(request: {
@@ -365,11 +367,12 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     servers,
     redirectUrl,
     beginConnect,
-    async toolsFor({ actor, conversationKey }) {
+    async toolsFor({ actor, conversationKey, mayOffer = () => true }) {
       const tools: Tool[] = [];
       const outages: ToolOutage[] = [];
       const notices: string[] = [];
-      for (const settings of servers) {
+      // A server switched off here is not reached at all (no session, no refresh) on this turn.
+      for (const settings of servers.filter((candidate) => mayOffer(candidate.name))) {
         const owner = ownerOf(settings, actor, conversationKey);
         const key = `${ownerKey(owner)}:${settings.name}`;
         const connection = await store.get(owner, settings.name).catch((error: unknown) => {

@@ -86,7 +86,12 @@ export interface ToolRepliesOptions {
    * The tools of OAuth connectors as this asker may use them (their own connection's, or a Connect
    * tool for each they lack), and those whose server is down now; absent without connectors.
    */
-  readonly personalTools?: (request: { actor: Actor; conversationKey: ConversationKey }) => Promise<{
+  readonly personalTools?: (request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+    /** Whether the place's TOOLS and TOOL_ROLE_IDS could give this person a tool of that server here. */
+    mayOffer: (server: string) => boolean;
+  }) => Promise<{
     readonly tools: readonly Tool[];
     readonly outages: readonly ToolOutage[];
     /** What the asker should be told at the end of the reply (a connection that stopped working). */
@@ -117,12 +122,22 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     },
     stream(request) {
       const { personalTools } = options;
-      if (!personalTools) return streamWith(request, options.toolbox.all(), options.toolbox.outages());
+      // A model that takes no tools, or a forced search, has no use for them: no connector is asked.
+      if (!personalTools || request.isSearchForced || !takesTools(request.chat.model)) {
+        return streamWith(request, options.toolbox.all(), options.toolbox.outages());
+      }
       // The asker's connectors join the toolbox's tools for this turn only.
       return (async function* () {
         const personal = await personalTools({
           actor: request.actor,
           conversationKey: request.conversationKey,
+          // Judged by name before any of its tools is known, as a server that never came up is.
+          mayOffer: (server) =>
+            isOutageForThisPerson({
+              outage: { source: server, lastTools: [] },
+              settings: request.settings,
+              actor: request.actor,
+            }),
         }).catch((error: unknown) => {
           options.logger.warn({ err: error }, 'the connectors could not be read; answering without them');
           return { tools: [], outages: [], notices: [] };

@@ -19,7 +19,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start() {
+async function start(environment: Record<string, string> = {}) {
   const server = await startOAuthMcpServer();
   cleanups.push(() => server.close());
   let route: HttpRoute = async () => false;
@@ -35,6 +35,7 @@ async function start() {
     TOOLS_FILE: writeToolsFile({ crm: { url: server.url, auth: 'person' } }),
     PUBLIC_URL: `http://127.0.0.1:${http.port}`,
     CONNECTOR_TOKENS_KEY: randomBytes(32).toString('hex'),
+    ...environment,
   });
   cleanups.push(() => subject.close());
   const connectors = subject.app.connectors;
@@ -178,5 +179,19 @@ describe('a connector on Discord', () => {
     expect(audit.entries.map((entry) => `${entry.what} ${entry.result}`)).toContain(
       'connect crm: refused at the callback refused',
     );
+  });
+
+  it('offers nothing of a connector where TOOLS switches it off', async () => {
+    const { server, subject } = await start({ TOOLS: 'all,-crm_*' });
+    const { discord, gateway } = subject;
+    gateway.enqueue({ text: 'Plain answer.' });
+    discord.sendUserMessage({ channelId: subject.generalChannelId, content: 'hello', mentionsBot: true });
+    await discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .find((message) => message.content.startsWith('Plain answer')),
+    );
+    expect(offeredNames(chatBodies(gateway)[0]).filter((name) => name.startsWith('crm_'))).toEqual([]);
+    expect(server.calls).toEqual([]);
   });
 });
