@@ -11,7 +11,9 @@ import { createLogger } from '../../src/log.ts';
 import { createSources } from '../../src/search/sources.ts';
 import { AtRestEncryption, parseEncryptionKey } from '../../src/secrets/encryption-at-rest.ts';
 import { createInProcessLock } from '../../src/state/keyed-lock.ts';
+import { connectMcpServer } from '../../src/tools/mcp-server-connection.ts';
 import { toolName } from '../../src/tools/mcp-tool.ts';
+import { createToolbox } from '../../src/tools/toolbox.ts';
 import { readToolsFile } from '../../src/tools/tools-file.ts';
 import { writeToolsFile } from '../support/mcp-test-servers.ts';
 
@@ -144,7 +146,61 @@ async function openAsTheBrowser(connectors: Connectors, link: string): Promise<v
     throw new Error(`${scenario}: the callback said ${finished.status} ${finished.text}`);
 }
 
-main().then(
+/**
+ * A scenario without authorization (`initialize`, `tools_call`): parley's client for the tools file's
+ * plain servers, as the bot runs it: connected, its tools listed into a toolbox, and the suite's
+ * `add_numbers` called as the model would call it.
+ */
+async function runPlainServer(): Promise<void> {
+  const reading = readToolsFile({
+    path: writeToolsFile({ suite: { url: serverUrl } }),
+    isDefaultPath: false,
+    environment: {},
+    parleyVariableNames: new Set(),
+    resolvePath: (path) => path,
+  });
+  if ('problems' in reading) throw new Error(reading.problems.join('\n'));
+  const [settings] = reading.servers;
+  if (!settings) throw new Error('no server');
+  const logger = createLogger({
+    log: { level: 'info', format: 'json', file: undefined },
+    secrets: [],
+    destination: process.stderr,
+    isTraced: false,
+  });
+  const toolbox = createToolbox();
+  const connection = connectMcpServer({ settings, toolbox, logger, clientVersion: 'conformance' });
+  const deadline = Date.now() + 20_000;
+  while (connection.state().status !== 'up') {
+    if (Date.now() > deadline) throw new Error(`${scenario}: the server did not come up`);
+    await new Promise((resolveLater) => setTimeout(resolveLater, 25));
+  }
+  // Its tools join the toolbox once listed; a server may list none (initialize's lists none).
+  const listedBy = Date.now() + 3_000;
+  while (connection.state().toolCount === 0 && Date.now() < listedBy) {
+    await new Promise((resolveLater) => setTimeout(resolveLater, 25));
+  }
+  const add = toolbox.all().find((tool) => tool.name === toolName('suite', 'add_numbers'));
+  if (add) {
+    const actor = { id: 'U1', name: 'conformance', roleIds: [], isAdmin: false, context: 'server' as const };
+    const output = await add.run({
+      arguments: { a: 2, b: 3 },
+      context: {
+        signal: new AbortController().signal,
+        actor,
+        conversationKey: 'terminal:local:conformance',
+        sources: createSources(),
+        notices: [],
+        logger,
+      },
+    });
+    if (output.isError || !output.text.includes('5'))
+      throw new Error(`${scenario}: add_numbers said ${output.text}`);
+  }
+  await connection.close();
+}
+
+(scenario.startsWith('auth/') ? main() : runPlainServer()).then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
