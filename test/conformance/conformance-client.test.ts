@@ -52,7 +52,7 @@ const scenarios = [
  *   extensions for machine clients acting as themselves; a connector always acts as a person (or a
  *   place's admin) who signed in.
  */
-export const notApplicable = [
+const notApplicable = [
   'sse-retry',
   'elicitation-sep1034-client-defaults',
   'auth/client-credentials-jwt',
@@ -79,7 +79,29 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
   });
 }
 
+/** The client scenarios the installed suite lists (`conformance list`). */
+function listedClientScenarios(): Promise<string[]> {
+  return new Promise((resolveList, reject) => {
+    const child = spawn(process.execPath, [suite, 'list'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.once('error', reject);
+    child.once('exit', () => {
+      const section = output.split(/Client scenarios[^\n]*\n/)[1] ?? '';
+      resolveList([...section.matchAll(/^\s*- (\S+)/gm)].map((match) => match[1] ?? ''));
+    });
+  });
+}
+
 describe('the MCP conformance suite, client scenarios, against parley’s MCP clients', () => {
+  it('runs every client scenario the suite lists, or names why not', async () => {
+    const listed = await listedClientScenarios();
+    expect(listed.length).toBeGreaterThan(0);
+    expect([...listed].sort()).toEqual([...scenarios, ...notApplicable].sort());
+  });
+
   it.each(scenarios)('%s passes', { timeout: 120_000 }, async (scenario) => {
     const { code, output } = await runScenario(scenario);
     const summary = output.split('\n').filter((line) => /^Passed:|OVERALL|FAILURE|WARNING/.test(line));
