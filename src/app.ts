@@ -329,6 +329,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       name: 'connectors',
       forget: ({ person, workspace }) =>
         workspace === undefined ? connectors.forgetPerson(person) : Promise.resolve(0),
+      export: ({ person }) => connectors.exportPerson(person),
     });
   }
   const toolReplies = createToolReplies({

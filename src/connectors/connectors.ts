@@ -82,6 +82,11 @@ export interface Connectors {
   }): Promise<{ result: RevocationResult | 'not-connected' } | { problem: string }>;
   /** /forget me: every connection of the person, revoked where the server can. */
   forgetPerson(request: { platform: string; userId: string }): Promise<number>;
+  /** /export: which servers the person has connected, and since when; never a token. */
+  exportPerson(request: {
+    platform: string;
+    userId: string;
+  }): Promise<Array<{ server: string; connectedAt: string }>>;
   /** The callback's side: finishes an authorization (connect-routes.ts calls it). */
   finish(request: {
     state: string;
@@ -442,6 +447,18 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
         if (result !== 'not-connected') removed += 1;
       }
       return removed;
+    },
+    async exportPerson({ platform, userId }) {
+      const owner: ConnectionOwner = { kind: 'person', platform, userId };
+      const personServers = servers.filter((settings) => settings.transport.auth.kind === 'person');
+      const found = await store.listFor(
+        owner,
+        personServers.map((settings) => settings.name),
+      );
+      return [...found].map(([server, connection]) => ({
+        server,
+        connectedAt: new Date(connection.connectedAtMs).toISOString(),
+      }));
     },
     async open(linkId) {
       const opened = await links.open(linkId, nowMs());

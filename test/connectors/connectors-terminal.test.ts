@@ -42,7 +42,7 @@ async function start(): Promise<{ server: OAuthMcpServer; under: ConsoleUnderTes
 }
 
 describe('a connector at the terminal', () => {
-  it('prints the Connect link, lists the connection, and /forget me removes and revokes it', async () => {
+  it('prints the Connect link, lists and exports the connection, and /forget me removes and revokes it', async () => {
     const { server, under } = await start();
     const printed = await under.type('/connections connect crm');
     // The terminal runs on while its owner is in the browser; each typed line here is a session of
@@ -65,6 +65,13 @@ describe('a connector at the terminal', () => {
     expect(browser.status).toBe(200);
     unregister?.();
     expect(await under.type('/connections')).toMatch(/crm: connected since \d{4}-\d{2}-\d{2}/);
+    // /export names the connection, never its tokens.
+    const exported = await under.app.personData.export({ person: { platform: 'console', userId: 'ada' } });
+    expect(exported).toMatchObject({
+      data: { connectors: [{ server: 'crm', connectedAt: expect.any(String) }] },
+    });
+    for (const token of server.accessTokensOf('ada@crm'))
+      expect(JSON.stringify(exported)).not.toContain(token);
     await under.type('/forget me', '/press 1');
     expect(server.revoked).toHaveLength(1);
     expect(await under.type('/connections')).toContain('crm: not connected');
