@@ -36,6 +36,8 @@ export type PendingConnection = z.infer<typeof authorizationSchema>;
 export interface ConnectLinks {
   /** Keeps the authorization and returns the id of its link. */
   create(pending: Omit<PendingConnection, 'browserHash' | 'expiresAtMs'>, nowMs: number): Promise<string>;
+  /** The server a link would connect, without using it up; undefined when used or expired. */
+  peek(linkId: string, nowMs: number): Promise<string | undefined>;
   /**
    * The link opened: the authorization, bound now to a new browser secret (set as a cookie), or
    * undefined when the link was used or has expired.
@@ -84,6 +86,12 @@ export function createConnectLinks({
       const linkId = randomToken();
       await store.set(`link:${linkId}`, pending.state, connectLinkLifetimeMs);
       return linkId;
+    },
+    async peek(linkId, nowMs) {
+      if (!/^[A-Za-z0-9_-]{20,64}$/.test(linkId)) return undefined;
+      const state: unknown = await store.get(`link:${linkId}`);
+      if (typeof state !== 'string') return undefined;
+      return (await read(state, nowMs))?.server;
     },
     async open(linkId, nowMs) {
       if (!/^[A-Za-z0-9_-]{20,64}$/.test(linkId)) return undefined;

@@ -12,8 +12,11 @@ export type HttpRoute = (request: IncomingMessage, response: ServerResponse) => 
 
 /**
  * The connectors' pages on parley's HTTP server (at PUBLIC_URL):
- * - `GET /connect/<link>`: the single-use Connect link; sends the browser to the authorization page
- *   with a cookie, so only the browser that opened the link can finish it;
+ * - `GET /connect/<link>`: the Connect link's page, with a Continue button; the GET uses nothing up,
+ *   since chat platforms and mail scanners fetch links to preview them (Discord embeds the links of
+ *   a message), and such a fetch must not spend a single-use link;
+ * - `POST /connect/<link>`: Continue: uses the link up and sends the browser to the authorization
+ *   page with a cookie, so only the browser that pressed Continue can finish it;
  * - `GET /connectors/callback`: where the authorization server sends the person back;
  * - `GET /connectors/client-metadata.json`: parley's Client ID Metadata Document (CIMD), for an
  *   authorization server that takes one instead of a registration.
@@ -37,8 +40,22 @@ export function createConnectRoutes({
       url.pathname === '/connectors/callback' ||
       url.pathname === '/connectors/client-metadata.json';
     if (!isOurs) return false;
-    if (request.method !== 'GET') {
-      response.writeHead(405, { allow: 'GET' }).end();
+    const allowed = linkMatch ? ['GET', 'POST'] : ['GET'];
+    if (!allowed.includes(request.method ?? '')) {
+      response.writeHead(405, { allow: allowed.join(', ') }).end();
+      return true;
+    }
+    if (linkMatch && request.method === 'GET') {
+      const server = await connectors.peek(decodeURIComponent(linkMatch[1] ?? ''));
+      if (server === undefined) {
+        sendText(
+          response,
+          410,
+          'This Connect link was already used or has expired. Ask for a new one in the chat.',
+        );
+        return true;
+      }
+      sendText(response, 200, continuePage(server), 'text/html; charset=utf-8');
       return true;
     }
     if (url.pathname === '/connectors/client-metadata.json') {
@@ -71,8 +88,9 @@ export function createConnectRoutes({
         `Max-Age=${Math.round(connectLinkLifetimeMs / 1000)}`,
         ...(isSecure ? ['Secure'] : []),
       ].join('; ');
+      // 303: the browser follows a POST's answer with a GET.
       response
-        .writeHead(302, { location: opened.location, 'set-cookie': cookie, 'cache-control': 'no-store' })
+        .writeHead(303, { location: opened.location, 'set-cookie': cookie, 'cache-control': 'no-store' })
         .end();
       return true;
     }
@@ -99,6 +117,22 @@ export function createConnectRoutes({
   };
 }
 
+/**
+ * The page before the authorization: one button that posts back to the same link. The server's
+ * name comes from the tools file (lowercase letters, digits and `-`), so nothing in it needs escaping.
+ */
+function continuePage(server: string): string {
+  return [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>Connect ${server}</title></head><body>`,
+    `<h1>Connect ${server} to parley</h1>`,
+    `<p>${server} will ask you to sign in and allow parley to act as you. This link works once.</p>`,
+    '<form method="post"><button type="submit">Continue</button></form>',
+    '</body></html>',
+  ].join('');
+}
+
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const [key, ...rest] = part.trim().split('=');
@@ -119,6 +153,8 @@ function sendText(
       'content-length': Buffer.byteLength(text),
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',
+      // Nothing to load, and never inside another site's frame (a Continue pressed unknowingly).
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
     })
     .end(text);
 }

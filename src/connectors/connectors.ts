@@ -94,6 +94,8 @@ export interface Connectors {
     error: string | undefined;
     browserSecret: string | undefined;
   }): Promise<{ status: number; text: string }>;
+  /** The server a link would connect, without using the link up (the page before Continue). */
+  peek(linkId: string): Promise<string | undefined>;
   /** The link opened: where the browser goes, and the secret its cookie keeps. */
   open(linkId: string): Promise<{ location: string; browserSecret: string } | undefined>;
   readonly redirectUrl: string;
@@ -460,6 +462,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
         connectedAt: new Date(connection.connectedAtMs).toISOString(),
       }));
     },
+    peek: (linkId) => links.peek(linkId, nowMs()),
     async open(linkId) {
       const opened = await links.open(linkId, nowMs());
       return opened && { location: opened.pending.authorizationUrl, browserSecret: opened.browserSecret };

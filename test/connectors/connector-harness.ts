@@ -135,14 +135,22 @@ export function linkIn(text: string | undefined): string {
   return match[1];
 }
 
-/** A browser's round trip: the link, the authorization page (which signs in at once), the callback. */
+/**
+ * A browser's round trip: the link's page and its Continue, the authorization page (which signs in
+ * at once), the callback.
+ */
 export async function followLink(
   link: string,
 ): Promise<{ status: number; text: string; callbackUrl: string | undefined; cookie: string | undefined }> {
-  const opened = await fetch(link, { redirect: 'manual' });
+  // The link's page first (a preview fetch would stop here), then its Continue button.
+  const page = await fetch(link);
+  if (page.status !== 200)
+    return { status: page.status, text: await page.text(), callbackUrl: undefined, cookie: undefined };
+  await page.text();
+  const opened = await fetch(link, { method: 'POST', redirect: 'manual' });
   const authorizationPage = opened.headers.get('location');
   const cookie = opened.headers.get('set-cookie')?.split(';')[0];
-  if (opened.status !== 302 || !authorizationPage) {
+  if (opened.status !== 303 || !authorizationPage) {
     return { status: opened.status, text: await opened.text(), callbackUrl: undefined, cookie };
   }
   const authorized = await fetch(authorizationPage, { redirect: 'manual' });

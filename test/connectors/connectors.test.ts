@@ -201,7 +201,7 @@ describe('a person connects an OAuth-protected MCP server', () => {
 });
 
 describe('what a Connect link and its callback refuse', () => {
-  it('a link opened twice works once', async () => {
+  it('a link works once: previews (GETs) use nothing up, a second Continue is refused', async () => {
     const server = await oauthServer();
     const subject = await parley(server);
     const begun = await subject.connectors.beginConnect({
@@ -210,9 +210,16 @@ describe('what a Connect link and its callback refuse', () => {
       server: 'crm',
     });
     if (!('link' in begun)) throw new Error(begun.problem);
-    expect((await fetch(begun.link, { redirect: 'manual' })).status).toBe(302);
-    const again = await fetch(begun.link, { redirect: 'manual' });
+    // A chat platform's link preview, then the person's own look at the page.
+    for (const _ of [1, 2]) {
+      const page = await fetch(begun.link);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<form method="post">');
+    }
+    expect((await fetch(begun.link, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    const again = await fetch(begun.link, { method: 'POST', redirect: 'manual' });
     expect(again.status).toBe(410);
+    expect((await fetch(begun.link)).status).toBe(410);
   });
 
   it('a replayed callback (the same state and code) is refused, and the connection is not touched', async () => {
@@ -238,7 +245,7 @@ describe('what a Connect link and its callback refuse', () => {
     if (!('link' in begun)) throw new Error(begun.problem);
     // Mallory opens alice's link and signs in as herself, then gets alice's browser to the callback.
     server.nextAccount = 'mallory@crm';
-    const opened = await fetch(begun.link, { redirect: 'manual' });
+    const opened = await fetch(begun.link, { method: 'POST', redirect: 'manual' });
     const authorized = await fetch(opened.headers.get('location') ?? '', { redirect: 'manual' });
     const callback = await fetch(authorized.headers.get('location') ?? '');
     expect(callback.status).toBe(403);
