@@ -12,6 +12,7 @@ import { type Config, projectRoot } from './config.ts';
 import { createConnectLinks } from './connectors/connect-links.ts';
 import { createConnectionStore } from './connectors/connection-store.ts';
 import { type Connectors, createConnectors } from './connectors/connectors.ts';
+import { createElicitationQuestions } from './connectors/elicitation-questions.ts';
 import { createConversationSummaries } from './conversation/conversation-summaries.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
@@ -317,6 +318,11 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
         }),
         lock: coordination.recordLock,
         publicUrl: config.tools.connectors.publicUrl,
+        questions: createElicitationQuestions({
+          store: store.namespace('connect-links'),
+          encryption: config.tools.connectors.encryption,
+          publicUrl: config.tools.connectors.publicUrl,
+        }),
         audit,
         clientVersion: parleyVersion(),
         logger,

@@ -18,6 +18,7 @@ export type HttpRoute = (request: IncomingMessage, response: ServerResponse) => 
  * - `POST /connect/<link>`: Continue: uses the link up and sends the browser to the authorization
  *   page with a cookie, so only the browser that pressed Continue can finish it;
  * - `GET /connectors/callback`: where the authorization server sends the person back;
+ * - `GET`/`POST /answer/<id>`: a server's question to the asker (elicitation-questions.ts);
  * - `GET /connectors/client-metadata.json`: parley's Client ID Metadata Document (CIMD), for an
  *   authorization server that takes one instead of a registration.
  * Pages are short plain text: no token, code or state is ever echoed.
@@ -33,6 +34,7 @@ export function createConnectRoutes({
   // As the browser sees it: PUBLIC_URL may put parley under a path of a proxy.
   const callbackPath = new URL(connectors.redirectUrl).pathname;
   return async (request, response) => {
+    if (await connectors.questions?.route(request, response)) return true;
     const url = new URL(request.url ?? '/', 'http://parley');
     const linkMatch = /^\/connect\/([^/]+)$/.exec(url.pathname);
     const isOurs =

@@ -6,12 +6,17 @@ import {
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type ElicitRequestFormParams,
+  ElicitRequestSchema,
+  type ElicitResult,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
 import { type CallMcpTool, toolsOfServer } from '../tools/mcp-tool.ts';
 import { mcpToolOutput } from '../tools/mcp-tool-output.ts';
-import type { Tool } from '../tools/tool.ts';
+import type { Tool, ToolRunContext } from '../tools/tool.ts';
 import type { McpServerSettings } from '../tools/tools-file.ts';
 import { type ConnectionOwner, type ConnectionStore, ownerKey } from './connection-store.ts';
 import { ReconnectNeededError } from './connector-oauth-provider.ts';
@@ -51,6 +56,7 @@ export function createConnectorSessions({
   fetchFor,
   clientVersion,
   nowMs,
+  answerQuestion,
   logger,
 }: {
   store: ConnectionStore;
@@ -60,6 +66,15 @@ export function createConnectorSessions({
   fetchFor: (settings: McpServerSettings) => FetchLike;
   clientVersion: string;
   nowMs: () => number;
+  /**
+   * Asks the person a server's question (`elicitation/create`) in the middle of their tool call;
+   * absent, parley declares no elicitation and servers do not ask.
+   */
+  answerQuestion?: (request: {
+    settings: McpServerSettings;
+    params: ElicitRequestFormParams;
+    context: ToolRunContext;
+  }) => Promise<ElicitResult>;
   logger: Logger;
 }): ConnectorSessions {
   const sessions = new Map<string, Promise<Session>>();
@@ -102,13 +117,29 @@ export function createConnectorSessions({
     await ensureFresh(owner, settings);
     const transport = settings.transport;
     if (transport.kind !== 'http') throw new Error('a connector is an HTTP server');
-    const client = new Client({ name: 'parley', version: clientVersion }, { capabilities: {} });
+    const client = new Client(
+      { name: 'parley', version: clientVersion },
+      { capabilities: answerQuestion ? { elicitation: { form: {} } } : {} },
+    );
+    // A session is one owner's: a question during a call is for whoever's call runs on it now.
+    let callingContext: ToolRunContext | undefined;
+    if (answerQuestion) {
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        const context = callingContext;
+        // Only a form can be asked; a URL (sensitive data, outside parley) and a question outside
+        // a call, or where nobody can be asked alone, are declined.
+        if (!context || request.params.mode === 'url' || !context.tellAskerPrivately)
+          return { action: 'decline' };
+        return answerQuestion({ settings, params: request.params as ElicitRequestFormParams, context });
+      });
+    }
     const key = keyOf(owner, settings.name);
     const call: CallMcpTool = async ({ name, arguments: toolArguments, timeoutMs, context }) => {
       const session = await sessions.get(key)?.catch(() => undefined);
       if (session) session.lastUsedMs = nowMs();
       try {
         await ensureFresh(owner, settings);
+        callingContext = context;
         const result = await client.callTool({ name, arguments: toolArguments }, undefined, {
           signal: context.signal,
           timeout: timeoutMs,

@@ -19,6 +19,7 @@ import {
   isReconnectNeeded,
   reconnectErrorIn,
 } from './connector-sessions.ts';
+import type { ElicitationQuestions } from './elicitation-questions.ts';
 import { type RevocationResult, revokeConnection } from './revoke-connection.ts';
 import { readServerChallenge } from './server-challenge.ts';
 
@@ -99,6 +100,8 @@ export interface Connectors {
   /** The link opened: where the browser goes, and the secret its cookie keeps. */
   open(linkId: string): Promise<{ location: string; browserSecret: string } | undefined>;
   readonly redirectUrl: string;
+  /** Servers' questions waiting for their askers, when elicitation is on. */
+  readonly questions: ElicitationQuestions | undefined;
   /** How the callback checks the person now; the command layer sets it once the platforms are known. */
   useStandingCheck(check: StandingCheck): void;
   close(): Promise<void>;
@@ -130,6 +133,8 @@ export interface ConnectorsOptions {
    * (`/connectors/client-metadata.json`, https only).
    */
   readonly clientMetadataUrl?: string;
+  /** Servers' questions to the asker mid-call (elicitation); absent, parley declares none. */
+  readonly questions?: ElicitationQuestions;
   readonly logger: Logger;
 }
 
@@ -188,6 +193,19 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     fetchFor,
     clientVersion: options.clientVersion,
     nowMs,
+    ...(options.questions
+      ? {
+          answerQuestion: ({ settings, params, context }) =>
+            (options.questions as ElicitationQuestions).ask({
+              server: settings.name,
+              params,
+              tellPrivately: context.tellAskerPrivately ?? (async () => {}),
+              // Within the call's own deadline, which bounds the whole call.
+              timeoutMs: Math.max(1_000, settings.deadlineMs - 5_000),
+              signal: context.signal,
+            }),
+        }
+      : {}),
     logger,
   });
   const ownerOf = (
@@ -373,6 +391,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
   return {
     servers,
     redirectUrl,
+    questions: options.questions,
     beginConnect,
     async toolsFor({ actor, conversationKey, mayOffer = () => true }) {
       const tools: Tool[] = [];

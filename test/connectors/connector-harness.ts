@@ -6,6 +6,7 @@ import { createConnectLinks } from '../../src/connectors/connect-links.ts';
 import { createConnectRoutes } from '../../src/connectors/connect-routes.ts';
 import { createConnectionStore } from '../../src/connectors/connection-store.ts';
 import { type Connectors, createConnectors, type StandingCheck } from '../../src/connectors/connectors.ts';
+import { createElicitationQuestions } from '../../src/connectors/elicitation-questions.ts';
 import { startHealthServer } from '../../src/operations/health-server.ts';
 import { createSources } from '../../src/search/sources.ts';
 import { AtRestEncryption, parseEncryptionKey } from '../../src/secrets/encryption-at-rest.ts';
@@ -93,6 +94,7 @@ export async function startParley({
     servers: reading.servers,
     store: createConnectionStore({ store: shared.tokens, encryption: shared.encryption }),
     links: createConnectLinks({ store: shared.links, encryption: shared.encryption }),
+    questions: createElicitationQuestions({ store: shared.links, encryption: shared.encryption, publicUrl }),
     lock: shared.lock,
     publicUrl,
     audit: shared.audit,

@@ -41,6 +41,9 @@ export interface OAuthMcpServer {
   readonly revoked: string[];
   /** Access tokens it issued, by account. */
   readonly accessTokensOf: (account: string) => string[];
+  /** What `book_table` got back from each question it asked the client (elicitation). */
+  readonly elicited: unknown[];
+  closeSessions(): Promise<void>;
   /** Forgets every token of the account, as a revocation on the service's own side would. */
   revokeAllOf(account: string): void;
   close(): Promise<void>;
@@ -63,6 +66,44 @@ interface Grant {
   readonly clientId: string;
   readonly resource: string | undefined;
   readonly scopes: string[];
+}
+
+/**
+ * The server's tools: `whoami` answers with the token's account; `book_table` asks the person how
+ * many people and when (`elicitation/create`) and answers with what came back.
+ */
+function createTestMcpServer(state: OAuthMcpServer): McpServer {
+  const mcp = new McpServer({ name: 'oauth-test-server', version: '1.0.0' });
+  mcp.registerTool(
+    'whoami',
+    { description: 'Says whose account this call acts as.', annotations: { readOnlyHint: true } },
+    async (extra) => {
+      const account = String(extra.authInfo?.extra?.account ?? 'unknown');
+      state.calls.push(account);
+      return { content: [{ type: 'text', text: `acting as ${account}` }] };
+    },
+  );
+  mcp.registerTool(
+    'book_table',
+    { description: 'Books a table, asking for the details.', annotations: { readOnlyHint: true } },
+    async () => {
+      const answer = await mcp.server.elicitInput({
+        message: 'How many people, and when?',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            people: { type: 'integer', title: 'People', minimum: 1, maximum: 12 },
+            time: { type: 'string', title: 'Time', enum: ['19:00', '20:00'] },
+            vegetarian: { type: 'boolean', title: 'Vegetarian', default: false },
+          },
+          required: ['people', 'time'],
+        },
+      });
+      state.elicited.push(answer);
+      return { content: [{ type: 'text', text: `booking: ${JSON.stringify(answer)}` }] };
+    },
+  );
+  return mcp;
 }
 
 export async function startOAuthMcpServer(options: OAuthMcpServerOptions = {}): Promise<OAuthMcpServer> {
@@ -90,11 +131,15 @@ export async function startOAuthMcpServer(options: OAuthMcpServerOptions = {}): 
       for (const [token, grant] of accessTokens) if (grant.account === account) accessTokens.delete(token);
       for (const [token, grant] of refreshTokens) if (grant.account === account) refreshTokens.delete(token);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    elicited: [],
+    closeSessions: async () => {},
+    close: async () => {
+      await state.closeSessions();
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
   const issue = (grant: Grant): OAuthTokens => {
     const accessToken = `access-${randomUUID()}`;
@@ -193,37 +238,46 @@ export async function startOAuthMcpServer(options: OAuthMcpServerOptions = {}): 
       revocationOptions: { rateLimit: false },
     }),
   );
-  app.post(
-    '/mcp',
-    express.json(),
-    requireBearerAuth({
-      verifier: provider,
-      resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl)),
-      expectedResource: new URL(mcpUrl),
-    }),
-    async (request, response) => {
-      const mcp = new McpServer({ name: 'oauth-test-server', version: '1.0.0' });
-      mcp.registerTool(
-        'whoami',
-        { description: 'Says whose account this call acts as.', annotations: { readOnlyHint: true } },
-        async (extra) => {
-          const account = String(extra.authInfo?.extra?.account ?? 'unknown');
-          state.calls.push(account);
-          return { content: [{ type: 'text', text: `acting as ${account}` }] };
-        },
-      );
-      // Stateless: every request its own transport, as the SDK's stateless example does.
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      response.on('close', () => {
-        void transport.close();
-        void mcp.close();
-      });
-      await mcp.connect(transport);
-      await transport.handleRequest(request, response, request.body);
-    },
-  );
-  app.get('/mcp', (_request, response) => {
-    response.status(405).set('allow', 'POST').end();
+  const bearer = requireBearerAuth({
+    verifier: provider,
+    resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl)),
+    expectedResource: new URL(mcpUrl),
   });
+  // Sessions, as the SDK's stateful example keeps them: a question to the client (elicitation) is
+  // answered in a later POST of the same session.
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  app.post('/mcp', express.json(), bearer, async (request, response) => {
+    const sessionId = request.header('mcp-session-id');
+    const known = sessionId === undefined ? undefined : transports.get(sessionId);
+    if (known) {
+      await known.handleRequest(request, response, request.body);
+      return;
+    }
+    const mcp = createTestMcpServer(state);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        transports.set(id, transport);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) transports.delete(transport.sessionId);
+    };
+    await mcp.connect(transport);
+    await transport.handleRequest(request, response, request.body);
+  });
+  const bySession = async (request: express.Request, response: express.Response) => {
+    const transport = transports.get(request.header('mcp-session-id') ?? '');
+    if (!transport) {
+      response.status(400).end();
+      return;
+    }
+    await transport.handleRequest(request, response);
+  };
+  app.get('/mcp', bearer, bySession);
+  app.delete('/mcp', bearer, bySession);
+  state.closeSessions = async () => {
+    for (const transport of transports.values()) await transport.close();
+  };
   return state;
 }
