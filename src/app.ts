@@ -12,7 +12,7 @@ import { type Config, projectRoot } from './config.ts';
 import { createConnectLinks } from './connectors/connect-links.ts';
 import { createConnectionStore } from './connectors/connection-store.ts';
 import { type Connectors, createConnectors } from './connectors/connectors.ts';
-import { createElicitationQuestions } from './connectors/elicitation-questions.ts';
+import { answerQuestionWith, createElicitationQuestions } from './connectors/elicitation-questions.ts';
 import { createConversationSummaries } from './conversation/conversation-summaries.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
@@ -299,12 +299,6 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     // Offered only where MEMORY is on (tool-replies.ts decides per place).
     ...createMemoryTools({ book: memory, now: () => new Date(), shared: { places, access, audit } }),
   ]);
-  const mcpServers = startMcpServers({
-    servers: config.tools.servers,
-    toolbox,
-    logger,
-    clientVersion: parleyVersion(),
-  });
   const connectors = config.tools.connectors
     ? createConnectors({
         servers: config.tools.servers,
@@ -338,6 +332,14 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       export: ({ person }) => connectors.exportPerson(person),
     });
   }
+  const mcpServers = startMcpServers({
+    servers: config.tools.servers,
+    toolbox,
+    logger,
+    clientVersion: parleyVersion(),
+    // Servers' questions mid-call are asked where parley can ask people in private (PUBLIC_URL).
+    ...(connectors?.questions ? { answerQuestion: answerQuestionWith(connectors.questions) } : {}),
+  });
   const toolReplies = createToolReplies({
     gateway,
     toolbox,

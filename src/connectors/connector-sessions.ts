@@ -9,11 +9,11 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type ElicitRequestFormParams,
   ElicitRequestSchema,
-  type ElicitResult,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
+import type { AnswerQuestion } from '../tools/mcp-questions.ts';
 import { type CallMcpTool, toolsOfServer } from '../tools/mcp-tool.ts';
 import { mcpToolOutput } from '../tools/mcp-tool-output.ts';
 import type { Tool, ToolRunContext } from '../tools/tool.ts';
@@ -66,15 +66,8 @@ export function createConnectorSessions({
   fetchFor: (settings: McpServerSettings) => FetchLike;
   clientVersion: string;
   nowMs: () => number;
-  /**
-   * Asks the person a server's question (`elicitation/create`) in the middle of their tool call;
-   * absent, parley declares no elicitation and servers do not ask.
-   */
-  answerQuestion?: (request: {
-    settings: McpServerSettings;
-    params: ElicitRequestFormParams;
-    context: ToolRunContext;
-  }) => Promise<ElicitResult>;
+  /** Asks the person a server's question mid-call; absent, parley declares no elicitation. */
+  answerQuestion?: AnswerQuestion;
   logger: Logger;
 }): ConnectorSessions {
   const sessions = new Map<string, Promise<Session>>();

@@ -19,7 +19,7 @@ import {
   isReconnectNeeded,
   reconnectErrorIn,
 } from './connector-sessions.ts';
-import type { ElicitationQuestions } from './elicitation-questions.ts';
+import { answerQuestionWith, type ElicitationQuestions } from './elicitation-questions.ts';
 import { type RevocationResult, revokeConnection } from './revoke-connection.ts';
 import { readServerChallenge } from './server-challenge.ts';
 
@@ -193,19 +193,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     fetchFor,
     clientVersion: options.clientVersion,
     nowMs,
-    ...(options.questions
-      ? {
-          answerQuestion: ({ settings, params, context }) =>
-            (options.questions as ElicitationQuestions).ask({
-              server: settings.name,
-              params,
-              tellPrivately: context.tellAskerPrivately ?? (async () => {}),
-              // Within the call's own deadline, which bounds the whole call.
-              timeoutMs: Math.max(1_000, settings.deadlineMs - 5_000),
-              signal: context.signal,
-            }),
-        }
-      : {}),
+    ...(options.questions ? { answerQuestion: answerQuestionWith(options.questions) } : {}),
     logger,
   });
   const ownerOf = (

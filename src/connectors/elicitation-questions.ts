@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type Keyv from 'keyv';
 import type { AtRestEncryption } from '../secrets/encryption-at-rest.ts';
+import type { AnswerQuestion } from '../tools/mcp-questions.ts';
 import { randomToken } from './connect-links.ts';
 import { fieldsOf, readSubmission, renderForm } from './elicitation-form.ts';
 
@@ -28,6 +29,23 @@ export interface ElicitationQuestions {
   }): Promise<ElicitResult>;
   /** Answers GET and POST of `/answer/<id>`; false for any other path. */
   route(request: IncomingMessage, response: ServerResponse): Promise<boolean>;
+}
+
+/**
+ * The tools' way of asking (AnswerQuestion) on these questions: the asker's private line, within
+ * the call's own deadline, which bounds the whole call.
+ */
+export function answerQuestionWith(questions: ElicitationQuestions): AnswerQuestion {
+  return ({ settings, params, context }) =>
+    context.tellAskerPrivately
+      ? questions.ask({
+          server: settings.name,
+          params,
+          tellPrivately: context.tellAskerPrivately,
+          timeoutMs: Math.max(1_000, settings.deadlineMs - 5_000),
+          signal: context.signal,
+        })
+      : Promise.resolve({ action: 'decline' });
 }
 
 interface StoredQuestion {

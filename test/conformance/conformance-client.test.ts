@@ -40,6 +40,8 @@ const scenarios = [
   // Without authorization: parley's client for the tools file's plain servers.
   'initialize',
   'tools_call',
+  // A server's question mid-call, answered through parley's form (its defaults sent as filled in).
+  'elicitation-sep1034-client-defaults',
 ];
 
 /**
@@ -47,14 +49,12 @@ const scenarios = [
  * - `sse-retry`: judged by when the client reconnects after a closed event stream, to within tens of
  *   milliseconds of the server's `retry`: the project keeps timed assertions out of its tests (a
  *   loaded 2-core machine runs them);
- * - `elicitation-sep1034-client-defaults`: parley declares no elicitation capability yet;
  * - `auth/client-credentials-jwt`, `auth/client-credentials-basic`, `auth/cross-app-access-complete-flow`:
  *   extensions for machine clients acting as themselves; a connector always acts as a person (or a
  *   place's admin) who signed in.
  */
 const notApplicable = [
   'sse-retry',
-  'elicitation-sep1034-client-defaults',
   'auth/client-credentials-jwt',
   'auth/client-credentials-basic',
   'auth/cross-app-access-complete-flow',

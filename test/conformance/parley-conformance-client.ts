@@ -1,12 +1,19 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   discoverOAuthServerInfo,
   extractWWWAuthenticateParams,
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import Keyv from 'keyv';
+import { parseHTML } from 'linkedom';
 import { createAuditLog } from '../../src/audit/audit-log.ts';
 import { createConnectLinks } from '../../src/connectors/connect-links.ts';
 import { createConnectionStore } from '../../src/connectors/connection-store.ts';
 import { type Connectors, createConnectors } from '../../src/connectors/connectors.ts';
+import {
+  answerQuestionWith,
+  createElicitationQuestions,
+} from '../../src/connectors/elicitation-questions.ts';
 import { createLogger } from '../../src/log.ts';
 import { createSources } from '../../src/search/sources.ts';
 import { AtRestEncryption, parseEncryptionKey } from '../../src/secrets/encryption-at-rest.ts';
@@ -169,7 +176,32 @@ async function runPlainServer(): Promise<void> {
     isTraced: false,
   });
   const toolbox = createToolbox();
-  const connection = connectMcpServer({ settings, toolbox, logger, clientVersion: 'conformance' });
+  // A server's question mid-call goes to the asker's private line as a link to a form on parley's
+  // HTTP server; here that server is a local one and the person a browser that sends the form as
+  // filled in (its defaults).
+  const encryption = new AtRestEncryption({
+    current: parseEncryptionKey({ value: 'd'.repeat(64), variable: 'KEY' }),
+  });
+  let route: (request: IncomingMessage, response: ServerResponse) => Promise<boolean> = async () => false;
+  const http = createServer((request, response) => {
+    void route(request, response).then((handled) => {
+      if (!handled) response.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((resolveListening) => http.listen(0, '127.0.0.1', resolveListening));
+  const questions = createElicitationQuestions({
+    store: new Keyv(),
+    encryption,
+    publicUrl: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+  });
+  route = questions.route;
+  const connection = connectMcpServer({
+    settings,
+    toolbox,
+    logger,
+    clientVersion: 'conformance',
+    answerQuestion: answerQuestionWith(questions),
+  });
   const deadline = Date.now() + 20_000;
   while (connection.state().status !== 'up') {
     if (Date.now() > deadline) throw new Error(`${scenario}: the server did not come up`);
@@ -180,24 +212,53 @@ async function runPlainServer(): Promise<void> {
   while (connection.state().toolCount === 0 && Date.now() < listedBy) {
     await new Promise((resolveLater) => setTimeout(resolveLater, 25));
   }
+  const actor = { id: 'U1', name: 'conformance', roleIds: [], isAdmin: false, context: 'server' as const };
+  const told: string[] = [];
+  const context = {
+    signal: new AbortController().signal,
+    actor,
+    conversationKey: 'terminal:local:conformance',
+    sources: createSources(),
+    notices: [] as string[],
+    logger,
+    tellAskerPrivately: async (text: string) => {
+      told.push(text);
+      const link = /(http:\/\/\S+\/answer\/\S+)/.exec(text)?.[1];
+      if (link) void answerAsTheBrowser(link);
+    },
+  };
+  const asking = toolbox
+    .all()
+    .find((tool) => tool.name === toolName('suite', 'test_client_elicitation_defaults'));
+  if (asking) {
+    const output = await asking.run({ arguments: {}, context });
+    if (output.isError || told.length === 0)
+      throw new Error(`${scenario}: the question went wrong: ${output.text}`);
+  }
   const add = toolbox.all().find((tool) => tool.name === toolName('suite', 'add_numbers'));
   if (add) {
-    const actor = { id: 'U1', name: 'conformance', roleIds: [], isAdmin: false, context: 'server' as const };
-    const output = await add.run({
-      arguments: { a: 2, b: 3 },
-      context: {
-        signal: new AbortController().signal,
-        actor,
-        conversationKey: 'terminal:local:conformance',
-        sources: createSources(),
-        notices: [],
-        logger,
-      },
-    });
+    const output = await add.run({ arguments: { a: 2, b: 3 }, context });
     if (output.isError || !output.text.includes('5'))
       throw new Error(`${scenario}: add_numbers said ${output.text}`);
   }
   await connection.close();
+  http.close();
+}
+
+/** A browser that opens the question's form and sends it as it comes, filled in with its defaults. */
+async function answerAsTheBrowser(link: string): Promise<void> {
+  const { document } = parseHTML(await (await fetch(link)).text());
+  const form = new URLSearchParams({ _action: 'accept' });
+  for (const input of document.querySelectorAll('input')) {
+    const type = input.getAttribute('type');
+    if ((type === 'checkbox' && !input.hasAttribute('checked')) || !input.getAttribute('name')) continue;
+    form.append(input.getAttribute('name') ?? '', input.getAttribute('value') ?? '');
+  }
+  for (const select of document.querySelectorAll('select')) {
+    const chosen = select.querySelector('option[selected]');
+    form.append(select.getAttribute('name') ?? '', chosen?.getAttribute('value') ?? '');
+  }
+  await fetch(link, { method: 'POST', body: form });
 }
 
 (scenario.startsWith('auth/') ? main() : runPlainServer()).then(
