@@ -194,4 +194,52 @@ describe('a connector on Discord', () => {
     expect(offeredNames(chatBodies(gateway)[0]).filter((name) => name.startsWith('crm_'))).toEqual([]);
     expect(server.calls).toEqual([]);
   });
+
+  it('asks the server’s question mid-call of the asker alone, in their DM, and the answer reaches the server', async () => {
+    const { server, subject } = await start();
+    const { discord, gateway } = subject;
+    const dm = discord.directMessageChannel();
+    const connectAnswer = async () => {
+      const before = subject.botMessages(subject.generalChannelId).length;
+      discord.sendSlashCommand({
+        name: 'connections',
+        channelId: subject.generalChannelId,
+        subcommand: 'connect',
+        options: { server: 'crm' },
+      });
+      return discord.waitFor(() =>
+        subject
+          .botMessages(subject.generalChannelId)
+          .slice(before)
+          .find((message) => message.content.includes('Connect crm')),
+      );
+    };
+    server.nextAccount = 'alice@crm';
+    expect((await followLink(linkIn((await connectAnswer()).content))).status).toBe(200);
+
+    gateway.enqueue({ toolCalls: [{ name: 'crm_book_table', arguments: {} }] });
+    gateway.enqueue({ text: 'Booked.' });
+    discord.sendUserMessage({
+      channelId: subject.generalChannelId,
+      content: 'book a table',
+      mentionsBot: true,
+    });
+    const question = await discord.waitFor(() =>
+      discord.messages(dm).find((message) => message.content.includes('crm asks: How many people')),
+    );
+    const link = /(http:\/\/\S+\/answer\/\S+)/.exec(question.content)?.[1] ?? '';
+    const sent = await fetch(link, {
+      method: 'POST',
+      body: new URLSearchParams({ _action: 'accept', people: '2', time: '19:00', vegetarian: 'true' }),
+    });
+    expect(sent.status).toBe(200);
+    await discord.waitFor(() =>
+      subject.botMessages(subject.generalChannelId).find((message) => message.content.startsWith('Booked.')),
+    );
+    expect(server.elicited).toEqual([
+      { action: 'accept', content: { people: 2, time: '19:00', vegetarian: true } },
+    ]);
+    // The question and its link never went where others see them.
+    expect(JSON.stringify(subject.botMessages(subject.generalChannelId))).not.toContain('/answer/');
+  });
 });
