@@ -145,6 +145,16 @@ describe('a connector on Discord', () => {
     expect(server.revoked).toHaveLength(1);
     const after = await ask('list', {}, 'Your connections');
     expect(after.content).toContain('crm: not connected');
+    // /tools says the crm tools need a connection, and how to make it.
+    const before = subject.botMessages(general).length;
+    discord.sendSlashCommand({ name: 'tools', channelId: general });
+    const tools = await discord.waitFor(() =>
+      subject
+        .botMessages(general)
+        .slice(before)
+        .find((message) => message.content.includes('🔌 crm')),
+    );
+    expect(tools.content).toContain('🔌 crm tools need your connection: `/connections connect crm`.');
   });
 
   it('connects nobody whose standing changed after the link: the callback asks the platform and the gate again', async () => {
