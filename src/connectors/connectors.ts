@@ -5,33 +5,25 @@ import { type ConversationKey, placeOfConversation } from '../conversation/turn.
 import type { Logger } from '../log.ts';
 import type { GuardedAgents } from '../net/guarded-agents.ts';
 import type { KeyedLock } from '../state/keyed-lock.ts';
-import type { Tool } from '../tools/tool.ts';
+import type { Tool, ToolRunContext } from '../tools/tool.ts';
 import type { ToolOutage } from '../tools/toolbox.ts';
-import type { ConnectorAuth, McpServerSettings } from '../tools/tools-file.ts';
+import type { McpServerSettings } from '../tools/tools-file.ts';
 import type { ConnectLinks } from './connect-links.ts';
 import { connectLinkLifetimeMs, randomToken } from './connect-links.ts';
 import { type Connection, type ConnectionOwner, type ConnectionStore, ownerKey } from './connection-store.ts';
 import { createConnectorFetch } from './connector-fetch.ts';
 import { createConnectorOAuthProvider, type PendingAuthorization } from './connector-oauth-provider.ts';
+import { createConnectorSessions, httpUrlOf, isReconnectNeeded } from './connector-sessions.ts';
 import {
-  createConnectorSessions,
-  httpUrlOf,
-  isReconnectNeeded,
-  reconnectErrorIn,
-} from './connector-sessions.ts';
+  type BeginConnect,
+  type ConnectorSettings,
+  isConnectorServer,
+  type TellPrivately,
+} from './connector-settings.ts';
+import { connectToolOf, reconnectNote, reportingReconnectsOf } from './connector-tools.ts';
 import { answerQuestionWith, type ElicitationQuestions } from './elicitation-questions.ts';
 import { type RevocationResult, revokeConnection } from './revoke-connection.ts';
 import { readServerChallenge } from './server-challenge.ts';
-
-/** A server of the tools file reached with an OAuth connection (`auth` set). */
-export type ConnectorSettings = McpServerSettings & {
-  readonly transport: Extract<McpServerSettings['transport'], { kind: 'http' }> & {
-    readonly auth: ConnectorAuth;
-  };
-};
-
-/** Tells the asker something only they see (their DM, an ephemeral message, the terminal). */
-export type TellPrivately = (text: string) => Promise<void>;
 
 /**
  * The person as the platform and the gate see them now, when the callback arrives (they may have
@@ -67,14 +59,7 @@ export interface Connectors {
     mayOffer?: (server: string) => boolean;
   }): Promise<{ tools: readonly Tool[]; outages: readonly ToolOutage[]; notices: readonly string[] }>;
   /** A single-use Connect link for this asker and server, or why there is none. */
-  beginConnect(request: {
-    actor: Actor;
-    conversationKey: ConversationKey;
-    server: string;
-    /** A scope the server asked for beyond what the challenge names (step-up). */
-    scope?: string;
-    tellPrivately?: TellPrivately;
-  }): Promise<{ link: string } | { problem: string }>;
+  beginConnect: BeginConnect;
   list(request: { actor: Actor; conversationKey: ConversationKey }): Promise<ConnectionListing[]>;
   disconnect(request: {
     actor: Actor;
@@ -136,10 +121,6 @@ export interface ConnectorsOptions {
   /** Servers' questions to the asker mid-call (elicitation); absent, parley declares none. */
   readonly questions?: ElicitationQuestions;
   readonly logger: Logger;
-}
-
-export function isConnectorServer(settings: McpServerSettings): settings is ConnectorSettings {
-  return settings.transport.kind === 'http' && settings.transport.auth !== undefined;
 }
 
 export function createConnectors(options: ConnectorsOptions): Connectors {
@@ -233,7 +214,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     server,
     scope,
     tellPrivately,
-  }: Parameters<Connectors['beginConnect']>[0]): Promise<{ link: string } | { problem: string }> {
+  }: Parameters<BeginConnect>[0]): ReturnType<BeginConnect> {
     const settings = servers.find((candidate) => candidate.name === server);
     if (!settings) return { problem: `There is no connector called ${server}.` };
     if (settings.transport.auth.kind === 'owner' && !actor.isAdmin) {
@@ -293,88 +274,12 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     return { link: `${base}/connect/${linkId}` };
   }
 
-  function connectTool(settings: ConnectorSettings, reason: 'not-connected' | 'expired'): Tool {
-    const label = settings.transport.auth.kind === 'owner' ? 'this place' : 'the person';
-    return {
-      name: `${settings.name}_connect`.slice(0, 64),
-      title: `Connect ${settings.name}`,
-      description: `${settings.name}'s tools act with ${label}'s own ${settings.name} account, which is ${reason === 'expired' ? 'no longer connected (the connection expired or was revoked)' : 'not connected yet'}. Call this when the person asks for something ${settings.name} would do: it sends them a private link to connect. Then tell them to open it and ask again.`,
-      inputSchema: { type: 'object', properties: {} },
-      annotations: { isReadOnly: true, isDestructive: false, isOpenWorld: false },
-      asksApproval: false,
-      source: settings.name,
-      priceNanos: 0,
-      deadlineMs: 30_000,
-      maxResultCharacters: 1_000,
-      describeCall: () => `🔌 connecting ${settings.name}`,
-      async run({ context }) {
-        const begun = await beginConnect({
-          actor: context.actor,
-          conversationKey: context.conversationKey,
-          server: settings.name,
-          ...(context.tellAskerPrivately ? { tellPrivately: context.tellAskerPrivately } : {}),
-        });
-        if ('problem' in begun) return { text: begun.problem, isError: true };
-        if (!context.tellAskerPrivately) {
-          return {
-            text: `Tell the person to connect ${settings.name} with /connections: I cannot send them a private link here.`,
-          };
-        }
-        await context.tellAskerPrivately(
-          `🔌 Connect ${settings.name}: ${begun.link}\nThis link is yours alone: it works once, for 10 minutes.`,
-        );
-        return {
-          text: `A private link to connect ${settings.name} was sent to ${context.actor.name}. Tell them to open it, then ask again.`,
-        };
-      },
-    };
-  }
-
-  // A connector's tools, each reporting a connection that stopped working as a note, not an error
-  // wall; a token that lacks a scope the call needs (step-up) gets the asker a new Connect link for it.
-  function reportingReconnects(settings: ConnectorSettings, tools: readonly Tool[]): Tool[] {
-    return tools.map((tool) => ({
-      ...tool,
-      async run(request) {
-        try {
-          return await tool.run(request);
-        } catch (error) {
-          if (!isReconnectNeeded(error)) throw error;
-          const { context } = request;
-          const scope = reconnectErrorIn(error)?.scope;
-          // A token that was refused is forgotten by now (the SDK invalidated it); one that still
-          // stands lacked a scope: a step-up, not a lost connection.
-          const isStepUp =
-            scope !== undefined &&
-            (await store.get(ownerOf(settings, context.actor, context.conversationKey), settings.name)) !==
-              undefined;
-          if (scope !== undefined && isStepUp && context.tellAskerPrivately) {
-            const begun = await beginConnect({
-              actor: context.actor,
-              conversationKey: context.conversationKey,
-              server: settings.name,
-              scope,
-              tellPrivately: context.tellAskerPrivately,
-            });
-            if ('link' in begun) {
-              await context.tellAskerPrivately(
-                `🔌 ${settings.name} needs more access for this (${scope}): ${begun.link}\nThis link is yours alone: it works once, for 10 minutes.`,
-              );
-              return {
-                text: `${settings.name} needs more access for this; a private link to grant it was sent to ${context.actor.name}. Tell them to open it, then ask again.`,
-                isError: true,
-              };
-            }
-          }
-          context.notices.push(reconnectNote(settings.name));
-          return {
-            text: `The person's ${settings.name} connection stopped working (expired or revoked); they need to connect it again (/connections).`,
-            isError: true,
-          };
-        }
-      },
-    }));
-  }
+  const hasConnection = async (settings: ConnectorSettings, context: ToolRunContext) =>
+    (await store.get(ownerOf(settings, context.actor, context.conversationKey), settings.name)) !== undefined;
+  const connectTool = (settings: ConnectorSettings, reason: 'not-connected' | 'expired') =>
+    connectToolOf({ settings, reason, beginConnect });
+  const reportingReconnects = (settings: ConnectorSettings, tools: readonly Tool[]) =>
+    reportingReconnectsOf({ settings, tools, beginConnect, hasConnection });
 
   return {
     servers,
@@ -578,9 +483,4 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
       fetchFn: fetchFor(settings),
     });
   }
-}
-
-/** The note a reply ends with when a connection stopped working. */
-export function reconnectNote(server: string): string {
-  return `🔌 Your ${server} connection stopped working (expired or revoked): connect it again with /connections.`;
 }
