@@ -61,8 +61,12 @@ export function createConnectRoutes({
       return true;
     }
     if (url.pathname === '/connectors/client-metadata.json') {
+      if (connectors.clientMetadataUrl === undefined) {
+        sendText(response, 404, 'parley offers a Client ID Metadata Document only at an https PUBLIC_URL.');
+        return true;
+      }
       const metadata = {
-        client_id: new URL('/connectors/client-metadata.json', connectors.redirectUrl).href,
+        client_id: connectors.clientMetadataUrl,
         ...parleyClientMetadata({
           redirectUrl: connectors.redirectUrl,
           auth: { kind: 'person', clientId: undefined, clientSecret: undefined, scope: undefined },

@@ -85,6 +85,8 @@ export interface Connectors {
   /** The link opened: where the browser goes, and the secret its cookie keeps. */
   open(linkId: string): Promise<{ location: string; browserSecret: string } | undefined>;
   readonly redirectUrl: string;
+  /** parley's Client ID Metadata Document, when it has one (an https PUBLIC_URL). */
+  readonly clientMetadataUrl: string | undefined;
   /** Servers' questions waiting for their askers, when elicitation is on. */
   readonly questions: ElicitationQuestions | undefined;
   /** How the callback checks the person now; the command layer sets it once the platforms are known. */
@@ -284,6 +286,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
   return {
     servers,
     redirectUrl,
+    clientMetadataUrl,
     questions: options.questions,
     beginConnect,
     async toolsFor({ actor, conversationKey, mayOffer = () => true }) {

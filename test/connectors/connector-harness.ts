@@ -57,6 +57,8 @@ export function createSharedState(): SharedState {
 export interface ParleyUnderTest {
   readonly connectors: Connectors;
   readonly publicUrl: string;
+  /** The HTTP server's own address, whatever PUBLIC_URL says. */
+  readonly localUrl: string;
   readonly logs: () => string;
   close(): Promise<void>;
 }
@@ -67,11 +69,14 @@ export async function startParley({
   shared,
   standingNow = async () => ({ isAllowed: true }),
   nowMs,
+  publicUrl: publicUrlAs,
 }: {
   servers: Record<string, unknown>;
   shared: SharedState;
   standingNow?: StandingCheck;
   nowMs?: () => number;
+  /** What PUBLIC_URL says, when not the local server's own address (an https one behind a proxy). */
+  publicUrl?: string;
 }): Promise<ParleyUnderTest> {
   const reading = readToolsFile({
     path: writeToolsFile(servers),
@@ -89,7 +94,8 @@ export async function startParley({
     logger,
     routes: [(request, response) => route(request, response)],
   });
-  const publicUrl = `http://127.0.0.1:${health.port}`;
+  const localUrl = `http://127.0.0.1:${health.port}`;
+  const publicUrl = publicUrlAs ?? localUrl;
   const connectors = createConnectors({
     servers: reading.servers,
     store: createConnectionStore({ store: shared.tokens, encryption: shared.encryption }),
@@ -107,6 +113,7 @@ export async function startParley({
   return {
     connectors,
     publicUrl,
+    localUrl,
     logs: output,
     async close() {
       await connectors.close();

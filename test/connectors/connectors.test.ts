@@ -200,6 +200,26 @@ describe('a person connects an OAuth-protected MCP server', () => {
   });
 });
 
+describe('parley’s Client ID Metadata Document', () => {
+  it('is served at an https PUBLIC_URL, naming itself as the client id and the callback as its redirect', async () => {
+    const server = await oauthServer();
+    const subject = await parley(server, createSharedState(), { publicUrl: 'https://parley.example/chat' });
+    const document = await fetch(`${subject.localUrl}/connectors/client-metadata.json`);
+    expect(document.status).toBe(200);
+    expect(await document.json()).toMatchObject({
+      client_id: 'https://parley.example/chat/connectors/client-metadata.json',
+      redirect_uris: ['https://parley.example/chat/connectors/callback'],
+      token_endpoint_auth_method: 'none',
+    });
+  });
+
+  it('is not offered at an http one (the specification wants https)', async () => {
+    const server = await oauthServer();
+    const subject = await parley(server);
+    expect((await fetch(`${subject.localUrl}/connectors/client-metadata.json`)).status).toBe(404);
+  });
+});
+
 describe('what a Connect link and its callback refuse', () => {
   it('a link works once: previews (GETs) use nothing up, a second Continue is refused', async () => {
     const server = await oauthServer();
