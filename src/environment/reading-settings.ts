@@ -111,7 +111,7 @@ const searchSettings = section('Web search', {
   }),
   PUBLIC_URL: document(optionalText.pipe(httpUrl({ example: 'https://parley.example.com' }).optional()), {
     description:
-      "Where people's browsers reach parley's HTTP server (the health server's port, HEALTH_PORT, behind your proxy): the Connect links of connectors (tools file servers with auth) and their OAuth callback, PUBLIC_URL/connectors/callback, live there. Required when the tools file has a server with auth; https in production (an https URL also lets parley register by Client ID Metadata Document, PUBLIC_URL/connectors/client-metadata.json).",
+      "Where people's browsers reach parley's HTTP server (the health server's port, HEALTH_PORT, behind your proxy): the Connect links of connectors (tools file servers with auth), their OAuth callback (PUBLIC_URL/connectors/callback) and the forms of servers' questions mid-call (elicitation) live there. Required when the tools file has a server with auth; https in production (an https URL also lets parley register by Client ID Metadata Document, PUBLIC_URL/connectors/client-metadata.json).",
     typeText: 'http(s) URL',
   }),
   CONNECTOR_TOKENS_KEY: document(optionalText, {
