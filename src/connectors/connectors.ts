@@ -410,7 +410,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
       if (error !== undefined || code === undefined) {
         await record(
           who,
-          `connect ${pending.server}: the authorization server said ${error ?? 'nothing'}`.slice(0, 200),
+          `connect ${pending.server}: the authorization server said ${oauthErrorCode(error)}`,
           'failed',
           pending.server,
         );
@@ -486,4 +486,13 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
       fetchFn: fetchFor(settings),
     });
   }
+}
+
+/**
+ * The error of an authorization response (RFC 6749 §4.1.2.1) as the audit trail keeps it: one of
+ * its codes (lowercase and `_`), never free text a server chose.
+ */
+function oauthErrorCode(error: string | undefined): string {
+  if (error === undefined) return 'no code and no error';
+  return /^[a-z_]{1,40}$/.test(error) ? error : 'an error that is not an OAuth code';
 }

@@ -275,6 +275,51 @@ describe('what a Connect link and its callback refuse', () => {
     expect(audit.entries.map((entry) => entry.result)).toEqual(['refused']);
   });
 
+  it('an authorization server that answers with an error, or refuses the code, connects nothing and says so', async () => {
+    const server = await oauthServer();
+    const shared = createSharedState();
+    const subject = await parley(server, shared);
+    const startSignIn = async () => {
+      const begun = await subject.connectors.beginConnect({
+        actor: personActor('alice'),
+        conversationKey,
+        server: 'crm',
+      });
+      if (!('link' in begun)) throw new Error(begun.problem);
+      const opened = await fetch(begun.link, { method: 'POST', redirect: 'manual' });
+      const authorizationUrl = new URL(opened.headers.get('location') ?? '');
+      return {
+        state: authorizationUrl.searchParams.get('state') ?? '',
+        cookie: opened.headers.get('set-cookie')?.split(';')[0] ?? '',
+      };
+    };
+    // The person said no at the authorization page.
+    const refused = await startSignIn();
+    const denied = await fetch(
+      `${subject.publicUrl}/connectors/callback?error=access_denied&state=${refused.state}`,
+      { headers: { cookie: refused.cookie } },
+    );
+    expect(denied.status).toBe(400);
+    expect(await denied.text()).toContain('crm did not connect');
+    // A code the authorization server never issued.
+    const forged = await startSignIn();
+    const exchange = await fetch(
+      `${subject.publicUrl}/connectors/callback?code=forged-code&state=${forged.state}`,
+      { headers: { cookie: forged.cookie } },
+    );
+    expect(exchange.status).toBe(502);
+    expect(await exchange.text()).toContain('its authorization server refused');
+    const listed = await subject.connectors.list({ actor: personActor('alice'), conversationKey });
+    expect(listed[0]?.connection).toBeUndefined();
+    const audit = await shared.audit.read({ platform: 'discord', workspace: 'guild-1', limit: 10 });
+    expect(audit.entries.map((entry) => `${entry.what} ${entry.result}`)).toEqual(
+      expect.arrayContaining([
+        'connect crm: the authorization server said access_denied failed',
+        'connect crm: the code exchange failed failed',
+      ]),
+    );
+  });
+
   it('asks the gate at the callback with the person as they are now', async () => {
     const server = await oauthServer();
     const subject = await parley(server, createSharedState(), {
