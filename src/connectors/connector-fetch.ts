@@ -49,7 +49,9 @@ export function createConnectorFetch({
       policy,
       method,
       ...(body === undefined ? {} : { body }),
-      headersFor: () => headers,
+      // A credential (the person's bearer token, a client secret) goes to the origin it was meant
+      // for and no further: a redirect elsewhere is followed without it.
+      headersFor: (hop) => (hop.origin === new URL(url).origin ? headers : withoutCredentials(headers)),
       maxRedirects: 3,
       // The GET that carries the server's own messages lasts until the transport closes it.
       timeoutMs: isMcpRequest ? (method === 'GET' ? undefined : requestTimeoutMs) : oauthRequestTimeoutMs,
@@ -77,4 +79,12 @@ function bodyText(body: RequestInit['body'], headers: Record<string, string>): s
     return body.toString();
   }
   throw new TypeError('a connector request body is text or form parameters');
+}
+
+function withoutCredentials(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(
+      ([name]) => !['authorization', 'cookie', 'dpop'].includes(name.toLowerCase()),
+    ),
+  );
 }
