@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createConnectRoutes, type HttpRoute } from '../../src/connectors/connect-routes.ts';
 import { startHealthServer } from '../../src/operations/health-server.ts';
 import { createCapturedLogger } from '../support/capture-logger.ts';
+import { makeDiscordAdmin, runDiscordConfig } from '../support/discord-admin.ts';
 import { startDiscordUnderTest } from '../support/discord-under-test.ts';
 import { writeToolsFile } from '../support/mcp-test-servers.ts';
 import { startOAuthMcpServer } from '../support/oauth-mcp-server.ts';
@@ -251,5 +252,44 @@ describe('a connector on Discord', () => {
     ]);
     // The question and its link never went where others see them.
     expect(JSON.stringify(subject.botMessages(subject.generalChannelId))).not.toContain('/answer/');
+  });
+
+  it('connects nobody given a blocked role after the link: the gate is asked again at the callback', async () => {
+    const { server, subject } = await start();
+    const { discord } = subject;
+    const admin = makeDiscordAdmin(subject);
+    const blocked = discord.createRole({ name: 'blocked' });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const confirmation = await runDiscordConfig(subject, {
+      admin,
+      options: { setting: 'ACCESS_BLOCK_ROLE_IDS', value: blocked },
+    });
+    expect(confirmation.content).toMatch(/✅/);
+    const person = discord.createUser({ username: 'ada' });
+    const before = subject.botMessages(subject.generalChannelId).length;
+    discord.sendSlashCommand({
+      name: 'connections',
+      channelId: subject.generalChannelId,
+      subcommand: 'connect',
+      options: { server: 'crm' },
+      user: person,
+    });
+    const answer = await discord.waitFor(() =>
+      subject
+        .botMessages(subject.generalChannelId)
+        .slice(before)
+        .find((message) => message.content.includes('Connect crm')),
+    );
+    // A moderator gives her the blocked role while she is at the authorization page.
+    discord.giveRole(person.id, blocked);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    server.nextAccount = 'ada@crm';
+    const browser = await followLink(linkIn(answer.content));
+    expect(browser.status).toBe(403);
+    const listed = await subject.app.connectors?.list({
+      actor: { id: person.id, name: 'ada', roleIds: [], isAdmin: false, context: 'server' },
+      conversationKey: `discord:${discord.guildId}:${subject.generalChannelId}`,
+    });
+    expect(listed?.[0]?.connection).toBeUndefined();
   });
 });
