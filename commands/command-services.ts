@@ -7,6 +7,7 @@ import { feedbackKeptData } from '../src/retention/feedback-retention.ts';
 import { actionKeptData } from './action-retention.ts';
 import { createActionStore } from './action-store.ts';
 import { findCommand } from './all-commands.ts';
+import { replyWithActions } from './chat-reply.ts';
 import type { CommandServices } from './define-command.ts';
 import { createScheduledPlacesRegistry } from './scheduled-places.ts';
 
@@ -45,7 +46,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     });
     return verdict.isAllowed ? { isAllowed: true } : { isAllowed: false, text: verdict.text };
   });
-  return {
+  const services: CommandServices & { close(): Promise<void> } = {
     engine: app.engine,
     gateway: app.gateway,
     history: app.history,
@@ -104,4 +105,30 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
       await Promise.all([actionKeyv.disconnect(), feedbackKeyv.disconnect()]);
     },
   };
+  // Once a person connected a connector from a reply's Connect link, that reply goes on: a turn of
+  // theirs in the same conversation, judged by the platform and the gate as they are now.
+  app.connectors?.useResumeAfterConnect(async ({ userId, conversationKey, server }) => {
+    const platform = scheduledPlaces.of(placeOfConversation(conversationKey).platform);
+    const now = await platform?.actorNow({ userId, conversationKey, postsThere: true, atMs: Date.now() });
+    const responder = now?.isPresent ? await platform?.responderIn(conversationKey) : undefined;
+    if (!platform || !now?.isPresent || !responder) return;
+    const release = (await platform.takeTurn?.(conversationKey)) ?? (() => {});
+    try {
+      await replyWithActions({
+        services,
+        surface: responder.surface,
+        isAnswerOwed: true,
+        turn: {
+          conversationKey,
+          author: { id: now.actor.id, name: now.actor.name },
+          actor: now.actor,
+          text: `(I connected ${server}. Go on with what I asked, using it.)`,
+          images: [],
+        },
+      });
+    } finally {
+      release();
+    }
+  });
+  return services;
 }

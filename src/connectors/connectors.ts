@@ -35,6 +35,13 @@ export type StandingCheck = (request: {
   needsAdmin: boolean;
 }) => Promise<{ isAllowed: true } | { isAllowed: false; text: string }>;
 
+/** Goes on with a person's request in its conversation, now that they connected `server`. */
+export type ResumeAfterConnect = (request: {
+  userId: string;
+  conversationKey: ConversationKey;
+  server: string;
+}) => Promise<void>;
+
 /** One of my connections, for /connections. */
 export interface ConnectionListing {
   readonly server: string;
@@ -91,6 +98,11 @@ export interface Connectors {
   readonly questions: ElicitationQuestions | undefined;
   /** How the callback checks the person now; the command layer sets it once the platforms are known. */
   useStandingCheck(check: StandingCheck): void;
+  /**
+   * How the reply whose model sent a Connect link goes on once the person connected (in the process
+   * that sent it); the command layer sets it. Unset: the person is told to ask again.
+   */
+  useResumeAfterConnect(resume: ResumeAfterConnect): void;
   close(): Promise<void>;
 }
 
@@ -136,6 +148,7 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     options.clientMetadataUrl ??
     (base.startsWith('https://') ? `${base}/connectors/client-metadata.json` : undefined);
   const waitingToBeTold = new Map<string, TellPrivately>();
+  let resumeAfterConnect: ResumeAfterConnect | undefined;
   // What each owner's connector listed last, so a server that is down now is judged by its tools.
   const lastListed = new Map<string, readonly Tool[]>();
   // Until a platform can say who someone is now, nobody's callback is let through.
@@ -450,7 +463,18 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
       }
       await sessions.end(pending.owner, pending.server);
       await record(who, `connect ${pending.server}`, 'done', pending.server);
-      await tell?.(`✅ ${pending.server} is connected. Ask again and I will use it as you.`).catch(() => {});
+      if (tell) {
+        await tell(`✅ ${pending.server} is connected.`).catch(() => {});
+        // The reply that sent the link goes on, now with the connection (the command layer's hook
+        // asks the platform and the gate again, as for any turn); not waited for by the browser.
+        void resumeAfterConnect?.({
+          userId: pending.person.id,
+          conversationKey: pending.conversationKey,
+          server: pending.server,
+        }).catch((error: unknown) =>
+          logger.warn({ err: error }, 'the reply could not go on after connecting'),
+        );
+      }
       return {
         status: 200,
         text: `${pending.server} is connected. You can close this tab and go back to the chat.`,
@@ -458,6 +482,9 @@ export function createConnectors(options: ConnectorsOptions): Connectors {
     },
     useStandingCheck(check) {
       standingNow = check;
+    },
+    useResumeAfterConnect(resume) {
+      resumeAfterConnect = resume;
     },
     close: () => sessions.close(),
   };

@@ -54,15 +54,14 @@ describe('a connector on Slack', () => {
     );
     expect(ephemeral).toMatchObject({ channel: 'C0CONNECT1', user: 'U0PERSON01' });
     expect(offeredNames(chatBodies(bot.gateway)[0])).toContain('crm_connect');
+    // Connected, the reply goes on by itself with her token.
+    bot.gateway.enqueue({ toolCalls: [{ name: 'crm_whoami', arguments: {} }] });
+    bot.gateway.enqueue({ text: 'You are alice@crm.' });
     server.nextAccount = 'alice@crm';
     expect((await followLink(linkIn(ephemeral.text))).status).toBe(200);
     await bot.slack.waitFor(() =>
       bot.slack.ephemeralMessages.find((message) => message.text?.includes('crm is connected')),
     );
-
-    bot.gateway.enqueue({ toolCalls: [{ name: 'crm_whoami', arguments: {} }] });
-    bot.gateway.enqueue({ text: 'You are alice@crm.' });
-    await bot.deliverEvent(appMention({ channel: 'C0CONNECT1', text: 'and now?' }));
     await bot.slack.waitFor(() => server.calls.length > 0);
     expect(server.calls).toEqual(['alice@crm']);
     // The link never went where others see it.
