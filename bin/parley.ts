@@ -4,12 +4,13 @@ import type { PlatformAdapter, RunningPlatform } from '../commands/platform-adap
 import { startScheduledRuns } from '../commands/scheduled-run.ts';
 import { createApp } from '../src/app.ts';
 import { ConfigError, resolveFromProjectRoot } from '../src/config.ts';
+import { createConnectRoutes } from '../src/connectors/connect-routes.ts';
 import type { RunningConsole } from '../src/console/console-server.ts';
 import { finishOrCutReplies } from '../src/conversation/finish-or-cut-replies.ts';
 import { checkGateway } from '../src/gateway/gateway-check.ts';
 import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
 import { checkReadiness } from '../src/operations/health.ts';
-import { startHealthServer } from '../src/operations/health-server.ts';
+import { type ExtraRoute, startHealthServer } from '../src/operations/health-server.ts';
 import { startIdleMemoryTrim } from '../src/operations/idle-memory-trim.ts';
 import { unwritableFileProblems, type WritableFile } from '../src/operations/writable-paths.ts';
 import { shutDownWithin, shutdownShares } from '../src/shut-down.ts';
@@ -129,7 +130,8 @@ async function main(): Promise<number> {
     await tracing?.stop();
   };
   const platformNames = platforms.map(({ adapter }) => adapter.name);
-  if (!(await startHealth({ config, platformNames, logger, probeStore: app.probeStore }))) {
+  const routes = app.connectors ? [createConnectRoutes({ connectors: app.connectors, logger })] : [];
+  if (!(await startHealth({ config, platformNames, logger, probeStore: app.probeStore, routes }))) {
     await closeAll();
     return 1;
   }
@@ -369,19 +371,30 @@ async function startHealth({
   platformNames,
   logger,
   probeStore,
+  routes,
 }: {
   config: ParleyConfig;
   platformNames: readonly string[];
   logger: Logger;
+  /** The connectors' Connect links and OAuth callback, served at PUBLIC_URL. */
+  routes: readonly ExtraRoute[];
   probeStore: () => Promise<unknown>;
 }): Promise<boolean> {
-  if (config.health.port === undefined) return true;
+  if (config.health.port === undefined) {
+    if (routes.length > 0) {
+      logger.warn(
+        'the tools file has connectors, but HEALTH_PORT is off: their Connect links and OAuth callback (PUBLIC_URL) have no server; set HEALTH_PORT',
+      );
+    }
+    return true;
+  }
   try {
     const server = await startHealthServer({
       port: config.health.port,
       host: config.health.host,
       readiness: () => checkReadiness({ platforms: platformNames, probeStore }),
       logger,
+      routes,
     });
     server.unref();
     return true;

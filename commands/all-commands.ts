@@ -3,6 +3,7 @@ import { defineCommand } from './define-command.ts';
 import { auditCommand } from './definitions/audit.ts';
 import { chatCommand } from './definitions/chat.ts';
 import { configCommand } from './definitions/config.ts';
+import { connectionsCommand } from './definitions/connections.ts';
 import { consoleCommand } from './definitions/console.ts';
 import { exportCommand } from './definitions/export.ts';
 import { extractCommand } from './definitions/extract.ts';
@@ -70,6 +71,7 @@ export const allCommands: readonly Command[] = [
   auditCommand,
   consoleCommand,
   toolsCommand,
+  connectionsCommand,
   remindCommand,
   scheduleCommand,
   schedulesCommand,

@@ -151,6 +151,9 @@ async function answerTurn({
       ...(surface.setActions ? { askApproval: approvalAskerFor({ services, turn, surface }) } : {}),
       ...(replacesReplyCreatedAt ? { replacesReplyCreatedAt } : {}),
       ...(approvedCall ? { approvedCall } : {}),
+      ...(surface.postPrivately
+        ? { tellAskerPrivately: (text: string) => surface.postPrivately?.(text) ?? Promise.resolve() }
+        : {}),
       // Stop gives way to Regenerate (and Continue) in the reply's last write.
       ...(surface.setActions
         ? {

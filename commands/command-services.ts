@@ -4,10 +4,12 @@ import { createConsoleLinkDesk } from '../src/console/console-link-desk.ts';
 import { createOneTimeLinks } from '../src/console/one-time-links.ts';
 import { createActiveReplies } from '../src/conversation/active-replies.ts';
 import { createReplyFeedbackStore } from '../src/conversation/reply-feedback.ts';
+import { placeOfConversation } from '../src/conversation/turn.ts';
 import { feedbackKeptData } from '../src/retention/feedback-retention.ts';
 import { actionKeptData } from './action-retention.ts';
 import { createActionStore } from './action-store.ts';
 import { findCommand } from './all-commands.ts';
+import { replyWithActions } from './chat-reply.ts';
 import type { CommandServices } from './define-command.ts';
 import { createScheduledPlacesRegistry } from './scheduled-places.ts';
 
@@ -24,7 +26,30 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     app.keptData.register(actionKeptData({ actionKeyv, actionStore })),
     app.keptData.register(feedbackKeptData({ feedbackKeyv })),
   ];
-  return {
+  const scheduledPlaces = createScheduledPlacesRegistry();
+  // A connector's OAuth callback arrives later, from a browser: the person is judged as the
+  // platform and the gate see them then, as a scheduled run's owner is.
+  app.connectors?.useStandingCheck(async ({ userId, conversationKey, needsAdmin }) => {
+    const platform = scheduledPlaces.of(placeOfConversation(conversationKey).platform);
+    if (!platform)
+      return { isAllowed: false, text: 'parley cannot check who you are right now; try again later.' };
+    const now = await platform.actorNow({ userId, conversationKey, postsThere: false, atMs: Date.now() });
+    if (!now.isPresent)
+      return { isAllowed: false, text: 'You can no longer use parley where you asked for this link.' };
+    if (needsAdmin && !now.actor.isAdmin) {
+      return {
+        isAllowed: false,
+        text: 'Only an admin can connect this for everyone, and you no longer are one there.',
+      };
+    }
+    const verdict = await app.access.authorize({
+      actor: now.actor,
+      conversationKey,
+      capability: { kind: 'command', name: 'connections' },
+    });
+    return verdict.isAllowed ? { isAllowed: true } : { isAllowed: false, text: verdict.text };
+  });
+  const services: CommandServices & { close(): Promise<void> } = {
     engine: app.engine,
     gateway: app.gateway,
     history: app.history,
@@ -44,6 +69,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     toolApprovals: app.toolApprovals,
     memory: app.memory,
     toolbox: app.toolbox,
+    ...(app.connectors ? { connectors: app.connectors } : {}),
     toolApprovalTimeoutMs: config.tools.approvalTimeoutMs,
     journal: app.journal,
     consoleLinks: createConsoleLinkDesk({ links: createOneTimeLinks({ store: consoleLinkKeyv }) }),
@@ -52,7 +78,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
       : {
           scheduling: {
             scheduler: app.scheduler,
-            places: createScheduledPlacesRegistry(),
+            places: scheduledPlaces,
             timeZone: config.scheduling.timeZone,
             personalTimeZones: app.personalTimeZones,
           },
@@ -84,4 +110,30 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
       await Promise.all([actionKeyv.disconnect(), feedbackKeyv.disconnect(), consoleLinkKeyv.disconnect()]);
     },
   };
+  // Once a person connected a connector from a reply's Connect link, that reply goes on: a turn of
+  // theirs in the same conversation, judged by the platform and the gate as they are now.
+  app.connectors?.useResumeAfterConnect(async ({ userId, conversationKey, server }) => {
+    const platform = scheduledPlaces.of(placeOfConversation(conversationKey).platform);
+    const now = await platform?.actorNow({ userId, conversationKey, postsThere: true, atMs: Date.now() });
+    const responder = now?.isPresent ? await platform?.responderIn(conversationKey) : undefined;
+    if (!platform || !now?.isPresent || !responder) return;
+    const release = (await platform.takeTurn?.(conversationKey)) ?? (() => {});
+    try {
+      await replyWithActions({
+        services,
+        surface: responder.surface,
+        isAnswerOwed: true,
+        turn: {
+          conversationKey,
+          author: { id: now.actor.id, name: now.actor.name },
+          actor: now.actor,
+          text: `(I connected ${server}. Go on with what I asked, using it.)`,
+          images: [],
+        },
+      });
+    } finally {
+      release();
+    }
+  });
+  return services;
 }

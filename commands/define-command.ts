@@ -3,6 +3,7 @@ import type { Actor } from '../src/access/actor.ts';
 import type { OverrideStore } from '../src/administration/override-store.ts';
 import type { PlaceSettingsReader } from '../src/administration/place-settings.ts';
 import type { AuditLog } from '../src/audit/audit-log.ts';
+import type { Connectors } from '../src/connectors/connectors.ts';
 import type { ConsoleLinkDesk } from '../src/console/console-link-desk.ts';
 import type { ActiveReplies } from '../src/conversation/active-replies.ts';
 import type { ConversationEngine } from '../src/conversation/engine.ts';
@@ -71,6 +72,8 @@ export interface CommandServices {
   readonly toolApprovals: ToolApprovals;
   /** Every tool there is now (built-in and MCP servers'), before a place's rules: /help lists a person's. */
   readonly toolbox: Toolbox;
+  /** OAuth connectors of the tools file (/connections); absent without one. */
+  readonly connectors?: Connectors;
   /** How long such a call waits (TOOL_APPROVAL_TIMEOUT_S). */
   readonly toolApprovalTimeoutMs: number;
   /** Replies in flight, so the ones a dead process left can be finished on the next start. */

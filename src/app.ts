@@ -9,6 +9,10 @@ import {
 } from './administration/place-settings.ts';
 import { type AuditLog, createAuditLog } from './audit/audit-log.ts';
 import { type Config, projectRoot } from './config.ts';
+import { createConnectLinks } from './connectors/connect-links.ts';
+import { createConnectionStore } from './connectors/connection-store.ts';
+import { type Connectors, createConnectors } from './connectors/connectors.ts';
+import { answerQuestionWith, createElicitationQuestions } from './connectors/elicitation-questions.ts';
 import { createConversationSummaries } from './conversation/conversation-summaries.ts';
 import { type ConversationEngine, createConversationEngine } from './conversation/engine.ts';
 import { createHistoryStore, type HistoryStore } from './conversation/history-store.ts';
@@ -111,6 +115,8 @@ export interface App {
   readonly workspaceData: WorkspaceData;
   /** The MCP servers of TOOLS_FILE, connecting in the background; their tools go in the toolbox. */
   readonly mcpServers: McpServers;
+  /** OAuth connectors of TOOLS_FILE (servers with auth), each person's own; undefined without one. */
+  readonly connectors: Connectors | undefined;
   /** The store, opened once: every use of it (history, settings, actions…) is a namespace on one connection. */
   readonly store: Store;
   /** Resolves when the store answers a read, rejects when it cannot: the readiness check. */
@@ -307,11 +313,46 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     // Offered only where MEMORY is on (tool-replies.ts decides per place).
     ...createMemoryTools({ book: memory, now: () => new Date(), shared: { places, access, audit } }),
   ]);
+  const connectors = config.tools.connectors
+    ? createConnectors({
+        servers: config.tools.servers,
+        store: createConnectionStore({
+          store: store.namespace('connectors'),
+          encryption: config.tools.connectors.encryption,
+        }),
+        links: createConnectLinks({
+          store: store.namespace('connect-links'),
+          encryption: config.tools.connectors.encryption,
+        }),
+        lock: coordination.recordLock,
+        publicUrl: config.tools.connectors.publicUrl,
+        questions: createElicitationQuestions({
+          store: store.namespace('connect-links'),
+          encryption: config.tools.connectors.encryption,
+          publicUrl: config.tools.connectors.publicUrl,
+        }),
+        audit,
+        clientVersion: parleyVersion(),
+        logger,
+      })
+    : undefined;
+  // /forget me takes a person's connections with the rest of their data (revoked where the server
+  // can); an admin's request for a member of one server leaves the member's own accounts alone.
+  if (connectors) {
+    keptData.register({
+      name: 'connectors',
+      forget: ({ person, workspace }) =>
+        workspace === undefined ? connectors.forgetPerson(person) : Promise.resolve(0),
+      export: ({ person }) => connectors.exportPerson(person),
+    });
+  }
   const mcpServers = startMcpServers({
     servers: config.tools.servers,
     toolbox,
     logger,
     clientVersion: parleyVersion(),
+    // Servers' questions mid-call are asked where parley can ask people in private (PUBLIC_URL).
+    ...(connectors?.questions ? { answerQuestion: answerQuestionWith(connectors.questions) } : {}),
   });
   const toolReplies = createToolReplies({
     gateway,
@@ -319,6 +360,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     searchProvider,
     limits: config.tools.callLimits,
     audit,
+    ...(connectors ? { personalTools: connectors.toolsFor } : {}),
     logger,
   });
   const engine = createConversationEngine({
@@ -381,6 +423,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
     personData,
     workspaceData,
     mcpServers,
+    connectors,
     store,
     probeStore: () => settingsKeyv.get('readiness-probe'),
     async close() {
@@ -388,6 +431,7 @@ export function createApp({ config, logger }: { config: Config; logger: Logger }
       journal.close();
       await scheduler?.stop();
       await mcpServers.close();
+      await connectors?.close();
       await coordination.close();
       await store.close();
     },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import { type ConnectorSetup, connectorSetupOf } from './connectors/connector-setup.ts';
 import type { EnvironmentFragment, SettingsOf } from './environment/environment-fragment.ts';
 import { type EnvironmentValues, environmentSchema } from './environment/environment-schema.ts';
 import { withoutSecrets } from './environment/quote-setting-value.ts';
@@ -104,6 +105,11 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
   for (const { reading } of readings) if ('problems' in reading) problems.push(...reading.problems);
   problems.push(...catalogResult.problems, ...storeResult.problems);
   if ('problems' in toolsFile) problems.push(...toolsFile.problems);
+  const connectorSetup = connectorSetupOf({
+    environment: merged,
+    servers: 'problems' in toolsFile ? [] : toolsFile.servers,
+  });
+  problems.push(...connectorSetup.problems);
   if (
     !parsed.success ||
     catalogResult.value === undefined ||
@@ -127,12 +133,16 @@ export function loadConfig<const Platforms extends PlatformFragments = Record<ne
     storeUrl: storeResult.value,
     toolsFile,
     isOnPlatform,
+    connectors: connectorSetup.setup,
   });
+  const connectorKeys = [merged.CONNECTOR_TOKENS_KEY, merged.CONNECTOR_TOKENS_KEY_OLD].filter(
+    (value): value is string => value !== undefined && value.trim() !== '',
+  );
   const knownNames = new Set([...parleyVariableNames, ...toolsFile.variableNames]);
   return {
     ...config,
     warnings: [...config.warnings, ...unknownVariableWarnings({ names: Object.keys(merged), knownNames })],
-    secrets: [...config.secrets, ...platformSecrets],
+    secrets: [...config.secrets, ...platformSecrets, ...connectorKeys],
     platforms: platformSettings as LoadedConfig<Platforms>['platforms'],
   };
 }
@@ -143,11 +153,13 @@ function toConfig({
   storeUrl,
   toolsFile,
   isOnPlatform,
+  connectors,
 }: {
   values: EnvironmentValues;
   catalog: ModelCatalog;
   storeUrl: string;
   toolsFile: ToolsFileReading;
+  connectors: ConnectorSetup | undefined;
   /** A platform that makes parley a service (Discord, Slack) is configured: health checks are on by default. */
   isOnPlatform: boolean;
 }) {
@@ -242,6 +254,8 @@ function toConfig({
       approvalTimeoutMs: values.TOOL_APPROVAL_TIMEOUT_S * 1_000,
       /** The MCP servers of TOOLS_FILE, their `${NAME}` placeholders filled. */
       servers: toolsFile.servers,
+      /** OAuth connectors (servers with auth): PUBLIC_URL and the tokens' key; undefined without one. */
+      connectors,
     },
     health: {
       /** Where /healthz, /readyz and /metrics are served; undefined when off. */

@@ -3,7 +3,7 @@ import { memoryToolSource } from '../../src/memory/memory-tools.ts';
 import { formatCost } from '../../src/spending/prices.ts';
 import { isActingTool, type Tool } from '../../src/tools/tool.ts';
 import { governTools, isOutageForThisPerson, whyToolIsOff } from '../../src/tools/tool-governance.ts';
-import { defineCommand } from '../define-command.ts';
+import { type CommandContext, defineCommand } from '../define-command.ts';
 
 /** Tools listed with their details at most; the rest are counted. */
 const maxListedTools = 40;
@@ -43,10 +43,30 @@ export const toolsCommand = defineCommand({
       ...down.map(
         (outage) => `⚠ The ${outage.source} tools are unavailable right now (their server is down).`,
       ),
+      ...(await connectorLines({ services, conversationKey, user })),
     ];
     await responder.send({ text: lines.join('\n'), isPrivate: true });
   },
 });
+
+/**
+ * The tools file's connectors, whose tools act as the person (or the place): which are connected,
+ * and how to connect the others (/connections).
+ */
+async function connectorLines({
+  services,
+  conversationKey,
+  user,
+}: Pick<CommandContext<unknown>, 'services' | 'conversationKey' | 'user'>): Promise<string[]> {
+  if (!services.connectors || services.connectors.servers.length === 0) return [];
+  const listed = await services.connectors.list({ actor: user, conversationKey });
+  return listed.map(({ server, kind, connection }) => {
+    const whose = kind === 'owner' ? 'this place’s' : 'your';
+    return connection
+      ? `🔌 ${server} tools act with ${whose} connected account.`
+      : `🔌 ${server} tools need ${whose} connection: \`/connections connect ${server}\`${kind === 'owner' ? ' (admins)' : ''}.`;
+  });
+}
 
 function lineOf(tool: Tool): string {
   const price = tool.priceNanos > 0 ? ` · ${formatCost(tool.priceNanos)}` : '';

@@ -17,6 +17,7 @@ export const auditKinds = [
   'export',
   // A Slack workspace or org installing parley by OAuth, or uninstalling it (its tokens removed).
   'installation',
+  'connector',
 ] as const;
 
 export type AuditKind = (typeof auditKinds)[number];

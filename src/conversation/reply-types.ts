@@ -52,6 +52,8 @@ export interface ReplyRequest {
    * still theirs to use here) and the model goes on from its result.
    */
   readonly approvedCall?: ToolCall;
+  /** Tells only the asker (a connector's Connect link); absent where the place cannot. */
+  readonly tellAskerPrivately?: (text: string) => Promise<void>;
   /**
    * The place's settings as the door read them for this turn (issue 39: a turn's facts are read once
    * and passed down); absent, the engine reads them.

@@ -121,6 +121,7 @@ function replyEvents({
     isSearchForced: turn.isSearchForced === true,
     askApproval: request.askApproval,
     approvedCall: request.approvedCall,
+    tellAskerPrivately: request.tellAskerPrivately,
   });
 }
 

@@ -109,6 +109,21 @@ const searchSettings = section('Web search', {
     description:
       'Model requests one tool reply may make: rounds of tool calls, the last without tools so the model answers with what it has. Each round is held on the budgets as it is sent, like the first.',
   }),
+  PUBLIC_URL: document(optionalText.pipe(httpUrl({ example: 'https://parley.example.com' }).optional()), {
+    description:
+      "Where people's browsers reach parley's HTTP server (the health server's port, HEALTH_PORT, behind your proxy): the Connect links of connectors (tools file servers with auth), their OAuth callback (PUBLIC_URL/connectors/callback) and the forms of servers' questions mid-call (elicitation) live there. Required when the tools file has a server with auth; https in production (an https URL also lets parley register by Client ID Metadata Document, PUBLIC_URL/connectors/client-metadata.json).",
+    typeText: 'http(s) URL',
+  }),
+  CONNECTOR_TOKENS_KEY: document(optionalText, {
+    description:
+      "Key that seals each person's connector tokens at rest (AES-256-GCM): 64 hex digits or 44 characters of base64 (openssl rand -hex 32). Required when the tools file has a server with auth. To rotate, move the old key to CONNECTOR_TOKENS_KEY_OLD and set a new one.",
+    typeText: '32-byte key (hex or base64)',
+  }),
+  CONNECTOR_TOKENS_KEY_OLD: document(optionalText, {
+    description:
+      'The connector tokens key being rotated out: read-only, so tokens sealed with it still open.',
+    typeText: '32-byte key (hex or base64)',
+  }),
 });
 
 /** Every setting of documents, links and web search, for the environment schema. */

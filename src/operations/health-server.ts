@@ -4,6 +4,12 @@ import type { Logger } from '../log.ts';
 import type { Readiness } from './health.ts';
 import { metricsRegistry } from './metrics.ts';
 
+/**
+ * A route of another part of parley served on this port (the connectors' Connect link and OAuth
+ * callback): it answers and resolves true, or resolves false when the path is not its own.
+ */
+export type ExtraRoute = (request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
+
 /** The running health server; `port` is the real one when 0 was asked for. */
 export interface HealthServer {
   readonly port: number;
@@ -17,13 +23,15 @@ export interface HealthServer {
  * - `GET /healthz`: 200 while the process answers at all (liveness);
  * - `GET /readyz`: 200 when the store answers and every platform is connected, else 503 with the
  *   reasons as JSON (readiness);
- * - `GET /metrics`: the Prometheus text format.
+ * - `GET /metrics`: the Prometheus text format;
+ * - each of `routes`, tried before these (the connectors' pages, reached at PUBLIC_URL).
  */
 export async function startHealthServer({
   port,
   host = '127.0.0.1',
   readiness,
   logger,
+  routes = [],
 }: {
   port: number;
   /**
@@ -34,9 +42,10 @@ export async function startHealthServer({
   host?: string;
   readiness: () => Promise<Readiness>;
   logger: Logger;
+  routes?: readonly ExtraRoute[];
 }): Promise<HealthServer> {
   const server = createServer((request, response) => {
-    route({ request, response, readiness }).catch((error: unknown) => {
+    routeExtraFirst({ request, response, readiness, routes }).catch((error: unknown) => {
       logger.error({ err: error, path: request.url }, 'health server request failed');
       if (!response.headersSent) sendJson(response, 500, { status: 'error' });
       else response.destroy();
@@ -71,6 +80,21 @@ export async function startHealthServer({
         server.closeAllConnections();
       }),
   };
+}
+
+async function routeExtraFirst({
+  request,
+  response,
+  readiness,
+  routes,
+}: {
+  request: IncomingMessage;
+  response: ServerResponse;
+  readiness: () => Promise<Readiness>;
+  routes: readonly ExtraRoute[];
+}): Promise<void> {
+  for (const extra of routes) if (await extra(request, response)) return;
+  await route({ request, response, readiness });
 }
 
 async function route({

@@ -6,6 +6,8 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  type ElicitRequestFormParams,
+  ElicitRequestSchema,
   ErrorCode,
   McpError,
   type Tool as McpToolListing,
@@ -16,8 +18,10 @@ import type { GuardedAgents } from '../net/guarded-agents.ts';
 import { BlockedUrlError } from '../net/guarded-fetch.ts';
 import { recordMcpServerUp } from '../operations/metrics.ts';
 import { createMcpFetch } from './mcp-fetch.ts';
+import type { AnswerQuestion } from './mcp-questions.ts';
 import { type CallMcpTool, toolsOfServer } from './mcp-tool.ts';
 import { mcpToolOutput } from './mcp-tool-output.ts';
+import type { ToolRunContext } from './tool.ts';
 import type { Toolbox } from './toolbox.ts';
 import type { McpServerSettings } from './tools-file.ts';
 
@@ -72,6 +76,7 @@ export function connectMcpServer({
   clientVersion,
   retry = defaultRetryTiming,
   agents,
+  answerQuestion,
 }: {
   settings: McpServerSettings;
   toolbox: Toolbox;
@@ -80,6 +85,8 @@ export function connectMcpServer({
   retry?: RetryTiming;
   /** Connection pools of HTTP servers; the process's shared ones unless a test brings its own. */
   agents?: GuardedAgents;
+  /** Asks the asker a server's question mid-call (elicitation); absent, parley declares none. */
+  answerQuestion?: AnswerQuestion;
 }): McpServerConnection {
   const { name } = settings;
   const log = logger.child({ server: name });
@@ -96,12 +103,15 @@ export function connectMcpServer({
   let attempt = 0;
   let listing: { again: boolean } | undefined;
   const stderrLines: string[] = [];
+  // The calls running now, so a server's question (elicitation) goes to the one person it can be for.
+  const callsInFlight = new Set<ToolRunContext>();
 
   const call: CallMcpTool = async ({ name: toolName, arguments: toolArguments, timeoutMs, context }) => {
     const current = client;
     if (current === undefined || status !== 'up') {
       return { text: `The MCP server ${name} is not connected right now; try again later.`, isError: true };
     }
+    callsInFlight.add(context);
     try {
       const result = await current.callTool({ name: toolName, arguments: toolArguments }, undefined, {
         signal: context.signal,
@@ -112,6 +122,8 @@ export function connectMcpServer({
       // A protocol error is the tool's answer; anything else means the connection itself broke.
       if (!context.signal.aborted && !(error instanceof McpError) && current === client) fail(error);
       throw error;
+    } finally {
+      callsInFlight.delete(context);
     }
   };
 
@@ -156,7 +168,21 @@ export function connectMcpServer({
     const mine = attempt;
     status = 'connecting';
     stderrLines.length = 0;
-    const nextClient = new Client({ name: 'parley', version: clientVersion }, { capabilities: {} });
+    const nextClient = new Client(
+      { name: 'parley', version: clientVersion },
+      { capabilities: answerQuestion ? { elicitation: { form: {} } } : {} },
+    );
+    if (answerQuestion) {
+      nextClient.setRequestHandler(ElicitRequestSchema, async (request) => {
+        // One session serves everyone's calls: a question is asked only when one call runs, so it
+        // cannot reach someone else; a URL-mode question, or one nobody can be asked alone, is declined.
+        const [only, ...others] = callsInFlight;
+        if (!only || others.length > 0 || request.params.mode === 'url' || !only.tellAskerPrivately) {
+          return { action: 'decline' };
+        }
+        return answerQuestion({ settings, params: request.params as ElicitRequestFormParams, context: only });
+      });
+    }
     nextClient.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (mine === attempt && status === 'up') await listTools(nextClient, 'list_changed');
     });

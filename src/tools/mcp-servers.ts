@@ -1,6 +1,7 @@
 import type { Logger } from '../log.ts';
 import type { GuardedAgents } from '../net/guarded-agents.ts';
 import { registerWarning } from '../operations/health.ts';
+import type { AnswerQuestion } from './mcp-questions.ts';
 import type { McpServerConnection, McpServerState, RetryTiming } from './mcp-server-connection.ts';
 import type { Toolbox } from './toolbox.ts';
 import type { McpServerSettings } from './tools-file.ts';
@@ -25,6 +26,7 @@ export function startMcpServers({
   clientVersion,
   retry,
   agents,
+  answerQuestion,
 }: {
   servers: readonly McpServerSettings[];
   toolbox: Toolbox;
@@ -32,7 +34,12 @@ export function startMcpServers({
   clientVersion: string;
   retry?: RetryTiming;
   agents?: GuardedAgents;
+  /** Asks the asker a server's question mid-call (elicitation); absent, parley declares none. */
+  answerQuestion?: AnswerQuestion;
 }): McpServers {
+  // An OAuth-protected server is reached with each asker's own connection (src/connectors), never
+  // with one shared session.
+  servers = servers.filter((settings) => settings.transport.kind !== 'http' || !settings.transport.auth);
   if (servers.length === 0) return { states: () => [], close: async () => {} };
   for (const settings of servers) logVariablesOf({ settings, logger });
   let connections: McpServerConnection[] | undefined;
@@ -48,6 +55,7 @@ export function startMcpServers({
           clientVersion,
           ...(retry ? { retry } : {}),
           ...(agents ? { agents } : {}),
+          ...(answerQuestion ? { answerQuestion } : {}),
         }),
       );
     },

@@ -49,6 +49,8 @@ export interface ToolReplies {
     askApproval: AskApproval | undefined;
     /** A call its asker approved: run first, if this person may still use that tool here. */
     approvedCall?: ToolCall | undefined;
+    /** Tells only the asker (a Connect link); absent where nobody can be told alone. */
+    tellAskerPrivately?: ((text: string) => Promise<void>) | undefined;
   }): AsyncIterable<ChatStreamEvent>;
   /**
    * Whether TOOL_ROLE_IDS lets this person have `remember` here, whatever the model: where the owner
@@ -80,6 +82,21 @@ export interface ToolRepliesOptions {
   readonly limits: ToolCallLimits;
   /** Where each tool call that runs is recorded. */
   readonly audit?: AuditLog;
+  /**
+   * The tools of OAuth connectors as this asker may use them (their own connection's, or a Connect
+   * tool for each they lack), and those whose server is down now; absent without connectors.
+   */
+  readonly personalTools?: (request: {
+    actor: Actor;
+    conversationKey: ConversationKey;
+    /** Whether the place's TOOLS and TOOL_ROLE_IDS could give this person a tool of that server here. */
+    mayOffer: (server: string) => boolean;
+  }) => Promise<{
+    readonly tools: readonly Tool[];
+    readonly outages: readonly ToolOutage[];
+    /** What the asker should be told at the end of the reply (a connection that stopped working). */
+    readonly notices: readonly string[];
+  }>;
   readonly logger: Logger;
 }
 
@@ -103,15 +120,60 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         (tool) => tool.source === memoryToolSource,
       );
     },
-    stream({ chat, actor, settings, conversationKey, isSearchForced, askApproval, approvedCall }) {
-      const everyTool = options.toolbox.all();
+    stream(request) {
+      const { personalTools } = options;
+      // A model that takes no tools, or a forced search, has no use for them: no connector is asked.
+      if (!personalTools || request.isSearchForced || !takesTools(request.chat.model)) {
+        return streamWith(request, options.toolbox.all(), options.toolbox.outages());
+      }
+      // The asker's connectors join the toolbox's tools for this turn only.
+      return (async function* () {
+        const personal = await personalTools({
+          actor: request.actor,
+          conversationKey: request.conversationKey,
+          // Judged by name before any of its tools is known, as a server that never came up is.
+          mayOffer: (server) =>
+            isOutageForThisPerson({
+              outage: { source: server, lastTools: [] },
+              settings: request.settings,
+              actor: request.actor,
+            }),
+        }).catch((error: unknown) => {
+          options.logger.warn({ err: error }, 'the connectors could not be read; answering without them');
+          return { tools: [], outages: [], notices: [] };
+        });
+        yield* streamWith(
+          request,
+          [...options.toolbox.all(), ...personal.tools],
+          [...options.toolbox.outages(), ...personal.outages],
+        );
+        for (const message of personal.notices) yield { type: 'notice', message };
+      })();
+    },
+  };
+
+  function streamWith(
+    {
+      chat,
+      actor,
+      settings,
+      conversationKey,
+      isSearchForced,
+      askApproval,
+      approvedCall,
+      tellAskerPrivately,
+    }: Parameters<ToolReplies['stream']>[0],
+    everyTool: readonly Tool[],
+    everyOutage: readonly ToolOutage[],
+  ): AsyncIterable<ChatStreamEvent> {
+    {
       const tools = governTools({ tools: everyTool, settings, actor });
       // Servers that are down and would have offered this person a tool here: the reply says so
       // (only where the model would have been offered tools at all).
       const outages =
         isSearchForced || !takesTools(chat.model)
           ? []
-          : options.toolbox.outages().filter((outage) => isOutageForThisPerson({ outage, settings, actor }));
+          : everyOutage.filter((outage) => isOutageForThisPerson({ outage, settings, actor }));
       // Without a tool this person may use here (none enabled, MEMORY off: the memory tools are
       // always in the toolbox, so the toolbox itself is never empty) a reply is the gateway's stream
       // itself: no generator between them, whose every chunk would cost more microtasks
@@ -122,8 +184,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       const whyOffHere = (toolName: string): ToolOffReason | undefined => {
         const known = everyTool.find((tool) => tool.name === toolName);
         if (known) return whyToolIsOff({ tool: known, settings, actor });
-        const missing = options.toolbox
-          .outages()
+        const missing = everyOutage
           .flatMap((outage) => outage.lastTools)
           .find((tool) => tool.name === toolName);
         if (missing === undefined) return undefined;
@@ -143,9 +204,10 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
         isSearchForced,
         askApproval,
         approvedCall,
+        tellAskerPrivately,
       });
-    },
-  };
+    }
+  }
 
   async function* toolStream({
     chat,
@@ -157,6 +219,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     isSearchForced,
     askApproval,
     approvedCall,
+    tellAskerPrivately,
   }: {
     chat: ChatRequest;
     actor: Actor;
@@ -167,6 +230,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
     isSearchForced: boolean;
     askApproval: AskApproval | undefined;
     approvedCall: ToolCall | undefined;
+    tellAskerPrivately: ((text: string) => Promise<void>) | undefined;
   }): AsyncGenerator<ChatStreamEvent> {
     const provider = options.searchProvider;
     const canSearch = provider !== undefined && tools.some((tool) => tool.name === 'web_search');
@@ -177,6 +241,7 @@ export function createToolReplies(options: ToolRepliesOptions): ToolReplies {
       sources: createSources(),
       notices: [],
       logger: options.logger,
+      ...(tellAskerPrivately ? { tellAskerPrivately } : {}),
     };
     const instructed: ChatRequest = {
       ...chat,

@@ -27,6 +27,11 @@ export interface ToolRunContext {
   /** What the person should be told (a service down, say), collected for the reply's notes. */
   readonly notices: string[];
   readonly logger: Logger;
+  /**
+   * Tells only the asker (a Discord DM, a Slack ephemeral message, the terminal's own line): for
+   * what is nobody else's business, such as a Connect link. Absent where nobody can be told alone.
+   */
+  readonly tellAskerPrivately?: (text: string) => Promise<void>;
 }
 
 /** A tool's answer, as text for the model. */

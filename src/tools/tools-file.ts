@@ -34,7 +34,22 @@ export type McpTransportSettings =
       readonly kind: 'http';
       readonly url: string;
       readonly headers: Readonly<Record<string, string>>;
+      /**
+       * Whose OAuth connection its requests carry (docs/tools.md, Connectors): `person`, each
+       * asker's own; `owner`, one an admin made for the whole place; undefined, none (static headers).
+       */
+      readonly auth: ConnectorAuth | undefined;
     };
+
+/** Whose connection an OAuth-protected server is reached with. */
+export type ConnectorAuth = {
+  readonly kind: 'person' | 'owner';
+  /** A client registered beforehand with the server's authorization server; else CIMD or dynamic registration. */
+  readonly clientId: string | undefined;
+  readonly clientSecret: string | undefined;
+  /** Asked for when the server's challenge and metadata name none. */
+  readonly scope: string | undefined;
+};
 
 /** What the owner overrides of a tool's MCP annotations; unset hints come from the server. */
 export interface AnnotationOverride {
@@ -105,14 +120,27 @@ const stdioServerSchema = z.strictObject({
   ...commonShape,
 });
 
-const httpServerSchema = z.strictObject({
-  url: z
-    .string()
-    .refine((value) => /^https?:$/.test(safeUrl(value)?.protocol ?? ''), 'must be an http(s) URL')
-    .refine((value) => safeUrl(value)?.username === '', 'must not hold credentials: use headers'),
-  headers: z.record(z.string().min(1), z.string()).default({}),
-  ...commonShape,
-});
+const httpServerSchema = z
+  .strictObject({
+    url: z
+      .string()
+      .refine((value) => /^https?:$/.test(safeUrl(value)?.protocol ?? ''), 'must be an http(s) URL')
+      .refine((value) => safeUrl(value)?.username === '', 'must not hold credentials: use headers'),
+    headers: z.record(z.string().min(1), z.string()).default({}),
+    auth: z.enum(['person', 'owner']).optional(),
+    oauth: z
+      .strictObject({
+        clientId: z.string().min(1).optional(),
+        clientSecret: z.string().min(1).optional(),
+        scope: z.string().min(1).optional(),
+      })
+      .optional(),
+    ...commonShape,
+  })
+  .refine((server) => server.oauth === undefined || server.auth !== undefined, {
+    message: 'is only read with auth ("person" or "owner")',
+    path: ['oauth'],
+  });
 
 const fileSchema = z.strictObject({ servers: z.record(z.string(), z.unknown()) });
 
@@ -187,6 +215,8 @@ export function readToolsFile({
       servers.push(server.settings);
       if (server.settings.transport.kind === 'http') {
         for (const value of Object.values(server.settings.transport.headers)) secrets.add(value);
+        const clientSecret = server.settings.transport.auth?.clientSecret;
+        if (clientSecret !== undefined) secrets.add(clientSecret);
       }
     }
   }
@@ -274,7 +304,20 @@ function serverOf({
     return {
       settings: {
         ...common(parsed.data),
-        transport: { kind: 'http', url: parsed.data.url, headers: parsed.data.headers },
+        transport: {
+          kind: 'http',
+          url: parsed.data.url,
+          headers: parsed.data.headers,
+          auth:
+            parsed.data.auth === undefined
+              ? undefined
+              : {
+                  kind: parsed.data.auth,
+                  clientId: parsed.data.oauth?.clientId,
+                  clientSecret: parsed.data.oauth?.clientSecret,
+                  scope: parsed.data.oauth?.scope,
+                },
+        },
       },
     };
   }

@@ -8,7 +8,7 @@ describe('prices of an MCP server’s tools', () => {
   it('gives a tool its own price and the others the server’s', () => {
     const settings: McpServerSettings = {
       name: 'github',
-      transport: { kind: 'http', url: 'https://mcp.example/mcp', headers: {} },
+      transport: { kind: 'http', url: 'https://mcp.example/mcp', headers: {}, auth: undefined },
       enabledTools: undefined,
       annotationOverrides: {},
       priceNanos: 1_000_000,
