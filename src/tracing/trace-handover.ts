@@ -1,4 +1,12 @@
-import { context, propagation, ROOT_CONTEXT, type SpanContext, trace } from '@opentelemetry/api';
+import {
+  context,
+  createContextKey,
+  type Link,
+  propagation,
+  ROOT_CONTEXT,
+  type SpanContext,
+  trace,
+} from '@opentelemetry/api';
 import { ATTR_PARLEY_LINK_REASON } from './span-attributes.ts';
 import { isTracingOn } from './tracer.ts';
 
@@ -60,4 +68,27 @@ export function linkHandedOverTrace(handedOver: string | undefined): void {
     context: previous,
     attributes: { [ATTR_PARLEY_LINK_REASON]: 'conversation lock handed over' },
   });
+}
+
+/** Where a scheduled run's context keeps the span that made its schedule, until the run's span starts. */
+const scheduledByKey = createContextKey('parley scheduled by');
+
+/**
+ * Runs a due run with the trace context its job carried (`traceCarrierOfActiveSpan` when the
+ * schedule was armed) noted, not as the parent: the run is a trace of its own (`traceScheduledRun`),
+ * which links to the command that made or resumed the schedule, in whichever process that ran.
+ */
+export function runScheduledBy<Result>(carrier: unknown, run: () => Promise<Result>): Promise<Result> {
+  const scheduledBy = spanContextOfCarrier(carrier);
+  if (scheduledBy === undefined) return run();
+  return context.with(context.active().setValue(scheduledByKey, scheduledBy), run);
+}
+
+/** The link of a scheduled run to the span that made its schedule, when its job carried one. */
+export function scheduledByLinks(): Link[] {
+  if (!isTracingOn()) return [];
+  const scheduledBy = context.active().getValue(scheduledByKey) as SpanContext | undefined;
+  return scheduledBy === undefined
+    ? []
+    : [{ context: scheduledBy, attributes: { [ATTR_PARLEY_LINK_REASON]: 'scheduled by' } }];
 }
