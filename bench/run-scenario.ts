@@ -130,7 +130,7 @@ export async function runScenario({
         : [
             '--cpu-prof',
             `--cpu-prof-dir=${cpuProfileDirectory}`,
-            `--cpu-prof-name=${contender}-${conversationCount}.cpuprofile`,
+            `--cpu-prof-name=${contender}${otlpEndpoint === undefined ? '' : '-traced'}-${conversationCount}.cpuprofile`,
           ]),
       launch.script,
     ],

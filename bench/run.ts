@@ -137,7 +137,7 @@ async function measureContenders({
     for (let repetition = 1; repetition <= repetitionCount; repetition += 1) {
       for (const contender of contenderNames) {
         if (contender === 'bot' && receiver !== undefined) {
-          const traced = await runTraced({ conversationCount, receiver, write });
+          const traced = await runTraced({ conversationCount, receiver, profileDirectory, write });
           if (traced !== undefined) tracedRepetitions.push(traced);
         }
         const startedAtMs = Date.now();
@@ -180,10 +180,12 @@ async function measureContenders({
 async function runTraced({
   conversationCount,
   receiver,
+  profileDirectory,
   write,
 }: {
   conversationCount: number;
   receiver: OtlpReceiver;
+  profileDirectory: string | undefined;
   write: (text: string) => void;
 }): Promise<ScenarioObservations | undefined> {
   const startedAtMs = Date.now();
@@ -195,6 +197,7 @@ async function runTraced({
       conversationCount,
       roundCount: conversationCount === 1 ? options.singleConversationRounds : 1,
       tokensPerChunk: options.tokensPerChunk,
+      cpuProfileDirectory: profileDirectory,
       otlpEndpoint: receiver.endpoint,
     });
     write(

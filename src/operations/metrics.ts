@@ -8,7 +8,8 @@ import {
   Registry,
   type RegistryContentType,
 } from 'prom-client';
-import { exemplarOfActiveSpan } from '../tracing/metric-exemplars.ts';
+import { exemplarOfActiveSpan, noExemplar } from '../tracing/metric-exemplars.ts';
+import { slowStoreOperationMs } from '../tracing/store-spans.ts';
 
 /**
  * What parley tells an operator about itself, in Prometheus' text format at GET /metrics (OpenMetrics,
@@ -312,7 +313,9 @@ export function recordStoreOperation({
   storeLatency.observe({
     labels: { backend, operation, result: isOk ? 'ok' : 'error' },
     value: seconds,
-    exemplarLabels: exemplarOfActiveSpan(),
+    // Only a slow operation leads to a trace: it is the one drawn as a span of the turn that waited on
+    // it (store-spans.ts). The many quick ones are not worth looking up the active span for.
+    exemplarLabels: seconds * 1000 >= slowStoreOperationMs ? exemplarOfActiveSpan() : noExemplar,
   });
 }
 

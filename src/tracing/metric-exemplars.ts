@@ -2,7 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { isTracingOn } from './tracer.ts';
 
 /** With tracing off or outside a recorded span: no exemplar (prom-client keeps none for empty labels). */
-const noExemplar: Readonly<Record<string, string>> = Object.freeze({});
+export const noExemplar: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * The exemplar a histogram keeps with an observation: the trace and span it was made in

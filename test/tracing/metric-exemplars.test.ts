@@ -1,7 +1,12 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HealthServer, startHealthServer } from '../../src/operations/health-server.ts';
-import { recordQueueWait, recordReplyEnded, recordReplyFirstText } from '../../src/operations/metrics.ts';
+import {
+  recordQueueWait,
+  recordReplyEnded,
+  recordReplyFirstText,
+  recordStoreOperation,
+} from '../../src/operations/metrics.ts';
 import { inSpan } from '../../src/tracing/tracer.ts';
 import { useInMemoryTracing } from '../support/in-memory-tracing.ts';
 
@@ -47,6 +52,9 @@ describe('exemplars', () => {
     await inSpan({ name: 'a reply', isRoot: true }, async () => {
       recordReplyFirstText({ platform: 'exemplar-test', seconds: 0.3 });
       recordQueueWait({ priority: 'exemplar-test', waitMs: 40 });
+      // A quick store operation is only counted; a slow one (a span of its turn too) leads to the trace.
+      recordStoreOperation({ backend: 'exemplar-test', operation: 'get', isOk: true, seconds: 0.002 });
+      recordStoreOperation({ backend: 'exemplar-test', operation: 'set', isOk: true, seconds: 0.2 });
     });
     // Outside any span: counted, no exemplar.
     recordReplyFirstText({ platform: 'exemplar-test', seconds: 7 });
@@ -73,6 +81,9 @@ describe('exemplars', () => {
         line.startsWith('parley_reply_first_text_seconds_bucket{le="10",platform="exemplar-test"}'),
       ),
     ).toBe(false);
+    const storeExemplars = withExemplars.filter((line) => line.includes('backend="exemplar-test"'));
+    expect(storeExemplars).toHaveLength(1);
+    expect(storeExemplars[0]).toMatch(/^parley_store_operation_seconds_bucket\{le="0.25",.*operation="set"/);
     for (const line of withExemplars) expect(line).toMatch(exemplarPattern);
     // OpenMetrics names a counter's family without `_total` and its sample with it.
     expect(lines).toContain('# TYPE parley_replies counter');
