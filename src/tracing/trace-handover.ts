@@ -47,9 +47,9 @@ export function spanContextOfCarrier(carrier: unknown): SpanContext | undefined 
 }
 
 /**
- * Links the active span (the turn that waited for the conversation's lock) to the span whose
- * context another holder of the lock left at its release: in a trace viewer, the turn leads to the
- * one it waited for, in whichever process that one ran.
+ * Links the active span (the turn that waited for the conversation's lock; or whatever waited for a
+ * record's lock, the same Redis lock) to the span whose context the previous holder left at its
+ * release: in a trace viewer, the turn leads to the one it waited for, in whichever process that ran.
  */
 export function linkHandedOverTrace(handedOver: string | undefined): void {
   if (!isTracingOn() || handedOver === undefined || handedOver === '') return;
@@ -66,7 +66,7 @@ export function linkHandedOverTrace(handedOver: string | undefined): void {
   if (previous === undefined) return;
   span.addLink({
     context: previous,
-    attributes: { [ATTR_PARLEY_LINK_REASON]: 'conversation lock handed over' },
+    attributes: { [ATTR_PARLEY_LINK_REASON]: 'lock handed over' },
   });
 }
 

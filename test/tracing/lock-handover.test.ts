@@ -74,7 +74,7 @@ describe.skipIf(redisUrl === undefined)(
         traceId: one?.spanContext().traceId,
         spanId: one?.spanContext().spanId,
       });
-      expect(two?.links[0]?.attributes?.[ATTR_PARLEY_LINK_REASON]).toBe('conversation lock handed over');
+      expect(two?.links[0]?.attributes?.[ATTR_PARLEY_LINK_REASON]).toBe('lock handed over');
       // What the first turn left was taken by the second, which left its own, for a while only.
       const [left, ...others] = await redis.keys(`parley:${namespace}:*handover*`);
       expect(others).toEqual([]);
