@@ -20,6 +20,11 @@ export interface BenchOptions {
   isRenderOnly: boolean;
   /** Write results.json and the doc (default for a full run, never for a quick one). */
   isWriting: boolean;
+  /**
+   * Run parley a second time beside each of its runs with tracing on, exporting over OTLP/HTTP to a
+   * receiver in the bench process (issue 38's cost of tracing); prints the two side by side.
+   */
+  isComparingTracing: boolean;
 }
 
 const usage = [
@@ -35,6 +40,7 @@ const usage = [
   '  --render                only re-render docs/benchmarks.md from bench/results.json',
   '  --tools [--calls 2000] [--replies 1000]   MCP stdio calls, the tool loop per round, memory with five servers',
   '  --no-write              do not write bench/results.json and the doc',
+  '  --otlp                  also run parley with tracing on (OTLP/HTTP to a local receiver), side by side',
 ].join('\n');
 
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
@@ -51,6 +57,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       'keep-logs': { type: 'boolean', default: false },
       render: { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
+      otlp: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -86,7 +93,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     isKeepingLogs: values['keep-logs'],
     isRenderOnly: values.render,
     // A partial run must not replace the figures of a full one.
-    isWriting: !values['no-write'] && !isQuick && !isCustom && !values.profile,
+    isWriting: !values['no-write'] && !isQuick && !isCustom && !values.profile && !values.otlp,
+    isComparingTracing: values.otlp,
   };
 }
 

@@ -33,11 +33,14 @@ export function launchOf({
   discord,
   gateway,
   workDirectory,
+  otlpEndpoint,
 }: {
   contender: ContenderName;
   discord: FakeDiscord;
   gateway: FakeGateway;
   workDirectory: string;
+  /** parley with tracing on, exporting here (`--otlp`); the floor has no tracing. */
+  otlpEndpoint?: string | undefined;
 }): ContenderLaunch {
   const shared = {
     GATEWAY_BASE_URL: gateway.baseUrl,
@@ -77,6 +80,9 @@ export function launchOf({
       IMAGE_OUTPUT_DIR: join(workDirectory, 'out'),
       // The health server runs as under `npm start`, on a free port: the machine may run others.
       HEALTH_PORT: '0',
+      ...(otlpEndpoint === undefined
+        ? {}
+        : { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint, OTEL_SERVICE_NAME: 'parley-bench' }),
     },
     // parley registers its slash commands last thing before it takes messages.
     waitUntilReady: ({ child, discord: fake, timeoutMs }) =>

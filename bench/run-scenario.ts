@@ -73,6 +73,7 @@ export async function runScenario({
   cpuProfileDirectory,
   nodeArguments = [],
   tokensPerChunk = 1,
+  otlpEndpoint,
 }: {
   contender: ContenderName;
   conversationCount: number;
@@ -87,6 +88,8 @@ export async function runScenario({
   nodeArguments?: readonly string[];
   /** Tokens per SSE event: more makes the same token rate cost the contenders fewer events to parse. */
   tokensPerChunk?: number;
+  /** parley traced, exporting over OTLP/HTTP here (`--otlp`). */
+  otlpEndpoint?: string | undefined;
 }): Promise<ScenarioObservations> {
   const workDirectory = mkdtempSync(join(tmpdir(), `parley-bench-${contender}-${conversationCount}-`));
   const timingsByIndex = new Map<number, StreamTimings>();
@@ -117,7 +120,7 @@ export async function runScenario({
     textChannelCount: Math.max(2, conversationCount * roundCount),
     isCheckingSpecification: false,
   });
-  const launch = launchOf({ contender, discord, gateway, workDirectory });
+  const launch = launchOf({ contender, discord, gateway, workDirectory, otlpEndpoint });
   const child = startChild({
     args: [
       ...launch.nodeFlags,
@@ -127,7 +130,7 @@ export async function runScenario({
         : [
             '--cpu-prof',
             `--cpu-prof-dir=${cpuProfileDirectory}`,
-            `--cpu-prof-name=${contender}-${conversationCount}.cpuprofile`,
+            `--cpu-prof-name=${contender}${otlpEndpoint === undefined ? '' : '-traced'}-${conversationCount}.cpuprofile`,
           ]),
       launch.script,
     ],

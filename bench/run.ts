@@ -8,6 +8,7 @@ import { type ContenderName, contenderNames } from './contenders.ts';
 import { type HistoryFigures, measureHistory } from './history-benchmark.ts';
 import { loadProfile } from './load-profile.ts';
 import { describeMachine, type MachineDescription, machineLine } from './machine.ts';
+import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts';
 import { renderConsoleTables, renderMarkdownTables } from './results-table.ts';
 import { removeWorkDirectory, runScenario, type ScenarioObservations } from './run-scenario.ts';
 import { figuresOf, type ScenarioFigures } from './scenario-figures.ts';
@@ -127,12 +128,18 @@ async function measureContenders({
 }): Promise<Pick<BenchResults, 'scenarios' | 'failures'>> {
   const scenarios: ScenarioFigures[] = [];
   const failures: BenchResults['failures'] = [];
+  const receiver = options.isComparingTracing ? await startOtlpReceiver() : undefined;
   for (const conversationCount of options.conversationCounts) {
     const repetitionCount = options.repetitionsFor(conversationCount);
     const repetitionsByContender = new Map<ContenderName, ScenarioObservations[]>();
+    const tracedRepetitions: ScenarioObservations[] = [];
     // Alternating the contenders spreads any drift of the machine over both.
     for (let repetition = 1; repetition <= repetitionCount; repetition += 1) {
       for (const contender of contenderNames) {
+        if (contender === 'bot' && receiver !== undefined) {
+          const traced = await runTraced({ conversationCount, receiver, profileDirectory, write });
+          if (traced !== undefined) tracedRepetitions.push(traced);
+        }
         const startedAtMs = Date.now();
         const label = repetitionCount > 1 ? ` (run ${repetition}/${repetitionCount})` : '';
         write(`N=${conversationCount} ${contenderLabels[contender]}${label} … `);
@@ -160,8 +167,62 @@ async function measureContenders({
       }
     }
     for (const repetitions of repetitionsByContender.values()) scenarios.push(figuresOf(repetitions));
+    const untraced = repetitionsByContender.get('bot');
+    if (tracedRepetitions.length > 0 && untraced !== undefined) {
+      write(tracingComparison(figuresOf(untraced), figuresOf(tracedRepetitions)));
+    }
   }
+  await receiver?.close();
   return { scenarios, failures };
+}
+
+/** One run of parley with tracing on, exporting to the bench's receiver (`--otlp`). */
+async function runTraced({
+  conversationCount,
+  receiver,
+  profileDirectory,
+  write,
+}: {
+  conversationCount: number;
+  receiver: OtlpReceiver;
+  profileDirectory: string | undefined;
+  write: (text: string) => void;
+}): Promise<ScenarioObservations | undefined> {
+  const startedAtMs = Date.now();
+  write(`N=${conversationCount} parley, traced … `);
+  receiver.takeSpanCount();
+  try {
+    const observations = await runScenario({
+      contender: 'bot',
+      conversationCount,
+      roundCount: conversationCount === 1 ? options.singleConversationRounds : 1,
+      tokensPerChunk: options.tokensPerChunk,
+      cpuProfileDirectory: profileDirectory,
+      otlpEndpoint: receiver.endpoint,
+    });
+    write(
+      `${progressLine(figuresOf([observations]))}, ${receiver.takeSpanCount()} spans exported, ${((Date.now() - startedAtMs) / 1000).toFixed(0)} s\n`,
+    );
+    removeWorkDirectory(observations.logDirectory);
+    return observations;
+  } catch (error) {
+    write(`failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return undefined;
+  }
+}
+
+/** parley without and with tracing at one load, side by side. */
+function tracingComparison(untraced: ScenarioFigures, traced: ScenarioFigures): string {
+  const cpu = (figures: ScenarioFigures) => figures.cpuSecondsPerThousandTokens?.toFixed(3) ?? '—';
+  const ratio =
+    untraced.cpuSecondsPerThousandTokens === undefined || traced.cpuSecondsPerThousandTokens === undefined
+      ? '—'
+      : `${((traced.cpuSecondsPerThousandTokens / untraced.cpuSecondsPerThousandTokens - 1) * 100).toFixed(1)} %`;
+  return (
+    `N=${untraced.conversationCount} tracing off → on: CPU ${cpu(untraced)} → ${cpu(traced)} s/1k tokens (${ratio}), ` +
+    `busiest second ${untraced.busiestSecondCpuCores.toFixed(2)} → ${traced.busiestSecondCpuCores.toFixed(2)} cores, ` +
+    `peak RSS ${untraced.peakRssMiB.toFixed(0)} → ${traced.peakRssMiB.toFixed(0)} MiB\n`
+  );
 }
 
 function describeRevision(): BenchResults['revision'] {

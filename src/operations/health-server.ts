@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.ts';
 import type { Readiness } from './health.ts';
-import { metricsRegistry } from './metrics.ts';
+import { renderMetrics } from './metrics.ts';
 
 /**
  * A route of another part of parley served on this port (the connectors' Connect link and OAuth
@@ -23,7 +23,7 @@ export interface HealthServer {
  * - `GET /healthz`: 200 while the process answers at all (liveness);
  * - `GET /readyz`: 200 when the store answers and every platform is connected, else 503 with the
  *   reasons as JSON (readiness);
- * - `GET /metrics`: the Prometheus text format;
+ * - `GET /metrics`: the Prometheus text format, or OpenMetrics (with exemplars) when asked for.
  * - each of `routes`, tried before these (the connectors' pages, reached at PUBLIC_URL).
  */
 export async function startHealthServer({
@@ -128,8 +128,8 @@ async function route({
       return;
     }
     case '/metrics': {
-      const text = await metricsRegistry.metrics();
-      response.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(text);
+      const { contentType, text } = await renderMetrics({ accept: request.headers.accept });
+      response.writeHead(200, { 'content-type': contentType }).end(text);
       return;
     }
     default:

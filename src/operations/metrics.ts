@@ -1,17 +1,88 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import Negotiator from 'negotiator';
+import {
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type HistogramConfiguration,
+  Registry,
+  type RegistryContentType,
+} from 'prom-client';
+import { exemplarOfActiveSpan, noExemplar } from '../tracing/metric-exemplars.ts';
+import { slowStoreOperationMs } from '../tracing/store-spans.ts';
 
 /**
- * What parley tells an operator about itself, in Prometheus' text format at GET /metrics.
+ * What parley tells an operator about itself, in Prometheus' text format at GET /metrics (OpenMetrics,
+ * with exemplars that lead to traces, for a scraper that asks for it).
  *
  * The core reports events through the small functions below, one line where each event happens
  * (the engine, the gateway, the request scheduler, the store factory, an adapter's start); only this
  * file knows prom-client. There is one registry a process, as there is one bot a process: tests that
  * build several bots in one process share it, which only adds their counts together.
  */
-export const metricsRegistry = new Registry();
+// Either format: Prometheus text, switched to OpenMetrics only while a scrape that asked for it renders.
+export const metricsRegistry = new Registry<RegistryContentType>();
 collectDefaultMetrics({ register: metricsRegistry });
 
 const registers = [metricsRegistry];
+
+/**
+ * A histogram that keeps, per bucket, the trace of its latest observation (an exemplar), when
+ * tracing is on. prom-client refuses `enableExemplars` on a metric built into a Prometheus-text
+ * registry, though that format simply leaves exemplars out; so it is built into none and registered
+ * by hand, and its exemplars show in the OpenMetrics text a scraper can ask for (`renderMetrics`).
+ */
+function histogramWithExemplars<LabelName extends string>(
+  configuration: Omit<HistogramConfiguration<LabelName>, 'registers' | 'enableExemplars'>,
+): Histogram<LabelName> {
+  const histogram = new Histogram({ ...configuration, enableExemplars: true, registers: [] });
+  metricsRegistry.registerMetric(histogram);
+  return histogram;
+}
+
+// With their versions: an Accept that names a version (Prometheus names both) matches only that one.
+const openMetricsType = 'application/openmetrics-text;version=1.0.0';
+const prometheusTextType = 'text/plain;version=0.0.4';
+
+/** Serializes renderings: an OpenMetrics one changes the registry while it runs (below). */
+let lastRendering: Promise<unknown> = Promise.resolve();
+
+/**
+ * The metrics for a scrape: Prometheus text (0.0.4) as before, unless the scraper's Accept header
+ * prefers OpenMetrics (Prometheus asks for it first by default), which carries the histograms'
+ * exemplars. prom-client renders a registry in the format it is set to, and its OpenMetrics
+ * rendering renames counters (`x_total` becomes `x`, printed `x_total`) for good; so the registry is
+ * switched for the rendering, one rendering at a time, and the names and the format put back after.
+ */
+export function renderMetrics({
+  accept,
+}: {
+  accept: string | undefined;
+}): Promise<{ contentType: string; text: string }> {
+  // Prometheus 3 adds `escaping=allow-utf-8` to every type it accepts; parley's names are plain
+  // legacy names, the same under any escaping, so the parameter does not decide anything here.
+  const comparable = (accept ?? '*/*').replace(/;\s*escaping=[^;,]*/g, '');
+  const preferred = new Negotiator({ headers: { accept: comparable } }).mediaType([
+    prometheusTextType,
+    openMetricsType,
+  ]);
+  const render = async () => {
+    if (preferred !== openMetricsType) {
+      return { contentType: metricsRegistry.contentType, text: await metricsRegistry.metrics() };
+    }
+    const names = metricsRegistry.getMetricsAsArray().map((metric) => [metric, metric.name] as const);
+    metricsRegistry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    try {
+      return { contentType: Registry.OPENMETRICS_CONTENT_TYPE, text: await metricsRegistry.metrics() };
+    } finally {
+      metricsRegistry.setContentType(Registry.PROMETHEUS_CONTENT_TYPE);
+      for (const [metric, name] of names) (metric as { name: string }).name = name;
+    }
+  };
+  const rendering = lastRendering.then(render, render);
+  lastRendering = rendering.catch(() => undefined);
+  return rendering;
+}
 
 // Seconds from 5 ms to 2 minutes: a first text is usually well under a second, a slow model or a
 // saturated platform budget can take tens of seconds.
@@ -26,19 +97,17 @@ const replies = new Counter({
   labelNames: ['platform', 'status'],
   registers,
 });
-const firstText = new Histogram({
+const firstText = histogramWithExemplars({
   name: 'parley_reply_first_text_seconds',
   help: 'From the moment the engine starts a reply until its first text is on the platform.',
   labelNames: ['platform'],
   buckets: latencyBucketsSeconds,
-  registers,
 });
-const finalLag = new Histogram({
+const finalLag = histogramWithExemplars({
   name: 'parley_reply_final_lag_seconds',
   help: "From the model's last token until the reply's exact final text is on the platform.",
   labelNames: ['platform'],
   buckets: latencyBucketsSeconds,
-  registers,
 });
 const activeStreams = new Gauge({
   name: 'parley_active_streams',
@@ -94,19 +163,17 @@ const replyFeedback = new Counter({
   labelNames: ['platform', 'model', 'rating'],
   registers,
 });
-const queueWait = new Histogram({
+const queueWait = histogramWithExemplars({
   name: 'parley_request_queue_wait_seconds',
   help: "How long a platform call waited for the bot's request budget, by priority (first-post, final-write, edit, cosmetic).",
   labelNames: ['priority'],
   buckets: latencyBucketsSeconds,
-  registers,
 });
-const storeLatency = new Histogram({
+const storeLatency = histogramWithExemplars({
   name: 'parley_store_operation_seconds',
   help: 'How long a store operation took, by backend (memory, sqlite, redis), operation and result (ok, error).',
   labelNames: ['backend', 'operation', 'result'],
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-  registers,
 });
 
 const toolCalls = new Counter({
@@ -121,12 +188,11 @@ const toolErrors = new Counter({
   labelNames: ['tool', 'source'],
   registers,
 });
-const toolSeconds = new Histogram({
+const toolSeconds = histogramWithExemplars({
   name: 'parley_tool_call_seconds',
   help: "How long a tool call took, from its start to its answer (after the asker's approval, for tools that act).",
   labelNames: ['tool', 'source'],
   buckets: latencyBucketsSeconds,
-  registers,
 });
 const mcpServerUp = new Gauge({
   name: 'parley_mcp_server_up',
@@ -141,7 +207,7 @@ export function recordReplyStarted({ platform }: { platform: string }): void {
 }
 
 export function recordReplyFirstText({ platform, seconds }: { platform: string; seconds: number }): void {
-  firstText.observe({ platform }, seconds);
+  firstText.observe({ labels: { platform }, value: seconds, exemplarLabels: exemplarOfActiveSpan() });
 }
 
 export function recordReplyEnded({
@@ -156,7 +222,12 @@ export function recordReplyEnded({
 }): void {
   activeStreams.dec({ platform });
   replies.inc({ platform, status });
-  if (finalLagSeconds !== undefined) finalLag.observe({ platform }, finalLagSeconds);
+  if (finalLagSeconds !== undefined)
+    finalLag.observe({
+      labels: { platform },
+      value: finalLagSeconds,
+      exemplarLabels: exemplarOfActiveSpan(),
+    });
 }
 
 export function recordPlatformRequest({
@@ -221,7 +292,11 @@ export function recordReplyFeedback({
 }
 
 export function recordQueueWait({ priority, waitMs }: { priority: string; waitMs: number }): void {
-  queueWait.observe({ priority }, Math.max(0, waitMs) / 1000);
+  queueWait.observe({
+    labels: { priority },
+    value: Math.max(0, waitMs) / 1000,
+    exemplarLabels: exemplarOfActiveSpan(),
+  });
 }
 
 export function recordStoreOperation({
@@ -235,7 +310,13 @@ export function recordStoreOperation({
   isOk: boolean;
   seconds: number;
 }): void {
-  storeLatency.observe({ backend, operation, result: isOk ? 'ok' : 'error' }, seconds);
+  storeLatency.observe({
+    labels: { backend, operation, result: isOk ? 'ok' : 'error' },
+    value: seconds,
+    // Only a slow operation leads to a trace: it is the one drawn as a span of the turn that waited on
+    // it (store-spans.ts). The many quick ones are not worth looking up the active span for.
+    exemplarLabels: seconds * 1000 >= slowStoreOperationMs ? exemplarOfActiveSpan() : noExemplar,
+  });
 }
 
 export function recordToolCall({
@@ -251,7 +332,7 @@ export function recordToolCall({
 }): void {
   toolCalls.inc({ tool, source });
   if (isError) toolErrors.inc({ tool, source });
-  toolSeconds.observe({ tool, source }, seconds);
+  toolSeconds.observe({ labels: { tool, source }, value: seconds, exemplarLabels: exemplarOfActiveSpan() });
 }
 
 export function recordMcpServerUp({ server, isUp }: { server: string; isUp: boolean }): void {

@@ -1,6 +1,7 @@
 import { createClient } from '@redis/client';
 import { type Job, Queue, type RepeatStrategy, Worker } from 'bullmq';
 import type { Logger } from '../log.ts';
+import { runScheduledBy, type TraceCarrier, traceCarrierOfActiveSpan } from '../tracing/trace-handover.ts';
 import type { DueRun, DueVerdict, ScheduleEngine } from './schedule-engine.ts';
 import { cronIn } from './schedule-timing.ts';
 
@@ -8,6 +9,8 @@ import { cronIn } from './schedule-timing.ts';
 interface RunJobData {
   readonly scheduleId: string;
   readonly dueAtMs?: number;
+  /** With tracing on, the W3C trace context of the command that armed it: its runs link to it. */
+  readonly traceContext?: TraceCarrier;
 }
 
 /** BullMQ's job ids may not contain ":"; schedule ids are letters and digits. */
@@ -96,7 +99,9 @@ export function createBullmqEngine({
     }
     const dueAtMs = job.data.dueAtMs ?? job.opts.prevMillis ?? job.timestamp;
     const attempt = job.attemptsMade + 1;
-    const verdict = await handleDue({ scheduleId: job.data.scheduleId, dueAtMs, attempt, maxAttempts });
+    const verdict = await runScheduledBy(job.data.traceContext, () =>
+      handleDue({ scheduleId: job.data.scheduleId, dueAtMs, attempt, maxAttempts }),
+    );
     if (verdict === 'retry') throw new Error('the scheduled run failed; BullMQ tries it again');
     // Kept two days: longer than any run can be redelivered after.
     await queueClient.set(doneKey(jobId), '1', { PX: 2 * 24 * 60 * 60_000 });
@@ -128,10 +133,12 @@ export function createBullmqEngine({
     async arm(record) {
       const opened = await openQueue();
       if (record.state !== 'active') return;
+      const traceContext = traceCarrierOfActiveSpan();
+      const traced = traceContext === undefined ? {} : { traceContext };
       if (record.timing.kind === 'once') {
         await opened.add(
           'run',
-          { scheduleId: record.id, dueAtMs: record.timing.atMs },
+          { scheduleId: record.id, dueAtMs: record.timing.atMs, ...traced },
           {
             ...jobOptions,
             jobId: onceJobId(record.id, record.timing.atMs),
@@ -143,7 +150,7 @@ export function createBullmqEngine({
       await opened.upsertJobScheduler(
         record.id,
         { pattern: record.timing.pattern, tz: record.timeZone },
-        { name: 'run', data: { scheduleId: record.id }, opts: jobOptions },
+        { name: 'run', data: { scheduleId: record.id, ...traced }, opts: jobOptions },
       );
     },
     async disarm(record) {

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { KeyedLock, RunOptions, TurnPlace } from './keyed-lock.ts';
 
 export interface OrderedLockOptions {
@@ -102,12 +103,14 @@ export function createOrderedLock({
     run<T>(key: string, task: () => Promise<T>, options: RunOptions = {}): Promise<T> {
       waitingByKey.set(key, (waitingByKey.get(key) ?? 0) + 1);
       return new Promise<T>((resolve, reject) => {
-        const start = () => {
+        // Bound to this turn's async context: the turn ahead of it may be what lets it in, and its task
+        // must not run as part of that turn (its spans and log lines would carry the other's trace).
+        const start = AsyncResource.bind(() => {
           const remaining = (waitingByKey.get(key) ?? 1) - 1;
           if (remaining === 0) waitingByKey.delete(key);
           else waitingByKey.set(key, remaining);
           lock.run(key, task, options).then(resolve, reject);
-        };
+        });
         // The place this turn took when it arrived, if it took one: the first unclaimed one of its order.
         const reserved =
           options.orderMicros === undefined

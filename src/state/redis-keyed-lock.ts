@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.ts';
+import { handedOverTraceContext, linkHandedOverTrace } from '../tracing/trace-handover.ts';
 import type { KeyedLock, RunOptions } from './keyed-lock.ts';
 import {
   enqueueScript,
@@ -105,6 +106,8 @@ export function createRedisKeyedLock({
     lock: `${prefix}:lock:${key}`,
     queue: `${prefix}:queue:${key}`,
     heartbeats: `${prefix}:waiters:${key}`,
+    // The trace context of the task that last released the lock, for the one that waited for it.
+    handover: `${prefix}:handover:${key}`,
   });
 
   const acquire = async (key: string, state: KeyState, orderMicros: number | undefined): Promise<string> => {
@@ -135,12 +138,14 @@ export function createRedisKeyedLock({
     let wakeNow: () => void = () => {};
     const waker = () => wakeNow();
     state.wakers.add(waker);
+    // Whether another task held the lock while this one waited: then it was handed over to this one.
+    let hasWaitedForHolder = false;
     try {
       for (;;) {
         const answer = (await (
           await redis()
         ).eval(tryAcquireScript, {
-          keys: [keys.lock, keys.queue, keys.heartbeats],
+          keys: [keys.lock, keys.queue, keys.heartbeats, keys.handover],
           arguments: [
             waiterId,
             String(lockTtlMs),
@@ -148,9 +153,10 @@ export function createRedisKeyedLock({
             processPrefix,
             String(notBeforeMicros),
           ],
-        })) as [number, number?, number?, string?, string?];
+        })) as [number, (number | string)?, number?, string?, string?];
         if (answer[0] === 1) {
           state.othersAhead = 0;
+          if (hasWaitedForHolder) linkHandedOverTrace(String(answer[1] ?? ''));
           return waiterId;
         }
         if (answer[0] === -1) {
@@ -160,7 +166,8 @@ export function createRedisKeyedLock({
           continue;
         }
         if (await isFreedFromFinishedTask({ key, holder: answer[3], head: answer[4] })) continue;
-        state.othersAhead = answer[1] ?? 0;
+        hasWaitedForHolder ||= (answer[3] ?? '') !== '';
+        state.othersAhead = Number(answer[1] ?? 0);
         ensureSubscribed();
         const reorderWaitMs = Math.ceil((answer[2] ?? 0) / 1000);
         await new Promise<void>((resolve) => {
@@ -239,7 +246,12 @@ export function createRedisKeyedLock({
 
   const release = async (key: string, token: string): Promise<void> => {
     const client = await redis();
-    await client.eval(releaseScript, { keys: [keysOf(key).lock], arguments: [token] });
+    const keys = keysOf(key);
+    // With tracing on, the releasing turn's trace context is left for the turn that waits (trace-handover.ts).
+    await client.eval(releaseScript, {
+      keys: [keys.lock, keys.handover],
+      arguments: [token, handedOverTraceContext(), String(lockTtlMs)],
+    });
     await client.publish(releaseChannel, key);
   };
 

@@ -37,9 +37,10 @@ return string.format('%.0f', nowMicros)
 /**
  * Renews the waiter's heartbeat, drops dead waiters at the head, and takes the lock when the waiter
  * is first in line, nobody holds it, and its turn was sent at least the reorder window ago (a turn
- * sent just before it may still be on its way to another process). KEYS: lock, queue, heartbeats.
- * ARGV: waiterId, lockTtlMs, waiterTtlMs, the id prefix of this process, notBeforeMicros (0: none).
- * Returns { 1 } when the lock is taken, { 0, othersAhead, waitMicros, holder, head } while waiting
+ * sent just before it may still be on its way to another process). KEYS: lock, queue, heartbeats,
+ * handover. ARGV: waiterId, lockTtlMs, waiterTtlMs, the id prefix of this process, notBeforeMicros
+ * (0: none). Returns { 1, handedOver } when the lock is taken (the trace context its last holder left,
+ * taken away, '' when none), { 0, othersAhead, waitMicros, holder, head } while waiting
  * (holders and waiters of other processes ahead of this one; how long until the reorder window is
  * over; the token holding the lock and the first waiter, '' when none), { -1 }
  * when the waiter is no longer queued (its heartbeat lapsed, so it was dropped as dead: it must
@@ -66,7 +67,9 @@ local waitMicros = math.max(0, tonumber(ARGV[5]) - nowMicros)
 if head == id and waitMicros == 0 and redis.call('SET', KEYS[1], id, 'NX', 'PX', ARGV[2]) then
   redis.call('ZREM', KEYS[2], id)
   redis.call('HDEL', KEYS[3], id)
-  return { 1 }
+  local handedOver = redis.call('GET', KEYS[4]) or ''
+  if handedOver ~= '' then redis.call('DEL', KEYS[4]) end
+  return { 1, handedOver }
 end
 local othersAhead = 0
 local holder = redis.call('GET', KEYS[1])
@@ -87,9 +90,16 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return 1
 `;
 
-/** Compare-and-delete. KEYS: lock. ARGV: token. Returns 1 when this token held the lock. */
+/**
+ * Compare-and-delete. KEYS: lock, handover (optional). ARGV: token, and optionally the trace context
+ * to leave for the next holder ('' or absent: none) and how long it is kept (ms). Returns 1 when this
+ * token held the lock.
+ */
 export const releaseScript = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  if ARGV[2] and ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
+  return redis.call('DEL', KEYS[1])
+end
 return 0
 `;
 

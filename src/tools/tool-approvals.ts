@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Actor } from '../access/actor.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
 import type { ToolCall } from '../gateway/chat-types.ts';
+import { type ApprovalWait, startApprovalWait } from '../tracing/approval-spans.ts';
 
 /** How a question ended, as its message says: approved (the call runs), or not run and why. */
 export type ApprovalEnding =
@@ -56,20 +57,22 @@ export interface ToolApprovals {
 }
 
 export function createToolApprovals(): ToolApprovals {
-  const pending = new Map<string, PendingApproval & { timer: NodeJS.Timeout }>();
+  const pending = new Map<string, PendingApproval & { timer: NodeJS.Timeout; wait: ApprovalWait }>();
   return {
     async ask({ askerId, conversationKey, call, timeoutMs, show }) {
       const token = randomBytes(9).toString('base64url');
+      const wait = startApprovalWait({ toolName: call.name, callId: call.id });
       let showing: Promise<{ ended(ending: ApprovalEnding): Promise<void> }> | undefined;
       const endQuestion = async (ending: ApprovalEnding) => (await showing)?.ended(ending);
       const timer = setTimeout(() => {
         if (!pending.delete(token)) return;
+        wait.end('timed-out');
         const detail = `nobody approved it within ${Math.round(timeoutMs / 1000)} s`;
         endQuestion({ decision: 'not-run', detail }).catch(() => undefined);
       }, timeoutMs);
       timer.unref();
       // Registered before it is shown, so that a press as fast as the post finds it.
-      pending.set(token, { askerId, conversationKey, call, timer, ended: endQuestion });
+      pending.set(token, { askerId, conversationKey, call, timer, wait, ended: endQuestion });
       try {
         showing = show(token);
         await showing;
@@ -85,7 +88,9 @@ export function createToolApprovals(): ToolApprovals {
       if (question.askerId !== actor.id) return { kind: 'not-yours' };
       pending.delete(token);
       clearTimeout(question.timer);
-      const { timer: _timer, ...approval } = question;
+      // The wait ends in the press's trace, beside the reply that runs the call (approval-spans.ts).
+      question.wait.end('pressed');
+      const { timer: _timer, wait: _wait, ...approval } = question;
       return { kind: 'taken', approval };
     },
     pendingCount: () => pending.size,

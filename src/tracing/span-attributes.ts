@@ -46,3 +46,7 @@ export const ATTR_PARLEY_HISTORY_TURNS = 'parley.history.turns';
 export const ATTR_PARLEY_OUTBOUND_PRIORITY = 'parley.outbound.priority';
 /** How long an outbound platform call waited for its rate limits, in milliseconds. */
 export const ATTR_PARLEY_OUTBOUND_WAIT_MS = 'parley.outbound.wait_ms';
+/** How an acting tool call's wait for approval ended: pressed (Approve or Deny), timed-out. */
+export const ATTR_PARLEY_APPROVAL_ENDING = 'parley.approval.ending';
+/** Why a span links to another trace: asked for approval, lock handed over, scheduled by. */
+export const ATTR_PARLEY_LINK_REASON = 'parley.link.reason';

@@ -1,6 +1,7 @@
 import {
   type Attributes,
   INVALID_SPAN_CONTEXT,
+  type Link,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -80,6 +81,8 @@ export interface SpanStart {
    * that a command's span may have set.
    */
   readonly isRoot?: boolean;
+  /** Spans of other traces this one follows from (the command that made a schedule, for its run). */
+  readonly links?: readonly Link[];
 }
 
 /**
@@ -87,14 +90,19 @@ export interface SpanStart {
  * and ends it when `work` settles: a throw marks it failed and passes through.
  */
 export function inSpan<Result>(
-  { name, attributes, kind = SpanKind.INTERNAL, isRoot = false }: SpanStart,
+  { name, attributes, kind = SpanKind.INTERNAL, isRoot = false, links }: SpanStart,
   work: (span: Span) => Promise<Result>,
 ): Promise<Result> {
   // Off, not even the API's no-op tracer is asked: the step runs as it would without tracing.
   if (!state.isOn) return work(untracedSpan);
   return state.tracer.startActiveSpan(
     name,
-    { kind, ...(attributes === undefined ? {} : { attributes }), ...(isRoot ? { root: true } : {}) },
+    {
+      kind,
+      ...(attributes === undefined ? {} : { attributes }),
+      ...(isRoot ? { root: true } : {}),
+      ...(links === undefined || links.length === 0 ? {} : { links: [...links] }),
+    },
     async (span) => {
       try {
         return await work(span);

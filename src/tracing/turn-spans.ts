@@ -10,6 +10,7 @@ import {
   ATTR_PARLEY_REPLY_STATUS,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 } from './span-attributes.ts';
+import { scheduledByLinks } from './trace-handover.ts';
 import { currentTracer, inSpan, isTracingOn, markFailed } from './tracer.ts';
 
 /** The agent name the turn spans carry (`invoke_agent parley`). */
@@ -92,7 +93,10 @@ export function tracePlatformEvent<Result>(
   );
 }
 
-/** A scheduled run (`/remind`, `/schedule`): always the root of a trace of its own. */
+/**
+ * A scheduled run (`/remind`, `/schedule`): always the root of a trace of its own, linked to the
+ * command that made its schedule when its engine carried that command's context (BullMQ's job data).
+ */
 export function traceScheduledRun<Result>(
   { kind, conversationKey }: { kind: string; conversationKey: string },
   work: (span: Span) => Promise<Result>,
@@ -101,6 +105,7 @@ export function traceScheduledRun<Result>(
     {
       name: `scheduled_run ${kind}`,
       isRoot: true,
+      links: scheduledByLinks(),
       attributes: {
         [ATTR_GEN_AI_CONVERSATION_ID]: conversationKey,
         [ATTR_PARLEY_PLATFORM]: platformOf(conversationKey),

@@ -19,10 +19,14 @@ import {
 } from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type InstalledTracing, installTracing } from '../../src/tracing/install-tracing.ts';
-import { ATTR_PARLEY_ACCESS_ALLOWED, ATTR_PARLEY_REPLY_STATUS } from '../../src/tracing/span-attributes.ts';
+import {
+  ATTR_PARLEY_ACCESS_ALLOWED,
+  ATTR_PARLEY_APPROVAL_ENDING,
+  ATTR_PARLEY_REPLY_STATUS,
+} from '../../src/tracing/span-attributes.ts';
 import type { FakeUser } from '../fakes/discord/index.ts';
 import { type DiscordUnderTest, startDiscordUnderTest } from '../support/discord-under-test.ts';
-import { testTool } from '../support/test-tools.ts';
+import { actingTool, buttonOf, testTool } from '../support/test-tools.ts';
 
 /**
  * Issue 38: one trace per turn, on the real bot (discord.js against the fake Discord, the openai SDK
@@ -34,6 +38,8 @@ let tracing: InstalledTracing;
 let under: DiscordUnderTest;
 let mallory: FakeUser;
 const secretWord = 'pelican-umbrella-41';
+/** What the acting tool `test_write` was called with. */
+const written: unknown[] = [];
 
 beforeAll(async () => {
   tracing = installTracing({
@@ -51,7 +57,7 @@ beforeAll(async () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
     };
   });
-  under.app.toolbox.replace('test', [testTool({ name: 'test_lookup' })]);
+  under.app.toolbox.replace('test', [testTool({ name: 'test_lookup' }), actingTool('test_write', written)]);
 }, 30_000);
 afterAll(async () => {
   await under.close();
@@ -228,5 +234,47 @@ describe('a trace per turn', () => {
     expect(JSON.stringify(trace.map((span) => span.attributes))).not.toContain(secretWord);
     expect(trace.some((span) => ATTR_GEN_AI_INPUT_MESSAGES in span.attributes)).toBe(false);
     expect(trace.some((span) => ATTR_GEN_AI_OUTPUT_MESSAGES in span.attributes)).toBe(false);
+  });
+
+  it('a tool reply with an approval: the wait is a span of the press, beside the reply that runs the call, linked to the turn that asked', async () => {
+    under.gateway.enqueue({ toolCalls: [{ name: 'test_write', arguments: { text: secretWord } }] });
+    under.gateway.enqueue({ text: 'It waits for your approval.' });
+    under.gateway.enqueue({ text: 'Written.' });
+    const asking = await traceOfTurn('write it down');
+    // The asking reply ended without waiting: no execute_tool in its trace, and no wait either.
+    expect(asking.trace.map((span) => span.name)).not.toContain('execute_tool test_write');
+    expect(asking.trace.some((span) => span.name.startsWith('approval wait'))).toBe(false);
+    const question = await under.discord.waitFor(
+      () =>
+        under
+          .botMessages(under.generalChannelId)
+          .find((message) => message.content.includes('wants to') && buttonOf(message, 'Approve') !== ''),
+      { timeoutMs: 15_000 },
+    );
+    under.discord.clickButton({ messageId: question.id, customId: buttonOf(question, 'Approve') });
+    const press = await under.discord.waitFor(
+      () => spans().find((span) => span.name === 'action tool.approve'),
+      { timeoutMs: 15_000 },
+    );
+    expect(written).toEqual([{ text: secretWord }]);
+    const pressTrace = spans().filter((span) => span.spanContext().traceId === press.spanContext().traceId);
+    const wait = pressTrace.find((span) => span.name === 'approval wait test_write');
+    const resumed = pressTrace.find((span) => span.name === turnSpanName);
+    if (wait === undefined || resumed === undefined) throw new Error('the press has no wait or no reply');
+    // The wait and the reply that runs the call are both the press's; the call runs in that reply.
+    expect(parentOf(wait)).toBe(press.spanContext().spanId);
+    expect(parentOf(resumed)).toBe(press.spanContext().spanId);
+    expect(wait.attributes[ATTR_GEN_AI_TOOL_NAME]).toBe('test_write');
+    expect(wait.attributes[ATTR_PARLEY_APPROVAL_ENDING]).toBe('pressed');
+    const tool = pressTrace.find((span) => span.name === 'execute_tool test_write');
+    expect(parentOf(tool as ReadableSpan)).toBe(resumed.spanContext().spanId);
+    // It leads back to the turn that asked, and covers the time from the question to the press.
+    expect(wait.links.map((link) => link.context.spanId)).toEqual([asking.turn.spanContext().spanId]);
+    expect(wait.links[0]?.context.traceId).toBe(asking.turn.spanContext().traceId);
+    const nanos = ([seconds, nanoseconds]: readonly [number, number]) => seconds * 1e9 + nanoseconds;
+    expect(nanos(wait.startTime)).toBeLessThan(nanos(asking.turn.endTime));
+    expect(nanos(wait.startTime)).toBeGreaterThan(nanos(asking.turn.startTime));
+    expect(nanos(wait.endTime)).toBeLessThanOrEqual(nanos(resumed.startTime));
+    expect(JSON.stringify(pressTrace.map((span) => span.attributes))).not.toContain(secretWord);
   });
 });
