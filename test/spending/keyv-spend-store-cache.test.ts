@@ -253,3 +253,103 @@ describe('spend record cache', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe('keyv spend store, one record a scope and month', () => {
+  const spent = (costCents: number) => ({
+    requests: 1,
+    promptTokens: 10,
+    completionTokens: 5,
+    images: 0,
+    costNanos: cents(costCents),
+  });
+
+  it('reads what an earlier version kept a record a counter, and keeps counting on it', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-04T12:00:00Z'));
+    const { map, keyv } = openStore();
+    // As the version before wrote them: one record per counter, with the period's TTL.
+    await keyv.set('counter:user:a:day:2026-11-04', { spent: spent(3) }, 40 * dayMs);
+    await keyv.set('counter:user:a:day:2026-11-02', { spent: spent(2) }, 40 * dayMs);
+    await keyv.set(
+      'counter:user:a:month:2026-11',
+      { spent: spent(5), toolCalls: { search: { calls: 1, errors: 0 } } },
+      400 * dayMs,
+    );
+    const store = createKeyvSpendStore({ store: keyv, lock: createInProcessLock() });
+    expect(await spentCents(store, 'user:a:month:2026-11')).toBe(5);
+
+    // A budget of 0.06 a month: the upgrade must not have forgotten the 0.05 already spent.
+    const refused = await store.hold({
+      reservationId: 'over-the-month',
+      amount: { costNanos: cents(2), tokens: 0, images: 0 },
+      counters: [{ key: 'user:a:month:2026-11', ttlMs: 400 * dayMs, limits: { cost: cents(6) } }],
+      nowMs: Date.now(),
+      holdUntilMs: Date.now() + 60_000,
+    });
+    expect(refused.isHeld).toBe(false);
+
+    await store.settle({
+      reservationId: 'after-upgrade',
+      heldCounters: [],
+      counters: [
+        { key: 'user:a:day:2026-11-04', ttlMs: 40 * dayMs },
+        { key: 'user:a:month:2026-11', ttlMs: 400 * dayMs },
+      ],
+      spent: spent(1),
+      toolCalls: { search: { calls: 1, errors: 1 } },
+      rankings: [],
+    });
+    const stored = (await keyv.get('tally:user:a:month:2026-11')) as { counters: Record<string, unknown> };
+    expect(Object.keys(stored.counters).sort()).toEqual([
+      'user:a:day:2026-11-02',
+      'user:a:day:2026-11-04',
+      'user:a:month:2026-11',
+    ]);
+
+    // A new process reads the tally alone: the old records could be gone and nothing is lost.
+    map.delete('counter:user:a:day:2026-11-04');
+    map.delete('counter:user:a:day:2026-11-02');
+    map.delete('counter:user:a:month:2026-11');
+    const after = createKeyvSpendStore({ store: keyv, lock: createInProcessLock() });
+    expect(await spentCents(after, 'user:a:day:2026-11-04')).toBe(4);
+    expect(await spentCents(after, 'user:a:day:2026-11-02')).toBe(2);
+    expect(await spentCents(after, 'user:a:month:2026-11')).toBe(6);
+    expect(await after.readToolCalls({ keys: ['user:a:month:2026-11'] })).toEqual([
+      { search: { calls: 2, errors: 1 } },
+    ]);
+  });
+
+  it("writes a reply's counters and rankings in one store call, and keeps each counter's own end", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-04T12:00:00Z'));
+    const { keyv, store } = openStore();
+    const setMany = vi.spyOn(keyv, 'setMany');
+    const scopes = ['user:a', 'conversation:c', 'channel:h', 'server:s', 'global'];
+    await store.settle({
+      reservationId: 'one-write',
+      heldCounters: [],
+      counters: scopes.flatMap((scope) => [
+        { key: `${scope}:day:2026-11-04`, ttlMs: 40 * dayMs },
+        { key: `${scope}:month:2026-11`, ttlMs: 400 * dayMs },
+      ]),
+      spent: spent(1),
+      rankings: [
+        { key: 'top-users:s:day:2026-11-04', ttlMs: 40 * dayMs, member: 'a' },
+        { key: 'top-users:s:month:2026-11', ttlMs: 400 * dayMs, member: 'a' },
+      ],
+    });
+    expect(setMany).toHaveBeenCalledTimes(1);
+    expect(setMany.mock.calls[0]?.[0].map((entry) => entry.key).sort()).toEqual(
+      [
+        'ranking:top-users:s:day:2026-11-04',
+        'ranking:top-users:s:month:2026-11',
+        ...scopes.map((scope) => `tally:${scope}:month:2026-11`),
+      ].sort(),
+    );
+
+    // The day's counter ends 40 days after its last change, the month's 400 days after.
+    vi.setSystemTime(new Date(Date.parse('2026-11-04T12:00:00Z') + 41 * dayMs));
+    expect(await spentCents(store, 'user:a:day:2026-11-04')).toBe(0);
+    expect(await spentCents(store, 'user:a:month:2026-11')).toBe(1);
+  });
+});
