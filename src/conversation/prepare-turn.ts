@@ -10,6 +10,7 @@ import { renderNotice } from '../notices/render-notice.ts';
 import type { ContextFit } from './context-budget.ts';
 import type { ConversationSummary } from './conversation-summaries.ts';
 import type { EngineDependencies } from './engine-dependencies.ts';
+import type { HistoryRead } from './history-store.ts';
 import type { LoadedImages } from './image-intake.ts';
 import type { ReplyRequest } from './reply-types.ts';
 import { unsummarisedTurns } from './summary-folding.ts';
@@ -29,6 +30,8 @@ export interface PreparedTurn {
   /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
   readonly replacedTurnCount: number;
   readonly surface: Surface;
+  /** The conversation's history as stored when the turn was prepared: the reply is appended after it. */
+  readonly history: HistoryRead;
   /** The conversation's rolling summary, as it was when the turn was prepared. */
   readonly summary: ConversationSummary | undefined;
   /** The place's settings, read once for the turn; undefined for an engine without places. */
@@ -102,6 +105,7 @@ export async function prepareTurn({
     notices,
     replacedTurnCount,
     surface: request.surface,
+    history: facts.history,
     summary: facts.summary,
     placeSettings: facts.placeSettings,
     memoryMode: memory.memoryMode,
