@@ -63,14 +63,24 @@ const defaultCachedCounterLimit = 4_000;
 const defaultCachedRankingLimit = 1_000;
 
 const noEntry: CounterEntry = { spent: noSpending };
+const noTally: TallyRecord = { counters: {} };
+
+/** Where an earlier version kept each counter, a record of its own; migrated once (see there). */
+const legacyCounterPrefix = 'counter:';
+/** The record that says which layout the store's records are in; absent: maybe the earlier one. */
+const layoutKey = 'layout';
+const currentLayout = 'tally';
+/** Old records migrated a batch at a time: a year of a busy server is tens of thousands. */
+const legacyMigrationBatch = 500;
 
 /**
  * A SpendStore on a keyv store (memory, SQLite or Postgres) for one bot process. A scope's counters
  * of one month (its month and each of its days) are one record, `tally:<scope>:<month>`, each counter
  * in it with its own end, and a settle writes every record it changed and the rankings in one
- * `setMany`: one write a reply, where a record per counter and ranking made 14 (issue 39). A record
- * absent from the store is built, once, from the records an earlier version kept per counter
- * (`counter:<key>`), so nobody's budget starts over after an upgrade; see `tallyGroupOf`.
+ * `setMany`: one write a reply, where a record per counter and ranking made 14 (issue 39). The
+ * records an earlier version kept per counter (`counter:<key>`) are moved into their tallies once,
+ * before the store's first use after the upgrade (`migrateLegacyCounters`), so nobody's budget
+ * starts over; see `tallyGroupOf` for which tally a counter is in.
  *
  * Every change runs under one in-process lock, so a check and its hold cannot interleave with
  * another request's. The holds of requests in flight live in the process, not in the records: only
@@ -161,84 +171,98 @@ export function createKeyvSpendStore({
       throw error;
     }
   };
-  /** The tally records of `groups`, from the cache or the store (one getMany, plus one for old records). */
+  /** The tally records of `groupKeys`, from the cache or the store (one getMany); absent ones empty. */
   const readTallies = async (
-    groups: readonly TallyGroup[],
+    groupKeys: readonly string[],
     { fillsCache }: { fillsCache: boolean },
   ): Promise<Map<string, TallyRecord>> => {
+    await migrated();
     const nowMs = Date.now();
     const tallies = new Map<string, TallyRecord>();
-    const missing: TallyGroup[] = [];
-    for (const group of groups) {
-      const cached = cachedTallies.get(group.key, nowMs);
-      if (cached === undefined) missing.push(group);
-      else tallies.set(group.key, cached);
+    const missing: string[] = [];
+    for (const groupKey of groupKeys) {
+      const cached = cachedTallies.get(groupKey, nowMs);
+      if (cached === undefined) missing.push(groupKey);
+      else tallies.set(groupKey, cached);
     }
     if (missing.length === 0) return tallies;
-    const stored = await store.getManyRaw(missing.map((group) => `tally:${group.key}`));
-    const absent: TallyGroup[] = [];
-    for (const [index, group] of missing.entries()) {
+    const stored = await store.getManyRaw(missing.map((groupKey) => `tally:${groupKey}`));
+    for (const [index, groupKey] of missing.entries()) {
       const raw = stored[index];
       const parsed = tallyRecordSchema.safeParse(raw?.value);
-      if (!parsed.success) {
-        absent.push(group);
-        continue;
-      }
-      tallies.set(group.key, parsed.data);
-      if (fillsCache) cachedTallies.fill(group.key, parsed.data, expiresAtOfStored(raw?.expires));
-    }
-    if (absent.length > 0) {
-      for (const [key, tally] of await readLegacyTallies(absent)) {
-        tallies.set(key, tally);
-        // Absent from the store as a tally: kept as built until this process writes it; each counter
-        // in it keeps the end its old record had.
-        if (fillsCache) cachedTallies.fill(key, tally, undefined);
-      }
+      const tally = parsed.success ? parsed.data : noTally;
+      tallies.set(groupKey, tally);
+      if (fillsCache) cachedTallies.fill(groupKey, tally, expiresAtOfStored(raw?.expires));
     }
     return tallies;
   };
   /**
-   * Migration on read: a tally record not in the store yet is built from the per-counter records an
-   * earlier version wrote (`counter:<key>`, each of the group's possible counters), read in one
-   * getMany; the next settle writes it as a tally. The old records stay until their own end, unread
-   * once the tally is written.
+   * Migration, once, before the store's first use after an upgrade: every counter an earlier
+   * version kept as a record of its own (`counter:<key>`, with its spending, tool calls and end) is
+   * put into its tally, and the old record goes; then a `layout` record says it is done, so a start
+   * after that reads one record for it. A counter already in its tally is left as it is there, so a
+   * migration cut short (a crash) and run again counts nothing twice. Holds no lock of the store's:
+   * every other use of the store waits for it.
    */
-  const readLegacyTallies = async (groups: readonly TallyGroup[]): Promise<Map<string, TallyRecord>> => {
-    const counterKeys = groups.flatMap((group) => group.legacyCounterKeys);
-    const stored = await store.getManyRaw(counterKeys.map((key) => `counter:${key}`));
-    const entries = new Map<string, CounterEntry>();
-    for (const [index, key] of counterKeys.entries()) {
-      const raw = stored[index];
-      const parsed = legacyCounterRecordSchema.safeParse(raw?.value);
-      if (!parsed.success) continue;
-      const expiresAtMs = expiresAtOfStored(raw?.expires);
-      entries.set(key, {
-        spent: parsed.data.spent,
-        ...(parsed.data.toolCalls === undefined ? {} : { toolCalls: parsed.data.toolCalls }),
-        ...(expiresAtMs === undefined ? {} : { expiresAtMs }),
-      });
+  const migrateLegacyCounters = async (): Promise<void> => {
+    if ((await store.get(layoutKey)) === currentLayout) return;
+    const legacyKeys: string[] = [];
+    // A store that cannot be walked (keyv's memory Map can; a memory store has no earlier version).
+    for await (const [key] of store.iterator?.(undefined) ?? []) {
+      if (typeof key === 'string' && key.startsWith(legacyCounterPrefix)) legacyKeys.push(key);
     }
-    return new Map(
-      groups.map((group) => [
-        group.key,
-        {
-          counters: Object.fromEntries(
-            group.legacyCounterKeys.flatMap((key) => {
-              const entry = entries.get(key);
-              return entry === undefined ? [] : [[key, entry]];
-            }),
-          ),
-        },
-      ]),
-    );
+    for (let start = 0; start < legacyKeys.length; start += legacyMigrationBatch) {
+      const batch = legacyKeys.slice(start, start + legacyMigrationBatch);
+      const raws = await store.getManyRaw(batch);
+      const byGroup = new Map<string, Array<[string, CounterEntry]>>();
+      for (const [index, storeKey] of batch.entries()) {
+        const raw = raws[index];
+        const parsed = legacyCounterRecordSchema.safeParse(raw?.value);
+        if (!parsed.success) continue;
+        const key = storeKey.slice(legacyCounterPrefix.length);
+        const expiresAtMs = expiresAtOfStored(raw?.expires);
+        const entry: CounterEntry = {
+          spent: parsed.data.spent,
+          ...(parsed.data.toolCalls === undefined ? {} : { toolCalls: parsed.data.toolCalls }),
+          ...(expiresAtMs === undefined ? {} : { expiresAtMs }),
+        };
+        const groupKey = tallyGroupOf(key).key;
+        byGroup.set(groupKey, [...(byGroup.get(groupKey) ?? []), [key, entry]]);
+      }
+      const groupKeys = [...byGroup.keys()];
+      const storedTallies = await store.getManyRaw(groupKeys.map((groupKey) => `tally:${groupKey}`));
+      const nowMs = Date.now();
+      const writes = groupKeys.map((groupKey, index) => {
+        const parsed = tallyRecordSchema.safeParse(storedTallies[index]?.value);
+        const counters = liveCounters(parsed.success ? parsed.data : undefined, nowMs);
+        for (const [key, entry] of byGroup.get(groupKey) ?? []) counters[key] ??= entry;
+        const ttlMs = ttlOfTally(counters, nowMs);
+        return {
+          key: `tally:${groupKey}`,
+          value: { counters },
+          ...(ttlMs === undefined ? {} : { ttl: ttlMs }),
+        };
+      });
+      if (writes.length > 0) await store.setMany(writes);
+      await store.deleteMany(batch);
+    }
+    await store.set(layoutKey, currentLayout);
+  };
+  let migration: Promise<void> | undefined;
+  /** Resolves once the store holds no record of an earlier layout; a failed migration is tried again. */
+  const migrated = (): Promise<void> => {
+    migration ??= migrateLegacyCounters().catch((error: unknown) => {
+      migration = undefined;
+      throw error;
+    });
+    return migration;
   };
   /** Each counter's entry (none, or lapsed: nothing spent), in the order of `keys`. */
   const readEntries = async (
     keys: readonly string[],
     { fillsCache }: { fillsCache: boolean },
   ): Promise<{ entries: CounterEntry[]; tallies: Map<string, TallyRecord> }> => {
-    const groups = distinctGroups(keys);
-    const tallies = await readTallies(groups, { fillsCache });
+    const tallies = await readTallies([...new Set(keys.map((key) => tallyGroupOf(key).key))], { fillsCache });
     const nowMs = Date.now();
     const entries = keys.map((key) => liveEntry(tallies.get(tallyGroupOf(key).key), key, nowMs));
     return { entries, tallies };
@@ -373,12 +397,6 @@ export function createKeyvSpendStore({
         await writeAllThrough(
           [...changed].map(([groupKey, counters]) => tallyWrite(groupKey, counters, nowMs)),
         );
-        // An upgrade's old per-counter records of these tallies are in them now: their copy of the
-        // tool calls goes too (/forget is rare, so one more write does not matter here).
-        const legacyKeys = [...changed.keys()].flatMap((groupKey) =>
-          legacyCounterKeysOf(groupKey).map((key) => `counter:${key}`),
-        );
-        if (legacyKeys.length > 0) await store.deleteMany(legacyKeys);
       }),
     renameRankingMember: ({ keys, member, to }) =>
       lock.run(lockKey, async () => {
@@ -421,36 +439,6 @@ export function tallyGroupOf(counterKey: string): { readonly key: string } {
 }
 
 const datedCounterKey = /^(.+):(day|month):(\d{4}-\d{2})(-\d{2})?$/;
-
-/**
- * The counters an earlier version kept as records of their own that a tally now holds: for a scope's
- * month, its month and each day it can have; for any other key, the key itself.
- */
-function legacyCounterKeysOf(groupKey: string): string[] {
-  const match = /^(.+):month:(\d{4}-\d{2})$/.exec(groupKey);
-  if (match === null) return [groupKey];
-  const [, scope, month] = match;
-  const days = Array.from(
-    { length: 31 },
-    (_, index) => `${scope}:day:${month}-${String(index + 1).padStart(2, '0')}`,
-  );
-  return [groupKey, ...days];
-}
-
-interface TallyGroup {
-  readonly key: string;
-  readonly legacyCounterKeys: readonly string[];
-}
-
-function distinctGroups(keys: readonly string[]): TallyGroup[] {
-  const groupKeys = new Set(keys.map((key) => tallyGroupOf(key).key));
-  return [...groupKeys].map((key) => ({
-    key,
-    get legacyCounterKeys() {
-      return legacyCounterKeysOf(key);
-    },
-  }));
-}
 
 /** A counter of a tally as it stands at `nowMs`: nothing spent when absent or past its end. */
 function liveEntry(tally: TallyRecord | undefined, key: string, nowMs: number): CounterEntry {

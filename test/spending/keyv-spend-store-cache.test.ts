@@ -263,7 +263,7 @@ describe('keyv spend store, one record a scope and month', () => {
     costNanos: cents(costCents),
   });
 
-  it('reads what an earlier version kept a record a counter, and keeps counting on it', async () => {
+  it('moves what an earlier version kept a record a counter into the tallies, once, and keeps counting on it', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-04T12:00:00Z'));
     const { map, keyv } = openStore();
@@ -275,8 +275,18 @@ describe('keyv spend store, one record a scope and month', () => {
       { spent: spent(5), toolCalls: { search: { calls: 1, errors: 0 } } },
       400 * dayMs,
     );
+    await keyv.set('counter:user:a:month:2026-10', { spent: spent(9) }, 400 * dayMs);
+    await keyv.set('ranking:top-users:s:month:2026-11', { a: cents(5) }, 400 * dayMs);
     const store = createKeyvSpendStore({ store: keyv, lock: createInProcessLock() });
     expect(await spentCents(store, 'user:a:month:2026-11')).toBe(5);
+    expect(await spentCents(store, 'user:a:month:2026-10')).toBe(9);
+    // The old records are gone, their counters in the tallies; the rankings' layout is unchanged.
+    const storedKeys = [...map.keys()];
+    expect(storedKeys.filter((key) => key.includes('counter:'))).toEqual([]);
+    expect(storedKeys.filter((key) => key.includes('tally:')).length).toBe(2);
+    expect(await store.readRanking({ key: 'top-users:s:month:2026-11', count: 5 })).toEqual([
+      { member: 'a', costNanos: cents(5) },
+    ]);
 
     // A budget of 0.06 a month: the upgrade must not have forgotten the 0.05 already spent.
     const refused = await store.hold({
@@ -306,10 +316,8 @@ describe('keyv spend store, one record a scope and month', () => {
       'user:a:month:2026-11',
     ]);
 
-    // A new process reads the tally alone: the old records could be gone and nothing is lost.
-    map.delete('counter:user:a:day:2026-11-04');
-    map.delete('counter:user:a:day:2026-11-02');
-    map.delete('counter:user:a:month:2026-11');
+    // A new process finds the migration done: it reads the tallies, and counts nothing twice.
+    const getRaw = vi.spyOn(keyv, 'getManyRaw');
     const after = createKeyvSpendStore({ store: keyv, lock: createInProcessLock() });
     expect(await spentCents(after, 'user:a:day:2026-11-04')).toBe(4);
     expect(await spentCents(after, 'user:a:day:2026-11-02')).toBe(2);
@@ -317,6 +325,20 @@ describe('keyv spend store, one record a scope and month', () => {
     expect(await after.readToolCalls({ keys: ['user:a:month:2026-11'] })).toEqual([
       { search: { calls: 2, errors: 1 } },
     ]);
+    expect(getRaw.mock.calls.flatMap(([keys]) => keys).every((key) => key.startsWith('tally:'))).toBe(true);
+  });
+
+  it('counts nothing twice when a migration cut short runs again', async () => {
+    const { keyv } = openStore();
+    await keyv.set('counter:user:a:month:2026-11', { spent: spent(5) }, 400 * dayMs);
+    // The tally was written but the process died before the old record was removed.
+    await keyv.set(
+      'tally:user:a:month:2026-11',
+      { counters: { 'user:a:month:2026-11': { spent: spent(5) } } },
+      400 * dayMs,
+    );
+    const store = createKeyvSpendStore({ store: keyv, lock: createInProcessLock() });
+    expect(await spentCents(store, 'user:a:month:2026-11')).toBe(5);
   });
 
   it("writes a reply's counters and rankings in one store call, and keeps each counter's own end", async () => {
