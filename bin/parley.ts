@@ -7,6 +7,7 @@ import { ConfigError, resolveFromProjectRoot } from '../src/config.ts';
 import { finishOrCutReplies } from '../src/conversation/finish-or-cut-replies.ts';
 import { checkGateway } from '../src/gateway/gateway-check.ts';
 import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
+import { keepCompiledModules } from '../src/operations/compile-cache.ts';
 import { checkReadiness } from '../src/operations/health.ts';
 import { startHealthServer } from '../src/operations/health-server.ts';
 import { startIdleMemoryTrim } from '../src/operations/idle-memory-trim.ts';
@@ -149,6 +150,7 @@ async function main(): Promise<number> {
       store: app.store,
     });
     await startScheduledRuns({ services, replyMaxTokens: config.history.replyMaxTokens });
+    keepCompiledModules();
     await terminal.ended;
     await closeAll();
     return 0;
@@ -219,6 +221,7 @@ async function runPlatforms({
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info({ platforms: platforms.map(({ adapter }) => adapter.name) }, 'parley running');
+  keepCompiledModules();
   const memoryTrim = startIdleMemoryTrim({ logger });
   const signal = await signalled;
   memoryTrim.stop();
