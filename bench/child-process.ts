@@ -27,21 +27,25 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /**
- * Starts `node <args>` with exactly `environment` (nothing inherited but PATH and HOME, so a
- * developer's .env or tokens cannot leak in). Standard error and output go to `logPath`.
+ * Starts `node <args>` (or `executable <args>`) with exactly `environment` (nothing inherited but
+ * PATH and HOME, so a developer's .env or tokens cannot leak in). Standard error and output go to
+ * `logPath`.
  */
 export function startChild({
   args,
   environment,
   workingDirectory,
   logPath,
+  executable = process.execPath,
 }: {
   args: readonly string[];
   environment: Record<string, string>;
   workingDirectory: string;
   logPath: string;
+  /** What to run instead of this node: a shell script (`scripts/start.sh`). */
+  executable?: string;
 }): RunningChild {
-  const child = spawn(process.execPath, args, {
+  const child = spawn(executable, args, {
     cwd: workingDirectory,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -70,6 +70,8 @@ const metrics: Metric[] = [
     name: 'mention → gateway request p50 (ms)',
     value: (figures) => figures.mentionToGatewayRequestMs.p50,
     format: decimals(0),
+    targetAt: (count, outcomes) =>
+      count >= 200 ? targetText(outcomes, `gateway-request-${count}`, '≤ floor') : undefined,
   },
   {
     name: 'mention → gateway request p99 (ms)',
@@ -129,7 +131,12 @@ const metrics: Metric[] = [
     name: 'CPU s per 1,000 tokens',
     value: (figures) => figures.cpuSecondsPerThousandTokens,
     format: decimals(3),
-    targetAt: (count, outcomes) => (count === 200 ? targetText(outcomes, 'cpu', '≤ 1.1 × floor') : undefined),
+    targetAt: (count, outcomes) =>
+      count === 200
+        ? targetText(outcomes, 'cpu', '≤ 1.0 × floor')
+        : count === 500
+          ? targetText(outcomes, 'cpu-500', '≤ 1.0 × floor')
+          : undefined,
   },
   {
     name: 'busiest second, CPU cores',

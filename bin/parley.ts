@@ -9,6 +9,7 @@ import type { RunningConsole } from '../src/console/console-server.ts';
 import { finishOrCutReplies } from '../src/conversation/finish-or-cut-replies.ts';
 import { checkGateway } from '../src/gateway/gateway-check.ts';
 import { createLogger, type Logger, scrubSecrets } from '../src/log.ts';
+import { keepCompiledModules } from '../src/operations/compile-cache.ts';
 import { checkReadiness } from '../src/operations/health.ts';
 import { type ExtraRoute, startHealthServer } from '../src/operations/health-server.ts';
 import { startIdleMemoryTrim } from '../src/operations/idle-memory-trim.ts';
@@ -163,6 +164,7 @@ async function main(): Promise<number> {
       store: app.store,
     });
     await startScheduledRuns({ services, replyMaxTokens: config.history.replyMaxTokens });
+    keepCompiledModules();
     await terminal.ended;
     await webConsole?.close();
     await closeAll();
@@ -237,6 +239,7 @@ async function runPlatforms({
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info({ platforms: platforms.map(({ adapter }) => adapter.name) }, 'parley running');
+  keepCompiledModules();
   const memoryTrim = startIdleMemoryTrim({ logger });
   const signal = await signalled;
   memoryTrim.stop();

@@ -17,6 +17,7 @@ import { createConsoleScheduledPlaces, registerConsolePlaces } from './console-s
 import { consoleHelp, parseConsoleLine } from './parse-console-line.ts';
 import { readLocalDocument, readLocalImage } from './read-local-image.ts';
 import { bracketedPasteOff, bracketedPasteOn, readMessages } from './read-messages.ts';
+import type { RenderMarkdown } from './terminal-markdown.ts';
 import { createTerminalTurns } from './terminal-turns.ts';
 
 export interface ConsoleAdapterOptions {
@@ -63,16 +64,33 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
   const logger = services.logger.child({ adapter: 'console' });
   // A person reads replies rendered; piped output keeps the Markdown as the model wrote it.
   const terminal = output as Partial<Pick<WriteStream, 'columns' | 'rows'>>;
-  // Loaded only for a person at a terminal: the renderer and its syntax highlighter take a while.
+  // Loaded only for a person at a terminal: the renderer and its syntax highlighter take a while
+  // (about 0.3 s), so they load while the prompt waits for the first line rather than before it;
+  // every turn, typed or scheduled, waits for them before it writes (`takeTurn`), so no reply is
+  // ever rendered without them.
+  let renderMarkdown: RenderMarkdown | undefined;
+  const markdownLoaded: Promise<void> = isInteractive
+    ? import('./terminal-markdown.ts').then(
+        ({ createTerminalMarkdown }) => {
+          renderMarkdown = createTerminalMarkdown({ width: Math.min(terminal.columns ?? 80, 100) });
+        },
+        (error: unknown) => {
+          // Replies then show the Markdown as the model wrote it, as piped output does.
+          logger.warn({ err: error }, 'the terminal Markdown renderer could not be loaded');
+        },
+      )
+    : Promise.resolve();
   const markdown = isInteractive
     ? {
-        render: (await import('./terminal-markdown.ts')).createTerminalMarkdown({
-          width: Math.min(terminal.columns ?? 80, 100),
-        }),
+        render: (text: string) => (renderMarkdown ?? ((unrendered: string) => unrendered))(text),
         columns: () => terminal.columns ?? 80,
         rows: () => terminal.rows ?? 24,
       }
     : undefined;
+  const takeTurn = async () => {
+    await markdownLoaded;
+    return turns.take();
+  };
   const homeDirectory = homedir();
   let inFlight: AbortController | undefined;
   let shownActions: readonly Action[] = [];
@@ -119,7 +137,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
         }),
       readRecentMessages,
       async takeTurn() {
-        const release = await turns.take();
+        const release = await takeTurn();
         // At the prompt, the run starts below it; after it, the prompt comes back.
         if (isInteractive) write('\n');
         return () => {
@@ -150,7 +168,7 @@ export async function runConsoleAdapter(options: ConsoleAdapterOptions): Promise
       const request = parseConsoleLine(message);
       if (request.kind === 'exit') break;
       // A scheduled run printing now finishes first; one coming due while this line is answered waits.
-      const releaseTurn = await turns.take();
+      const releaseTurn = await takeTurn();
       inFlight = new AbortController();
       const responder = createConsoleResponder({
         write,

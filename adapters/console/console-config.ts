@@ -12,7 +12,7 @@ const consoleVariables = z.object(
     }),
     INIT_CWD: document(z.string().optional(), {
       description:
-        'Set by npm, not by you: the folder `npm start` was run from. Paths typed in the terminal chat (/image, /file) start there; without it, at the current folder.',
+        'Set by npm (or scripts/start.sh), not by you: the folder `npm start` was run from. Paths typed in the terminal chat (/image, /file) start there; without it, at the current folder.',
       typeText: 'path',
     }),
   }),

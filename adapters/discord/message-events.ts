@@ -67,6 +67,14 @@ async function answerAddressedMessage({
 }): Promise<void> {
   // parley is active here: after a fresh identify, what came after the newest message is read.
   adapter.missedMessages.noteActive(message);
+  const conversationKey = conversationKeyOfMessage(message);
+  // The turn's one reading of the place's settings (issue 39): the gate, the reply mode, the engine
+  // and the spend guard all use it. Unreadable (the store), each asks for itself and says so. It
+  // starts beside the dedupe check, which does not depend on it: on a shared store each is a round
+  // trip, and a message another process took costs only this read.
+  const placeSettingsReading = adapter.services.places
+    .settingsAt(placeOfConversation(conversationKey))
+    .catch(() => undefined);
   if (!(await adapter.eventDeduper.isFirstSighting(`discord:message:${message.id}`, messageDedupeTtlMs))) {
     adapter.logger.debug({ messageId: message.id }, 'message already taken by this or another process');
     return;
@@ -88,12 +96,7 @@ async function answerAddressedMessage({
   }
   // The gate answers on the message's own facts, in every reply mode, before anything the message
   // points at is read: a refused person's files, links and mentions cost nothing.
-  const conversationKey = conversationKeyOfMessage(message);
-  // The turn's one reading of the place's settings (issue 39): the gate, the reply mode, the engine
-  // and the spend guard all use it. Unreadable (the store), each asks for itself and says so.
-  const placeSettings = await adapter.services.places
-    .settingsAt(placeOfConversation(conversationKey))
-    .catch(() => undefined);
+  const placeSettings = await placeSettingsReading;
   const facts: TurnFacts = {
     actor: discordMessageActorOf(message),
     conversationKey,
@@ -166,6 +169,7 @@ async function placeTheTurn({
       botUserId,
       maxImageBytes: adapter.maxImageBytes,
       maxDocumentBytes: adapter.services.maxDocumentBytes,
+      actor: facts.actor,
     });
   const isThreadMode =
     verdict?.isAllowed === true &&

@@ -1,4 +1,5 @@
 import type { Attachment, Client, Message } from 'discord.js';
+import type { Actor } from '../../src/access/actor.ts';
 import {
   conversationKeyOf,
   type DocumentAttachment,
@@ -130,11 +131,14 @@ export async function buildTurnFromMessage({
   botUserId,
   maxImageBytes,
   maxDocumentBytes,
+  actor = discordMessageActorOf(message),
 }: {
   message: Message;
   botUserId: string;
   maxImageBytes: number;
   maxDocumentBytes: number;
+  /** The author as the door already made them (their roles and permissions are worked out once). */
+  actor?: Actor;
 }): Promise<IncomingTurn> {
   const images: ImageAttachment[] = [];
   const documents: DocumentAttachment[] = [];
@@ -149,7 +153,6 @@ export async function buildTurnFromMessage({
   // A forward has no words of its own: what it says is the forwarded message's snapshot.
   const isForward = forwardedSnapshotOf(message) !== undefined;
   const text = readableTextOf(message, botUserId, { withEmbeds: isForward });
-  const actor = discordMessageActorOf(message);
   const fallback = textOfWordlessMessage({ imageCount: images.length, documentCount: documents.length });
   return {
     conversationKey: conversationKeyOfMessage(message),

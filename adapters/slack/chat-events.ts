@@ -143,6 +143,12 @@ async function answerEvent({
     // The gate answers on who asks and where: the author's own directory entry (admin, groups) is
     // all it needs. The people the message names are looked up only for someone it lets in.
     const authorId = event.user ?? event.bot_id ?? 'unknown';
+    // The turn's one reading of the place's settings (issue 39), beside the directory's look-up
+    // (a Web API call when the person is not known yet), which does not depend on it. Unreadable
+    // (the store), the reply asks for itself and says so.
+    const placeSettingsReading = adapter.services.places
+      .settingsAt(placeOfConversation(conversationKey))
+      .catch(() => undefined);
     const person = await adapter.directory.lookUp({ client, userId: authorId });
     const actor = slackActorOf({
       person: { ...person, name: event.user === undefined ? authorId : person.name },
@@ -151,8 +157,9 @@ async function answerEvent({
       teamId,
       channel: { id: event.channel, type: event.channel_type },
     });
+    const placeSettings = await placeSettingsReading;
     const turn = {
-      facts: { actor, conversationKey },
+      facts: { actor, conversationKey, ...(placeSettings ? { placeSettings } : {}) },
       read: async () => ({
         ...(await buildTurnFromEvent({
           event,

@@ -2,6 +2,7 @@ import type { Logger } from '../log.ts';
 import { extractNotesAfterReply } from '../memory/held-extraction.ts';
 import { traceStep } from '../tracing/turn-spans.ts';
 import { clockOf, type EngineDependencies } from './engine-dependencies.ts';
+import type { HistoryRead } from './history-store.ts';
 import type { PreparedTurn } from './prepare-turn.ts';
 import type { RecordedExchange } from './record-exchange.ts';
 import type { ReplyRequest } from './reply-types.ts';
@@ -37,14 +38,25 @@ export async function workAfterReply({
 }): Promise<void> {
   if (!recording?.isSaved) return;
   const { turn } = request;
-  await traceStep('summary fold', () => foldAfterReply({ dependencies, turn, prepared, logger }));
+  await traceStep('summary fold', () =>
+    foldAfterReply({ dependencies, turn, prepared, history: recording.history, logger }),
+  );
   // Regenerate answers a message already read; only a new one can hold new facts.
   if (request.replacesReplyCreatedAt === undefined)
     await extractMemoryAfterReply({ dependencies, turn, prepared, logger });
 }
 
-/** Folds older turns into the summary when they fill the context; never fails the reply. */
-const foldAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, logger }) => {
+/**
+ * Folds older turns into the summary when they fill the context; never fails the reply. The history
+ * is the one the recording left (read afresh only when that is unknown).
+ */
+const foldAfterReply = async ({
+  dependencies,
+  turn,
+  prepared,
+  history,
+  logger,
+}: Parameters<AfterReplyStep>[0] & { history: HistoryRead | undefined }): Promise<void> => {
   const { folding } = dependencies;
   if (!folding) return;
   try {
@@ -56,7 +68,8 @@ const foldAfterReply: AfterReplyStep = async ({ dependencies, turn, prepared, lo
       actor: turn.actor,
       // Expired turns must not be retold in a summary either.
       turns: unexpiredHistory({
-        turns: await dependencies.history.load(turn.conversationKey),
+        turns:
+          history === undefined ? await dependencies.history.load(turn.conversationKey) : [...history.turns],
         summary: undefined,
         retentionDays: prepared.placeSettings?.retentionDays,
         nowMs: clockOf(dependencies)().getTime(),

@@ -7,15 +7,20 @@ import { type ConversationKey, type StoredTurn, storedTurnSchema } from './turn.
 /** The turns of every conversation, oldest first, in a keyv store that outlives the process. */
 export interface HistoryStore {
   load(key: ConversationKey): Promise<StoredTurn[]>;
+  /** The turns and the version they are, for an `append` under the same conversation lock. */
+  read(key: ConversationKey): Promise<HistoryRead>;
   /**
    * Adds turns at the end, keeping at most the newest `maxTurns`. With `replacingLast`, that many
    * turns are removed from the end first (a regenerated reply takes the place of the old one).
+   * With `after`, what a `read` (or append) under the same conversation lock gave: it is the
+   * conversation as it stands, so it is not read again (a turn reads its history once, issue 39).
+   * Resolves with the conversation as the append left it.
    */
   append(
     key: ConversationKey,
     turns: readonly StoredTurn[],
-    options?: { replacingLast?: number },
-  ): Promise<void>;
+    options?: { replacingLast?: number; after?: HistoryRead },
+  ): Promise<HistoryRead>;
   reset(key: ConversationKey): Promise<void>;
   /**
    * Removes the turns `isRemoved` picks (retention, /forget) and resolves with them; the rest keep
@@ -39,6 +44,17 @@ const headSchema = z.object({
   nextSequence: z.number().int().min(0),
 });
 type Head = z.infer<typeof headSchema>;
+
+/**
+ * A conversation's turns as read (or written) at one version. Only good while the conversation's
+ * lock is held: every writer of a conversation's history (a reply, /reset, retention, /forget) holds
+ * it, so nothing changes it in between.
+ */
+export interface HistoryRead {
+  readonly turns: readonly StoredTurn[];
+  /** The head the turns belong to; undefined: the conversation has none yet. */
+  readonly head: Head | undefined;
+}
 
 interface CachedHistory {
   readonly epoch: string;
@@ -104,29 +120,33 @@ export function createHistoryStore({
     return turns;
   };
 
-  const load = async (key: ConversationKey): Promise<StoredTurn[]> => {
-    const head = await readHead(key);
+  const turnsAt = async (key: ConversationKey, head: Head | undefined): Promise<readonly StoredTurn[]> => {
     if (!head) return [];
     const cached = cache.get(key);
     if (cached && cached.epoch === head.epoch && cached.revision === head.revision) {
       remember(key, head, cached.turns);
-      return [...cached.turns];
+      return cached.turns;
     }
     const turns = await readTurns(key, head);
     remember(key, head, turns);
-    return [...turns];
+    return turns;
+  };
+  const read = async (key: ConversationKey): Promise<HistoryRead> => {
+    const head = await readHead(key);
+    return { head, turns: await turnsAt(key, head) };
   };
 
   return {
-    load,
-    async append(key, turns, { replacingLast = 0 } = {}) {
-      const previous = (await readHead(key)) ?? {
+    load: async (key) => [...(await read(key)).turns],
+    read,
+    async append(key, turns, { replacingLast = 0, after } = {}) {
+      const { head: stored, turns: current } = after ?? (await read(key));
+      const previous = stored ?? {
         epoch: randomBytes(6).toString('base64url'),
         revision: 0,
         firstSequence: 0,
         nextSequence: 0,
       };
-      const current = await load(key);
       const keptCount = Math.max(0, current.length - replacingLast);
       const startSequence = previous.nextSequence - (current.length - keptCount);
       const allTurns = [...current.slice(0, keptCount), ...turns];
@@ -148,7 +168,9 @@ export function createHistoryStore({
       // The head goes last: a reader sees either the old conversation or the whole new one.
       await store.set(key, head);
       if (removedKeys.length > 0) await store.deleteMany(removedKeys);
-      remember(key, head, allTurns.slice(-(nextSequence - firstSequence)));
+      const kept = allTurns.slice(-(nextSequence - firstSequence));
+      remember(key, head, kept);
+      return { head, turns: kept };
     },
     async removeTurns(key, isRemoved) {
       const head = await readHead(key);

@@ -5,11 +5,13 @@ import type { ReadDocument } from '../documents/document-reader.ts';
 import type { MemoryMode } from '../environment/spend-access-values.ts';
 import type { ToolStep } from '../gateway/chat-types.ts';
 import type { Logger } from '../log.ts';
-import { memoryBlockFor } from '../memory/memory-prompt.ts';
+import type { MemoryNote } from '../memory/memory-book.ts';
+import { memoryBlockFor, memoryBlockOf } from '../memory/memory-prompt.ts';
 import { renderNotice } from '../notices/render-notice.ts';
 import type { ContextFit } from './context-budget.ts';
 import type { ConversationSummary } from './conversation-summaries.ts';
 import type { EngineDependencies } from './engine-dependencies.ts';
+import type { HistoryRead } from './history-store.ts';
 import type { LoadedImages } from './image-intake.ts';
 import type { ReplyRequest } from './reply-types.ts';
 import { unsummarisedTurns } from './summary-folding.ts';
@@ -29,6 +31,8 @@ export interface PreparedTurn {
   /** How many turns at the end of history this reply replaces (regenerate): 0 or 2. */
   readonly replacedTurnCount: number;
   readonly surface: Surface;
+  /** The conversation's history as stored when the turn was prepared: the reply is appended after it. */
+  readonly history: HistoryRead;
   /** The conversation's rolling summary, as it was when the turn was prepared. */
   readonly summary: ConversationSummary | undefined;
   /** The place's settings, read once for the turn; undefined for an engine without places. */
@@ -74,7 +78,13 @@ export async function prepareTurn({
     facts.summary,
   );
   const model = chooseModel({ dependencies, facts });
-  const memory = await memoryOfTurn({ dependencies, turn, model, placeSettings: facts.placeSettings });
+  const memory = await memoryOfTurn({
+    dependencies,
+    turn,
+    model,
+    placeSettings: facts.placeSettings,
+    notes: facts.memoryNotes,
+  });
   const context = await fitTurnToContext({
     dependencies,
     turn,
@@ -102,6 +112,7 @@ export async function prepareTurn({
     notices,
     replacedTurnCount,
     surface: request.surface,
+    history: facts.history,
     summary: facts.summary,
     placeSettings: facts.placeSettings,
     memoryMode: memory.memoryMode,
@@ -159,11 +170,14 @@ async function memoryOfTurn({
   turn,
   model,
   placeSettings,
+  notes,
 }: {
   dependencies: EngineDependencies;
   turn: IncomingTurn;
   model: string;
   placeSettings: PlaceSettings | undefined;
+  /** The notes read with the turn's facts; undefined: read here. */
+  notes: readonly MemoryNote[] | undefined;
 }): Promise<TurnMemory> {
   const { tools } = dependencies;
   const memoryMode = placeSettings?.memory ?? 'off';
@@ -176,14 +190,17 @@ async function memoryOfTurn({
     tools === undefined ||
     placeSettings === undefined ||
     tools.allowsMemoryTools({ actor: turn.actor, settings: placeSettings });
-  const memoryBlock = dependencies.memory
-    ? await memoryBlockFor({
-        book: dependencies.memory,
-        mode: memoryMode,
-        actor: turn.actor,
-        conversationKey: turn.conversationKey,
-        keptBy: isMemoryKeptByTools ? 'tools' : 'extraction',
-      })
-    : '';
+  const keptBy = isMemoryKeptByTools ? 'tools' : 'extraction';
+  const memoryBlock = !dependencies.memory
+    ? ''
+    : notes === undefined
+      ? await memoryBlockFor({
+          book: dependencies.memory,
+          mode: memoryMode,
+          actor: turn.actor,
+          conversationKey: turn.conversationKey,
+          keptBy,
+        })
+      : memoryBlockOf({ notes, mode: memoryMode, actor: turn.actor, keptBy });
   return { memoryMode, isMemoryKeptByTools, isMemoryAllowed, memoryBlock };
 }

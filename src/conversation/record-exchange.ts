@@ -1,5 +1,6 @@
 import type { Logger } from '../log.ts';
 import { clockOf, type EngineDependencies } from './engine-dependencies.ts';
+import type { HistoryRead } from './history-store.ts';
 import { documentReferencesOf, type PreparedTurn } from './prepare-turn.ts';
 import { hasVisibleText, type StreamedReply } from './stream-reply.ts';
 import type { IncomingTurn, StoredTurn } from './turn.ts';
@@ -9,6 +10,11 @@ export interface RecordedExchange {
   readonly isSaved: boolean;
   readonly userTurn: StoredTurn;
   readonly assistantTurn: StoredTurn;
+  /**
+   * The conversation as the recording left it (undefined when it was not saved), for the work after
+   * the reply, which reads no history of its own; marking the reply as cut replaces it.
+   */
+  history: HistoryRead | undefined;
 }
 
 /**
@@ -45,14 +51,15 @@ export async function recordReply({
   };
   const assistantTurn = assistantTurnOf({ dependencies, prepared, streamed });
   try {
-    await dependencies.history.append(turn.conversationKey, [userTurn, assistantTurn], {
+    const history = await dependencies.history.append(turn.conversationKey, [userTurn, assistantTurn], {
       replacingLast: prepared.replacedTurnCount,
+      after: prepared.history,
     });
-    return { isSaved: true, userTurn, assistantTurn };
+    return { isSaved: true, userTurn, assistantTurn, history };
   } catch (error) {
     // The person gets the reply with a note that it will not be remembered; the details go here.
     logger.error({ err: error }, 'reply not recorded in history');
-    return { isSaved: false, userTurn, assistantTurn };
+    return { isSaved: false, userTurn, assistantTurn, history: undefined };
   }
 }
 
@@ -69,12 +76,14 @@ export async function markRecordedReplyInterrupted({
   logger: Logger;
 }): Promise<void> {
   try {
-    await dependencies.history.append(
+    recording.history = await dependencies.history.append(
       turn.conversationKey,
       [recording.userTurn, { ...recording.assistantTurn, isInterrupted: true }],
-      { replacingLast: 2 },
+      { replacingLast: 2, ...(recording.history === undefined ? {} : { after: recording.history }) },
     );
   } catch (error) {
+    // What the store holds now is unknown: the work after the reply reads it afresh.
+    recording.history = undefined;
     logger.error({ err: error }, 'could not mark an undelivered reply as interrupted in history');
   }
 }

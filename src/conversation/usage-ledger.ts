@@ -13,7 +13,7 @@ import {
   spentIn,
   type ToolCallCounts,
 } from '../spending/spend-store.ts';
-import { type ConversationKey, placeOfConversation } from './turn.ts';
+import { type ConversationKey, type ConversationPlace, placeOfConversation } from './turn.ts';
 
 /** What was spent in one period: gateway requests, tokens from `usage`, images, and their cost. */
 export interface UsageTotals {
@@ -175,11 +175,13 @@ interface BudgetCounter extends LimitedCounter {
 function scopeKey({
   budget,
   subject,
+  place,
 }: {
   budget: Pick<BudgetCheck, 'rule' | 'roleId'>;
   subject: SpendSubject;
+  /** The subject's place, worked out once for all its budgets. */
+  place: ConversationPlace;
 }) {
-  const place = placeOfConversation(subject.conversationKey);
   switch (budget.rule.scope) {
     case 'user':
       return `user:${subject.userId}`;
@@ -209,9 +211,10 @@ export function createUsageLedger({
   });
   const limitedCounters = (subject: SpendSubject, budgets: readonly BudgetCheck[], at: Date) => {
     const windows = periodsAt({ at, timeZone });
+    const place = placeOfConversation(subject.conversationKey);
     const byKey = new Map<string, BudgetCounter>();
     for (const budget of budgets) {
-      const { key, ttlMs } = counterOf(scopeKey({ budget, subject }), budget.rule.period, windows);
+      const { key, ttlMs } = counterOf(scopeKey({ budget, subject, place }), budget.rule.period, windows);
       const existing = byKey.get(key) ?? {
         key,
         ttlMs,
@@ -237,8 +240,9 @@ export function createUsageLedger({
     stateOfKey: (key: string) => CounterState | undefined,
   ): BudgetUse[] => {
     const windows = periodsAt({ at, timeZone });
+    const place = placeOfConversation(subject.conversationKey);
     return budgets.map((budget) => {
-      const { key } = counterOf(scopeKey({ budget, subject }), budget.rule.period, windows);
+      const { key } = counterOf(scopeKey({ budget, subject, place }), budget.rule.period, windows);
       const state = stateOfKey(key);
       const used = state
         ? spentIn(state.spent, budget.rule.measure) + amountIn(state.held, budget.rule.measure)

@@ -28,16 +28,50 @@ export async function memoryBlockFor({
    */
   keptBy: 'tools' | 'extraction';
 }): Promise<string> {
-  if (mode === 'off' || !isMemoryPlace(actor)) return '';
+  const notes = await readMemoryNotes({ book, mode, actor, conversationKey });
+  return memoryBlockOf({ notes, mode, actor, keptBy });
+}
+
+/**
+ * The notes a reply's memory block is made of: the asker's, and the place's where the owner chose
+ * `place`; none in DMs or where memory is off. Read apart from the block so a turn can read them
+ * beside its other facts (conversation/turn-facts.ts), before it knows how new notes are kept.
+ */
+export async function readMemoryNotes({
+  book,
+  mode,
+  actor,
+  conversationKey,
+}: {
+  book: MemoryBook;
+  mode: MemoryMode;
+  actor: Actor;
+  conversationKey: ConversationKey;
+}): Promise<readonly MemoryNote[]> {
+  if (mode === 'off' || !isMemoryPlace(actor)) return [];
   const [personal, shared] = await Promise.all([
     book.notesOf({ actor, conversationKey, scope: 'person' }),
     mode === 'place' ? book.notesOf({ actor, conversationKey, scope: 'place' }) : Promise.resolve([]),
   ]);
+  return [...personal, ...shared];
+}
+
+/** The memory block of the system prompt from notes `readMemoryNotes` read ('' where there is no memory). */
+export function memoryBlockOf({
+  notes,
+  mode,
+  actor,
+  keptBy,
+}: {
+  notes: readonly MemoryNote[];
+  mode: MemoryMode;
+  actor: Actor;
+  keptBy: 'tools' | 'extraction';
+}): string {
+  if (mode === 'off' || !isMemoryPlace(actor)) return '';
   const lines: string[] = [];
   let length = 0;
-  for (const note of [...personal, ...shared].sort((first, second) =>
-    second.createdAt.localeCompare(first.createdAt),
-  )) {
+  for (const note of [...notes].sort((first, second) => second.createdAt.localeCompare(first.createdAt))) {
     const line = lineOf(note);
     if (length + line.length > maxBlockCharacters) break;
     lines.push(line);

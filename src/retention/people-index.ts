@@ -170,10 +170,11 @@ export function indexedHistory({
   return {
     ...history,
     async append(key, turns, options) {
-      await history.append(key, turns, options);
+      const appended = await history.append(key, turns, options);
       await index.noteTurns(key, turns).catch((error: unknown) => {
         logger.warn({ err: error, conversationKey: key }, 'the index of who wrote where was not updated');
       });
+      return appended;
     },
   };
 }

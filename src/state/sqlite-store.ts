@@ -93,6 +93,25 @@ export class SqliteStore extends EventEmitter implements KeyvStoreAdapter {
     return true;
   }
 
+  /**
+   * Many entries in one write (one transaction): keyv would otherwise make one `set` per entry. A
+   * reply's spending is one such write (keyv-spend-store.ts).
+   */
+  async setMany(entries: Array<{ key: string; value: unknown; ttl?: number }>): Promise<void> {
+    const nowMs = Date.now();
+    const rows = entries.map(({ key, value, ttl }) => {
+      if (typeof value !== 'string') {
+        throw new TypeError("SqliteStore stores keyv's serialized strings; keep keyv's default serialize");
+      }
+      const expiresAtMs = typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? nowMs + ttl : null;
+      return { storageKey: this.#storageKey(key), value, expiresAtMs };
+    });
+    this.#assertOpen();
+    await this.#database.write((statements) => {
+      for (const row of rows) statements.upsert.run(row.storageKey, row.value, row.expiresAtMs);
+    });
+  }
+
   async delete(key: string): Promise<boolean> {
     this.#assertOpen();
     const storageKey = this.#storageKey(key);

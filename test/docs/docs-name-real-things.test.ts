@@ -24,6 +24,8 @@ const otherCapitalNames = new Set([
   ...adminSettings.map((setting) => setting.name),
   'ERR_UNKNOWN_FILE_EXTENSION',
   'INIT_CWD',
+  // Node's own: scripts/start.sh and the image set it (its compile cache), parley does not read it.
+  'NODE_COMPILE_CACHE',
   // Read by the tests, not by parley: they turn on the Redis- and Postgres-backed tests.
   'REDIS_URL',
   'DATABASE_URL',

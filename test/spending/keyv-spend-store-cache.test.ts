@@ -253,3 +253,125 @@ describe('spend record cache', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe('keyv spend store, one record a scope and month', () => {
+  const spent = (costCents: number) => ({
+    requests: 1,
+    promptTokens: 10,
+    completionTokens: 5,
+    images: 0,
+    costNanos: cents(costCents),
+  });
+
+  it('moves what an earlier version kept a record a counter into the tallies, once, and keeps counting on it', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-04T12:00:00Z'));
+    const { map, keyv } = openStore();
+    // As the version before wrote them: one record per counter, with the period's TTL.
+    await keyv.set('counter:user:a:day:2026-11-04', { spent: spent(3) }, 40 * dayMs);
+    await keyv.set('counter:user:a:day:2026-11-02', { spent: spent(2) }, 40 * dayMs);
+    await keyv.set(
+      'counter:user:a:month:2026-11',
+      { spent: spent(5), toolCalls: { search: { calls: 1, errors: 0 } } },
+      400 * dayMs,
+    );
+    await keyv.set('counter:user:a:month:2026-10', { spent: spent(9) }, 400 * dayMs);
+    await keyv.set('ranking:top-users:s:month:2026-11', { a: cents(5) }, 400 * dayMs);
+    const store = createKeyvSpendStore({ store: keyv, lock: createInProcessLock() });
+    expect(await spentCents(store, 'user:a:month:2026-11')).toBe(5);
+    expect(await spentCents(store, 'user:a:month:2026-10')).toBe(9);
+    // The old records are gone, their counters in the tallies; the rankings' layout is unchanged.
+    const storedKeys = [...map.keys()];
+    expect(storedKeys.filter((key) => key.includes('counter:'))).toEqual([]);
+    expect(storedKeys.filter((key) => key.includes('tally:')).length).toBe(2);
+    expect(await store.readRanking({ key: 'top-users:s:month:2026-11', count: 5 })).toEqual([
+      { member: 'a', costNanos: cents(5) },
+    ]);
+
+    // A budget of 0.06 a month: the upgrade must not have forgotten the 0.05 already spent.
+    const refused = await store.hold({
+      reservationId: 'over-the-month',
+      amount: { costNanos: cents(2), tokens: 0, images: 0 },
+      counters: [{ key: 'user:a:month:2026-11', ttlMs: 400 * dayMs, limits: { cost: cents(6) } }],
+      nowMs: Date.now(),
+      holdUntilMs: Date.now() + 60_000,
+    });
+    expect(refused.isHeld).toBe(false);
+
+    await store.settle({
+      reservationId: 'after-upgrade',
+      heldCounters: [],
+      counters: [
+        { key: 'user:a:day:2026-11-04', ttlMs: 40 * dayMs },
+        { key: 'user:a:month:2026-11', ttlMs: 400 * dayMs },
+      ],
+      spent: spent(1),
+      toolCalls: { search: { calls: 1, errors: 1 } },
+      rankings: [],
+    });
+    const stored = (await keyv.get('tally:user:a:month:2026-11')) as { counters: Record<string, unknown> };
+    expect(Object.keys(stored.counters).sort()).toEqual([
+      'user:a:day:2026-11-02',
+      'user:a:day:2026-11-04',
+      'user:a:month:2026-11',
+    ]);
+
+    // A new process finds the migration done: it reads the tallies, and counts nothing twice.
+    const getRaw = vi.spyOn(keyv, 'getManyRaw');
+    const after = createKeyvSpendStore({ store: keyv, lock: createInProcessLock() });
+    expect(await spentCents(after, 'user:a:day:2026-11-04')).toBe(4);
+    expect(await spentCents(after, 'user:a:day:2026-11-02')).toBe(2);
+    expect(await spentCents(after, 'user:a:month:2026-11')).toBe(6);
+    expect(await after.readToolCalls({ keys: ['user:a:month:2026-11'] })).toEqual([
+      { search: { calls: 2, errors: 1 } },
+    ]);
+    expect(getRaw.mock.calls.flatMap(([keys]) => keys).every((key) => key.startsWith('tally:'))).toBe(true);
+  });
+
+  it('counts nothing twice when a migration cut short runs again', async () => {
+    const { keyv } = openStore();
+    await keyv.set('counter:user:a:month:2026-11', { spent: spent(5) }, 400 * dayMs);
+    // The tally was written but the process died before the old record was removed.
+    await keyv.set(
+      'tally:user:a:month:2026-11',
+      { counters: { 'user:a:month:2026-11': { spent: spent(5) } } },
+      400 * dayMs,
+    );
+    const store = createKeyvSpendStore({ store: keyv, lock: createInProcessLock() });
+    expect(await spentCents(store, 'user:a:month:2026-11')).toBe(5);
+  });
+
+  it("writes a reply's counters and rankings in one store call, and keeps each counter's own end", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-04T12:00:00Z'));
+    const { keyv, store } = openStore();
+    const setMany = vi.spyOn(keyv, 'setMany');
+    const scopes = ['user:a', 'conversation:c', 'channel:h', 'server:s', 'global'];
+    await store.settle({
+      reservationId: 'one-write',
+      heldCounters: [],
+      counters: scopes.flatMap((scope) => [
+        { key: `${scope}:day:2026-11-04`, ttlMs: 40 * dayMs },
+        { key: `${scope}:month:2026-11`, ttlMs: 400 * dayMs },
+      ]),
+      spent: spent(1),
+      rankings: [
+        { key: 'top-users:s:day:2026-11-04', ttlMs: 40 * dayMs, member: 'a' },
+        { key: 'top-users:s:month:2026-11', ttlMs: 400 * dayMs, member: 'a' },
+      ],
+    });
+    expect(setMany).toHaveBeenCalledTimes(1);
+    expect(setMany.mock.calls[0]?.[0].map((entry) => entry.key).sort()).toEqual(
+      [
+        'ranking:top-users:s:day:2026-11-04',
+        'ranking:top-users:s:month:2026-11',
+        ...scopes.map((scope) => `tally:${scope}:month:2026-11`),
+      ].sort(),
+    );
+
+    // The day's counter ends 40 days after its last change, the month's 400 days after.
+    vi.setSystemTime(new Date(Date.parse('2026-11-04T12:00:00Z') + 41 * dayMs));
+    expect(await spentCents(store, 'user:a:day:2026-11-04')).toBe(0);
+    expect(await spentCents(store, 'user:a:month:2026-11')).toBe(1);
+  });
+});

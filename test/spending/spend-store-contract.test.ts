@@ -9,6 +9,7 @@ import { describeSpendStoreContract } from './spend-store-contract.ts';
 
 const logger = pino({ level: 'silent' });
 const redisUrl = process.env.REDIS_URL;
+const postgresUrl = process.env.DATABASE_URL;
 
 // A backend on a store of its own, as one bot process has: closing it closes that store.
 function openBackendOn({
@@ -82,6 +83,29 @@ describeSpendStoreContract({
         const client = await redisClientOf(keyv);
         const keys = (await client?.keys(`parley:${namespace}:*`)) ?? [];
         if (keys.length > 0) await client?.del(keys);
+        await keyv.disconnect();
+      },
+    };
+  },
+});
+
+describeSpendStoreContract({
+  name:
+    postgresUrl === undefined
+      ? 'spend store on postgres:// (skipped: DATABASE_URL is not set; run with DATABASE_URL=postgres://postgres@127.0.0.1:5432/test)'
+      : 'spend store on postgres://',
+  isSkipped: postgresUrl === undefined,
+  survivesRestart: true,
+  isShared: false,
+  async createBacking() {
+    const namespace = `spend-test-${randomUUID()}`;
+    const storeUrl = postgresUrl ?? '';
+    return {
+      open: (options) =>
+        openBackendOn({ storeUrl, namespace, userRequestsPerMinute: options?.userRequestsPerMinute }),
+      async dispose() {
+        const keyv = createStore({ storeUrl, namespace, logger });
+        await keyv.clear();
         await keyv.disconnect();
       },
     };

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Keyv } from 'keyv';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadNodeSqlite } from '../../src/state/load-node-sqlite.ts';
 import { inMemorySqliteFilePath, SqliteStore } from '../../src/state/sqlite-store.ts';
 
@@ -61,6 +61,22 @@ describe('SqliteStore', () => {
     const [row] = readRows();
     expect(row?.key).toBe('history:discord:guild:channel');
     expect(typeof row?.expires).toBe('number');
+  });
+
+  it('writes many entries in one call, each under its namespace and with its own expiry', async () => {
+    const { store, keyv } = openStore('spend');
+    const write = vi.spyOn(store, 'set');
+    await keyv.setMany([
+      { key: 'tally:a', value: { spent: 1 }, ttl: 60_000 },
+      { key: 'ranking:b', value: { a: 2 } },
+    ]);
+    // One adapter call, not one `set` an entry (keyv splits a setMany only for adapters without one).
+    expect(write).not.toHaveBeenCalled();
+    const rows = readRows();
+    expect(rows.map((row) => row.key)).toEqual(['spend:ranking:b', 'spend:tally:a']);
+    expect(rows.map((row) => typeof row.expires)).toEqual(['object', 'number']);
+    expect(await keyv.get('tally:a')).toEqual({ spent: 1 });
+    expect(await keyv.get('ranking:b')).toEqual({ a: 2 });
   });
 
   it('clears exactly its namespace, even next to namespaces that share its first letters', async () => {
