@@ -33,7 +33,7 @@ async function resumed(scheduler: Scheduler, id: string): Promise<string | undef
 export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
   return {
     async actorNow({ platform, workspace, userId }) {
-      const places = services.scheduling?.places.of(platform);
+      const places = services.platformPlaces.of(platform);
       if (places === undefined) return undefined;
       const now = await places.actorNow({
         userId,
@@ -45,7 +45,7 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
       return now.isPresent ? now.actor : undefined;
     },
     isPresentIn({ platform, workspace }) {
-      const places = services.scheduling?.places.of(platform);
+      const places = services.platformPlaces.of(platform);
       return places !== undefined && (places.isPresentIn?.(workspace) ?? true);
     },
     changeSetting: ({ actor, conversationKey, name, scope, text }) =>
