@@ -144,7 +144,7 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
       const spent = await services.usage.roleSpend({ ...place, roleIds, at: services.now() });
       return [...spent].sort((first, second) => second.monthNanos - first.monthNanos);
     },
-    placeDays: (request) => services.usage.placeDays({ ...request, at: services.now() }),
+    placeHistory: (request) => services.usage.placeHistory({ ...request, at: services.now() }),
     placeSpend: (place) => services.usage.placeReport({ ...place, at: services.now() }),
     async exportMine({ actor, conversationKey }) {
       const place = placeOfConversation(conversationKey);

@@ -1,7 +1,7 @@
 import type { Actor } from '../access/actor.ts';
 import type { OverrideScope } from '../administration/admin-settings.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
-import type { UsageTotals } from '../conversation/usage-ledger.ts';
+import type { PlacePeriodSpend, UsageTotals } from '../conversation/usage-ledger.ts';
 import type { Card } from '../delivery/card.ts';
 import type { MemoryNote, MemoryScope } from '../memory/memory-book.ts';
 import type { ScheduleRecord } from '../scheduling/schedule-record.ts';
@@ -118,12 +118,14 @@ export interface ConsoleDeeds {
     readonly today: UsageTotals;
     readonly month: UsageTotals;
   }>;
-  /** The whole server's spending day by day, the last `days` days, oldest first. */
-  placeDays(request: {
-    platform: string;
-    workspace: string;
-    days: number;
-  }): Promise<ReadonlyArray<{ readonly day: string; readonly costNanos: number; readonly requests: number }>>;
+  /**
+   * The whole server's spending day by day (the last `days`) and month by month (the last
+   * `months`), oldest first, each with its cost by model and tool calls by tool.
+   */
+  placeHistory(request: { platform: string; workspace: string; days: number; months: number }): Promise<{
+    readonly days: readonly PlacePeriodSpend[];
+    readonly months: readonly PlacePeriodSpend[];
+  }>;
   /**
    * `/export` of the person's own data, as a file for the browser to download (the console is
    * their own signed-in page, as a DM is); recorded in the audit trail. The file's JSON text.

@@ -143,16 +143,6 @@ export interface UsageLedger {
     ReadonlyArray<{ readonly roleId: string; readonly todayNanos: number; readonly monthNanos: number }>
   >;
   /**
-   * A server's spending day by day, the oldest first, for the last `days` days (at most the 40 its
-   * daily counters are kept): one read of counters every reply already writes.
-   */
-  placeDays(query: {
-    platform: string;
-    workspace: string;
-    at: Date;
-    days: number;
-  }): Promise<ReadonlyArray<{ readonly day: string; readonly costNanos: number; readonly requests: number }>>;
-  /**
    * A server's spending day by day (the last `days`, at most the 40 its daily counters are kept) and
    * month by month (the last `months`, at most 13), oldest first, with its cost by model and its tool
    * calls: the counters and rankings every reply already writes, read.
@@ -395,20 +385,6 @@ export function createUsageLedger({
         roleId,
         todayNanos: states[index * 2]?.spent.costNanos ?? 0,
         monthNanos: states[index * 2 + 1]?.spent.costNanos ?? 0,
-      }));
-    },
-    async placeDays({ platform, workspace, at, days }) {
-      const dayMs = 24 * 60 * 60_000;
-      const scope = `server:${platform}:${workspace}`;
-      const counters = Array.from({ length: Math.min(Math.max(days, 1), 40) }, (_, index) => {
-        const windows = periodsAt({ at: new Date(at.getTime() - index * dayMs), timeZone });
-        return { day: windows.day.label, key: counterOf(scope, 'day', windows).key };
-      }).reverse();
-      const states = await store.read({ keys: counters.map((counter) => counter.key), nowMs: at.getTime() });
-      return counters.map((counter, index) => ({
-        day: counter.day,
-        costNanos: states[index]?.spent.costNanos ?? 0,
-        requests: states[index]?.spent.requests ?? 0,
       }));
     },
     async placeHistory({ platform, workspace, at, days, months }) {
