@@ -4,12 +4,15 @@ import type { ConversationKey } from '../conversation/turn.ts';
 import type { PlacePeriodSpend, UsageTotals } from '../conversation/usage-ledger.ts';
 import type { Card } from '../delivery/card.ts';
 import type { MemoryNote, MemoryScope } from '../memory/memory-book.ts';
+import type { ActivityRates } from '../operations/activity-rates.ts';
 import type { ScheduleRecord } from '../scheduling/schedule-record.ts';
 
 /** The overview of a place: replies in flight, budgets as they stand, tools, the next runs. */
 export interface PlaceOverview {
   /** Replies being written by this process now (each process of a bot counts its own). */
   readonly repliesInFlight: number;
+  /** This process's replies a minute, and the share failed or refused, over the last minutes. */
+  readonly activity: ActivityRates;
   /** Each budget that applies to the admin here, with what is left, as /usage says it. */
   readonly budgets: readonly {
     readonly description: string;
