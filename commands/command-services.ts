@@ -72,6 +72,7 @@ export function createCommandServices({ app }: { app: App }): CommandServices & 
     ...(app.connectors ? { connectors: app.connectors } : {}),
     toolApprovalTimeoutMs: config.tools.approvalTimeoutMs,
     journal: app.journal,
+    platformPlaces: scheduledPlaces,
     consoleLinks: createConsoleLinkDesk({ links: createOneTimeLinks({ store: consoleLinkKeyv }) }),
     ...(app.scheduler === undefined
       ? {}

@@ -1,5 +1,6 @@
 import type { ConsoleDeeds } from '../src/console/console-deeds.ts';
 import { conversationKeyOf, placeOfConversation } from '../src/conversation/turn.ts';
+import { createActivityWindow } from '../src/operations/activity-rates.ts';
 import type { Scheduler } from '../src/scheduling/scheduler.ts';
 import { formatCost } from '../src/spending/prices.ts';
 import { isActingTool } from '../src/tools/tool.ts';
@@ -31,9 +32,10 @@ async function resumed(scheduler: Scheduler, id: string): Promise<string | undef
  * through the CSV writer `/extract` uses.
  */
 export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
+  const activity = createActivityWindow();
   return {
     async actorNow({ platform, workspace, userId }) {
-      const places = services.scheduling?.places.of(platform);
+      const places = services.platformPlaces.of(platform);
       if (places === undefined) return undefined;
       const now = await places.actorNow({
         userId,
@@ -45,7 +47,7 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
       return now.isPresent ? now.actor : undefined;
     },
     isPresentIn({ platform, workspace }) {
-      const places = services.scheduling?.places.of(platform);
+      const places = services.platformPlaces.of(platform);
       return places !== undefined && (places.isPresentIn?.(workspace) ?? true);
     },
     changeSetting: ({ actor, conversationKey, name, scope, text }) =>
@@ -114,9 +116,10 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
     },
     async overviewOf({ actor, place }) {
       const conversationKey = conversationKeyOf({ ...place, channel: '' });
-      const [budgets, schedules] = await Promise.all([
+      const [budgets, schedules, rates] = await Promise.all([
         services.spending.standings({ userId: actor.id, roleIds: actor.roleIds, conversationKey }),
         services.scheduling?.scheduler.listInWorkspace(place) ?? Promise.resolve([]),
+        activity.rates(),
       ]);
       const counts = new Map<string, number>();
       for (const tool of services.toolbox.all()) counts.set(tool.source, (counts.get(tool.source) ?? 0) + 1);
@@ -128,6 +131,7 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
       ];
       return {
         repliesInFlight: services.activeReplies.inFlight(),
+        activity: rates,
         budgets,
         tools,
         nextRuns: schedules.filter((record) => record.state === 'active').slice(0, 5),
@@ -144,7 +148,7 @@ export function createConsoleDeeds(services: CommandServices): ConsoleDeeds {
       const spent = await services.usage.roleSpend({ ...place, roleIds, at: services.now() });
       return [...spent].sort((first, second) => second.monthNanos - first.monthNanos);
     },
-    placeDays: (request) => services.usage.placeDays({ ...request, at: services.now() }),
+    placeHistory: (request) => services.usage.placeHistory({ ...request, at: services.now() }),
     placeSpend: (place) => services.usage.placeReport({ ...place, at: services.now() }),
     async exportMine({ actor, conversationKey }) {
       const place = placeOfConversation(conversationKey);

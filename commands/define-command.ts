@@ -104,12 +104,18 @@ export interface CommandServices {
   /** Reads documents for `--file` options, once each (kept by hash). */
   readonly documents: DocumentReader;
   /**
+   * The places of every platform this process runs, each registered as it connects: who a person
+   * is there now, and where parley may answer. On every store, scheduler or not: the owner's console
+   * and connectors judge people through it too.
+   */
+  readonly platformPlaces: ScheduledPlacesRegistry;
+  /**
    * Reminders and schedules (/remind, /schedule, /schedules); absent where the process runs none
-   * (a test's services).
+   * (a postgres:// store, a test's services).
    */
   readonly scheduling?: {
     readonly scheduler: Scheduler;
-    /** Where runs answer: each platform registers its places as it connects. */
+    /** Where runs answer: the same registry as `platformPlaces`. */
     readonly places: ScheduledPlacesRegistry;
     /** The time zone "9:00" is read in unless a command says another (SCHEDULE_TIMEZONE). */
     readonly timeZone: string;

@@ -25,7 +25,7 @@ export type ActorNow =
 /**
  * How a platform lets a scheduled run answer where nobody just wrote: in a channel or thread by its
  * conversation key, or in a person's DM with parley. Each adapter registers one when it has
- * connected (`CommandServices.scheduledPlaces`); runs for a platform this process does not run wait.
+ * connected (`CommandServices.platformPlaces`); runs for a platform this process does not run wait.
  */
 export interface ScheduledPlaces {
   /** The platform's name, as in conversation keys (`discord`). */

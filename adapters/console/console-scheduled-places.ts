@@ -40,7 +40,7 @@ export function createConsoleScheduledPlaces({
   };
 }
 
-/** Registers the terminal's places with the scheduler, where the process runs one; returns the undo. */
+/** Registers the terminal's places (scheduled runs, the console, connectors); returns the undo. */
 export function registerConsolePlaces(services: CommandServices, places: ScheduledPlaces): () => void {
-  return services.scheduling?.places.register(places) ?? (() => {});
+  return services.platformPlaces.register(places);
 }

@@ -59,7 +59,7 @@ export function createDiscordScheduledPlaces({
   };
 }
 
-/** Registers Discord's places with the scheduler, where the process runs one; returns the undo. */
+/** Registers Discord's places (scheduled runs, the console, connectors); returns the undo. */
 export function registerDiscordPlaces({
   client,
   outbound,
@@ -69,7 +69,5 @@ export function registerDiscordPlaces({
   outbound: DiscordOutbound;
   services: CommandServices;
 }): () => void {
-  return (
-    services.scheduling?.places.register(createDiscordScheduledPlaces({ client, outbound })) ?? (() => {})
-  );
+  return services.platformPlaces.register(createDiscordScheduledPlaces({ client, outbound }));
 }

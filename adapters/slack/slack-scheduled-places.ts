@@ -104,7 +104,7 @@ export function createSlackScheduledPlaces({
   };
 }
 
-/** Registers Slack's places with the scheduler, where the process runs one; returns the undo. */
+/** Registers Slack's places (scheduled runs, the console, connectors); returns the undo. */
 export function registerSlackPlaces({
   workspaceClients,
   adapter,
@@ -114,8 +114,5 @@ export function registerSlackPlaces({
   adapter: Pick<SlackAdapterContext, 'delivery' | 'directory' | 'userGroups' | 'logger'>;
   services: CommandServices;
 }): () => void {
-  return (
-    services.scheduling?.places.register(createSlackScheduledPlaces({ workspaceClients, adapter })) ??
-    (() => {})
-  );
+  return services.platformPlaces.register(createSlackScheduledPlaces({ workspaceClients, adapter }));
 }

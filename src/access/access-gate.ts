@@ -2,6 +2,7 @@ import type { PlaceSettings, PlaceSettingsReader } from '../administration/place
 import type { AuditLog } from '../audit/audit-log.ts';
 import { type ConversationKey, placeOfConversation } from '../conversation/turn.ts';
 import type { Logger } from '../log.ts';
+import { recordRefusal } from '../operations/metrics.ts';
 import type { Deduper } from '../state/dedupe.ts';
 import { traceAccess } from '../tracing/turn-spans.ts';
 import { type AccessRefusal, type Capability, decideAccess, describeRefusal } from './access-policy.ts';
@@ -95,6 +96,7 @@ export function createAccessGate({
   }: Parameters<AccessGate['authorize']>[0]): Promise<AccessVerdict> {
     const decision = await decide({ actor, conversationKey, capability, ...(settings ? { settings } : {}) });
     if (decision.isAllowed) return decision;
+    recordRefusal({ kind: 'access' });
     const place = placeOfConversation(conversationKey);
     const text = describeRefusal({ refusal: decision.refusal, capability });
     const isDue = await sightings

@@ -1,15 +1,18 @@
 import type { Actor } from '../access/actor.ts';
 import type { OverrideScope } from '../administration/admin-settings.ts';
 import type { ConversationKey } from '../conversation/turn.ts';
-import type { UsageTotals } from '../conversation/usage-ledger.ts';
+import type { PlacePeriodSpend, UsageTotals } from '../conversation/usage-ledger.ts';
 import type { Card } from '../delivery/card.ts';
 import type { MemoryNote, MemoryScope } from '../memory/memory-book.ts';
+import type { ActivityRates } from '../operations/activity-rates.ts';
 import type { ScheduleRecord } from '../scheduling/schedule-record.ts';
 
 /** The overview of a place: replies in flight, budgets as they stand, tools, the next runs. */
 export interface PlaceOverview {
   /** Replies being written by this process now (each process of a bot counts its own). */
   readonly repliesInFlight: number;
+  /** This process's replies a minute, and the share failed or refused, over the last minutes. */
+  readonly activity: ActivityRates;
   /** Each budget that applies to the admin here, with what is left, as /usage says it. */
   readonly budgets: readonly {
     readonly description: string;
@@ -118,12 +121,14 @@ export interface ConsoleDeeds {
     readonly today: UsageTotals;
     readonly month: UsageTotals;
   }>;
-  /** The whole server's spending day by day, the last `days` days, oldest first. */
-  placeDays(request: {
-    platform: string;
-    workspace: string;
-    days: number;
-  }): Promise<ReadonlyArray<{ readonly day: string; readonly costNanos: number; readonly requests: number }>>;
+  /**
+   * The whole server's spending day by day (the last `days`) and month by month (the last
+   * `months`), oldest first, each with its cost by model and tool calls by tool.
+   */
+  placeHistory(request: { platform: string; workspace: string; days: number; months: number }): Promise<{
+    readonly days: readonly PlacePeriodSpend[];
+    readonly months: readonly PlacePeriodSpend[];
+  }>;
   /**
    * `/export` of the person's own data, as a file for the browser to download (the console is
    * their own signed-in page, as a DM is); recorded in the audit trail. The file's JSON text.

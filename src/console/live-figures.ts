@@ -1,4 +1,5 @@
 import { streamSSE } from 'hono/streaming';
+import { activityFigures } from './overview-page.ts';
 import { standingAt } from './place-standing.ts';
 import type { RouteRequest } from './route-request.ts';
 
@@ -38,6 +39,7 @@ export function liveFiguresStream(request: RouteRequest): Response {
         event: 'figures',
         data: JSON.stringify({
           repliesInFlight: String(overview.repliesInFlight),
+          ...activityFigures(overview.activity),
           readiness: readiness.isReady ? 'Ready' : `Not ready: ${readiness.reasons.join('; ')}`,
         }),
       });

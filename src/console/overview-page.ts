@@ -1,6 +1,31 @@
+import type { ActivityRates } from '../operations/activity-rates.ts';
 import type { Readiness } from '../operations/health.ts';
 import type { PlaceOverview } from './console-deeds.ts';
 import { html, type SafeHtml } from './safe-html.ts';
+
+/** The activity figures as the overview shows them, and its live stream sends them. */
+export function activityFigures(activity: ActivityRates): {
+  repliesPerMinute: string;
+  errorRate: string;
+  refusalRate: string;
+  activityMinutes: string;
+} {
+  const share = (rate: number | undefined) =>
+    rate === undefined ? 'none yet' : `${(rate * 100).toFixed(1)}%`;
+  return {
+    repliesPerMinute: activity.repliesPerMinute.toFixed(1),
+    errorRate: share(activity.errorRate),
+    refusalRate: share(activity.refusalRate),
+    activityMinutes: String(Math.max(1, Math.round(activity.minutes))),
+  };
+}
+
+function activityRows(activity: ActivityRates): SafeHtml {
+  const figures = activityFigures(activity);
+  return html`<tr><th scope="row">replies per minute (this process, the last <span data-live="activityMinutes">${figures.activityMinutes}</span> min)</th><td data-live="repliesPerMinute">${figures.repliesPerMinute}</td></tr>
+<tr><th scope="row">replies that failed</th><td data-live="errorRate">${figures.errorRate}</td></tr>
+<tr><th scope="row">requests refused (access rules or a budget)</th><td data-live="refusalRate">${figures.refusalRate}</td></tr>`;
+}
 
 const timeOf = (atMs: number | undefined) =>
   atMs === undefined ? 'none' : `${new Date(atMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -26,7 +51,8 @@ export function overviewPageBody({
 <h2>Health</h2>
 <p class="notice${readiness.isReady ? '' : ' problem'}" data-live="readiness">${readiness.isReady ? 'Ready' : `Not ready: ${readiness.reasons.join('; ')}`}</p>
 ${readiness.warnings.length === 0 ? '' : html`<ul>${readiness.warnings.map((warning) => html`<li>${warning}</li>`)}</ul>`}
-<table><tbody>${checks}<tr><th scope="row">replies in flight (this process)</th><td data-live="repliesInFlight">${overview.repliesInFlight}</td></tr></tbody></table>
+<table><tbody>${checks}<tr><th scope="row">replies in flight (this process)</th><td data-live="repliesInFlight">${overview.repliesInFlight}</td></tr>
+${activityRows(overview.activity)}</tbody></table>
 </section>
 <h2>Budgets today</h2>
 ${

@@ -13,7 +13,8 @@ import { type RouteHandler, type RouteRequest, refusalPage } from './route-reque
 import { html } from './safe-html.ts';
 import { type ScheduleChangeOutcome, schedulesPageBody } from './schedules-page.ts';
 import { type ChangeOutcome, settingsPageBody } from './settings-page.ts';
-import { chartDays, spendChartHead, spendChartSection } from './spend-chart-section.ts';
+import { chartDays, chartMonths, spendChartHead, spendChartSection } from './spend-chart-section.ts';
+import { groupSpend, spendGroupings } from './spend-history.ts';
 import { toolsPageBody } from './tools-page.ts';
 
 /** The parts every place page has, once the route's access let the request through. */
@@ -236,14 +237,17 @@ export const placeHandlers = {
   },
   async spend(request) {
     const { place, frame, isAdmin } = placeRequest(request);
-    const [card, totals, days, roles] = await Promise.all([
+    const grouping = spendGroupings.find((choice) => choice === request.context.req.query('by')) ?? 'day';
+    const [card, totals, history, roles] = await Promise.all([
       request.parts.deeds.topSpendCard({ conversationKey: placeKey(place) }),
       request.parts.deeds.placeSpend(place),
-      request.parts.deeds.placeDays({ ...place, days: chartDays }),
+      request.parts.deeds.placeHistory({ ...place, days: chartDays, months: chartMonths }),
       request.parts.deeds.roleSpend(place),
     ]);
-    const csvPath = `${request.context.req.path}.csv`;
-    const body = html`${placeSpendSection(totals)}${spendChartSection(days)}${cardSection(card)}${roleSpendSection(roles)}<p><a href="${csvPath}">Download as CSV</a></p>`;
+    const path = request.context.req.path;
+    const csvPath = `${path}.csv`;
+    const periods = groupSpend({ grouping, ...history });
+    const body = html`${placeSpendSection(totals)}${spendChartSection({ grouping, periods, path })}${cardSection(card)}${roleSpendSection(roles)}<p><a href="${csvPath}">Download as CSV</a></p>`;
     return request.context.html(
       consolePage({ title: 'Spend', body, frame, place, isAdmin, head: spendChartHead }),
     );

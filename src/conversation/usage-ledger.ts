@@ -15,6 +15,20 @@ import {
 } from '../spending/spend-store.ts';
 import { type ConversationKey, type ConversationPlace, placeOfConversation } from './turn.ts';
 
+/** The server's rankings: who, which channels, and which models spent most in a day or month. */
+export type RankingKind = 'users' | 'channels' | 'models';
+
+/** A server's spending in one day or month, for the console's chart: cost, by model, tool calls. */
+export interface PlacePeriodSpend {
+  /** The period's label in the budget time zone: `2026-11-04`, or `2026-11`. */
+  readonly label: string;
+  readonly costNanos: number;
+  readonly requests: number;
+  /** The models' cost by model (tool prices are in `costNanos` only). */
+  readonly costByModel: Readonly<Record<string, number>>;
+  readonly toolCalls: ToolCallCounts;
+}
+
 /** What was spent in one period: gateway requests, tokens from `usage`, images, and their cost. */
 export interface UsageTotals {
   readonly requests: number;
@@ -101,6 +115,8 @@ export interface UsageLedger {
     spent: Omit<SpentTotals, 'requests'> & { readonly requests?: number };
     /** The tool calls the work ran, counted beside the spending. */
     toolCalls?: ToolCallCounts;
+    /** What each model's calls cost, for the server's spend by model (rankings in the same write). */
+    costByModel?: Readonly<Record<string, number>>;
     at: Date;
   }): Promise<void>;
   /** Drops a hold whose request never reached the gateway or failed there. Never rejects. */
@@ -127,15 +143,20 @@ export interface UsageLedger {
     ReadonlyArray<{ readonly roleId: string; readonly todayNanos: number; readonly monthNanos: number }>
   >;
   /**
-   * A server's spending day by day, the oldest first, for the last `days` days (at most the 40 its
-   * daily counters are kept): one read of counters every reply already writes.
+   * A server's spending day by day (the last `days`, at most the 40 its daily counters are kept) and
+   * month by month (the last `months`, at most 13), oldest first, with its cost by model and its tool
+   * calls: the counters and rankings every reply already writes, read.
    */
-  placeDays(query: {
+  placeHistory(query: {
     platform: string;
     workspace: string;
     at: Date;
     days: number;
-  }): Promise<ReadonlyArray<{ readonly day: string; readonly costNanos: number; readonly requests: number }>>;
+    months: number;
+  }): Promise<{
+    readonly days: readonly PlacePeriodSpend[];
+    readonly months: readonly PlacePeriodSpend[];
+  }>;
   /** Totals of any scope's counters now, e.g. to show what is left of each budget. */
   readBudgets(query: {
     subject: SpendSubject;
@@ -158,7 +179,7 @@ export interface UsageLedger {
   top(query: {
     platform: string;
     workspace: string;
-    kind: 'users' | 'channels';
+    kind: RankingKind;
     period: BudgetPeriod;
     at: Date;
     count: number;
@@ -284,7 +305,7 @@ export function createUsageLedger({
         uses: usesOf(subject, budgets, at, (key) => states.get(key)),
       };
     },
-    async settle({ reservationId, subject, heldCounters, spent, toolCalls, at }) {
+    async settle({ reservationId, subject, heldCounters, spent, toolCalls, costByModel = {}, at }) {
       const windows = periodsAt({ at, timeZone });
       const place = placeOfConversation(subject.conversationKey);
       const scopes = [
@@ -312,6 +333,13 @@ export function createUsageLedger({
               ...rankingOf({ place, kind: 'channels', period, window: windows[period] }),
               member: place.channel,
             },
+            ...Object.entries(costByModel)
+              .filter(([, costNanos]) => costNanos > 0)
+              .map(([model, costNanos]) => ({
+                ...rankingOf({ place, kind: 'models', period, window: windows[period] }),
+                member: model,
+                costNanos,
+              })),
           ]),
         });
       } catch (error) {
@@ -359,19 +387,53 @@ export function createUsageLedger({
         monthNanos: states[index * 2 + 1]?.spent.costNanos ?? 0,
       }));
     },
-    async placeDays({ platform, workspace, at, days }) {
+    async placeHistory({ platform, workspace, at, days, months }) {
       const dayMs = 24 * 60 * 60_000;
+      const place = { platform, workspace };
       const scope = `server:${platform}:${workspace}`;
-      const counters = Array.from({ length: Math.min(Math.max(days, 1), 40) }, (_, index) => {
-        const windows = periodsAt({ at: new Date(at.getTime() - index * dayMs), timeZone });
-        return { day: windows.day.label, key: counterOf(scope, 'day', windows).key };
-      }).reverse();
-      const states = await store.read({ keys: counters.map((counter) => counter.key), nowMs: at.getTime() });
-      return counters.map((counter, index) => ({
-        day: counter.day,
-        costNanos: states[index]?.spent.costNanos ?? 0,
-        requests: states[index]?.spent.requests ?? 0,
-      }));
+      const dayWindows = Array.from({ length: Math.min(Math.max(days, 0), 40) }, (_, index) =>
+        periodsAt({ at: new Date(at.getTime() - index * dayMs), timeZone }),
+      );
+      // Every month is at least 28 days long, so steps of 10 days back meet each one.
+      const monthWindows = new Map<string, ReturnType<typeof periodsAt>>();
+      const monthCount = Math.min(Math.max(months, 0), 13);
+      for (let daysBack = 0; monthWindows.size < monthCount; daysBack += 10) {
+        const windows = periodsAt({ at: new Date(at.getTime() - daysBack * dayMs), timeZone });
+        if (!monthWindows.has(windows.month.label)) monthWindows.set(windows.month.label, windows);
+      }
+      const periods = [
+        ...dayWindows.reverse().map((windows) => ({ period: 'day' as const, windows })),
+        ...[...monthWindows.values()].reverse().map((windows) => ({ period: 'month' as const, windows })),
+      ];
+      const keys = periods.map(({ period, windows }) => counterOf(scope, period, windows).key);
+      const [states, toolCalls, rankings] = await Promise.all([
+        keys.length === 0 ? [] : store.read({ keys, nowMs: at.getTime() }),
+        keys.length === 0 ? [] : store.readToolCalls({ keys }),
+        Promise.all(
+          periods.map(({ period, windows }) =>
+            store.readRanking({
+              key: rankingOf({ place, kind: 'models', period, window: windows[period] }).key,
+              count: 50,
+            }),
+          ),
+        ),
+      ]);
+      const spendOf = (index: number): PlacePeriodSpend => {
+        const { period, windows } = periods[index] ?? { period: 'day', windows: periodsAt({ at, timeZone }) };
+        return {
+          label: windows[period].label,
+          costNanos: states[index]?.spent.costNanos ?? 0,
+          requests: states[index]?.spent.requests ?? 0,
+          costByModel: Object.fromEntries(
+            (rankings[index] ?? []).map((ranked) => [ranked.member, ranked.costNanos]),
+          ),
+          toolCalls: toolCalls[index] ?? {},
+        };
+      };
+      return {
+        days: dayWindows.map((_, index) => spendOf(index)),
+        months: [...monthWindows.keys()].map((_, index) => spendOf(dayWindows.length + index)),
+      };
     },
     async readBudgets({ subject, budgets, at }) {
       const counters = limitedCounters(subject, budgets, at);
@@ -427,7 +489,7 @@ function rankingOf({
   window,
 }: {
   place: { platform: string; workspace: string };
-  kind: 'users' | 'channels';
+  kind: RankingKind;
   period: BudgetPeriod;
   window: PeriodWindow;
 }): CounterAddress {

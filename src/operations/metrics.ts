@@ -176,6 +176,12 @@ const storeLatency = histogramWithExemplars({
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
 });
 
+const refusals = new Counter({
+  name: 'parley_refusals_total',
+  help: 'Requests refused before any work, by what refused them (access: the access rules; budget: a budget).',
+  labelNames: ['kind'],
+  registers,
+});
 const toolCalls = new Counter({
   name: 'parley_tool_calls_total',
   help: 'Tool calls the model made that ran, by tool and where it comes from (built-in, or the MCP server of the tools file).',
@@ -333,6 +339,31 @@ export function recordToolCall({
   toolCalls.inc({ tool, source });
   if (isError) toolErrors.inc({ tool, source });
   toolSeconds.observe({ labels: { tool, source }, value: seconds, exemplarLabels: exemplarOfActiveSpan() });
+}
+
+/** A request refused by the access rules or a budget: each one, where the audit trail keeps one an hour. */
+export function recordRefusal({ kind }: { kind: 'access' | 'budget' }): void {
+  refusals.inc({ kind });
+}
+
+/** What this process counted since it started: replies finished, those that failed, and refusals. */
+export interface ActivityTotals {
+  readonly replies: number;
+  /** Replies that ended with no text: the model or the platform failed. */
+  readonly failedReplies: number;
+  readonly refusals: number;
+}
+
+/** Reads the counters above back, for the owner's console (the same numbers GET /metrics shows). */
+export async function activityTotals(): Promise<ActivityTotals> {
+  const [replyValues, refusalValues] = await Promise.all([replies.get(), refusals.get()]);
+  const sum = (values: ReadonlyArray<{ value: number }>) =>
+    values.reduce((total, one) => total + one.value, 0);
+  return {
+    replies: sum(replyValues.values),
+    failedReplies: sum(replyValues.values.filter((one) => one.labels.status === 'failed')),
+    refusals: sum(refusalValues.values),
+  };
 }
 
 export function recordMcpServerUp({ server, isUp }: { server: string; isUp: boolean }): void {

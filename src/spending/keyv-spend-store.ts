@@ -8,6 +8,7 @@ import {
   noAmount,
   noSpending,
   overflowingMeasure,
+  type SettleRequest,
   type SpendAmount,
   type SpendStore,
   type SpentTotals,
@@ -49,6 +50,26 @@ const rankingSchema = z.record(z.string(), z.number());
 /** A ranking's scores by member; kept in the cache, so it is copied, never changed in place. */
 type Ranking = Readonly<Record<string, number>>;
 type Hold = SpendAmount & { readonly untilMs: number };
+
+/**
+ * Each ranking a settle moves, once: several members of one ranking (the models of a reply) gain
+ * their share in the same written record.
+ */
+function rankingWrites(request: SettleRequest, before: readonly (Ranking | undefined)[]) {
+  const moved = new Map<string, { scores: Record<string, number>; ttlMs: number }>();
+  for (const [index, ranking] of request.rankings.entries()) {
+    const entry = moved.get(ranking.key) ?? { scores: { ...before[index] }, ttlMs: ranking.ttlMs };
+    entry.scores[ranking.member] =
+      (entry.scores[ranking.member] ?? 0) + (ranking.costNanos ?? request.spent.costNanos);
+    moved.set(ranking.key, entry);
+  }
+  return [...moved].map(([key, { scores, ttlMs }]) => ({
+    key,
+    storeKey: `ranking:${key}`,
+    value: scores,
+    ttlMs,
+  }));
+}
 
 /** Every change runs under this one key: a hold reads and writes several counters as one step. */
 const lockKey = 'spend';
@@ -351,16 +372,7 @@ export function createKeyvSpendStore({
         // hold reads (and caches) the record could leave the cache behind the store.
         await writeAllThrough([
           ...[...changed].map(([groupKey, counters]) => tallyWrite(groupKey, counters, nowMs)),
-          ...request.rankings.map((ranking, index) => {
-            const scores = rankings[index] ?? {};
-            return {
-              cache: cachedRankings,
-              key: ranking.key,
-              storeKey: `ranking:${ranking.key}`,
-              value: { ...scores, [ranking.member]: (scores[ranking.member] ?? 0) + request.spent.costNanos },
-              ttlMs: ranking.ttlMs,
-            };
-          }),
+          ...rankingWrites(request, rankings).map((write) => ({ cache: cachedRankings, ...write })),
         ]);
         // Only once the spending is written: a write that fails leaves the hold to stand for the
         // request until it expires, so what it cost is not forgotten meanwhile.

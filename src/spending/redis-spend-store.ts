@@ -59,7 +59,7 @@ return reply
  * Settle: drop the hold everywhere it sits, add the spending (and the tool calls) to every counter,
  * and the cost to each ranking member. KEYS: held holds keys, counter keys, ranking keys. ARGV: id,
  * held count, counter count, ranking count, requests, promptTokens, completionTokens, images,
- * costNanos, then the ttl of each counter, then the ttl and member of each ranking, then the number
+ * costNanos, then the ttl of each counter, then the ttl, member and cost of each ranking, then the number
  * of tools and each tool's name, calls and errors (fields `tool-calls:<name>` and
  * `tool-errors:<name>` of the counter's hash).
  */
@@ -68,7 +68,7 @@ local id = ARGV[1]
 local heldCount, counterCount, rankingCount = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local fields = { 'requests', 'promptTokens', 'completionTokens', 'images', 'costNanos' }
 for i = 1, heldCount do redis.call('HDEL', KEYS[i], id) end
-local toolBase = 9 + counterCount + rankingCount * 2 + 1
+local toolBase = 9 + counterCount + rankingCount * 3 + 1
 local toolCount = tonumber(ARGV[toolBase] or '0')
 for i = 1, counterCount do
   local key = KEYS[heldCount + i]
@@ -84,8 +84,8 @@ for i = 1, counterCount do
 end
 for i = 1, rankingCount do
   local key = KEYS[heldCount + counterCount + i]
-  local argument = 9 + counterCount + (i - 1) * 2
-  redis.call('ZINCRBY', key, ARGV[9], ARGV[argument + 2])
+  local argument = 9 + counterCount + (i - 1) * 3
+  redis.call('ZINCRBY', key, ARGV[argument + 3], ARGV[argument + 2])
   redis.call('PEXPIRE', key, ARGV[argument + 1])
 end
 return 1
@@ -230,7 +230,11 @@ export function createRedisSpendStore({
           spent.images,
           spent.costNanos,
           ...request.counters.map((counter) => counter.ttlMs),
-          ...request.rankings.flatMap((ranking) => [ranking.ttlMs, ranking.member]),
+          ...request.rankings.flatMap((ranking) => [
+            ranking.ttlMs,
+            ranking.member,
+            ranking.costNanos ?? spent.costNanos,
+          ]),
           ...toolCallArguments(request.toolCalls ?? {}),
         ],
       );

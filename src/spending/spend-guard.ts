@@ -9,6 +9,7 @@ import type { BudgetCheck, BudgetUse, SpendSubject, UsageLedger } from '../conve
 import type { GatewayError } from '../gateway/gateway-error.ts';
 import { capabilitiesOf, type ModelCatalog } from '../gateway/model-catalog.ts';
 import type { Logger } from '../log.ts';
+import { recordRefusal } from '../operations/metrics.ts';
 import type { Deduper } from '../state/dedupe.ts';
 import { amountFor, budgetsFor, type SpendWork } from './budget-checks.ts';
 import { formatAmount, refusalMessage, warningMessage } from './budget-messages.ts';
@@ -230,6 +231,7 @@ async function admit(
     },
     'request refused by a budget',
   );
+  recordRefusal({ kind: 'budget' });
   await recordBudgetRefusal({ dependencies, request, budget: describeBudget(first.budget.rule) });
   return {
     isAdmitted: false,

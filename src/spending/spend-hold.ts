@@ -88,6 +88,8 @@ export class SpendHold {
   #hasPricedToolCalls = false;
   /** The tool calls that ran for this work, by tool name, for /usage. */
   #toolCalls: ToolCallCounts = {};
+  /** What each model's calls cost (not tool prices): the server's spend by model. */
+  #costByModel: Record<string, number> = {};
 
   private constructor({
     model,
@@ -184,6 +186,7 @@ export class SpendHold {
           })
         : 0);
     const tokens = usage ? usage.promptTokens + usage.completionTokens : 0;
+    this.#costByModel = { ...this.#costByModel, [model]: (this.#costByModel[model] ?? 0) + costNanos };
     this.#committed = add(this.#committed, { costNanos, tokens, images });
     this.#spent = {
       promptTokens: this.#spent.promptTokens + (usage?.promptTokens ?? 0),
@@ -228,6 +231,7 @@ export class SpendHold {
         heldCounters: first.heldCounters,
         spent: this.#spent,
         ...(hasToolCalls ? { toolCalls: this.#toolCalls } : {}),
+        costByModel: this.#costByModel,
         at: this.#account.now(),
       });
     }

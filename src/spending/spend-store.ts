@@ -113,8 +113,16 @@ export interface SettleRequest {
   readonly spent: SpentTotals;
   /** The tool calls to add to every counter; none when absent. */
   readonly toolCalls?: ToolCallCounts;
-  /** Rankings (top users, top channels) where `member` gains the spent cost. */
-  readonly rankings: readonly { readonly key: string; readonly ttlMs: number; readonly member: string }[];
+  /**
+   * Rankings (top users, top channels, models) where `member` gains `costNanos`, or the whole spent
+   * cost when it is absent (a model's share of a reply that called several).
+   */
+  readonly rankings: readonly {
+    readonly key: string;
+    readonly ttlMs: number;
+    readonly member: string;
+    readonly costNanos?: number;
+  }[];
 }
 
 export interface RankedMember {

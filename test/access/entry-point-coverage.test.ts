@@ -101,7 +101,7 @@ describe('every entry point has its rows in the access matrix', () => {
     '%s: a platform whose places take scheduled runs has a scheduled-run row',
     (_, folder, rows) => {
       // A scheduled run is an entry point with nobody at the keyboard: the adapter only lends it places.
-      expect(sourceOf(folder)).toMatch(/services\.scheduling\?\.places\.register\(/);
+      expect(sourceOf(folder)).toMatch(/services\.platformPlaces\.register\(/);
       expect(rows).toContain('scheduled-run');
     },
   );

@@ -48,7 +48,7 @@ describe('a connector at the terminal', () => {
     // The terminal runs on while its owner is in the browser; each typed line here is a session of
     // its own, so the terminal's places (its owner as they are now) stay registered as a running one's.
     const owner = { id: 'ada', name: 'ada', roleIds: [], isAdmin: true, context: 'terminal' } as const;
-    const unregister = under.services.scheduling?.places.register(
+    const unregister = under.services.platformPlaces.register(
       createConsoleScheduledPlaces({
         owner,
         conversationKey: 'console:local:ada',
@@ -63,7 +63,7 @@ describe('a connector at the terminal', () => {
     const browser = await followLink(linkIn(printed));
     expect(browser.text).toContain('crm is connected');
     expect(browser.status).toBe(200);
-    unregister?.();
+    unregister();
     expect(await under.type('/connections')).toMatch(/crm: connected since \d{4}-\d{2}-\d{2}/);
     // /export names the connection, never its tokens.
     const exported = await under.app.personData.export({ person: { platform: 'console', userId: 'ada' } });

@@ -124,6 +124,15 @@ describe('the console’s Schedules page', () => {
     expect(overview.body).toContain(
       'replies in flight (this process)</th><td data-live="repliesInFlight">0</td>',
     );
+    expect(overview.body).toMatch(
+      /replies per minute \(this process, the last <span data-live="activityMinutes">\d+<\/span> min\)<\/th><td data-live="repliesPerMinute">\d+\.\d<\/td>/,
+    );
+    expect(overview.body).toMatch(
+      /replies that failed<\/th><td data-live="errorRate">(none yet|\d+\.\d%)<\/td>/,
+    );
+    expect(overview.body).toMatch(
+      /requests refused \(access rules or a budget\)<\/th><td data-live="refusalRate">(none yet|\d+\.\d%)<\/td>/,
+    );
     expect(overview.body).toContain('<td>this server&#39;s daily budget</td><td>5 of 5 left</td>');
     expect(overview.body).toContain('<td>memory</td><td>2</td><td>up</td>');
     expect(overview.body).toContain('weekly &lt;i&gt;report&lt;/i&gt; (schedule-owner)');
@@ -200,7 +209,9 @@ describe('the console’s Schedules page', () => {
       }
     };
     await readUntil('event: figures');
-    expect(text).toMatch(/data: \{"repliesInFlight":"0","readiness":"(Ready|Not ready[^"]*)"\}/);
+    expect(text).toMatch(
+      /data: \{"repliesInFlight":"0","repliesPerMinute":"\d+\.\d","errorRate":"[^"]+","refusalRate":"[^"]+","activityMinutes":"\d+","readiness":"(Ready|Not ready[^"]*)"\}/,
+    );
     under.discord.takeRole(admin.id, role);
     await readUntil('event: refused');
     // The stream ends there: nothing more is read.

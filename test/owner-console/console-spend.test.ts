@@ -61,6 +61,67 @@ describe('the console’s Spend page', () => {
     expect(csv.body).toContain(`day,tool calls,2,"'=HYPERLINK(""x"")",2 (0 failed)`);
   }, 30_000);
 
+  it('breaks the cost down by model and tool over time, by day, week and month', async () => {
+    const admin = under.discord.createUser({ username: 'history-admin' });
+    under.discord.joinGuild(admin.id);
+    const role = under.discord.createRole({ name: 'history-managers', permissions: ['manage-guild'] });
+    under.discord.giveRole(admin.id, role);
+    const conversationKey = conversationKeyOf({
+      platform: 'discord',
+      workspace: under.discord.guildId,
+      channel: under.generalChannelId,
+    });
+    await under.services.usage.settle({
+      reservationId: 'console-history',
+      subject: { userId: admin.id, conversationKey, budgetedRoleIds: [] },
+      heldCounters: [],
+      spent: { requests: 2, promptTokens: 10, completionTokens: 10, images: 0, costNanos: 500_000_000 },
+      costByModel: { 'drawing-model': 300_000_000, 'summary-model': 200_000_000 },
+      toolCalls: { fetch_page: { calls: 3, errors: 1 } },
+      at: new Date(),
+    });
+    // A real reply: the spend hold counts the model the gateway was asked for.
+    const before = under.botMessages(under.generalChannelId).length;
+    under.discord.sendUserMessage({
+      channelId: under.generalChannelId,
+      author: admin.id,
+      content: 'what does the spend page show?',
+      mentionsBot: true,
+    });
+    await under.discord.waitFor(() => under.botMessages(under.generalChannelId).slice(before)[0]);
+    const modelsToday = async () => {
+      const { days } = await under.services.usage.placeHistory({
+        platform: 'discord',
+        workspace: under.discord.guildId,
+        at: new Date(),
+        days: 1,
+        months: 1,
+      });
+      return Object.keys(days[0]?.costByModel ?? {}).sort();
+    };
+    await expect
+      .poll(modelsToday, { timeout: 10_000 })
+      .toEqual(['chat-model', 'drawing-model', 'summary-model']);
+
+    under.discord.oauth.approveAs(admin.id);
+    const browser = createConsoleClient(webConsole.origin);
+    await browser.get('/sign-in/discord');
+    const spendPath = `/places/discord/${under.discord.guildId}/spend`;
+    for (const grouping of ['', '?by=day', '?by=week', '?by=month']) {
+      const page = await browser.get(`${spendPath}${grouping}`);
+      expect(page.status).toBe(200);
+      expect(page.body).toMatch(/<td>[^<]*drawing-model 0\.3, summary-model 0\.2[^<]*<\/td>/);
+      expect(page.body).toContain('chat-model');
+      expect(page.body).toMatch(/<td>[^<]*fetch_page 3 \(1 failed\)[^<]*<\/td>/);
+    }
+    expect((await browser.get(`${spendPath}?by=week`)).body).toContain('Cost each week');
+    expect((await browser.get(`${spendPath}?by=month`)).body).toContain(
+      'Cost each month, the last 12 months',
+    );
+    // Anything else is the default grouping, by day.
+    expect((await browser.get(`${spendPath}?by=%3Cscript%3E`)).body).toContain('Cost each day');
+  }, 30_000);
+
   it('shows the tools, whether each asks first, and their calls here', async () => {
     const admin = under.discord.createUser({ username: 'tools-admin' });
     under.discord.joinGuild(admin.id);

@@ -154,6 +154,28 @@ export function describeSpendStoreContract(options: SpendStoreContractOptions): 
       ]);
     });
 
+    it('adds a ranking its own share when one is given (a model of a reply that called several)', async () => {
+      const { store } = open();
+      await store.settle({
+        reservationId: 'two-models',
+        heldCounters: [],
+        counters: [counter('server:models')],
+        spent: { requests: 2, promptTokens: 10, completionTokens: 10, images: 0, costNanos: cents(7) },
+        rankings: [
+          { key: 'models:day', ttlMs: dayMs, member: 'chat-model', costNanos: cents(5) },
+          { key: 'models:day', ttlMs: dayMs, member: 'title-model', costNanos: cents(2) },
+          { key: 'people:day', ttlMs: dayMs, member: 'g' },
+        ],
+      });
+      expect(await store.readRanking({ key: 'models:day', count: 5 })).toEqual([
+        { member: 'chat-model', costNanos: cents(5) },
+        { member: 'title-model', costNanos: cents(2) },
+      ]);
+      expect(await store.readRanking({ key: 'people:day', count: 5 })).toEqual([
+        { member: 'g', costNanos: cents(7) },
+      ]);
+    });
+
     it('counts tool calls by tool beside the spending, and keeps them through later holds', async () => {
       const { store } = open();
       const settle = (reservationId: string, toolCalls?: Record<string, { calls: number; errors: number }>) =>

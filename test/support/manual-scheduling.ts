@@ -1,6 +1,5 @@
 import type { ParleyConfig } from '../../bin/platform-adapters.ts';
 import type { CommandServices } from '../../commands/define-command.ts';
-import { createScheduledPlacesRegistry } from '../../commands/scheduled-places.ts';
 import { createScheduledRunner } from '../../commands/scheduled-run.ts';
 import type { Actor } from '../../src/access/actor.ts';
 import type { App } from '../../src/app.ts';
@@ -70,7 +69,7 @@ export function createManualScheduling({
     logger: app.logger,
     now: () => clock.now(),
   });
-  const places = services.scheduling?.places ?? createScheduledPlacesRegistry();
+  const places = services.platformPlaces;
   const withScheduling: CommandServices = {
     ...services,
     now: () => new Date(clock.now()),
