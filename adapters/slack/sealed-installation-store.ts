@@ -66,6 +66,8 @@ export interface SealedInstallationStore extends InstallationStore {
   list(): Promise<InstallationAddress[]>;
   /** The workspaces seen in an org installed org-wide (from their events). */
   teamsOfOrg(enterpriseId: string): Promise<string[]>;
+  /** The org whose org-wide installation a workspace uses, as noted from its events; else undefined. */
+  orgOfWorkspace(teamId: string): Promise<string | undefined>;
   /** Whether an installation is kept exactly at this query's address (no fall-back to the org's). */
   has(query: InstallationQuery<boolean>): Promise<boolean>;
   /** Removes the installation exactly at this query's address: a workspace's never removes its org's. */
@@ -104,8 +106,8 @@ export function createSealedInstallationStore({
   now = Date.now,
 }: CreateSealedInstallationStoreOptions): SealedInstallationStore {
   let refreshCount = 0;
-  /** Workspaces already noted as part of an org installed org-wide (one write per workspace). */
-  const notedOrgTeams = new Set<string>();
+  /** Workspaces already noted as part of an org installed org-wide, by team (one write per workspace). */
+  const notedOrgTeams = new Map<string, string>();
 
   function addressOf(query: {
     teamId?: string;
@@ -308,8 +310,10 @@ export function createSealedInstallationStore({
         query.teamId !== undefined &&
         !notedOrgTeams.has(query.teamId)
       ) {
-        notedOrgTeams.add(query.teamId);
-        await keyv.set(orgOfTeamKey(query.teamId), found.address.enterpriseId);
+        if (found.address.enterpriseId !== undefined) {
+          notedOrgTeams.set(query.teamId, found.address.enterpriseId);
+          await keyv.set(orgOfTeamKey(query.teamId), found.address.enterpriseId);
+        }
       }
       if (isExpiring(installation)) {
         installation = await refreshUnderLock(found.address, installation.bot?.token);
@@ -338,6 +342,16 @@ export function createSealedInstallationStore({
     },
 
     teamsOfOrg,
+
+    async orgOfWorkspace(teamId) {
+      const noted = notedOrgTeams.get(teamId);
+      if (noted !== undefined) return noted;
+      // Another process may have noted it; a workspace of no org is read each time (one get).
+      const enterpriseId: unknown = await keyv.get(orgOfTeamKey(teamId));
+      if (typeof enterpriseId !== 'string') return undefined;
+      notedOrgTeams.set(teamId, enterpriseId);
+      return enterpriseId;
+    },
 
     async list() {
       const addresses: InstallationAddress[] = [];

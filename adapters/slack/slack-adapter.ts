@@ -244,6 +244,14 @@ export async function startSlackAdapter({
   registerAppHome({ app, adapter });
   registerMessageShortcuts({ app, adapter });
   registerFeedbackButtons({ app, adapter });
+  // In a workspace of an org installed org-wide, a person's budget counts across the org's workspaces
+  // (their user id is the org's); elsewhere by their user id, as before.
+  const forgetPersonScopes =
+    installations === undefined
+      ? () => {}
+      : services.usage.personScopes.register('slack', (place) =>
+          installations.orgOfWorkspace(place.workspace),
+        );
   if (installations !== undefined) {
     registerUninstallEvents({
       app,
@@ -284,7 +292,17 @@ export async function startSlackAdapter({
     if (installPort !== undefined)
       logInstallPage({ logger: adapterLogger, host: undefined, port: installPort });
     const stopSweeping = startSweepingOrphans();
-    return { app, port: undefined, installations, installPort, stop: () => stopApp(app, stopSweeping) };
+    return {
+      app,
+      port: undefined,
+      installations,
+      installPort,
+      stop: () =>
+        stopApp(app, () => {
+          stopSweeping();
+          forgetPersonScopes();
+        }),
+    };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
     throw startupErrorOf({ error, variable: 'SLACK_BOT_TOKEN', apiUrl: slack.apiUrl, port: slack.port });
@@ -294,7 +312,17 @@ export async function startSlackAdapter({
   if (installer !== undefined) logInstallPage({ logger: adapterLogger, host, port });
   reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
   const stopSweeping = startSweepingOrphans();
-  return { app, port, installations, installPort: undefined, stop: () => stopApp(app, stopSweeping) };
+  return {
+    app,
+    port,
+    installations,
+    installPort: undefined,
+    stop: () =>
+      stopApp(app, () => {
+        stopSweeping();
+        forgetPersonScopes();
+      }),
+  };
 }
 
 function logSignedIn({
