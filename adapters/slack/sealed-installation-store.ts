@@ -85,6 +85,11 @@ export interface CreateSealedInstallationStoreOptions {
   /** Calls `oauth.v2.access` with the refresh token; undefined when no installation rotates. */
   readonly refresh: (refreshToken: string) => Promise<RefreshedToken>;
   readonly logger: Logger;
+  /**
+   * The workspaces an org-wide installation's bot token reaches (`auth.teams.list`): how a workspace
+   * no event has named yet (a scheduled run's) finds its org's installation. Absent: only events tell.
+   */
+  readonly workspacesOfOrg?: (botToken: string) => Promise<readonly string[]>;
   /** Where a workspace that cannot be used now is named (/readyz); default a list of its own. */
   readonly troubles?: InstallationTroubles;
   readonly now?: () => number;
@@ -102,6 +107,7 @@ export function createSealedInstallationStore({
   lock,
   refresh,
   logger,
+  workspacesOfOrg,
   troubles = createInstallationTroubles(),
   now = Date.now,
 }: CreateSealedInstallationStoreOptions): SealedInstallationStore {
@@ -207,6 +213,45 @@ export function createSealedInstallationStore({
         const address = addressOf({ enterpriseId, isEnterpriseInstall: true });
         const record = await readRecord(address.key);
         if (record !== undefined) return { address, record };
+      }
+      return askTheOrgs(query.teamId);
+    }
+    return undefined;
+  }
+
+  /**
+   * A workspace no event has named yet: each org-wide installation is asked which workspaces it
+   * reaches ("Obtain a full list of workspaces your org-wide app has been approved for",
+   * docs.slack.dev reference/methods/auth.teams.list). Only on a miss (no workspace record, no note),
+   * and the caller notes the answer, so a workspace is asked about once.
+   */
+  async function askTheOrgs(
+    teamId: string,
+  ): Promise<{ address: InstallationAddress; record: StoredInstallation } | undefined> {
+    if (workspacesOfOrg === undefined || keyv.iterator === undefined) return undefined;
+    for await (const [key, value] of keyv.iterator(undefined)) {
+      const parsed = storedInstallationSchema.safeParse(value);
+      if (typeof key !== 'string' || !parsed.success || !parsed.data.isEnterpriseInstall) continue;
+      let token: string | undefined;
+      try {
+        token = open(key, parsed.data).bot?.token;
+      } catch {
+        continue; // logged by open; the other orgs are still asked
+      }
+      if (token === undefined || parsed.data.enterpriseId === undefined) continue;
+      const teams = await workspacesOfOrg(token).catch((error: unknown) => {
+        const code = (error as { data?: { error?: unknown } }).data?.error;
+        logger.warn(
+          { installation: key, code: typeof code === 'string' ? code : undefined },
+          'slack: could not list the workspaces of an org-wide installation',
+        );
+        return [] as readonly string[];
+      });
+      if (teams.includes(teamId)) {
+        return {
+          address: addressOf({ enterpriseId: parsed.data.enterpriseId, isEnterpriseInstall: true }),
+          record: parsed.data,
+        };
       }
     }
     return undefined;

@@ -152,6 +152,7 @@ export async function startSlackAdapter({
             clientOptions,
           }),
           logger: adapterLogger,
+          workspacesOfOrg: (botToken) => workspacesOfOrgInstallation({ botToken, clientOptions }),
         });
   const installer =
     slack.oauth === undefined || installations === undefined
@@ -450,6 +451,29 @@ function createInstalledWorkspaceClients({
     }
     return { client: known.client, botUserId: installation.bot?.userId };
   };
+}
+
+/**
+ * The workspaces an org-wide installation is approved for, every page of `auth.teams.list` ("No scopes
+ * required"; `limit` "no larger than 1000"; `next_cursor` until it is empty; docs.slack.dev
+ * reference/methods/auth.teams.list).
+ */
+async function workspacesOfOrgInstallation({
+  botToken,
+  clientOptions,
+}: {
+  botToken: string;
+  clientOptions: webApi.WebClientOptions;
+}): Promise<string[]> {
+  const client = new webApi.WebClient(botToken, clientOptions);
+  const teams: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.auth.teams.list({ limit: 1000, ...(cursor ? { cursor } : {}) });
+    for (const team of page.teams ?? []) if (team.id !== undefined) teams.push(team.id);
+    cursor = page.response_metadata?.next_cursor || undefined;
+  } while (cursor !== undefined);
+  return teams;
 }
 
 /**
