@@ -436,11 +436,7 @@ function createInstalledWorkspaceClients({
 }): SlackWorkspaceClients {
   const clientsByTeam = new Map<string, { token: string; client: webApi.WebClient }>();
   return async (teamId) => {
-    const installation = await installations.fetchInstallation({
-      teamId,
-      enterpriseId: undefined,
-      isEnterpriseInstall: false,
-    });
+    const installation = await installations.fetchInstallationOfWorkspace(teamId);
     const token = installation.bot?.token;
     if (token === undefined) throw new Error(`the Slack installation of ${teamId} has no bot token`);
     let known = clientsByTeam.get(teamId);
