@@ -259,6 +259,7 @@ export async function startSlackAdapter({
       installations,
       audit: services.audit,
       logger: adapterLogger,
+      scheduler: services.scheduling?.scheduler,
       ...(slack.oauth?.isUninstallDeleting && services.workspaceData
         ? { workspaceData: services.workspaceData }
         : {}),
