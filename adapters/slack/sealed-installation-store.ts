@@ -13,6 +13,8 @@ import { createInstallationTroubles, type InstallationTroubles } from './install
  * lock, so Bolt never sees a refresh token and never refreshes on its own.
  */
 export const refreshBeforeExpiryMs = 2 * 60 * 60 * 1000;
+/** How long a workspace no org-wide installation listed is not asked about again. */
+const askAgainAfterMs = 10 * 60 * 1000;
 
 /** A new access token and its refresh token, from `oauth.v2.access` with `grant_type=refresh_token`. */
 export interface RefreshedToken {
@@ -66,6 +68,13 @@ export interface SealedInstallationStore extends InstallationStore {
   list(): Promise<InstallationAddress[]>;
   /** The workspaces seen in an org installed org-wide (from their events). */
   teamsOfOrg(enterpriseId: string): Promise<string[]>;
+  /** The org whose org-wide installation a workspace uses, as noted from its events; else undefined. */
+  orgOfWorkspace(teamId: string): Promise<string | undefined>;
+  /**
+   * A workspace's installation for what no event brought (scheduled runs): its own, or its org's,
+   * found by asking the org-wide installations (`auth.teams.list`) when no event has named it yet.
+   */
+  fetchInstallationOfWorkspace(teamId: string): Promise<Installation>;
   /** Whether an installation is kept exactly at this query's address (no fall-back to the org's). */
   has(query: InstallationQuery<boolean>): Promise<boolean>;
   /** Removes the installation exactly at this query's address: a workspace's never removes its org's. */
@@ -83,6 +92,11 @@ export interface CreateSealedInstallationStoreOptions {
   /** Calls `oauth.v2.access` with the refresh token; undefined when no installation rotates. */
   readonly refresh: (refreshToken: string) => Promise<RefreshedToken>;
   readonly logger: Logger;
+  /**
+   * The workspaces an org-wide installation's bot token reaches (`auth.teams.list`): how a workspace
+   * no event has named yet (a scheduled run's) finds its org's installation. Absent: only events tell.
+   */
+  readonly workspacesOfOrg?: (botToken: string) => Promise<readonly string[]>;
   /** Where a workspace that cannot be used now is named (/readyz); default a list of its own. */
   readonly troubles?: InstallationTroubles;
   readonly now?: () => number;
@@ -100,12 +114,15 @@ export function createSealedInstallationStore({
   lock,
   refresh,
   logger,
+  workspacesOfOrg,
   troubles = createInstallationTroubles(),
   now = Date.now,
 }: CreateSealedInstallationStoreOptions): SealedInstallationStore {
   let refreshCount = 0;
-  /** Workspaces already noted as part of an org installed org-wide (one write per workspace). */
-  const notedOrgTeams = new Set<string>();
+  /** Workspaces already noted as part of an org installed org-wide, by team (one write per workspace). */
+  const notedOrgTeams = new Map<string, string>();
+  /** When each workspace no org-wide installation listed was last asked about. */
+  const unlistedTeams = new Map<string, number>();
 
   function addressOf(query: {
     teamId?: string;
@@ -181,6 +198,8 @@ export function createSealedInstallationStore({
   /** The record of a query: the workspace's own, else its org's org-wide install. */
   async function find(
     query: InstallationQuery<boolean>,
+    /** Only for what no event brought (an event of an org's workspace names the org itself). */
+    mayAskTheOrgs = false,
   ): Promise<{ address: InstallationAddress; record: StoredInstallation } | undefined> {
     const candidates: InstallationAddress[] = [];
     if (query.isEnterpriseInstall && query.enterpriseId !== undefined) {
@@ -206,7 +225,51 @@ export function createSealedInstallationStore({
         const record = await readRecord(address.key);
         if (record !== undefined) return { address, record };
       }
+      if (mayAskTheOrgs) return askTheOrgs(query.teamId);
     }
+    return undefined;
+  }
+
+  /**
+   * A workspace no event has named yet: each org-wide installation is asked which workspaces it
+   * reaches ("Obtain a full list of workspaces your org-wide app has been approved for",
+   * docs.slack.dev reference/methods/auth.teams.list). Only on a miss (no workspace record, no note),
+   * and the caller notes the answer, so a workspace is asked about once.
+   */
+  async function askTheOrgs(
+    teamId: string,
+  ): Promise<{ address: InstallationAddress; record: StoredInstallation } | undefined> {
+    if (workspacesOfOrg === undefined || keyv.iterator === undefined) return undefined;
+    // A workspace no org listed a moment ago is not asked about again at once (Tier 2).
+    const askedAtMs = unlistedTeams.get(teamId);
+    if (askedAtMs !== undefined && now() - askedAtMs < askAgainAfterMs) return undefined;
+    for await (const [key, value] of keyv.iterator(undefined)) {
+      const parsed = storedInstallationSchema.safeParse(value);
+      if (typeof key !== 'string' || !parsed.success || !parsed.data.isEnterpriseInstall) continue;
+      let token: string | undefined;
+      try {
+        token = open(key, parsed.data).bot?.token;
+      } catch {
+        continue; // logged by open; the other orgs are still asked
+      }
+      if (token === undefined || parsed.data.enterpriseId === undefined) continue;
+      const teams = await workspacesOfOrg(token).catch((error: unknown) => {
+        const code = (error as { data?: { error?: unknown } }).data?.error;
+        logger.warn(
+          { installation: key, code: typeof code === 'string' ? code : undefined },
+          'slack: could not list the workspaces of an org-wide installation',
+        );
+        return [] as readonly string[];
+      });
+      if (teams.includes(teamId)) {
+        unlistedTeams.delete(teamId);
+        return {
+          address: addressOf({ enterpriseId: parsed.data.enterpriseId, isEnterpriseInstall: true }),
+          record: parsed.data,
+        };
+      }
+    }
+    unlistedTeams.set(teamId, now());
     return undefined;
   }
 
@@ -280,6 +343,34 @@ export function createSealedInstallationStore({
     return { ...installation, bot };
   }
 
+  /** An installation for Bolt: the record found, its org noted, refreshed or sealed again if due. */
+  async function fetchFound(
+    query: InstallationQuery<boolean>,
+    mayAskTheOrgs: boolean,
+  ): Promise<Installation> {
+    const found = await find(query, mayAskTheOrgs);
+    if (found === undefined) {
+      throw new Error(
+        `no Slack installation for ${query.enterpriseId ? `enterprise ${query.enterpriseId}, ` : ''}team ${query.teamId ?? '(none)'}`,
+      );
+    }
+    let installation = open(found.address.key, found.record);
+    if (found.address.isEnterpriseInstall && query.teamId !== undefined && !notedOrgTeams.has(query.teamId)) {
+      if (found.address.enterpriseId !== undefined) {
+        notedOrgTeams.set(query.teamId, found.address.enterpriseId);
+        await keyv.set(orgOfTeamKey(query.teamId), found.address.enterpriseId);
+      }
+    }
+    if (isExpiring(installation)) {
+      installation = await refreshUnderLock(found.address, installation.bot?.token);
+    } else if (encryption.needsResealing({ sealed: found.record.sealed })) {
+      // Key rotation: sealed with SLACK_INSTALLATIONS_KEY_OLD, sealed again with the new key now.
+      await write(found.address, installation, found.record.installedAtMs);
+    }
+    troubles.clear(found.address.key);
+    return forBolt(installation);
+  }
+
   return {
     addressOf,
     get refreshCount() {
@@ -295,31 +386,10 @@ export function createSealedInstallationStore({
       await write(address, installation as Installation, now());
     },
 
-    async fetchInstallation(query) {
-      const found = await find(query);
-      if (found === undefined) {
-        throw new Error(
-          `no Slack installation for ${query.enterpriseId ? `enterprise ${query.enterpriseId}, ` : ''}team ${query.teamId ?? '(none)'}`,
-        );
-      }
-      let installation = open(found.address.key, found.record);
-      if (
-        found.address.isEnterpriseInstall &&
-        query.teamId !== undefined &&
-        !notedOrgTeams.has(query.teamId)
-      ) {
-        notedOrgTeams.add(query.teamId);
-        await keyv.set(orgOfTeamKey(query.teamId), found.address.enterpriseId);
-      }
-      if (isExpiring(installation)) {
-        installation = await refreshUnderLock(found.address, installation.bot?.token);
-      } else if (encryption.needsResealing({ sealed: found.record.sealed })) {
-        // Key rotation: sealed with SLACK_INSTALLATIONS_KEY_OLD, sealed again with the new key now.
-        await write(found.address, installation, found.record.installedAtMs);
-      }
-      troubles.clear(found.address.key);
-      return forBolt(installation);
-    },
+    fetchInstallation: (query) => fetchFound(query, false),
+
+    fetchInstallationOfWorkspace: (teamId) =>
+      fetchFound({ teamId, enterpriseId: undefined, isEnterpriseInstall: false }, true),
 
     async has(query) {
       return (await keyv.get(addressOf(query).key)) !== undefined;
@@ -338,6 +408,16 @@ export function createSealedInstallationStore({
     },
 
     teamsOfOrg,
+
+    async orgOfWorkspace(teamId) {
+      const noted = notedOrgTeams.get(teamId);
+      if (noted !== undefined) return noted;
+      // Another process may have noted it; a workspace of no org is read each time (one get).
+      const enterpriseId: unknown = await keyv.get(orgOfTeamKey(teamId));
+      if (typeof enterpriseId !== 'string') return undefined;
+      notedOrgTeams.set(teamId, enterpriseId);
+      return enterpriseId;
+    },
 
     async list() {
       const addresses: InstallationAddress[] = [];

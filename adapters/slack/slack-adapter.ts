@@ -152,6 +152,7 @@ export async function startSlackAdapter({
             clientOptions,
           }),
           logger: adapterLogger,
+          workspacesOfOrg: (botToken) => workspacesOfOrgInstallation({ botToken, clientOptions }),
         });
   const installer =
     slack.oauth === undefined || installations === undefined
@@ -244,12 +245,21 @@ export async function startSlackAdapter({
   registerAppHome({ app, adapter });
   registerMessageShortcuts({ app, adapter });
   registerFeedbackButtons({ app, adapter });
+  // In a workspace of an org installed org-wide, a person's budget counts across the org's workspaces
+  // (their user id is the org's); elsewhere by their user id, as before.
+  const forgetPersonScopes =
+    installations === undefined
+      ? () => {}
+      : services.usage.personScopes.register('slack', (place) =>
+          installations.orgOfWorkspace(place.workspace),
+        );
   if (installations !== undefined) {
     registerUninstallEvents({
       app,
       installations,
       audit: services.audit,
       logger: adapterLogger,
+      scheduler: services.scheduling?.scheduler,
       ...(slack.oauth?.isUninstallDeleting && services.workspaceData
         ? { workspaceData: services.workspaceData }
         : {}),
@@ -284,7 +294,17 @@ export async function startSlackAdapter({
     if (installPort !== undefined)
       logInstallPage({ logger: adapterLogger, host: undefined, port: installPort });
     const stopSweeping = startSweepingOrphans();
-    return { app, port: undefined, installations, installPort, stop: () => stopApp(app, stopSweeping) };
+    return {
+      app,
+      port: undefined,
+      installations,
+      installPort,
+      stop: () =>
+        stopApp(app, () => {
+          stopSweeping();
+          forgetPersonScopes();
+        }),
+    };
   }
   const server = (await app.start({ port: slack.port, ...(host ? { host } : {}) }).catch((error: unknown) => {
     throw startupErrorOf({ error, variable: 'SLACK_BOT_TOKEN', apiUrl: slack.apiUrl, port: slack.port });
@@ -294,7 +314,17 @@ export async function startSlackAdapter({
   if (installer !== undefined) logInstallPage({ logger: adapterLogger, host, port });
   reportPlatformConnection({ platform: 'slack', isConnected: true, state: `listening on port ${port}` });
   const stopSweeping = startSweepingOrphans();
-  return { app, port, installations, installPort: undefined, stop: () => stopApp(app, stopSweeping) };
+  return {
+    app,
+    port,
+    installations,
+    installPort: undefined,
+    stop: () =>
+      stopApp(app, () => {
+        stopSweeping();
+        forgetPersonScopes();
+      }),
+  };
 }
 
 function logSignedIn({
@@ -407,11 +437,7 @@ function createInstalledWorkspaceClients({
 }): SlackWorkspaceClients {
   const clientsByTeam = new Map<string, { token: string; client: webApi.WebClient }>();
   return async (teamId) => {
-    const installation = await installations.fetchInstallation({
-      teamId,
-      enterpriseId: undefined,
-      isEnterpriseInstall: false,
-    });
+    const installation = await installations.fetchInstallationOfWorkspace(teamId);
     const token = installation.bot?.token;
     if (token === undefined) throw new Error(`the Slack installation of ${teamId} has no bot token`);
     let known = clientsByTeam.get(teamId);
@@ -422,6 +448,29 @@ function createInstalledWorkspaceClients({
     }
     return { client: known.client, botUserId: installation.bot?.userId };
   };
+}
+
+/**
+ * The workspaces an org-wide installation is approved for, every page of `auth.teams.list` ("No scopes
+ * required"; `limit` "no larger than 1000"; `next_cursor` until it is empty; docs.slack.dev
+ * reference/methods/auth.teams.list).
+ */
+async function workspacesOfOrgInstallation({
+  botToken,
+  clientOptions,
+}: {
+  botToken: string;
+  clientOptions: webApi.WebClientOptions;
+}): Promise<string[]> {
+  const client = new webApi.WebClient(botToken, clientOptions);
+  const teams: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.auth.teams.list({ limit: 1000, ...(cursor ? { cursor } : {}) });
+    for (const team of page.teams ?? []) if (team.id !== undefined) teams.push(team.id);
+    cursor = page.response_metadata?.next_cursor || undefined;
+  } while (cursor !== undefined);
+  return teams;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { AuditLog } from '../../src/audit/audit-log.ts';
 import type { Logger } from '../../src/log.ts';
 import type { WorkspaceData } from '../../src/retention/workspace-data.ts';
+import type { Scheduler } from '../../src/scheduling/scheduler.ts';
 import type { SealedInstallationStore } from './sealed-installation-store.ts';
 
 /**
@@ -21,6 +22,7 @@ export function registerUninstallEvents({
   audit,
   logger,
   workspaceData,
+  scheduler,
 }: {
   app: App;
   installations: SealedInstallationStore;
@@ -28,6 +30,8 @@ export function registerUninstallEvents({
   logger: Logger;
   /** With SLACK_UNINSTALL_DELETES=on: removes a workspace's data at once. */
   workspaceData?: WorkspaceData;
+  /** The scheduler the commands make schedules on: its schedules in the workspace go with the rest. */
+  scheduler?: Scheduler | undefined;
 }): void {
   const remove = async ({
     teamId,
@@ -60,7 +64,7 @@ export function registerUninstallEvents({
     if (workspaceData !== undefined) {
       for (const workspace of workspaces) {
         if (workspace === undefined) continue;
-        const report = await workspaceData.forget({ platform: 'slack', workspace });
+        const report = await workspaceData.forget({ platform: 'slack', workspace, scheduler });
         for (const [name, count] of Object.entries(report)) removed[name] = (removed[name] ?? 0) + count;
       }
     }

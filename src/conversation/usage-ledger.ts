@@ -1,6 +1,7 @@
 import type { Logger } from '../log.ts';
 import { counterTtlMsByPeriod, type PeriodWindow, periodsAt } from '../spending/budget-periods.ts';
 import type { BudgetMeasure, BudgetPeriod, BudgetRule } from '../spending/budget-rules.ts';
+import { createPersonScopes, type PersonScopes } from '../spending/person-scopes.ts';
 import {
   amountIn,
   type CounterAddress,
@@ -95,6 +96,8 @@ export type HoldResult =
  * reads the same counters.
  */
 export interface UsageLedger {
+  /** Who counts as one person for personal budgets; a platform registers its rule here. */
+  readonly personScopes: PersonScopes;
   hold(request: {
     reservationId: string;
     subject: SpendSubject;
@@ -195,17 +198,18 @@ interface BudgetCounter extends LimitedCounter {
 /** The counter key of a scope in a period, e.g. `user:U1:day:2026-11-04`. */
 function scopeKey({
   budget,
-  subject,
   place,
+  person,
 }: {
   budget: Pick<BudgetCheck, 'rule' | 'roleId'>;
-  subject: SpendSubject;
   /** The subject's place, worked out once for all its budgets. */
   place: ConversationPlace;
+  /** The person's counter scope (`PersonScopes`), worked out once. */
+  person: string;
 }) {
   switch (budget.rule.scope) {
     case 'user':
-      return `user:${subject.userId}`;
+      return person;
     case 'role':
       return `role:${place.platform}:${place.workspace}:${budget.roleId ?? ''}`;
     case 'channel':
@@ -221,21 +225,28 @@ export function createUsageLedger({
   store,
   timeZone,
   logger,
+  personScopes = createPersonScopes(),
 }: {
   store: SpendStore;
   timeZone: string;
   logger: Logger;
+  personScopes?: PersonScopes;
 }): UsageLedger {
   const counterOf = (scope: string, period: BudgetPeriod, windows: Record<BudgetPeriod, PeriodWindow>) => ({
     key: `${scope}:${period}:${windows[period].label}`,
     ttlMs: counterTtlMsByPeriod[period],
   });
-  const limitedCounters = (subject: SpendSubject, budgets: readonly BudgetCheck[], at: Date) => {
+  const limitedCounters = (
+    subject: SpendSubject,
+    person: string,
+    budgets: readonly BudgetCheck[],
+    at: Date,
+  ) => {
     const windows = periodsAt({ at, timeZone });
     const place = placeOfConversation(subject.conversationKey);
     const byKey = new Map<string, BudgetCounter>();
     for (const budget of budgets) {
-      const { key, ttlMs } = counterOf(scopeKey({ budget, subject, place }), budget.rule.period, windows);
+      const { key, ttlMs } = counterOf(scopeKey({ budget, place, person }), budget.rule.period, windows);
       const existing = byKey.get(key) ?? {
         key,
         ttlMs,
@@ -256,6 +267,7 @@ export function createUsageLedger({
   };
   const usesOf = (
     subject: SpendSubject,
+    person: string,
     budgets: readonly BudgetCheck[],
     at: Date,
     stateOfKey: (key: string) => CounterState | undefined,
@@ -263,7 +275,7 @@ export function createUsageLedger({
     const windows = periodsAt({ at, timeZone });
     const place = placeOfConversation(subject.conversationKey);
     return budgets.map((budget) => {
-      const { key } = counterOf(scopeKey({ budget, subject, place }), budget.rule.period, windows);
+      const { key } = counterOf(scopeKey({ budget, place, person }), budget.rule.period, windows);
       const state = stateOfKey(key);
       const used = state
         ? spentIn(state.spent, budget.rule.measure) + amountIn(state.held, budget.rule.measure)
@@ -280,8 +292,10 @@ export function createUsageLedger({
   };
 
   return {
+    personScopes,
     async hold({ reservationId, subject, amount, budgets, at, holdUntil }) {
-      const counters = limitedCounters(subject, budgets, at);
+      const person = await personScopes.scopeOf(subject);
+      const counters = limitedCounters(subject, person, budgets, at);
       if (counters.length === 0) return { isHeld: true, heldCounters: [], uses: [] };
       const outcome = await store.hold({
         reservationId,
@@ -302,14 +316,18 @@ export function createUsageLedger({
       return {
         isHeld: true,
         heldCounters: counters.map(({ key, ttlMs }) => ({ key, ttlMs })),
-        uses: usesOf(subject, budgets, at, (key) => states.get(key)),
+        uses: usesOf(subject, person, budgets, at, (key) => states.get(key)),
       };
     },
     async settle({ reservationId, subject, heldCounters, spent, toolCalls, costByModel = {}, at }) {
       const windows = periodsAt({ at, timeZone });
       const place = placeOfConversation(subject.conversationKey);
+      const person = await personScopes.scopeOf(subject).catch((error: unknown) => {
+        logger.warn({ err: error }, 'the person scope could not be read; counting by user id');
+        return `user:${subject.userId}`;
+      });
       const scopes = [
-        `user:${subject.userId}`,
+        person,
         `conversation:${subject.conversationKey}`,
         `channel:${place.platform}:${place.workspace}:${place.channel}`,
         `server:${place.platform}:${place.workspace}`,
@@ -355,7 +373,8 @@ export function createUsageLedger({
     },
     async report({ userId, conversationKey, at }) {
       const windows = periodsAt({ at, timeZone });
-      const keys = [`user:${userId}`, `conversation:${conversationKey}`].flatMap((scope) => [
+      const person = await personScopes.scopeOf({ userId, conversationKey });
+      const keys = [person, `conversation:${conversationKey}`].flatMap((scope) => [
         counterOf(scope, 'day', windows).key,
         counterOf(scope, 'month', windows).key,
       ]);
@@ -436,10 +455,11 @@ export function createUsageLedger({
       };
     },
     async readBudgets({ subject, budgets, at }) {
-      const counters = limitedCounters(subject, budgets, at);
+      const person = await personScopes.scopeOf(subject);
+      const counters = limitedCounters(subject, person, budgets, at);
       const states = await store.read({ keys: counters.map((counter) => counter.key), nowMs: at.getTime() });
       const byKey = new Map(counters.map((counter, index) => [counter.key, states[index]]));
-      return usesOf(subject, budgets, at, (key) => byKey.get(key));
+      return usesOf(subject, person, budgets, at, (key) => byKey.get(key));
     },
     async forgetPerson({ userId, platform, workspaces, at }) {
       const keys = new Set<string>();
@@ -458,10 +478,18 @@ export function createUsageLedger({
       // Which tools the person used is theirs: their own counters lose it, while the conversation,
       // channel, server and process counters keep the calls without a name.
       const ownCounters = new Set<string>();
+      const personScopesHere = new Set([
+        `user:${userId}`,
+        ...(await Promise.all(
+          workspaces.map((workspace) => personScopes.scopeAt({ userId, place: { platform, workspace } })),
+        )),
+      ]);
       for (let daysBack = 0; daysBack <= 400; daysBack += 1) {
         const windows = periodsAt({ at: new Date(at.getTime() - daysBack * dayMs), timeZone });
         const periods: BudgetPeriod[] = daysBack <= 40 ? ['day', 'month'] : ['month'];
-        for (const period of periods) ownCounters.add(counterOf(`user:${userId}`, period, windows).key);
+        for (const period of periods) {
+          for (const scope of personScopesHere) ownCounters.add(counterOf(scope, period, windows).key);
+        }
       }
       await Promise.all([
         store.renameRankingMember({ keys: [...keys], member: userId, to: forgottenMember }),

@@ -21,7 +21,12 @@ export type WorkspaceForgetReport = Readonly<Record<string, number>>;
  * trail stays: it records the removal, and goes by AUDIT_RETENTION_DAYS.
  */
 export interface WorkspaceData {
-  forget(request: { platform: string; workspace: string }): Promise<WorkspaceForgetReport>;
+  forget(request: {
+    platform: string;
+    workspace: string;
+    /** The scheduler this process's commands make schedules on; default the one given at creation. */
+    scheduler?: Scheduler | undefined;
+  }): Promise<WorkspaceForgetReport>;
 }
 
 export function createWorkspaceData({
@@ -32,7 +37,7 @@ export function createWorkspaceData({
   settingsKeyv,
   overridesKeyv,
   memory,
-  scheduler,
+  scheduler: defaultScheduler,
   now = () => Date.now(),
   logger,
 }: {
@@ -48,7 +53,7 @@ export function createWorkspaceData({
   logger: Logger;
 }): WorkspaceData {
   return {
-    async forget({ platform, workspace }) {
+    async forget({ platform, workspace, scheduler = defaultScheduler }) {
       const report: Record<string, number> = {};
       const add = (name: string, count: number) => {
         report[name] = (report[name] ?? 0) + count;
@@ -95,10 +100,15 @@ export function createWorkspaceData({
             return conversationKeyOf({ platform, workspace, channel: place.channel });
           }),
         );
-        for (const channelKey of channels) {
-          for (const record of await scheduler.listInPlace(channelKey)) {
-            if (await scheduler.remove(record.id)) add('schedules', 1);
-          }
+        const records = [
+          ...(await Promise.all([...channels].map((channelKey) => scheduler.listInPlace(channelKey)))).flat(),
+          // A channel parley never held a conversation in can still hold a schedule (made by /schedule
+          // there, or in another channel for it): every channel schedule of the workspace.
+          ...(await scheduler.listInWorkspace({ platform, workspace })),
+        ];
+        const ids = new Set(records.map((record) => record.id));
+        for (const id of ids) {
+          if (await scheduler.remove(id)) add('schedules', 1);
         }
       }
       logger.info({ platform, workspace, removed: report }, 'removed everything kept of a workspace');

@@ -297,6 +297,69 @@ for (const mode of ['http', 'socket'] as const satisfies SlackMode[]) {
       expect(reply.text).toContain('Welcome in Charlie.');
     });
 
+    it('counts a person’s budget once across an org installed org-wide, and apart from a workspace outside it', async () => {
+      // Enterprise Grid user ids are the org's: one person in every workspace of the org
+      // (docs.slack.dev reference/methods/migration.exchange, "global user IDs").
+      const person = 'W0ORGPER01';
+      for (const workspace of [gridOne, gridTwo, charlie]) {
+        await bot.services.overrides.change({
+          place: { platform: 'slack', workspace: workspace.teamId, channel: workspace.channels[0] ?? '' },
+          scope: 'server',
+          name: 'BUDGET_TOKENS_USER_DAILY',
+          value: 500_000,
+          changedBy: { id: 'U0ADMIN01', name: 'admin' },
+          at: new Date(),
+        });
+      }
+      /** The person mentions parley in a workspace's channel; resolves with the mention's ts. */
+      const mentionIn = async (workspace: typeof gridOne | typeof charlie, text: string) => {
+        const origin = originOf(workspace.teamId);
+        const mention = appMention({
+          channel: workspace.channels[0] ?? '',
+          text,
+          user: person,
+          teamId: workspace.teamId,
+          botUserId: origin.botUserId,
+        });
+        await bot.deliverEvent(mention, { origin });
+        return String(mention.ts);
+      };
+      const answered = (channel: string, ts: string) =>
+        bot.slack.waitFor(() =>
+          bot.slack
+            .messages(channel, ts)
+            .find(
+              (message) => message.botId !== undefined && buttonsOf(message)[0]?.text.text === 'Regenerate',
+            ),
+        );
+
+      // Grid One: within the budget, and the gateway reports a reply that spends more than all of it.
+      bot.gateway.enqueue({
+        text: 'A costly answer.',
+        usage: { prompt_tokens: 400_000, completion_tokens: 200_000 },
+      });
+      const costly = await answered('C0GRID001', await mentionIn(gridOne, 'a costly question'));
+      expect(costly.text).toContain('A costly answer.');
+
+      // Grid Two, the same org: the spend in Grid One counts; refused before the gateway is asked.
+      const requestsBefore = bot.gateway.requests.length;
+      await mentionIn(gridTwo, 'one more?');
+      const refusal = await bot.slack.waitFor(() =>
+        bot.slack.calls.find(
+          (call) =>
+            call.arguments.channel === 'C0GRID002' &&
+            JSON.stringify(call.arguments).includes('your daily token budget'),
+        ),
+      );
+      expect(refusal.token).toBe(tokensOf(org)[0]);
+      expect(bot.gateway.requests.length).toBe(requestsBefore);
+
+      // Charlie is outside the org: the same id there is counted apart, and answered.
+      bot.gateway.enqueue({ text: 'Charlie answers.' });
+      const reply = await answered('C0CHARLI1', await mentionIn(charlie, 'and here?'));
+      expect(reply.text).toContain('Charlie answers.');
+    });
+
     it('acks an event of a workspace with no installation and answers nothing', async () => {
       const stranger = bot.slack.addInstallableWorkspace({ teamId: 'T0STRANGE', channels: ['C0STRANGE'] });
       const before = bot.slack.calls.length;

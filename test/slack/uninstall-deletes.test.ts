@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Actor } from '../../src/access/actor.ts';
 import { type ConversationPlace, conversationKeyOf } from '../../src/conversation/turn.ts';
-import { appMention, type InstallableWorkspace } from '../fakes/slack/index.ts';
+import { appMention, type InstallableWorkspace, slashCommand } from '../fakes/slack/index.ts';
 import { eventually, installByOAuth, oauthEnvironment } from './install-by-oauth.ts';
 import { buttonsOf } from './reply-blocks.ts';
 import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts';
@@ -9,6 +9,7 @@ import { type SlackUnderTest, startSlackUnderTest } from './slack-under-test.ts'
 const testApp = { clientId: '7777777777.8888888888', clientSecret: 'fake-client-secret-deletes-01234' };
 const person = 'U0PERSON01';
 const actor: Actor = { id: person, name: 'person', roleIds: [], isAdmin: true, context: 'server' };
+const adminId = 'U0ADMIN009';
 
 /**
  * SLACK_UNINSTALL_DELETES=on: the moment a workspace uninstalls parley, everything parley keeps of it
@@ -25,13 +26,16 @@ describe('slack uninstall with SLACK_UNINSTALL_DELETES=on', () => {
       slackOptions: { ...testApp, nativeStreaming: 'unknown_method' },
       environment: { ...oauthEnvironment(testApp), SLACK_UNINSTALL_DELETES: 'on' },
       prepare: (slack) => {
-        for (const [teamId, channel] of [
-          ['T0DELETE1', 'C0DELETE1'],
-          ['T0KEEPER1', 'C0KEEPER1'],
+        slack.addUser({ id: adminId, name: 'ada', isAdmin: true });
+        // The second channel of each workspace: parley holds no conversation there, only a schedule.
+        for (const [teamId, channel, quiet] of [
+          ['T0DELETE1', 'C0DELETE1', 'C0DELETE2'],
+          ['T0KEEPER1', 'C0KEEPER1', 'C0KEEPER2'],
         ] as const) {
-          workspaces.set(teamId, slack.addInstallableWorkspace({ teamId, channels: [channel] }));
+          workspaces.set(teamId, slack.addInstallableWorkspace({ teamId, channels: [channel, quiet] }));
         }
       },
+      scheduleClockStartMs: Date.parse('2025-06-02T06:00:00Z'),
     });
   });
   afterAll(() => bot.close());
@@ -97,6 +101,26 @@ describe('slack uninstall with SLACK_UNINSTALL_DELETES=on', () => {
     }
     const gone = await fill('T0DELETE1');
     const kept = await fill('T0KEEPER1');
+    const scheduler = bot.scheduling?.scheduler;
+    if (scheduler === undefined) throw new Error('no manual scheduling');
+    const quietPlaces = [
+      conversationKeyOf({ platform: 'slack', workspace: 'T0DELETE1', channel: 'C0DELETE2' }),
+      conversationKeyOf({ platform: 'slack', workspace: 'T0KEEPER1', channel: 'C0KEEPER2' }),
+    ];
+    for (const place of quietPlaces) {
+      const [, teamId = '', channel = ''] = place.split(':');
+      await bot.deliverCommand(
+        slashCommand({
+          command: '/schedule',
+          text: 'every weekday 09:00 news?',
+          user: adminId,
+          channel,
+          teamId,
+        }),
+      );
+      await vi.waitFor(async () => expect(await scheduler.listInPlace(place)).toHaveLength(1));
+    }
+    expect(await bot.services.history.load(quietPlaces[0] ?? '')).toEqual([]);
     const before = await keptOf(gone);
     expect(before.history.length).toBeGreaterThan(0);
     expect(before.placeNotes).toHaveLength(1);
@@ -122,6 +146,8 @@ describe('slack uninstall with SLACK_UNINSTALL_DELETES=on', () => {
       overrides: {},
     });
     expect(await bot.app.journal.listOrphans('slack')).toEqual([]);
+    expect(await scheduler.listInPlace(quietPlaces[0] ?? '')).toEqual([]);
+    expect(await scheduler.listInPlace(quietPlaces[1] ?? '')).toHaveLength(1);
     const other = await keptOf(kept);
     expect(other.history.length).toBe(before.history.length);
     expect(other.settings).toEqual({ systemPrompt: 'Be brief in T0KEEPER1.' });

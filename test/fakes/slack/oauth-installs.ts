@@ -303,6 +303,18 @@ export function installedAuthTest(state: OAuthState, issued: IssuedToken): Recor
   };
 }
 
+/**
+ * `auth.teams.list` with an org-wide installation's token (docs.slack.dev/reference/methods/
+ * auth.teams.list): "a full list of workspaces your org-wide app has been approved for", as
+ * `teams: [{ id, name }]`; every workspace of the org here, on one page (`next_cursor` empty).
+ */
+export function installedTeamsList(state: OAuthState, issued: IssuedToken): Record<string, unknown> {
+  const teams = [...state.workspaces.entries()]
+    .filter(([, workspace]) => issued.isEnterpriseInstall && workspace.enterpriseId === issued.enterpriseId)
+    .map(([id, workspace]) => ({ id, name: workspace.teamName ?? id }));
+  return { teams, response_metadata: { next_cursor: '' } };
+}
+
 /** Uninstalling revokes every token of the installation ("an app is not uninstalled until its … tokens are revoked"). */
 export function revokeInstallation(
   state: OAuthState,

@@ -29,6 +29,8 @@ export const rateLimitTiers = { tier1, tier2, tier3, tier4 } as const;
 export const defaultRateLimits: Readonly<Record<string, RateLimit>> = {
   // auth.test's page publishes no tier; Tier 4 is the fake's guess.
   'auth.test': tier4,
+  // auth.teams.list: "Tier 2" (docs.slack.dev/reference/methods/auth.teams.list).
+  'auth.teams.list': tier2,
   // "Special": about one message a second per channel, short bursts allowed (chat.postMessage page).
   'chat.postMessage': { perMinute: 60, burst: 3, scope: 'channel' },
   'chat.update': tier3,

@@ -9,7 +9,12 @@ import { fileMethods } from './file-methods.ts';
 import { readBodyBytes, sendJson } from './http-io.ts';
 import { mentionsInArguments } from './mention-scanner.ts';
 import { streamMethods } from './native-streams.ts';
-import { checkInstalledToken, installedAuthTest, oauthV2Access } from './oauth-installs.ts';
+import {
+  checkInstalledToken,
+  installedAuthTest,
+  installedTeamsList,
+  oauthV2Access,
+} from './oauth-installs.ts';
 import { SlackApiError } from './slack-api-error.ts';
 import { workspaceMethods } from './workspace-methods.ts';
 
@@ -58,7 +63,9 @@ export async function handleWebApiCall(
         ? (_state, methodArgs) => oauthV2Access(state.oauth, methodArgs, request.headers.authorization)
         : method === 'auth.test' && issued !== undefined
           ? () => installedAuthTest(state.oauth, issued)
-          : methods[method];
+          : method === 'auth.teams.list' && issued?.isEnterpriseInstall === true
+            ? () => installedTeamsList(state.oauth, issued)
+            : methods[method];
     if (run === undefined) {
       throw new SlackApiError('unknown_method', { req_method: method });
     }
