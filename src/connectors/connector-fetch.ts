@@ -1,11 +1,10 @@
-import { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { context, propagation } from '@opentelemetry/api';
 import type { GuardedAgents } from '../net/guarded-agents.ts';
 import { guardedFetch } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
+import { toWebResponse } from '../net/web-response.ts';
 
-/** Statuses whose response has no body (fetch's `Response` refuses one). */
-const nullBodyStatuses = new Set([101, 204, 205, 304]);
 /** A discovery, registration, token or revocation request, with its answer. */
 const oauthRequestTimeoutMs = 20_000;
 
@@ -44,6 +43,10 @@ export function createConnectorFetch({
     const headers = Object.fromEntries(new Headers(init.headers).entries());
     const body = bodyText(init.body, headers);
     const isMcpRequest = new URL(url).origin === origin;
+    // W3C Trace Context to the MCP server itself, as for the toolbox's servers (src/tools/mcp-fetch.ts),
+    // so its spans join the reply's trace; never to the authorization server. Without tracing the
+    // propagator is the API's no-op and adds nothing.
+    if (isMcpRequest) propagation.inject(context.active(), headers);
     const { response } = await guardedFetch({
       url,
       policy,
@@ -58,14 +61,7 @@ export function createConnectorFetch({
       ...(init.signal ? { signal: init.signal } : {}),
       ...(agents ? { agents } : {}),
     });
-    const responseHeaders = new Headers();
-    for (const [name, value] of response.headers.entries()) responseHeaders.append(name, value);
-    const hasBody = !nullBodyStatuses.has(response.status) && method !== 'HEAD';
-    if (!hasBody) await response.body.cancel();
-    return new Response(
-      hasBody ? (Readable.toWeb(response.body as unknown as Readable) as ReadableStream<Uint8Array>) : null,
-      { status: response.status, headers: responseHeaders },
-    );
+    return toWebResponse({ response, method });
   };
 }
 

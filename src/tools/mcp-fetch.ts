@@ -1,12 +1,9 @@
-import { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { context, propagation } from '@opentelemetry/api';
 import type { GuardedAgents } from '../net/guarded-agents.ts';
 import { guardedFetch } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
-
-/** Statuses whose response has no body (fetch's `Response` refuses one). */
-const nullBodyStatuses = new Set([101, 204, 205, 304]);
+import { toWebResponse } from '../net/web-response.ts';
 
 /**
  * The fetch an HTTP MCP server's transport is given: parley's guarded fetch, to the origin the
@@ -56,13 +53,6 @@ export function createMcpFetch({
       ...(init.signal ? { signal: init.signal } : {}),
       ...(agents ? { agents } : {}),
     });
-    const responseHeaders = new Headers();
-    for (const [name, value] of response.headers.entries()) responseHeaders.append(name, value);
-    const hasBody = !nullBodyStatuses.has(response.status) && method !== 'HEAD';
-    if (!hasBody) await response.body.cancel();
-    return new Response(
-      hasBody ? (Readable.toWeb(response.body as unknown as Readable) as ReadableStream<Uint8Array>) : null,
-      { status: response.status, headers: responseHeaders },
-    );
+    return toWebResponse({ response, method });
   };
 }

@@ -1,8 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnectorFetch } from '../../src/connectors/connector-fetch.ts';
 import { BlockedUrlError } from '../../src/net/guarded-fetch.ts';
+import { installTracing } from '../../src/tracing/install-tracing.ts';
 
 /**
  * The connectors' fetch: the server's own origin trusted, anything else https and public only, and
@@ -64,5 +67,43 @@ describe('the connectors’ fetch', () => {
       reason: 'private-address',
     });
     await expect(fetchFn('http://auth.example/token')).rejects.toBeInstanceOf(BlockedUrlError);
+  });
+
+  it('sends the W3C traceparent to the MCP server itself and not to its authorization server', async () => {
+    const seen: Array<{ path: string | undefined; traceparent: string | undefined }> = [];
+    const handler: Parameters<typeof createServer>[1] = (request, response) => {
+      seen.push({ path: request.url, traceparent: request.headers.traceparent as string | undefined });
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    };
+    const authorizationServer = await listen(handler);
+    const origin = await listen(handler);
+    const tracing = installTracing({
+      serviceName: 'parley-test',
+      spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })],
+      isContentCaptured: false,
+      secrets: [],
+    });
+    try {
+      const fetchFn = createConnectorFetch({
+        server: 'crm',
+        serverUrl: `${origin}/mcp`,
+        requestTimeoutMs: 5_000,
+        trustedOrigins: [authorizationServer],
+      });
+      await trace.getTracer('parley-test').startActiveSpan('execute_tool crm_search', async (span) => {
+        await fetchFn(`${origin}/mcp`, { method: 'POST', body: '{}' });
+        await fetchFn(`${authorizationServer}/token`, {
+          method: 'POST',
+          body: new URLSearchParams({ a: 'b' }),
+        });
+        span.end();
+      });
+    } finally {
+      await tracing.stop();
+    }
+    expect(seen.find((request) => request.path === '/mcp')?.traceparent).toMatch(
+      /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/,
+    );
+    expect(seen.find((request) => request.path === '/token')?.traceparent).toBeUndefined();
   });
 });
